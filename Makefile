@@ -1,0 +1,48 @@
+# Two commands for a newcomer: `make run` and `make test`. Everything else is a helper.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+export DATABASE_URL ?= sqlite:///scalecost.db
+
+.PHONY: run test install install-dev migrate seed openapi lint fuzz bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# The stamp files re-install when pyproject.toml changes.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+migrate: install
+	$(BIN)/scalecost db upgrade
+
+seed: migrate
+	$(BIN)/scalecost catalog seed
+
+run: seed
+	PORT=$(PORT) $(BIN)/gunicorn -c service/gunicorn_conf.py 'service:create_app()'
+
+test: install-dev
+	$(BIN)/scalecost db upgrade
+	$(BIN)/scalecost catalog seed
+	$(BIN)/pytest
+
+openapi: install
+	$(BIN)/scalecost openapi write
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check service tests
+
+clean:
+	rm -rf $(VENV) scalecost.db scalecost.db-wal scalecost.db-shm .pytest_cache

@@ -1,0 +1,75 @@
+"""scalecost: estimate what training or serving an ML model will cost."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import config as config_module
+
+if TYPE_CHECKING:  # the engine imports this package: keep Flask out of its import graph
+    from flask import Flask
+
+API_VERSION = "0.1.0"
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build the WSGI app. Needs no database connection (the spec can be generated offline)."""
+    from flask import Flask, request
+    from werkzeug.exceptions import UnsupportedMediaType
+
+    from .api import errors, observability
+    from .api.deps import DB_KEY, close_session
+    from .api.smorest import Api
+    from .store.session import Database
+
+    app = Flask(__name__)
+    app.config.update(config_module.from_env())
+    app.config.update(
+        API_TITLE="scalecost",
+        API_VERSION=API_VERSION,
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="/docs",
+        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+        API_SPEC_OPTIONS={
+            "info": {
+                "description": (
+                    "Estimates what training or serving an ML model will cost before you spend a dollar: "
+                    "FLOPs, memory per accelerator, wall-clock time, accelerator-hours and USD. Base units "
+                    "(bytes, seconds, FLOPs, USD) in every field, human strings beside them. Errors are "
+                    "RFC 9457 application/problem+json."
+                ),
+                "license": {"name": "Apache-2.0"},
+            },
+            "servers": [{"url": "/", "description": "This server"}],
+        },
+        JSON_SORT_KEYS=False,
+    )
+    if config:
+        app.config.update(config)
+    app.json.sort_keys = False
+
+    observability.configure_logging(app.config["LOG_LEVEL"])
+    app.extensions[DB_KEY] = Database(
+        app.config["DATABASE_URL"],
+        pool_size=app.config["DB_POOL_SIZE"],
+        statement_timeout_ms=app.config["DB_STATEMENT_TIMEOUT_MS"],
+    )
+    app.teardown_appcontext(close_session)
+    observability.init_app(app)
+    errors.register(app)
+
+    @app.before_request
+    def _require_json_bodies():
+        if request.method in {"POST", "PUT", "PATCH"} and (request.content_length or request.data):
+            if not request.is_json:
+                raise UnsupportedMediaType()
+
+    api = Api(app)
+    from .api import accelerators, health
+
+    api.register_blueprint(health.blp)
+    api.register_blueprint(accelerators.blp)
+    app.extensions["scalecost.api"] = api
+    return app

@@ -1,0 +1,1 @@
+"""HTTP layer: flask-smorest blueprints, marshmallow schemas, auth and problem+json errors."""

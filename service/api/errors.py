@@ -1,0 +1,119 @@
+"""RFC 9457 problem details for every error the service returns."""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+import marshmallow as ma
+from flask import Response, g, json
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+from werkzeug.exceptions import HTTPException
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+log = logging.getLogger("scalecost.errors")
+
+
+class ProblemSchema(ma.Schema):
+    """Documentation of the problem+json body (RFC 9457); the handlers below build it."""
+
+    type = ma.fields.String(
+        required=True, metadata={"description": "URI naming the problem type", "example": "about:blank"}
+    )
+    title = ma.fields.String(required=True, metadata={"description": "Short summary", "example": "Not Found"})
+    status = ma.fields.Integer(required=True, metadata={"description": "HTTP status code", "example": 404})
+    detail = ma.fields.String(
+        required=True, metadata={"description": "Explanation specific to this occurrence"}
+    )
+    errors = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Raw(),
+        metadata={
+            "description": "Field path → messages, for validation failures",
+            "example": {"json.hardware.count": ["Must be greater than or equal to 1."]},
+        },
+    )
+    request_id = ma.fields.String(
+        required=True, metadata={"description": "The X-Request-ID of the request", "example": "3f2c…"}
+    )
+
+
+def problem(
+    status: int,
+    detail: str | None = None,
+    *,
+    errors: dict[str, Any] | None = None,
+    title: str | None = None,
+    type_: str = "about:blank",
+    headers: dict[str, str] | None = None,
+) -> Response:
+    phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "Error"
+    body: dict[str, Any] = {
+        "type": type_,
+        "title": title or phrase,
+        "status": status,
+        "detail": detail or phrase,
+        "request_id": getattr(g, "request_id", None) or "",
+    }
+    if errors:
+        body["errors"] = errors
+    response = Response(json.dumps(body), status=status, mimetype=PROBLEM_CONTENT_TYPE)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _flatten(messages: Any, prefix: str = "") -> dict[str, list[str]]:
+    """webargs nests messages by location and field: {"json": {"hardware": {"count": [..]}}} → dotted."""
+    flat: dict[str, list[str]] = {}
+    if isinstance(messages, dict):
+        for key, value in messages.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            flat.update(_flatten(value, path))
+    elif isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        flat[prefix or "_schema"] = list(messages)
+    elif isinstance(messages, list):
+        for i, value in enumerate(messages):
+            flat.update(_flatten(value, f"{prefix}.{i}"))
+    else:
+        flat[prefix or "_schema"] = [str(messages)]
+    return flat
+
+
+def handle_http_exception(error: HTTPException) -> Response:
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    headers = dict(data.get("headers") or {})
+    valid_methods = getattr(error, "valid_methods", None)
+    if status == 405 and valid_methods:
+        headers["Allow"] = ", ".join(valid_methods)
+    messages = data.get("errors") or data.get("messages")
+    errors = _flatten(messages.get("json", messages) if "json" in messages and len(messages) == 1 else messages) if messages else None
+    detail = data.get("message") or error.description
+    if status == 422 and errors:
+        detail = "The request has invalid fields: " + ", ".join(sorted(errors)) + "."
+    if status == 415:
+        detail = "Send the body as JSON with Content-Type: application/json."
+    return problem(status, detail, errors=errors, headers=headers)
+
+
+def handle_unexpected(error: Exception) -> Response:
+    if isinstance(error, HTTPException):
+        return handle_http_exception(error)
+    if isinstance(error, OperationalError | PoolTimeoutError) or (
+        isinstance(error, DBAPIError) and error.connection_invalidated
+    ):
+        log.error("database unavailable: %s", type(error).__name__)
+        return problem(
+            503, "The database is unavailable; retry shortly.", headers={"Retry-After": "5"}
+        )
+    log.exception("unhandled error")
+    return problem(500, "An unexpected error occurred. Quote the request id when reporting it.")
+
+
+def register(app) -> None:
+    app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(Exception, handle_unexpected)
+

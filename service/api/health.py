@@ -1,0 +1,56 @@
+"""GET /healthz: is the database answering and at the alembic head?"""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from flask import jsonify
+from flask.views import MethodView
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
+
+from service.store.migrate import current_revision, head_revision
+
+from .deps import database
+from .smorest import Blueprint
+
+blp = Blueprint("health", __name__, description="Liveness and readiness of the service and its database.")
+
+
+class HealthSchema(ma.Schema):
+    status = ma.fields.String(
+        required=True, metadata={"description": "`ok` or `degraded`", "enum": ["ok", "degraded"]}
+    )
+    database = ma.fields.String(
+        required=True, metadata={"description": "`ok` or `unavailable`", "enum": ["ok", "unavailable"]}
+    )
+    migrations = ma.fields.String(
+        required=True,
+        metadata={"description": "`current`, `pending` or `unknown`", "enum": ["current", "pending", "unknown"]},
+    )
+
+
+@blp.route("/healthz")
+class Health(MethodView):
+    @blp.response(200, HealthSchema, example={"status": "ok", "database": "ok", "migrations": "current"})
+    @blp.alt_response(
+        503,
+        schema=HealthSchema,
+        description="The database does not answer or is not migrated to the head revision.",
+        example={"status": "degraded", "database": "unavailable", "migrations": "unknown"},
+    )
+    def get(self):
+        """Health check: 200 when the database answers and is migrated to head, 503 otherwise."""
+        body = {"status": "ok", "database": "ok", "migrations": "current"}
+        try:
+            with database().engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+                if current_revision(conn) != head_revision():
+                    body["migrations"] = "pending"
+        except SQLAlchemyError:
+            body.update(database="unavailable", migrations="unknown")
+        if body["database"] != "ok" or body["migrations"] != "current":
+            body["status"] = "degraded"
+            response = jsonify(body)
+            response.status_code = 503
+            return response
+        return body

@@ -1,0 +1,53 @@
+"""X-Request-ID handling and one JSON access-log line per request."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+
+from flask import Flask, Response, g, request
+
+access_log = logging.getLogger("scalecost.access")
+_VALID_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+
+
+def init_app(app: Flask) -> None:
+    @app.before_request
+    def _start() -> None:
+        incoming = request.headers.get("X-Request-ID", "")
+        g.request_id = incoming if _VALID_ID.match(incoming) else uuid.uuid4().hex
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        request_id = g.get("request_id") or uuid.uuid4().hex
+        response.headers["X-Request-ID"] = request_id
+        started = g.get("started")
+        access_log.info(
+            json.dumps(
+                {
+                    "event": "request",
+                    "request_id": request_id,
+                    "method": request.method,
+                    "path": request.path,
+                    "status": response.status_code,
+                    "duration_ms": round((time.perf_counter() - started) * 1000, 3) if started else None,
+                    "remote_addr": request.remote_addr,
+                }
+            )
+        )
+        return response
+
+
+def configure_logging(level: str) -> None:
+    """Plain message format: access lines are already JSON."""
+    logger = logging.getLogger("scalecost")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(level)
+    logger.propagate = False

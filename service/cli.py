@@ -1,0 +1,106 @@
+"""The `scalecost` command: database, catalog and OpenAPI tasks (later: keys)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+import yaml
+
+from . import config as config_module
+
+
+def _url(url: str | None) -> str:
+    return url or config_module.from_env()["DATABASE_URL"]
+
+
+@click.group()
+def main() -> None:
+    """scalecost service administration."""
+
+
+@main.group()
+def db() -> None:
+    """Database schema (alembic migrations)."""
+
+
+@db.command("upgrade")
+@click.option("--url", help="Database URL (default: $DATABASE_URL or sqlite:///scalecost.db)")
+@click.option("--revision", default="head", show_default=True)
+def db_upgrade(url: str | None, revision: str) -> None:
+    """Apply migrations up to REVISION (idempotent)."""
+    from .store import migrate
+
+    migrate.upgrade(_url(url), revision)
+    click.echo(f"database at {revision}")
+
+
+@db.command("downgrade")
+@click.option("--url")
+@click.option("--revision", default="base", show_default=True)
+def db_downgrade(url: str | None, revision: str) -> None:
+    """Revert migrations down to REVISION."""
+    from .store import migrate
+
+    migrate.downgrade(_url(url), revision)
+    click.echo(f"database at {revision}")
+
+
+@main.group()
+def catalog() -> None:
+    """Accelerator catalog."""
+
+
+@catalog.command("seed")
+@click.option("--url")
+def catalog_seed(url: str | None) -> None:
+    """Insert the default catalog; never overwrites what an admin changed."""
+    from .store.seeding import seed_catalog
+    from .store.session import Database
+
+    database = Database(_url(url))
+    with database.transaction() as session:
+        report = seed_catalog(session)
+    database.dispose()
+    click.echo(
+        f"accelerators: {report.accelerators_added} added, {report.accelerators_kept} kept; "
+        f"prices: {report.prices_added} added, {report.prices_kept} kept"
+        + (f"; skipped (no capacity): {', '.join(report.skipped)}" if report.skipped else "")
+    )
+
+
+@main.group()
+def openapi() -> None:
+    """The OpenAPI contract."""
+
+
+def generate_spec() -> dict:
+    from . import create_app
+
+    app = create_app({"DATABASE_URL": "sqlite://"})
+    with app.app_context():
+        return app.extensions["scalecost.api"].spec.to_dict()
+
+
+def spec_yaml(spec: dict) -> str:
+    return yaml.safe_dump(json.loads(json.dumps(spec)), sort_keys=True, allow_unicode=True, width=100)
+
+
+@openapi.command("write")
+@click.option("--output", default="openapi.yaml", show_default=True, type=click.Path(dir_okay=False))
+def openapi_write(output: str) -> None:
+    """Regenerate openapi.yaml from the code."""
+    Path(output).write_text(spec_yaml(generate_spec()), encoding="utf-8")
+    click.echo(f"wrote {output}")
+
+
+@openapi.command("print")
+def openapi_print() -> None:
+    """Print the spec as YAML."""
+    sys.stdout.write(spec_yaml(generate_spec()))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,31 @@
+"""Configuration read from the environment, with defaults that work on a bare machine."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+DEFAULT_DATABASE_URL = "sqlite:///scalecost.db"
+
+
+def _bool(value: str | None, default: bool) -> bool:
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """Every setting the service reads, with its default. README's configuration table mirrors this."""
+    env = os.environ if environ is None else environ
+    return {
+        "DATABASE_URL": env.get("DATABASE_URL", DEFAULT_DATABASE_URL),
+        "PORT": int(env.get("PORT", "8000")),
+        "LOG_LEVEL": env.get("LOG_LEVEL", "INFO"),
+        "REQUIRE_AUTH_FOR_READS": _bool(env.get("REQUIRE_AUTH_FOR_READS"), False),
+        "MAX_CONTENT_LENGTH": int(env.get("MAX_CONTENT_LENGTH", str(256 * 1024))),
+        "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI", "memory://"),
+        "RATELIMIT_WRITES": env.get("RATELIMIT_WRITES", "120 per minute"),
+        "RATELIMIT_ENABLED": _bool(env.get("RATELIMIT_ENABLED"), True),
+        "DB_POOL_SIZE": int(env.get("DB_POOL_SIZE", "5")),
+        "DB_STATEMENT_TIMEOUT_MS": int(env.get("DB_STATEMENT_TIMEOUT_MS", "5000")),
+    }

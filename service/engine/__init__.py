@@ -1,0 +1,1 @@
+"""Pure estimator engine: dataclasses and functions, no Flask, SQLAlchemy or I/O."""

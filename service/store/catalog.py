@@ -1,0 +1,52 @@
+"""Accelerator catalog repository (read side)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.orm import Session
+
+from .models import Accelerator, AcceleratorPrice
+
+
+class CatalogRepository:
+    def __init__(self, session: Session):
+        self.session = session
+
+    def query(
+        self, vendor: str | None = None, kind: str | None = None, min_memory_bytes: int | None = None
+    ) -> Select[tuple[Accelerator]]:
+        stmt = select(Accelerator)
+        if vendor:
+            stmt = stmt.where(func.lower(Accelerator.vendor) == vendor.lower())
+        if kind:
+            stmt = stmt.where(Accelerator.kind == kind)
+        if min_memory_bytes is not None:
+            stmt = stmt.where(Accelerator.memory_bytes >= min_memory_bytes)
+        return stmt.order_by(Accelerator.id)
+
+    def page(self, stmt: Select, offset: int, limit: int) -> tuple[Sequence[Accelerator], int]:
+        total = self.session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery())) or 0
+        items = self.session.scalars(stmt.offset(offset).limit(limit)).all()
+        return items, total
+
+    def get(self, accelerator_id: str) -> Accelerator | None:
+        return self.session.get(Accelerator, accelerator_id)
+
+    def all(self) -> Sequence[Accelerator]:
+        return self.session.scalars(select(Accelerator).order_by(Accelerator.id)).all()
+
+
+def prices_on(acc: Accelerator, day: dt.date | None = None) -> list[AcceleratorPrice]:
+    """Prices in force on `day` (today's open rows when None)."""
+    if day is None:
+        return [p for p in acc.prices if p.effective_to is None]
+    return [p for p in acc.prices if p.active_on(day)]
+
+
+def default_price(acc: Accelerator) -> AcceleratorPrice | None:
+    """Lowest current on-demand price across providers."""
+    rows = [p for p in prices_on(acc) if p.pricing_model == "on-demand"]
+    return min(rows, key=lambda p: p.usd_per_hour) if rows else None

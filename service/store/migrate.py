@@ -1,0 +1,41 @@
+"""Alembic, driven from code: upgrade/downgrade and the head-vs-current check used by /healthz."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection
+
+from .session import normalise_url
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def alembic_config(url: str) -> Config:
+    cfg = Config(str(ROOT / "alembic.ini"))
+    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    cfg.set_main_option("sqlalchemy.url", normalise_url(url).replace("%", "%%"))
+    return cfg
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    command.upgrade(alembic_config(url), revision)
+
+
+def downgrade(url: str, revision: str = "base") -> None:
+    command.downgrade(alembic_config(url), revision)
+
+
+@lru_cache(maxsize=1)
+def head_revision() -> str | None:
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    return script.get_current_head()
+
+
+def current_revision(connection: Connection) -> str | None:
+    return MigrationContext.configure(connection).get_current_revision()

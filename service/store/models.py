@@ -1,0 +1,114 @@
+"""SQLAlchemy 2 typed models. Money is Numeric/Decimal; sizes are integers in base units."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from sqlalchemy import (
+    BigInteger,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    Numeric,
+    String,
+    Text,
+    func,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+# Constraint naming convention so alembic migrations name every constraint deterministically.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+PRECISION_COLUMNS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def _utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class Accelerator(Base):
+    __tablename__ = "accelerators"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    vendor: Mapped[str] = mapped_column(String(64), index=True)
+    kind: Mapped[str] = mapped_column(String(16), index=True)
+    memory_bytes: Mapped[int] = mapped_column(BigInteger, index=True)
+    memory_bandwidth_bytes_per_s: Mapped[float] = mapped_column(Float)
+    peak_fp32_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    peak_tf32_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    peak_bf16_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    peak_fp16_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    peak_fp8_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    peak_int8_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    peak_int4_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    interconnect_bandwidth_bytes_per_s: Mapped[float | None] = mapped_column(Float)
+    tdp_watts: Mapped[float | None] = mapped_column(Float)
+    release_year: Mapped[int | None] = mapped_column(Integer)
+    source_specs: Mapped[str | None] = mapped_column(Text)
+    notes: Mapped[str | None] = mapped_column(Text)
+    # Optimistic-concurrency version: bumped on every change to specs or prices.
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+
+    prices: Mapped[list[AcceleratorPrice]] = relationship(
+        back_populates="accelerator", order_by="AcceleratorPrice.id", lazy="selectin"
+    )
+
+    __mapper_args__ = {"version_id_col": version}
+
+    def peak(self, precision: str) -> float | None:
+        return getattr(self, f"peak_{precision}_flops_per_s")
+
+
+class AcceleratorPrice(Base):
+    """A price for a period. Never edited in place: a change closes this row and opens another."""
+
+    __tablename__ = "accelerator_prices"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    accelerator_id: Mapped[str] = mapped_column(ForeignKey("accelerators.id", ondelete="CASCADE"))
+    provider: Mapped[str] = mapped_column(String(64))
+    instance_type: Mapped[str | None] = mapped_column(String(128))
+    accelerators_per_instance: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    region: Mapped[str | None] = mapped_column(String(64))
+    pricing_model: Mapped[str] = mapped_column(String(32), default="on-demand", server_default="on-demand")
+    usd_per_hour: Mapped[Decimal] = mapped_column(Numeric(14, 6))
+    as_of: Mapped[str | None] = mapped_column(String(32))
+    effective_from: Mapped[dt.date] = mapped_column(Date)
+    effective_to: Mapped[dt.date | None] = mapped_column(Date)
+    source: Mapped[str | None] = mapped_column(Text)
+    created_by: Mapped[str] = mapped_column(String(128), default="seed", server_default="seed")
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+
+    accelerator: Mapped[Accelerator] = relationship(back_populates="prices")
+
+    __table_args__ = (
+        Index("ix_accelerator_prices_lookup", "accelerator_id", "provider", "effective_to"),
+    )
+
+    @property
+    def is_current(self) -> bool:
+        return self.effective_to is None
+
+    def active_on(self, day: dt.date) -> bool:
+        return self.effective_from <= day and (self.effective_to is None or day < self.effective_to)
+
+
+__all__ = ["Base", "Accelerator", "AcceleratorPrice", "PRECISION_COLUMNS", "func"]

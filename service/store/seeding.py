@@ -1,0 +1,165 @@
+"""Seed the default accelerator catalog from the CSV files shipped in service/store/seed/.
+
+Idempotent: an accelerator that exists is left alone (an admin may have patched it), and a price row
+is inserted only when no row with the same natural key exists, open or closed — so a price an admin
+changed or removed is never overwritten or revived.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from importlib import resources
+from itertools import groupby
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .models import Accelerator, AcceleratorPrice
+
+GB = 10**9
+GIB = 2**30
+TERA = 1e12
+
+
+@dataclass
+class SeedReport:
+    accelerators_added: int = 0
+    accelerators_kept: int = 0
+    prices_added: int = 0
+    prices_kept: int = 0
+    skipped: tuple[str, ...] = ()
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    text = resources.files("service.store").joinpath("seed", name).read_text(encoding="utf-8")
+    return list(csv.DictReader(text.splitlines()))
+
+
+def kind_of(row: dict[str, str]) -> str:
+    """gpu | tpu | asic | apple | cpu, from the vendor and id."""
+    if row["id"].startswith("cpu-"):
+        return "cpu"
+    vendor = row["vendor"].lower()
+    if vendor == "google":
+        return "tpu"
+    if vendor == "apple":
+        return "apple"
+    if vendor in {"aws", "intel"}:
+        return "asic"
+    return "gpu"
+
+
+def _tera(value: str) -> float | None:
+    return float(value) * TERA if value.strip() else None
+
+
+def memory_bytes_of(row: dict[str, str]) -> int | None:
+    """memory_gb is GB (1e9) unless the row's notes say the vendor quotes GiB (reference README)."""
+    if not row["memory_gb"].strip():
+        return None
+    gb = float(row["memory_gb"])
+    in_gib = re.search(r"Memory is [\d.]+ GiB", row.get("notes", ""))
+    return int(gb * (GIB if in_gib else GB))
+
+
+def effective_from_of(as_of: str) -> dt.date:
+    """Start of the period a price was listed in: '2025-H2' → 2025-07-01, '2026-04' → 2026-04-01."""
+    m = re.match(r"(\d{4})(?:-(H[12]|\d{2})(?!\d))?", as_of or "")
+    if not m:
+        return dt.date(2024, 1, 1)
+    year, part = int(m.group(1)), m.group(2)
+    if part == "H2":
+        return dt.date(year, 7, 1)
+    if part and part.isdigit():
+        return dt.date(year, int(part), 1)
+    return dt.date(year, 1, 1)
+
+
+def accelerator_from_row(row: dict[str, str]) -> Accelerator | None:
+    memory = memory_bytes_of(row)
+    if memory is None:
+        return None  # no trustworthy capacity: an estimator cannot use it (reference README)
+    return Accelerator(
+        id=row["id"],
+        name=row["name"],
+        vendor=row["vendor"],
+        kind=kind_of(row),
+        memory_bytes=memory,
+        memory_bandwidth_bytes_per_s=float(row["memory_bw_gbps"]) * GB,
+        peak_fp32_flops_per_s=_tera(row["fp32_tflops"]),
+        peak_tf32_flops_per_s=_tera(row["tf32_tflops"]),
+        peak_bf16_flops_per_s=_tera(row["bf16_tflops"]),
+        peak_fp16_flops_per_s=_tera(row["fp16_tflops"]),
+        peak_fp8_flops_per_s=_tera(row["fp8_tflops"]),
+        peak_int8_flops_per_s=_tera(row["int8_tops"]),
+        peak_int4_flops_per_s=_tera(row["int4_tops"]),
+        interconnect_bandwidth_bytes_per_s=float(row["interconnect_gbps"]) * GB
+        if row["interconnect_gbps"].strip()
+        else None,
+        tdp_watts=float(row["tdp_w"]) if row["tdp_w"].strip() else None,
+        release_year=int(row["year"]) if row["year"].strip() else None,
+        source_specs=row["source_specs"] or None,
+        notes=row["notes"] or None,
+    )
+
+
+def _price_key(p) -> tuple:
+    return (p.accelerator_id, p.provider, p.instance_type or "", p.region or "", p.pricing_model)
+
+
+def seed_catalog(session: Session) -> SeedReport:
+    """Insert missing accelerators and price rows; never touch existing ones. Caller commits."""
+    report = SeedReport()
+    skipped: list[str] = []
+    existing_ids = set(session.scalars(select(Accelerator.id)))
+    for row in _rows("accelerators.csv"):
+        if row["id"] in existing_ids:
+            report.accelerators_kept += 1
+            continue
+        acc = accelerator_from_row(row)
+        if acc is None:
+            skipped.append(row["id"])
+            continue
+        session.add(acc)
+        existing_ids.add(acc.id)
+        report.accelerators_added += 1
+    session.flush()
+
+    existing = {
+        (*_price_key(p), p.effective_from) for p in session.scalars(select(AcceleratorPrice))
+    }
+    rows = [r for r in _rows("accelerator_prices.csv") if r["accelerator_id"] in existing_ids]
+    candidates = [
+        AcceleratorPrice(
+            accelerator_id=r["accelerator_id"],
+            provider=r["provider"],
+            instance_type=r["instance_type"] or None,
+            accelerators_per_instance=int(r["accelerators_per_instance"] or 1),
+            region=r["region"] or None,
+            pricing_model=r["pricing_model"] or "on-demand",
+            usd_per_hour=Decimal(r["usd_per_accelerator_hour"]),
+            as_of=r["as_of"] or None,
+            effective_from=effective_from_of(r["as_of"]),
+            source=r["source"] or None,
+            created_by="seed",
+        )
+        for r in rows
+    ]
+    # Rows for the same offer form a history: each closes when the next period's row opens.
+    candidates.sort(key=lambda p: (_price_key(p), p.effective_from))
+    for _key, group in groupby(candidates, key=_price_key):
+        history = list(group)
+        for older, newer in zip(history, history[1:], strict=False):
+            older.effective_to = newer.effective_from
+        for price in history:
+            if (*_price_key(price), price.effective_from) in existing:
+                report.prices_kept += 1
+                continue
+            session.add(price)
+            report.prices_added += 1
+    report.skipped = tuple(skipped)
+    return report

@@ -1,0 +1,93 @@
+"""Catalog read endpoints: filters, pagination, item, 404 and ETag."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from decimal import Decimal
+
+from service.store.models import AcceleratorPrice
+
+REQUIRED_IDS = {
+    "nvidia-v100-sxm-32gb", "nvidia-t4", "nvidia-a10g", "nvidia-l4", "nvidia-l40s", "nvidia-a100-sxm-40gb",
+    "nvidia-a100-sxm-80gb", "nvidia-a100-pcie-80gb", "nvidia-h100-sxm-80gb", "nvidia-h100-pcie-80gb",
+    "nvidia-h200-sxm-141gb", "nvidia-b200", "nvidia-rtx-3090", "nvidia-rtx-4090", "nvidia-rtx-a6000",
+    "nvidia-rtx-6000-ada", "amd-mi300x", "google-tpu-v4", "google-tpu-v5e", "google-tpu-v5p", "aws-trainium2",
+    "intel-gaudi2", "apple-m2-ultra", "apple-m3-max", "cpu-2s-xeon-spr",
+}
+
+
+def _all_ids(client, query: str = "") -> list[str]:
+    response = client.get(f"/v1/accelerators?page_size=100{query}")
+    assert response.status_code == 200
+    return [item["id"] for item in response.json]
+
+
+def test_catalog_contains_every_required_accelerator(client):
+    assert REQUIRED_IDS <= set(_all_ids(client))
+
+
+def test_filters_by_kind_vendor_and_memory(client):
+    tpus = client.get("/v1/accelerators?kind=tpu&page_size=100").json
+    assert tpus and all(a["kind"] == "tpu" for a in tpus)
+    amd = client.get("/v1/accelerators?vendor=amd&page_size=100").json
+    assert {a["vendor"] for a in amd} == {"AMD"}
+    big = client.get("/v1/accelerators?min_memory_bytes=140000000000&page_size=100").json
+    assert big and all(a["memory_bytes"] >= 140e9 for a in big)
+    assert "nvidia-h200-sxm-141gb" in {a["id"] for a in big}
+
+
+def test_pagination_metadata_and_pages_cover_the_catalog(client):
+    first = client.get("/v1/accelerators?page=1&page_size=10")
+    meta = json.loads(first.headers["X-Pagination"])
+    assert meta["page"] == 1 and meta["total"] >= len(REQUIRED_IDS)
+    seen = []
+    for page in range(1, meta["total_pages"] + 1):
+        seen += [a["id"] for a in client.get(f"/v1/accelerators?page={page}&page_size=10").json]
+    assert len(seen) == len(set(seen)) == meta["total"]
+
+
+def test_item_has_specs_dense_peaks_prices_and_sources(client):
+    response = client.get("/v1/accelerators/nvidia-h100-sxm-80gb")
+    assert response.status_code == 200 and response.headers["ETag"]
+    item = response.json
+    assert item["memory_bytes"] == 80 * 10**9
+    assert item["peak_flops_per_s"]["bf16"] == 989e12  # dense, not the 1979 sparse figure
+    assert item["peak_flops_per_s"]["int4"] is None
+    assert {p["provider"] for p in item["prices"]} >= {"aws", "lambda", "runpod"}
+    aws = next(p for p in item["prices"] if p["provider"] == "aws")
+    assert aws["usd_per_hour"] == "6.880000" and aws["effective_to"] is None  # the June-2025 cut is current
+    assert item["default_usd_per_hour"] == "2.990000"
+    assert item["sources"]["specs"]
+
+
+def test_unsupported_precisions_are_null_not_zero(client):
+    a100 = client.get("/v1/accelerators/nvidia-a100-sxm-80gb").json
+    assert a100["peak_flops_per_s"]["fp8"] is None
+    apple = client.get("/v1/accelerators/apple-m3-max").json
+    assert apple["default_usd_per_hour"] is None and apple["prices"] == []
+
+
+def test_tpu_v4_memory_is_32_gib(client):
+    assert client.get("/v1/accelerators/google-tpu-v4").json["memory_bytes"] == 32 * 2**30
+
+
+def test_unknown_accelerator_is_404_problem(client):
+    response = client.get("/v1/accelerators/nvidia-h900")
+    assert response.status_code == 404 and response.mimetype == "application/problem+json"
+    assert "nvidia-h900" in response.json["detail"]
+
+
+def test_if_none_match_gives_304_and_etag_changes_with_prices(app, client):
+    first = client.get("/v1/accelerators/nvidia-l4")
+    etag = first.headers["ETag"]
+    assert client.get("/v1/accelerators/nvidia-l4", headers={"If-None-Match": etag}).status_code == 304
+    database = app.extensions["scalecost.db"]
+    with database.transaction() as session:
+        session.add(
+            AcceleratorPrice(
+                accelerator_id="nvidia-l4", provider="gcp", usd_per_hour=Decimal("0.71"),
+                effective_from=dt.date(2026, 1, 1), created_by="test",
+            )
+        )
+    assert client.get("/v1/accelerators/nvidia-l4").headers["ETag"] != etag

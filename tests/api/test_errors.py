@@ -1,0 +1,74 @@
+"""Every error is RFC 9457 problem+json with a request id; X-Request-ID is echoed and logged."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+PROBLEM_KEYS = {"type", "title", "status", "detail", "request_id"}
+
+
+def _assert_problem(response, status: int) -> dict:
+    assert response.status_code == status
+    assert response.mimetype == "application/problem+json"
+    body = response.get_json(force=True)
+    assert PROBLEM_KEYS <= set(body) and body["status"] == status
+    assert body["request_id"] == response.headers["X-Request-ID"]
+    return body
+
+
+def test_unknown_route_is_404_problem(offline_app):
+    _assert_problem(offline_app.test_client().get("/no/such/route"), 404)
+
+
+def test_wrong_method_is_405_problem_with_allow_header(offline_app):
+    response = offline_app.test_client().delete("/healthz")
+    _assert_problem(response, 405)
+    assert "GET" in response.headers["Allow"]
+
+
+def test_non_json_body_is_415_problem(offline_app):
+    response = offline_app.test_client().post("/v1/accelerators", data="hello", content_type="text/plain")
+    _assert_problem(response, 415)
+
+
+def test_invalid_query_is_422_problem_naming_the_field_and_allowed_values(client):
+    body = _assert_problem(client.get("/v1/accelerators?kind=fpga&min_memory_bytes=-1"), 422)
+    assert "gpu, tpu, asic, apple, cpu" in body["errors"]["query.kind"][0]
+    assert "query.min_memory_bytes" in body["errors"]
+
+
+def test_unhandled_exception_is_500_problem_without_stack_trace(offline_app):
+    @offline_app.route("/boom")
+    def boom():
+        raise RuntimeError("secret internal detail")
+
+    offline_app.config["PROPAGATE_EXCEPTIONS"] = False
+    response = offline_app.test_client().get("/boom")
+    body = _assert_problem(response, 500)
+    text = json.dumps(body)
+    assert "secret internal detail" not in text and "Traceback" not in text
+
+
+def test_request_id_is_echoed_when_given_and_generated_otherwise(offline_app):
+    client = offline_app.test_client()
+    assert client.get("/openapi.json", headers={"X-Request-ID": "abc-123"}).headers["X-Request-ID"] == "abc-123"
+    generated = client.get("/openapi.json").headers["X-Request-ID"]
+    assert len(generated) == 32
+
+
+@pytest.mark.parametrize("bad", ["a" * 200, "has space", "<script>"])
+def test_unsafe_request_ids_are_replaced(offline_app, bad):
+    assert offline_app.test_client().get("/openapi.json", headers={"X-Request-ID": bad}).headers[
+        "X-Request-ID"
+    ] != bad
+
+
+def test_one_json_access_log_line_per_request(offline_app, caplog):
+    with caplog.at_level(logging.INFO, logger="scalecost.access"):
+        offline_app.test_client().get("/openapi.json", headers={"X-Request-ID": "log-me"})
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "scalecost.access"]
+    assert len(lines) == 1
+    assert lines[0]["request_id"] == "log-me" and lines[0]["status"] == 200 and lines[0]["path"] == "/openapi.json"

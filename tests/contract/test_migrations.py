@@ -1,0 +1,51 @@
+"""Migrations: empty → head, head → base → head, and the models match the migrations (no pending diff)."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect
+
+from service.store import migrate
+from service.store.models import Base
+from service.store.session import make_engine
+
+
+def _tables(url: str) -> set[str]:
+    engine = make_engine(url, single_use=True)
+    try:
+        return set(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def test_upgrade_from_empty_to_head_creates_every_model_table(empty_db_url):
+    migrate.upgrade(empty_db_url)
+    assert set(Base.metadata.tables) | {"alembic_version"} <= _tables(empty_db_url)
+
+
+def test_downgrade_to_base_and_back_to_head(empty_db_url):
+    migrate.upgrade(empty_db_url)
+    migrate.downgrade(empty_db_url, "base")
+    assert _tables(empty_db_url) <= {"alembic_version"}
+    migrate.upgrade(empty_db_url)
+    assert set(Base.metadata.tables) <= _tables(empty_db_url)
+
+
+def test_upgrade_is_idempotent(empty_db_url):
+    migrate.upgrade(empty_db_url)
+    migrate.upgrade(empty_db_url)
+    engine = make_engine(empty_db_url, single_use=True)
+    with engine.connect() as conn:
+        assert migrate.current_revision(conn) == migrate.head_revision()
+    engine.dispose()
+
+
+def test_models_match_migrations_no_pending_autogenerate_diff(empty_db_url):
+    migrate.upgrade(empty_db_url)
+    engine = make_engine(empty_db_url, single_use=True)
+    with engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        diff = compare_metadata(context, Base.metadata)
+    engine.dispose()
+    assert diff == [], f"models and migrations differ: {diff}"

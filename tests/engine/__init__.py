@@ -1,0 +1,1 @@
+"""Pure engine tests: no Flask, no database."""

@@ -1,0 +1,219 @@
+"""Parameter counts from shapes against published totals; model JSON forms (models.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.engine.errors import InvalidRequest
+from service.engine.models import PRESETS, list_presets, resolve_model, transformer_parameters
+
+# (preset, published total, published active or None, source of the published figure)
+PUBLISHED = [
+    ("llama-2-7b", 6.74e9, None, "Llama 2 model card / HF safetensors 6,738,415,616"),
+    ("llama-2-13b", 13.0e9, None, "HF safetensors 13,015,864,320"),
+    ("llama-2-70b", 68.98e9, None, "HF safetensors 68,976,648,192"),
+    ("llama-3-8b", 8.03e9, None, "HF Meta-Llama-3-8B model page 8.03B params"),
+    ("llama-3-70b", 70.55e9, None, "HF Meta-Llama-3-70B model page 70.6B params"),
+    ("llama-3.1-405b", 405.9e9, None, "HF Llama-3.1-405B model page 406B params"),
+    ("mistral-7b", 7.24e9, None, "HF Mistral-7B-v0.1 model page 7.24B params"),
+    (
+        "mixtral-8x7b",
+        46.7e9,
+        12.9e9,
+        "Jiang et al. 2024 'Mixtral of Experts' §2: 47B / 13B; Mistral blog 46.7B / 12.9B",
+    ),
+    ("gpt-3-175b", 175e9, None, "Brown et al. 2020 Table 2.1"),
+    ("gpt-2-1.5b", 1.56e9, None, "HF gpt2-xl 1,557,611,200 ('1.5B' in Radford et al. 2019)"),
+    ("bert-large", 335e6, None, "HF bert-large-uncased BertModel 335M (Devlin et al. 2019: 340M)"),
+]
+
+
+@pytest.mark.parametrize(("preset", "total", "active", "source"), PUBLISHED)
+def test_preset_parameter_counts_match_published_totals(
+    preset: str, total: float, active: float | None, source: str
+) -> None:
+    spec = PRESETS[preset]
+    assert spec.total_parameters == pytest.approx(total, rel=0.01), source
+    if active is not None:
+        assert spec.active_parameters == pytest.approx(active, rel=0.01), source
+
+
+def test_llama_2_7b_is_exact() -> None:
+    # HF safetensors metadata of meta-llama/Llama-2-7b-hf: 6,738,415,616 parameters
+    assert transformer_parameters(PRESETS["llama-2-7b"].shape) == (6_738_415_616, 6_738_415_616)
+
+
+def test_deepseek_v3_mla_moe_counts() -> None:
+    # DeepSeek-V3 Technical Report (2024), abstract: "671B total parameters with 37B activated for each token".
+    spec = PRESETS["deepseek-v3"]
+    assert spec.total_parameters == pytest.approx(671e9, rel=0.005)
+    # Exact MLA + MoE count gives 37.55B active incl. both embedding matrices; the report rounds to "37B"
+    # (36.6B without the input embedding lookup). 1.5% tolerance documents that rounding, not an approximation.
+    assert spec.active_parameters == pytest.approx(37e9, rel=0.015)
+
+
+def test_every_preset_has_a_source_and_listing() -> None:
+    listed = {row["id"] for row in list_presets()}
+    assert listed == set(PRESETS)
+    for spec in PRESETS.values():
+        assert spec.source
+        if spec.architecture == "transformer":
+            assert spec.shape is not None and spec.shape.head_dim > 0
+        if spec.architecture in ("cnn", "vit"):
+            assert spec.flops_per_sample
+    # ResNet-50: 4.1 G multiply-adds per 224² image (He et al. 2016; torchvision) → ~8.2 GFLOPs forward
+    assert PRESETS["resnet-50"].flops_per_sample == pytest.approx(8.2e9, rel=0.01)
+    assert PRESETS["vit-l-16"].flops_per_sample == pytest.approx(123.1e9, rel=0.01)
+    assert PRESETS["lstm-2x1500"].total_parameters == pytest.approx(66e6, rel=0.01)
+
+
+def test_unknown_preset_lists_valid_ids() -> None:
+    with pytest.raises(InvalidRequest) as err:
+        resolve_model({"preset": "llama-9"})
+    assert "model.preset" in err.value.errors
+    assert "llama-2-7b" in err.value.errors["model.preset"][0]
+
+
+def test_explicit_shape_matches_preset() -> None:
+    spec = resolve_model(
+        {
+            "architecture": "transformer",
+            "layers": 32,
+            "hidden_size": 4096,
+            "attention_heads": 32,
+            "kv_heads": 8,
+            "ffn_hidden_size": 14336,
+            "ffn_type": "swiglu",
+            "vocab_size": 128256,
+            "max_context_tokens": 8192,
+        }
+    )
+    assert spec.total_parameters == PRESETS["llama-3-8b"].total_parameters
+    assert spec.default_sequence_length == 8192
+
+
+def test_explicit_shape_reports_all_bad_fields() -> None:
+    with pytest.raises(InvalidRequest) as err:
+        resolve_model(
+            {
+                "architecture": "transformer",
+                "layers": 2,
+                "hidden_size": 100,
+                "attention_heads": 3,
+                "kv_heads": 2,
+                "vocab_size": 10,
+                "ffn_type": "relu",
+                "experts": 4,
+                "experts_per_token": 5,
+            }
+        )
+    assert {"model.attention_heads", "model.kv_heads", "model.ffn_type", "model.experts_per_token"} <= set(
+        err.value.errors
+    )
+
+
+@pytest.mark.parametrize("n", ["7B", 7e9, "350M", "70B"])
+def test_parameter_count_form_infers_a_plausible_shape(n: object) -> None:
+    spec = resolve_model({"architecture": "transformer", "parameters": n})
+    assert spec.shape_inferred and spec.notes
+    total, _ = transformer_parameters(spec.shape)
+    assert total == pytest.approx(spec.total_parameters, rel=0.15)
+    assert spec.shape.attention_heads % spec.shape.kv_heads == 0
+
+
+def test_cnn_requires_flops_per_sample_and_bad_counts_are_rejected() -> None:
+    with pytest.raises(InvalidRequest) as err:
+        resolve_model({"architecture": "cnn", "parameters": "25.6M"})
+    assert "model.flops_per_sample" in err.value.errors
+    with pytest.raises(InvalidRequest) as err:
+        resolve_model({"architecture": "mlp", "parameters": "lots"})
+    assert "model.parameters" in err.value.errors
+    spec = resolve_model({"architecture": "lstm", "parameters": "66M"})
+    assert spec.shape is None and spec.total_parameters == 66e6
+
+
+LLAMA2_7B_CONFIG = {  # meta-llama/Llama-2-7b-hf config.json
+    "model_type": "llama",
+    "hidden_size": 4096,
+    "intermediate_size": 11008,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 32,
+    "vocab_size": 32000,
+    "hidden_act": "silu",
+    "max_position_embeddings": 4096,
+    "tie_word_embeddings": False,
+    "rms_norm_eps": 1e-5,
+}
+MIXTRAL_CONFIG = {  # mistralai/Mixtral-8x7B-v0.1 config.json
+    "model_type": "mixtral",
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 32000,
+    "hidden_act": "silu",
+    "max_position_embeddings": 32768,
+    "num_local_experts": 8,
+    "num_experts_per_tok": 2,
+    "tie_word_embeddings": False,
+}
+GPT2_XL_CONFIG = {  # openai-community/gpt2-xl config.json
+    "model_type": "gpt2",
+    "n_layer": 48,
+    "n_embd": 1600,
+    "n_head": 25,
+    "n_inner": None,
+    "n_positions": 1024,
+    "n_ctx": 1024,
+    "vocab_size": 50257,
+    "activation_function": "gelu_new",
+}
+PYTHIA_1B_CONFIG = {  # EleutherAI/pythia-1b config.json; HF model page: 1,011,781,632 parameters
+    "model_type": "gpt_neox",
+    "hidden_size": 2048,
+    "intermediate_size": 8192,
+    "num_attention_heads": 8,
+    "num_hidden_layers": 16,
+    "vocab_size": 50304,
+    "hidden_act": "gelu",
+    "rotary_pct": 0.25,
+    "max_position_embeddings": 2048,
+    "tie_word_embeddings": False,
+}
+QWEN2_7B_CONFIG = {  # Qwen/Qwen2-7B config.json; HF model page: 7.62B parameters
+    "model_type": "qwen2",
+    "hidden_size": 3584,
+    "intermediate_size": 18944,
+    "num_attention_heads": 28,
+    "num_hidden_layers": 28,
+    "num_key_value_heads": 4,
+    "vocab_size": 152064,
+    "hidden_act": "silu",
+    "max_position_embeddings": 131072,
+    "tie_word_embeddings": False,
+}
+
+
+@pytest.mark.parametrize(
+    ("config", "total", "active"),
+    [
+        (LLAMA2_7B_CONFIG, 6_738_415_616, 6_738_415_616),
+        (MIXTRAL_CONFIG, 46.7e9, 12.9e9),
+        (GPT2_XL_CONFIG, 1_557_611_200, 1_557_611_200),
+        (PYTHIA_1B_CONFIG, 1_011_781_632, 1_011_781_632),
+        (QWEN2_7B_CONFIG, 7.62e9, 7.62e9),
+    ],
+)
+def test_hf_config_parsing_reproduces_published_counts(config: dict, total: float, active: float) -> None:
+    spec = resolve_model({"hf_config": config})
+    assert spec.total_parameters == pytest.approx(total, rel=0.005)
+    assert spec.active_parameters == pytest.approx(active, rel=0.005)
+
+
+def test_hf_config_missing_keys_are_named() -> None:
+    with pytest.raises(InvalidRequest) as err:
+        resolve_model({"hf_config": {"model_type": "llama", "hidden_size": 4096}})
+    assert "model.hf_config.num_hidden_layers" in err.value.errors
+    assert "model.hf_config.vocab_size" in err.value.errors
