@@ -67,9 +67,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                 raise UnsupportedMediaType()
 
     api = Api(app)
-    from .api import accelerators, health
+    from .api import accelerators, audit, catalog_admin, health, keys
 
     api.register_blueprint(health.blp)
     api.register_blueprint(accelerators.blp)
+    api.register_blueprint(catalog_admin.blp)
+    api.register_blueprint(keys.blp)
+    api.register_blueprint(audit.blp)
     app.extensions["scalecost.api"] = api
     return app

@@ -72,6 +72,68 @@ def catalog_seed(url: str | None) -> None:
 
 
 @main.group()
+def keys() -> None:
+    """API keys (roles: viewer, editor, admin)."""
+
+
+@keys.command("create")
+@click.option("--name", required=True)
+@click.option("--role", required=True, type=click.Choice(["viewer", "editor", "admin"]))
+@click.option("--url")
+def keys_create(name: str, role: str, url: str | None) -> None:
+    """Create a key; the key itself is printed alone on the last line (shown once)."""
+    from sqlalchemy.exc import IntegrityError
+
+    from .store import keys as key_store
+    from .store.session import Database
+
+    database = Database(_url(url))
+    try:
+        with database.transaction() as session:
+            key, secret = key_store.create(session, name, role, actor="cli")
+            click.echo(f"created key '{key.name}' with role {key.role} (shown once, store it now):")
+    except IntegrityError:
+        raise click.ClickException(f"a key named '{name}' exists") from None
+    finally:
+        database.dispose()
+    click.echo(secret)
+
+
+@keys.command("list")
+@click.option("--url")
+def keys_list(url: str | None) -> None:
+    """List keys: name, role, prefix, created, revoked."""
+    from .store import keys as key_store
+    from .store.session import Database
+
+    database = Database(_url(url))
+    with database.transaction() as session:
+        for key in key_store.list_keys(session):
+            revoked = key.revoked_at.isoformat() if key.revoked_at else "-"
+            click.echo(f"{key.name}\t{key.role}\t{key.prefix}…\t{key.created_at.isoformat()}\trevoked:{revoked}")
+    database.dispose()
+
+
+@keys.command("revoke")
+@click.argument("name")
+@click.option("--url")
+def keys_revoke(name: str, url: str | None) -> None:
+    """Revoke the key NAME (it stops working at once)."""
+    from .store import keys as key_store
+    from .store.session import Database
+
+    database = Database(_url(url))
+    try:
+        with database.transaction() as session:
+            key_store.revoke(session, name, actor="cli")
+    except key_store.KeyError_:
+        raise click.ClickException(f"no live key named '{name}'") from None
+    finally:
+        database.dispose()
+    click.echo(f"revoked '{name}'")
+
+
+@main.group()
 def openapi() -> None:
     """The OpenAPI contract."""
 

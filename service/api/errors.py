@@ -10,6 +10,7 @@ import marshmallow as ma
 from flask import Response, g, json
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -102,6 +103,8 @@ def handle_http_exception(error: HTTPException) -> Response:
 def handle_unexpected(error: Exception) -> Response:
     if isinstance(error, HTTPException):
         return handle_http_exception(error)
+    if isinstance(error, StaleDataError):
+        return problem(412, "The resource was modified concurrently; GET it again and retry with its new ETag.")
     if isinstance(error, OperationalError | PoolTimeoutError) or (
         isinstance(error, DBAPIError) and error.connection_invalidated
     ):

@@ -35,6 +35,14 @@ class CatalogRepository:
     def get(self, accelerator_id: str) -> Accelerator | None:
         return self.session.get(Accelerator, accelerator_id)
 
+    def fingerprint(self) -> tuple:
+        """Changes whenever an accelerator or a price row is added, removed or changed (versions bump)."""
+        acc = self.session.execute(select(func.count(), func.coalesce(func.sum(Accelerator.version), 0))).one()
+        prices = self.session.execute(
+            select(func.count(), func.max(AcceleratorPrice.id), func.count(AcceleratorPrice.effective_to))
+        ).one()
+        return (*acc, *prices)
+
     def all(self) -> Sequence[Accelerator]:
         return self.session.scalars(select(Accelerator).order_by(Accelerator.id)).all()
 

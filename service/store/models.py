@@ -6,12 +6,14 @@ import datetime as dt
 from decimal import Decimal
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     Date,
     DateTime,
     Float,
     ForeignKey,
     Index,
+    UniqueConstraint,
     Integer,
     MetaData,
     Numeric,
@@ -111,4 +113,102 @@ class AcceleratorPrice(Base):
         return self.effective_from <= day and (self.effective_to is None or day < self.effective_to)
 
 
-__all__ = ["Base", "Accelerator", "AcceleratorPrice", "PRECISION_COLUMNS", "func"]
+class ApiKey(Base):
+    """An API key. Only a SHA-256 digest of the secret is stored; the key itself is shown once."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(128), unique=True)
+    role: Mapped[str] = mapped_column(String(16))
+    prefix: Mapped[str] = mapped_column(String(16), index=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+    created_by: Mapped[str | None] = mapped_column(String(128))
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Scenario(Base):
+    """The head of a saved budget scenario; every version lives in scenario_revisions."""
+
+    __tablename__ = "scenarios"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    description: Mapped[str | None] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(16), index=True)
+    tags: Mapped[list] = mapped_column(JSON, default=list)
+    request: Mapped[dict] = mapped_column(JSON)
+    estimate: Mapped[dict] = mapped_column(JSON)
+    prices: Mapped[dict] = mapped_column(JSON, default=dict)
+    owner: Mapped[str] = mapped_column(String(128), index=True)
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow, index=True)
+
+    tag_rows: Mapped[list[ScenarioTag]] = relationship(
+        cascade="all, delete-orphan", passive_deletes=True, lazy="selectin"
+    )
+
+    __mapper_args__ = {"version_id_col": version}
+
+
+class ScenarioTag(Base):
+    """One row per (scenario, tag) so that filtering by tag uses an index."""
+
+    __tablename__ = "scenario_tags"
+
+    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenarios.id", ondelete="CASCADE"), primary_key=True)
+    tag: Mapped[str] = mapped_column(String(64), primary_key=True, index=True)
+
+
+class ScenarioRevision(Base):
+    """An immutable copy of a scenario as saved (revision 1 = creation)."""
+
+    __tablename__ = "scenario_revisions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    scenario_id: Mapped[int] = mapped_column(Integer, index=True)  # kept after the scenario is deleted
+    revision: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(String(16))  # create | update | delete
+    name: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str | None] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(16))
+    tags: Mapped[list] = mapped_column(JSON, default=list)
+    request: Mapped[dict] = mapped_column(JSON)
+    estimate: Mapped[dict] = mapped_column(JSON)
+    prices: Mapped[dict] = mapped_column(JSON, default=dict)
+    author: Mapped[str] = mapped_column(String(128))
+    request_id: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+
+    __table_args__ = (UniqueConstraint("scenario_id", "revision"),)
+
+
+class AuditEvent(Base):
+    """Append-only record of every catalog and key change, written in the change's own transaction."""
+
+    __tablename__ = "audit_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow, index=True)
+    actor: Mapped[str] = mapped_column(String(128), index=True)
+    action: Mapped[str] = mapped_column(String(64))
+    target: Mapped[str] = mapped_column(String(200), index=True)
+    before: Mapped[dict | None] = mapped_column(JSON)
+    after: Mapped[dict | None] = mapped_column(JSON)
+    request_id: Mapped[str | None] = mapped_column(String(128))
+
+
+__all__ = [
+    "PRECISION_COLUMNS",
+    "Accelerator",
+    "AcceleratorPrice",
+    "ApiKey",
+    "AuditEvent",
+    "Base",
+    "Scenario",
+    "ScenarioRevision",
+    "ScenarioTag",
+    "func",
+]

@@ -1,0 +1,184 @@
+"""Catalog administration: add and patch accelerators, set and remove prices (admin, If-Match), history."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from flask import g, url_for
+from flask.views import MethodView
+from flask_smorest import abort
+from marshmallow import validate
+from sqlalchemy.exc import IntegrityError
+
+from service.store import catalog_admin
+from service.store.catalog import CatalogRepository
+
+from .accelerator_schemas import KINDS, PRICING_MODELS, AcceleratorSchema, PeakFlopsSchema, PriceSchema
+from .accelerators import accelerator_to_dict
+from .accelerators import blp as read_blp
+from .auth import actor
+from .deps import db_session
+from .smorest import Blueprint
+
+blp = Blueprint(
+    "catalog-admin", __name__, url_prefix="/v1/accelerators",
+    description="Catalog administration (admin key). Writes need If-Match with the accelerator's ETag.",
+)
+
+
+class PeakFlopsInSchema(PeakFlopsSchema):
+    class Meta:
+        unknown = ma.RAISE
+
+
+def _positive(max_value: float, description: str, required: bool = False, allow_none: bool = True):
+    return ma.fields.Float(
+        required=required, allow_none=allow_none and not required,
+        validate=validate.Range(min=0, max=max_value, min_inclusive=False), metadata={"description": description},
+    )
+
+
+class AcceleratorWriteSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    id = ma.fields.String(
+        required=True, validate=[validate.Length(1, 64), validate.Regexp(r"^[a-z0-9][a-z0-9.-]*$")],
+        metadata={"description": "Lower-case id (letters, digits, . -)", "example": "nvidia-b300"},
+    )
+    name = ma.fields.String(required=True, validate=validate.Length(1, 200))
+    vendor = ma.fields.String(required=True, validate=validate.Length(1, 64))
+    kind = ma.fields.String(required=True, validate=validate.OneOf(KINDS))
+    memory_bytes = ma.fields.Integer(required=True, validate=validate.Range(1, 10**15), metadata={"description": "bytes"})
+    memory_bandwidth_bytes_per_s = _positive(1e15, "bytes/s", required=True)
+    peak_flops_per_s = ma.fields.Nested(PeakFlopsInSchema, metadata={"description": "Dense FLOP/s per precision"})
+    interconnect_bandwidth_bytes_per_s = _positive(1e15, "bytes/s")
+    tdp_watts = _positive(1e5, "W")
+    release_year = ma.fields.Integer(allow_none=True, validate=validate.Range(1990, 2100))
+    source_specs = ma.fields.String(allow_none=True, validate=validate.Length(max=5000))
+    notes = ma.fields.String(allow_none=True, validate=validate.Length(max=5000))
+
+
+class AcceleratorPatchSchema(AcceleratorWriteSchema):
+    class Meta:
+        unknown = ma.RAISE
+        exclude = ("id",)
+
+
+class PriceWriteSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    usd_per_hour = ma.fields.Decimal(
+        required=True, places=6, validate=validate.Range(min=0, max=100_000, min_inclusive=False),
+        metadata={"description": "USD per accelerator-hour", "example": 2.49, "type": "number"},
+    )
+    instance_type = ma.fields.String(validate=validate.Length(1, 128))
+    accelerators_per_instance = ma.fields.Integer(validate=validate.Range(1, 1024))
+    region = ma.fields.String(validate=validate.Length(1, 64))
+    pricing_model = ma.fields.String(validate=validate.OneOf(PRICING_MODELS), metadata={"example": "on-demand"})
+    effective_from = ma.fields.Date(metadata={"description": "First day of the new price (default today)"})
+    source = ma.fields.String(validate=validate.Length(1, 2000))
+
+
+class PriceDeleteQuerySchema(ma.Schema):
+    pricing_model = ma.fields.String(validate=validate.OneOf(PRICING_MODELS))
+
+
+class HistoryQuerySchema(ma.Schema):
+    provider = ma.fields.String(validate=validate.Length(1, 64))
+
+
+def _accelerator_or_404(accelerator_id: str):
+    acc = CatalogRepository(db_session()).get(accelerator_id)
+    if acc is None:
+        abort(404, message=f"Unknown accelerator '{accelerator_id}'. GET /v1/accelerators lists the ids.")
+    return acc
+
+
+@blp.route("")
+class AcceleratorCreate(MethodView):
+    @blp.auth("admin")
+    @blp.etag
+    @blp.arguments(AcceleratorWriteSchema)
+    @blp.response(201, AcceleratorSchema)
+    @blp.problem(409, "An accelerator with this id exists.")
+    def post(self, body):
+        """Add an accelerator to the catalog (audited)."""
+        session = db_session()
+        try:
+            acc = catalog_admin.add_accelerator(session, body, actor=actor(), request_id=g.request_id)
+            session.commit()
+        except IntegrityError:
+            session.rollback()
+            abort(409, message=f"An accelerator '{body['id']}' exists.")
+        return accelerator_to_dict(acc), 201, {"Location": url_for("accelerators.AcceleratorItem", accelerator_id=acc.id)}
+
+
+@blp.route("/<string:accelerator_id>")
+class AcceleratorPatch(MethodView):
+    @blp.auth("admin")
+    @blp.etag
+    @blp.arguments(AcceleratorPatchSchema(partial=True))
+    @blp.response(200, AcceleratorSchema)
+    @blp.problem(404, "No accelerator has this id.")
+    def patch(self, body, accelerator_id: str):
+        """Change specs (If-Match with the current ETag; audited)."""
+        acc = _accelerator_or_404(accelerator_id)
+        blp.check_etag(accelerator_to_dict(acc), AcceleratorSchema)
+        catalog_admin.patch_accelerator(db_session(), acc, body, actor=actor(), request_id=g.request_id)
+        db_session().commit()
+        return accelerator_to_dict(acc)
+
+
+@blp.route("/<string:accelerator_id>/prices/<string:provider>")
+class ProviderPrice(MethodView):
+    @blp.auth("admin")
+    @blp.etag
+    @blp.arguments(PriceWriteSchema)
+    @blp.response(200, AcceleratorSchema)
+    @blp.problem(404, "No accelerator has this id.")
+    def put(self, body, accelerator_id: str, provider: str):
+        """Set the provider's price: closes the open row (effective_to) and opens a new one (audited)."""
+        acc = _accelerator_or_404(accelerator_id)
+        blp.check_etag(accelerator_to_dict(acc), AcceleratorSchema)
+        try:
+            catalog_admin.set_price(db_session(), acc, provider, body, actor=actor(), request_id=g.request_id)
+        except catalog_admin.PriceConflict as exc:
+            abort(422, message=str(exc), errors={"effective_from": [str(exc)]})
+        db_session().commit()
+        return accelerator_to_dict(acc)
+
+    @blp.auth("admin")
+    @blp.etag
+    @blp.arguments(PriceDeleteQuerySchema, location="query")
+    @blp.response(204)
+    @blp.problem(404, "No accelerator has this id, or no current price from this provider.")
+    def delete(self, query, accelerator_id: str, provider: str):
+        """End the provider's current price(s) today; history keeps them (audited)."""
+        acc = _accelerator_or_404(accelerator_id)
+        blp.check_etag(accelerator_to_dict(acc), AcceleratorSchema)
+        closed = catalog_admin.delete_price(
+            db_session(), acc, provider, pricing_model=query.get("pricing_model"), actor=actor(),
+            request_id=g.request_id,
+        )
+        if not closed:
+            abort(404, message=f"'{accelerator_id}' has no current price from '{provider}'.")
+        db_session().commit()
+
+
+@blp.route("/<string:accelerator_id>/prices/history")
+class PriceHistory(MethodView):
+    @blp.auth("viewer", read=True)
+    @blp.arguments(HistoryQuerySchema, location="query")
+    @blp.response(200, PriceSchema(many=True))
+    @blp.problem(404, "No accelerator has this id.")
+    def get(self, query, accelerator_id: str):
+        """Every price this accelerator has had, with its period (effective_from … effective_to)."""
+        acc = _accelerator_or_404(accelerator_id)
+        rows = catalog_admin.price_history(db_session(), acc)
+        if query.get("provider"):
+            rows = [r for r in rows if r.provider == query["provider"]]
+        return rows
+
+
+__all__ = ["blp", "read_blp"]

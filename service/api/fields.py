@@ -1,0 +1,44 @@
+"""Custom marshmallow fields."""
+
+from __future__ import annotations
+
+import math
+
+import marshmallow as ma
+
+from service.engine.units import parse_count
+
+
+class Count(ma.fields.Field):
+    """A positive count given as a number (7e9) or a string with a suffix ("7B", "350M", "1.2T")."""
+
+    default_error_messages = {
+        "invalid": 'Not a count: give a number or a string such as "7B", "350M", "1.2T".',
+        "range": "Must be between {min:g} and {max:g}.",
+    }
+
+    def __init__(self, *, min_value: float = 1, max_value: float = 1e14, **kwargs):
+        self.min_value, self.max_value = min_value, max_value
+        metadata = kwargs.pop("metadata", {})
+        metadata.setdefault(
+            "oneOf",
+            [
+                {"type": "number", "minimum": min_value, "maximum": max_value},
+                {"type": "string", "pattern": r"^\s*[0-9][0-9_,]*(\.[0-9]*)?([eE][+-]?[0-9]+)?\s*[kKMBGTP]?\s*$"},
+            ],
+        )
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> float:
+        if isinstance(value, bool):
+            raise self.make_error("invalid")
+        try:
+            number = float(value) if isinstance(value, int | float) else parse_count(value)
+        except (ValueError, TypeError):
+            raise self.make_error("invalid") from None
+        if not math.isfinite(number) or not self.min_value <= number <= self.max_value:
+            raise self.make_error("range", min=self.min_value, max=self.max_value)
+        return number
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return value

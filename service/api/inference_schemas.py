@@ -1,0 +1,96 @@
+"""POST /v1/estimates/inference: request schema (every field with its unit and allowed values)."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import validate
+
+from .estimate_common import CostSchema, OutputSchema
+from .model_schemas import ModelSpecSchema
+
+WEIGHT_PRECISIONS = ["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
+KV_PRECISIONS = ["fp32", "fp16", "bf16", "fp8", "int8"]
+WEIGHT_FORMATS = ["gptq", "awq", "gguf-q4_0", "gguf-q4_k_m", "gguf-q8_0", "bnb-nf4", "bnb-int8"]
+ENGINES = ["vllm", "tensorrt-llm", "llama.cpp", "hf-transformers"]
+
+
+class WeightsSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    precision = ma.fields.String(validate=validate.OneOf(WEIGHT_PRECISIONS), metadata={"example": "fp16"})
+    format = ma.fields.String(
+        validate=validate.OneOf(WEIGHT_FORMATS),
+        metadata={"description": "Quantisation format, with its real bytes per weight", "example": "awq"},
+    )
+
+
+class DeviceCount(ma.fields.Field):
+    """A tensor-parallel degree, or "auto" for the fewest devices that fit."""
+
+    default_error_messages = {"invalid": 'Give an integer from 1 to 1024, or "auto".'}
+
+    def __init__(self, **kwargs):
+        metadata = kwargs.pop("metadata", {})
+        metadata.setdefault(
+            "oneOf", [{"type": "integer", "minimum": 1, "maximum": 1024}, {"type": "string", "enum": ["auto"]}]
+        )
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if value == "auto":
+            return value
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1024:
+            raise self.make_error("invalid")
+        return value
+
+
+class InferenceHardwareSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    accelerator = ma.fields.String(
+        required=True, validate=validate.Length(1, 64),
+        metadata={"description": "Catalog id (GET /v1/accelerators)", "example": "nvidia-rtx-4090"},
+    )
+    count = DeviceCount(metadata={"description": 'Tensor-parallel degree, or "auto" (default 1)'})
+    apple_metal_memory_fraction = ma.fields.Float(
+        validate=validate.Range(min=0.1, max=1),
+        metadata={"description": "Share of Apple unified memory Metal may use (default 0.75)"},
+    )
+
+
+class TargetsSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    output_tokens_per_second = ma.fields.Float(
+        validate=validate.Range(min=0, max=1e9, min_inclusive=False), metadata={"description": "Aggregate tokens/s"}
+    )
+    time_to_first_token_s = ma.fields.Float(
+        validate=validate.Range(min=0, max=86400, min_inclusive=False), metadata={"description": "seconds"}
+    )
+    time_per_output_token_s = ma.fields.Float(
+        validate=validate.Range(min=0, max=3600, min_inclusive=False), metadata={"description": "seconds"}
+    )
+
+
+class InferenceRequestSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    model = ma.fields.Nested(ModelSpecSchema, required=True)
+    weights = ma.fields.Nested(WeightsSchema)
+    kv_cache_precision = ma.fields.String(
+        validate=validate.OneOf(KV_PRECISIONS), metadata={"description": "Default: the activation precision"}
+    )
+    batch_size = ma.fields.Integer(
+        validate=validate.Range(1, 100_000), metadata={"description": "Concurrent sequences", "example": 1}
+    )
+    prompt_tokens = ma.fields.Integer(validate=validate.Range(1, 10_000_000), metadata={"example": 512})
+    output_tokens = ma.fields.Integer(validate=validate.Range(1, 10_000_000), metadata={"example": 256})
+    engine = ma.fields.String(validate=validate.OneOf(ENGINES), metadata={"example": "vllm"})
+    hardware = ma.fields.Nested(InferenceHardwareSchema, required=True)
+    targets = ma.fields.Nested(TargetsSchema)
+    cost = ma.fields.Nested(CostSchema)
+    output = ma.fields.Nested(OutputSchema)

@@ -1,0 +1,81 @@
+"""Admin endpoints for API keys: create (shown once), list, revoke."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from flask import g
+from flask.views import MethodView
+from flask_smorest import abort
+from marshmallow import validate
+from sqlalchemy.exc import IntegrityError
+
+from service.store import keys
+
+from .auth import actor
+from .deps import db_session
+from .smorest import Blueprint
+
+blp = Blueprint("keys", __name__, url_prefix="/v1/keys", description="API keys and their roles (admin).")
+
+
+class KeyCreateSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    name = ma.fields.String(
+        required=True, validate=[validate.Length(1, 128), validate.Regexp(r"^[A-Za-z0-9._@-]+$")],
+        metadata={"description": "Unique name (letters, digits, . _ @ -)", "example": "ci-bot"},
+    )
+    role = ma.fields.String(required=True, validate=validate.OneOf(keys.ROLES), metadata={"example": "editor"})
+
+
+class KeySchema(ma.Schema):
+    name = ma.fields.String(metadata={"example": "ci-bot"})
+    role = ma.fields.String(metadata={"enum": list(keys.ROLES)})
+    prefix = ma.fields.String(metadata={"description": "First characters of the key, to recognise it"})
+    created_at = ma.fields.DateTime()
+    created_by = ma.fields.String(allow_none=True)
+    revoked_at = ma.fields.DateTime(allow_none=True)
+
+
+class NewKeySchema(KeySchema):
+    key = ma.fields.String(metadata={"description": "The secret; shown only in this response", "example": "sc_…"})
+
+
+@blp.route("")
+class Keys(MethodView):
+    @blp.auth("admin")
+    @blp.arguments(KeyCreateSchema)
+    @blp.response(201, NewKeySchema)
+    @blp.problem(409, "A key with this name exists.")
+    def post(self, body):
+        """Create a key. The secret appears only in this response; only its hash is stored."""
+        session = db_session()
+        try:
+            key, secret = keys.create(session, body["name"], body["role"], actor=actor(), request_id=g.request_id)
+            session.commit()
+        except IntegrityError:
+            session.rollback()
+            abort(409, message=f"A key named '{body['name']}' exists.")
+        return {**keys.as_dict(key), "key": secret}
+
+    @blp.auth("admin")
+    @blp.response(200, KeySchema(many=True))
+    def get(self):
+        """List keys (never their secrets)."""
+        return [keys.as_dict(k) for k in keys.list_keys(db_session())]
+
+
+@blp.route("/<string:name>")
+class KeyItem(MethodView):
+    @blp.auth("admin")
+    @blp.response(204)
+    @blp.problem(404, "No live key has this name.")
+    def delete(self, name: str):
+        """Revoke a key; it stops working at once."""
+        session = db_session()
+        try:
+            keys.revoke(session, name, actor=actor(), request_id=g.request_id)
+        except keys.KeyError_:
+            abort(404, message=f"No live key named '{name}'.")
+        session.commit()

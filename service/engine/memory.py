@@ -1,0 +1,183 @@
+"""Training memory per device: model states (weights, gradients, optimizer), activations, overhead."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .architecture import ModelSpec, TransformerShape, embedding_parameters, largest_layer_parameters, layer_parameters
+from .parallelism import Parallelism
+from .units import GIB
+
+TRAINING_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")
+OPTIMIZERS = ("adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion")
+RECOMPUTATION = ("none", "selective", "full")
+
+# Bytes per parameter (weights, gradients) by precision. Mixed precision keeps 16-bit weights and gradients
+# plus an fp32 master copy in the optimizer; FP8 runs the matmuls in FP8 but keeps the same 16/32-bit state
+# (Rajbhandari et al. 2020 §3.1; Micikevicius et al. 2022 "FP8 Formats"; NVIDIA Transformer Engine docs).
+WEIGHT_GRAD_BYTES = {"fp32": (4.0, 4.0), "tf32": (4.0, 4.0), "bf16": (2.0, 2.0), "fp16": (2.0, 2.0), "fp8": (2.0, 2.0)}
+# Optimizer-state bytes per parameter: (mixed precision incl. 4-byte fp32 master, pure fp32/tf32 without master).
+# Adam m+v 8 B (+4 master = 12, ZeRO paper K = 12); SGD-momentum 4 (+4); 8-bit Adam m+v 2 (+4)
+# (Dettmers et al. 2022); Lion momentum only 4 (+4) (Chen et al. 2023); Adafactor factored second moment ≈ 0,
+# no momentum (Shazeer & Stern 2018); plain SGD only the master copy. "Transformer Math 101" (EleutherAI).
+OPTIMIZER_BYTES = {
+    "adamw": (12.0, 8.0),
+    "adam": (12.0, 8.0),
+    "sgd": (4.0, 0.0),
+    "sgd-momentum": (8.0, 4.0),
+    "adafactor": (4.0, 0.0),
+    "adam-8bit": (6.0, 2.0),
+    "lion": (8.0, 4.0),
+}
+CUDA_CONTEXT_BYTES = 1.0 * GIB  # CUDA context + NCCL buffers + allocator pools, 0.5–2 GiB (FORMULAS.md; DeepSpeed #4527)
+FRAGMENTATION = 0.05  # allocator fragmentation, 5–10 % of allocated memory (PyTorch caching allocator; FORMULAS.md)
+ZERO3_LIVE_LAYER_FACTOR = 2.0  # ZeRO-3 keeps ~2 gathered layers live (prefetch + current): DeepSpeed "4 × largest layer" B
+# Activations of shape-less CNNs: bytes stored per sample at 16-bit ≈ forward FLOPs / 200 — rough rule chosen so that
+# ResNet-50 AMP at 256 images per GPU fits a 16 GB V100 (NVIDIA DeepLearningExamples RN50 v1.5 default batch 256).
+CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE = 200.0
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    weights: float
+    gradients: float
+    optimizer_states: float
+    activations: float
+    overhead: float
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.gradients + self.optimizer_states + self.activations + self.overhead
+
+
+def bytes_per_parameter(precision: str, optimizer: str, multiplier: float | None = None) -> tuple[float, float, float]:
+    """(weights, gradients, optimizer states) bytes per parameter before any sharding."""
+    weight, grad = WEIGHT_GRAD_BYTES[precision]
+    mixed = precision in ("bf16", "fp16", "fp8")
+    optim = multiplier * weight if multiplier is not None else OPTIMIZER_BYTES[optimizer][0 if mixed else 1]
+    return weight, grad, optim
+
+
+def training_memory(
+    model: ModelSpec,
+    par: Parallelism,
+    precision: str,
+    optimizer: str,
+    optimizer_multiplier: float | None,
+    recompute: str,
+    flash_attention: bool,
+    sequence_length: int,
+    micro_batch: int,
+    micro_batches_per_step: int,
+) -> MemoryBreakdown:
+    """Peak bytes on the busiest device (first pipeline stage, or last when it also holds the logits)."""
+    w_b, g_b, o_b = bytes_per_parameter(precision, optimizer, optimizer_multiplier)
+    dense, expert = parameters_per_device(model, par)
+    dp = par.data
+    edp = max(1, par.data // par.expert)  # expert-data-parallel degree (experts sharded across expert ranks)
+    # ZeRO stage 1 shards optimizer states, 2 also gradients, 3 also weights over data parallel ranks
+    # (Rajbhandari et al. 2020 §5; FSDP FULL_SHARD = stage 3).
+    z = par.zero_stage
+    weights = (dense / (dp if z >= 3 else 1) + expert / (edp if z >= 3 else 1)) * w_b
+    grads = (dense / (dp if z >= 2 else 1) + expert / (edp if z >= 2 else 1)) * g_b
+    optim = (dense / (dp if z >= 1 else 1) + expert / (edp if z >= 1 else 1)) * o_b
+    act_bytes = 4.0 if precision in ("fp32", "tf32") else 2.0
+    activations = activation_bytes(
+        model, par, recompute, flash_attention, sequence_length, micro_batch, micro_batches_per_step, act_bytes
+    )
+    gathered = 0.0
+    if z >= 3 and model.shape is not None:
+        gathered = ZERO3_LIVE_LAYER_FACTOR * largest_layer_parameters(model.shape) / par.tensor * w_b
+    elif z >= 3:
+        gathered = ZERO3_LIVE_LAYER_FACTOR * (dense + expert) / max(1, dp) * w_b
+    overhead = CUDA_CONTEXT_BYTES + gathered + FRAGMENTATION * (weights + grads + optim + activations)
+    return MemoryBreakdown(weights, grads, optim, activations, overhead)
+
+
+def parameters_per_device(model: ModelSpec, par: Parallelism) -> tuple[float, float]:
+    """(non-expert, expert) parameters on the busiest device before ZeRO sharding.
+
+    Tensor × pipeline parallel divide the layers; the first stage also holds the input embedding and the last
+    the LM head (Megatron places them there; tied models keep a copy on both) — Narayanan et al. 2021 §2.
+    Expert weights are further divided by the expert-parallel degree (Megatron-Core MoE, DeepSpeed-MoE).
+    """
+    t, p = par.tensor, par.pipeline
+    s = model.shape
+    if s is None or model.shape_inferred:
+        return model.total_parameters / (t * p), 0.0
+    dense_layer, moe_layer, _ = layer_parameters(s)
+    n_dense = s.dense_layers if s.is_moe else s.layers
+    n_moe = s.layers - n_dense
+    expert_per_layer = s.experts * _expert_parameters(s) if s.is_moe else 0
+    layer_total = n_dense * dense_layer + n_moe * moe_layer
+    experts_total = n_moe * expert_per_layer
+    embeddings = float(embedding_parameters(s))
+    if p > 1:  # busiest end stage holds one V·h matrix (+ learned positions on the first)
+        embeddings = float(s.vocab_size * s.hidden_size + s.learned_position_embeddings * s.hidden_size)
+    non_expert = (layer_total - experts_total) / (t * p) + embeddings / t
+    expert = experts_total / (t * p * par.expert)
+    return non_expert, expert
+
+
+def _expert_parameters(s: TransformerShape) -> int:
+    f = s.expert_ffn_hidden_size
+    return (3 if s.ffn_type == "swiglu" else 2) * s.hidden_size * f
+
+
+def activation_bytes(
+    model: ModelSpec,
+    par: Parallelism,
+    recompute: str,
+    flash_attention: bool,
+    sequence_length: int,
+    micro_batch: int,
+    micro_batches_per_step: int,
+    act_bytes: float,
+) -> float:
+    """Stored activations on the busiest device for one training step."""
+    s_len, b = sequence_length, micro_batch
+    if model.shape is None:
+        if model.flops_per_sample:  # CNN / ViT without a shape: rough FLOPs-based rule (see constant)
+            per_sample = model.flops_per_sample / CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE * act_bytes / 2.0
+            return per_sample * b / (par.tensor * par.pipeline)
+        # LSTM / MLP: a square network of width w ≈ √(N/12) stores ~16·w bytes (16-bit) per token per layer-
+        # equivalent; total ≈ 16·w·(N / 12w²) — the transformer rule of Korthikanti et al. 2022 with 34 → 16.
+        width = math.sqrt(model.total_parameters / 12.0)
+        layers = max(1.0, model.total_parameters / (12.0 * width * width))
+        return 16.0 * width * layers * s_len * b * act_bytes / 2.0 / (par.tensor * par.pipeline)
+    sh = model.shape
+    t, p = par.tensor, par.pipeline
+    h, a = sh.hidden_size, sh.attention_heads
+    sbh = s_len * b * h
+    mlp = _mlp_activation_scale(sh)
+    # Korthikanti et al. 2022 Table 2 per layer (2-byte activations): s·b·h·(10 + 24/t + 5·a·s/(h·t));
+    # 24 = 8 (attention linears) + 16 (MLP, scaled here by FFN width and gating); sequence parallel also
+    # splits the 10 (norms, dropout) by t; selective recompute or FlashAttention drop the 5·a·s/h scores term.
+    linear = 8.0 + 16.0 * mlp
+    per_layer = sbh * ((10.0 + linear) / t if par.sequence_parallel else 10.0 + linear / t)
+    if recompute == "none" and not flash_attention:
+        per_layer += 5.0 * a * s_len * s_len * b / t
+    per_layer *= act_bytes / 2.0
+    if recompute == "full":
+        stored = 2.0 * sbh / (t if par.sequence_parallel else 1) * act_bytes / 2.0  # layer input only (Table 2)
+        working = per_layer  # one layer is rebuilt at a time during backward
+    else:
+        stored, working = per_layer, 0.0
+    layers_per_stage = math.ceil(sh.layers / p)
+    in_flight = min(p, max(1, micro_batches_per_step))  # 1F1B: first stage holds ≤ p micro-batches (Narayanan 2021)
+    first = layers_per_stage * stored * in_flight + working
+    # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; FORMULAS.md)
+    logits = s_len * b * sh.vocab_size / t * (act_bytes + 4.0)
+    last = layers_per_stage * stored + working + logits
+    return max(first + (logits if p == 1 else 0.0), last)
+
+
+def _mlp_activation_scale(s: TransformerShape) -> float:
+    """MLP activations relative to Korthikanti's GELU 4h MLP: width f/(4h), ×1.5 for the gated third matrix."""
+    if s.is_moe:
+        width = (s.experts_per_token + s.shared_experts) * s.expert_ffn_hidden_size
+        width = max(width, s.ffn_hidden_size if s.dense_layers else 0)
+    else:
+        width = s.ffn_hidden_size
+    return width / (4.0 * s.hidden_size) * (1.5 if s.ffn_type == "swiglu" else 1.0)

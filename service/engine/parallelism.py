@@ -1,0 +1,75 @@
+"""Parallel layout: degrees, the pipeline bubble, and collective-communication times."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .hardware import Accelerator
+
+DEVICES_PER_NODE = 8  # HGX/DGX, MI300X OAM and Gaudi boards carry 8 accelerators per scale-up domain
+NCCL_BUS_EFFICIENCY = 0.8  # NCCL all-reduce bus bandwidth ≈ 80 % of NVLink per-direction rate (nccl-tests READMEs)
+PCIE_GEN4_BYTES_PER_S = 25e9  # PCIe 4.0 x16 ≈ 32 GB/s raw per direction, ~25 GB/s achieved (PCI-SIG; nccl-tests)
+# Scale-out per device: DGX A100 1× HDR 200 Gb/s, DGX H100 1× NDR 400 Gb/s per GPU (NVIDIA DGX user guides),
+# GB200/B200 ConnectX-8 800 Gb/s; 80 % achieved.
+SCALE_OUT_BYTES_PER_S = {2017: 12.5e9 * 0.8, 2020: 25e9 * 0.8, 2022: 50e9 * 0.8, 2024: 100e9 * 0.8}
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    """Degrees of each kind. data·tensor·pipeline = devices; expert parallel splits the data dimension.
+
+    Expert parallelism follows Megatron-Core / DeepSpeed-MoE: expert ranks are drawn from the data-parallel
+    ranks (expert must divide data); experts are sharded over them, dense weights stay replicated.
+    """
+
+    data: int = 1
+    tensor: int = 1
+    pipeline: int = 1
+    expert: int = 1
+    zero_stage: int = 0
+    sequence_parallel: bool = False
+
+    @property
+    def devices(self) -> int:
+        return self.data * self.tensor * self.pipeline
+
+
+def pipeline_bubble_fraction(pipeline: int, micro_batches: int) -> float:
+    """Idle share of a 1F1B pipeline step: (p − 1)/(m + p − 1) — Narayanan et al. 2021 §2.2.1."""
+    if pipeline <= 1:
+        return 0.0
+    return (pipeline - 1) / (micro_batches + pipeline - 1)
+
+
+def scale_up_bytes_per_s(acc: Accelerator) -> float:
+    """Achievable per-direction bandwidth inside a node (NVLink/Infinity Fabric/ICI), else PCIe."""
+    bidir = acc.interconnect_bandwidth_bytes_per_s
+    if not bidir:
+        return PCIE_GEN4_BYTES_PER_S
+    return bidir / 2.0 * NCCL_BUS_EFFICIENCY  # catalog figure is aggregate bidirectional (reference README)
+
+
+def scale_out_bytes_per_s(acc: Accelerator) -> float:
+    """Achievable per-device bandwidth between nodes (InfiniBand/RoCE NIC per accelerator)."""
+    year = acc.release_year or 2020
+    best = SCALE_OUT_BYTES_PER_S[2017]
+    for since, bandwidth in sorted(SCALE_OUT_BYTES_PER_S.items()):
+        if year >= since:
+            best = bandwidth
+    return min(best, scale_up_bytes_per_s(acc))
+
+
+def group_bandwidth(acc: Accelerator, group_size: int, stride: int) -> float:
+    """Bandwidth for a collective over `group_size` ranks spaced `stride` apart (rank order t, then d, then p)."""
+    if group_size <= 1:
+        return float("inf")
+    if group_size * stride <= DEVICES_PER_NODE:
+        return scale_up_bytes_per_s(acc)
+    return scale_out_bytes_per_s(acc)
+
+
+def all_reduce_seconds(payload_bytes: float, ranks: int, bytes_per_s: float) -> float:
+    """Ring all-reduce: each rank sends 2·(n − 1)/n of the payload (Patarasuk & Yuan 2009; NCCL)."""
+    if ranks <= 1 or payload_bytes <= 0:
+        return 0.0
+    return 2.0 * (ranks - 1) / ranks * payload_bytes / bytes_per_s

@@ -1,0 +1,91 @@
+"""API keys: random secrets shown once, stored as SHA-256 digests, with a role and a revocation time."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+from collections.abc import Sequence
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from . import audit
+from .models import ApiKey
+
+ROLES = ("viewer", "editor", "admin")
+KEY_PREFIX = "sc_"
+
+
+class KeyError_(LookupError):
+    """No live key of that name."""
+
+
+def digest(secret: str) -> str:
+    # A fast hash suffices for 256-bit random secrets (no dictionary to attack); OWASP Secrets Management
+    # Cheat Sheet, and the practice of GitHub/Stripe token storage.
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def as_dict(key: ApiKey) -> dict:
+    return {
+        "name": key.name,
+        "role": key.role,
+        "prefix": key.prefix,
+        "created_at": key.created_at,
+        "created_by": key.created_by,
+        "revoked_at": key.revoked_at,
+    }
+
+
+def create(
+    session: Session, name: str, role: str, *, actor: str, request_id: str | None = None
+) -> tuple[ApiKey, str]:
+    """Create a key; returns the row and the secret (the only time it exists in clear)."""
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}")
+    secret = KEY_PREFIX + secrets.token_urlsafe(32)
+    key = ApiKey(name=name, role=role, prefix=secret[:10], key_hash=digest(secret), created_by=actor)
+    session.add(key)
+    session.flush()
+    audit.record(
+        session, actor=actor, action="key.create", target=f"key:{name}", before=None,
+        after=_jsonable(as_dict(key)), request_id=request_id,
+    )
+    return key, secret
+
+
+def list_keys(session: Session) -> Sequence[ApiKey]:
+    return session.scalars(select(ApiKey).order_by(ApiKey.name)).all()
+
+
+def get(session: Session, name: str) -> ApiKey | None:
+    return session.scalars(select(ApiKey).where(ApiKey.name == name)).one_or_none()
+
+
+def revoke(session: Session, name: str, *, actor: str, request_id: str | None = None) -> ApiKey:
+    key = get(session, name)
+    if key is None or key.revoked_at is not None:
+        raise KeyError_(name)
+    before = _jsonable(as_dict(key))
+    key.revoked_at = dt.datetime.now(dt.UTC)
+    session.flush()
+    audit.record(
+        session, actor=actor, action="key.revoke", target=f"key:{name}", before=before,
+        after=_jsonable(as_dict(key)), request_id=request_id,
+    )
+    return key
+
+
+def authenticate(session: Session, secret: str) -> ApiKey | None:
+    """The live key whose digest matches, or None (unknown, malformed or revoked)."""
+    if not secret.startswith(KEY_PREFIX) or len(secret) > 200:
+        return None
+    key = session.scalars(select(ApiKey).where(ApiKey.key_hash == digest(secret))).one_or_none()
+    if key is None or key.revoked_at is not None:
+        return None
+    return key
+
+
+def _jsonable(data: dict) -> dict:
+    return {k: (v.isoformat() if isinstance(v, dt.datetime | dt.date) else v) for k, v in data.items()}
