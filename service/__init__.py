@@ -67,12 +67,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                 raise UnsupportedMediaType()
 
     api = Api(app)
-    from .api import accelerators, audit, catalog_admin, health, keys
+    from .api import accelerators, audit, catalog_admin, estimates, health, keys, models_api, scenarios
 
     api.register_blueprint(health.blp)
     api.register_blueprint(accelerators.blp)
     api.register_blueprint(catalog_admin.blp)
     api.register_blueprint(keys.blp)
     api.register_blueprint(audit.blp)
+    api.register_blueprint(models_api.blp)
+    api.register_blueprint(estimates.blp)
+    api.register_blueprint(scenarios.blp)
     app.extensions["scalecost.api"] = api
     return app

@@ -102,3 +102,26 @@ def client(app):
 def offline_app():
     """An app built without any reachable database (spec generation, engine-only endpoints)."""
     return create_app({"DATABASE_URL": "sqlite:///nonexistent-dir/never.db", "TESTING": True})
+
+
+def make_key(app, name: str, role: str) -> str:
+    from service.store import keys
+
+    with app.extensions["scalecost.db"].transaction() as session:
+        _key, secret = keys.create(session, name, role, actor="test")
+    return secret
+
+
+@pytest.fixture
+def admin_headers(app) -> dict[str, str]:
+    return {"Authorization": f"Bearer {make_key(app, 'test-admin', 'admin')}"}
+
+
+@pytest.fixture
+def editor_headers(app) -> dict[str, str]:
+    return {"Authorization": f"Bearer {make_key(app, 'test-editor', 'editor')}"}
+
+
+@pytest.fixture
+def viewer_headers(app) -> dict[str, str]:
+    return {"Authorization": f"Bearer {make_key(app, 'test-viewer', 'viewer')}"}

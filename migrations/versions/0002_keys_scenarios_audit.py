@@ -79,6 +79,7 @@ def upgrade() -> None:
     sa.Column('request', sa.JSON(), nullable=False),
     sa.Column('estimate', sa.JSON(), nullable=False),
     sa.Column('prices', sa.JSON(), nullable=False),
+    sa.Column('summary', sa.JSON(), nullable=False),
     sa.Column('owner', sa.String(length=128), nullable=False),
     sa.Column('version', sa.Integer(), server_default='1', nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),

@@ -39,6 +39,7 @@ def accelerator_to_dict(acc: Accelerator) -> dict:
 
 @blp.route("")
 class Accelerators(MethodView):
+    @blp.auth("viewer", read=True)
     @blp.arguments(AcceleratorQuerySchema, location="query")
     @blp.response(200, AcceleratorSchema(many=True))
     @blp.paginate()
@@ -56,6 +57,7 @@ class Accelerators(MethodView):
 
 @blp.route("/<string:accelerator_id>")
 class AcceleratorItem(MethodView):
+    @blp.auth("viewer", read=True)
     @blp.etag
     @blp.response(200, AcceleratorSchema)
     @blp.problem(404, "No accelerator has this id.")

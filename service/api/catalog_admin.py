@@ -70,7 +70,10 @@ class PriceWriteSchema(ma.Schema):
 
     usd_per_hour = ma.fields.Decimal(
         required=True, places=6, validate=validate.Range(min=0, max=100_000, min_inclusive=False),
-        metadata={"description": "USD per accelerator-hour", "example": 2.49, "type": "number"},
+        metadata={
+            "description": "USD per accelerator-hour (stored as an exact decimal)", "example": 2.49,
+            "type": "number", "exclusiveMinimum": True, "minimum": 0, "maximum": 100_000,
+        },
     )
     instance_type = ma.fields.String(validate=validate.Length(1, 128))
     accelerators_per_instance = ma.fields.Integer(validate=validate.Range(1, 1024))

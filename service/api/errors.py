@@ -13,6 +13,8 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
+from service.engine.errors import InvalidRequest
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 log = logging.getLogger("scalecost.errors")
 
@@ -116,7 +118,14 @@ def handle_unexpected(error: Exception) -> Response:
     return problem(500, "An unexpected error occurred. Quote the request id when reporting it.")
 
 
+def handle_invalid_request(error: InvalidRequest) -> Response:
+    """The engine's physical and catalog checks: 422 naming each field."""
+    detail = "The request cannot be estimated: " + ", ".join(sorted(error.errors)) + "."
+    return problem(422, detail, errors=error.errors)
+
+
 def register(app) -> None:
+    app.register_error_handler(InvalidRequest, handle_invalid_request)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(Exception, handle_unexpected)
 

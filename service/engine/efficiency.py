@@ -12,6 +12,7 @@ The fits and their errors are pinned by tests/engine/test_efficiency_calibration
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .hardware import Accelerator
@@ -43,29 +44,48 @@ _GPT_FAST = "gpt-fast README (A100-80GB, bs 1): Llama-2-7B"
 _XD = "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README (llama.cpp, Llama-2-7B, Dec 2023)"
 _MBU: dict[tuple[str, str, str], Factor] = {
     # CUDA-graph engines (vLLM, TensorRT-LLM; gpt-fast compiles to the same launch-free decode loop)
-    ("cuda-graph", "hbm-gpu", "16-bit"): Factor(0.835, f"{_GPT_FAST} fp16 104.9 tok/s; 70B TP2/4/8 21.3/38.0/62.5"),
-    ("cuda-graph", "hbm-gpu", "fp8"): Factor(0.835, "assumed = 16-bit: FP8 GEMV streams 1 B/weight, no dequant"),
+    ("cuda-graph", "hbm-gpu", "16-bit"): Factor(
+        0.835, f"{_GPT_FAST} fp16 104.9 tok/s; 70B TP2/4/8 21.3/38.0/62.5"
+    ),
+    ("cuda-graph", "hbm-gpu", "fp8"): Factor(
+        0.835, "assumed = 16-bit: FP8 GEMV streams 1 B/weight, no dequant"
+    ),
     ("cuda-graph", "hbm-gpu", "int8"): Factor(0.70, f"{_GPT_FAST} int8 155.6 tok/s; 70B int8 19.1 tok/s"),
     ("cuda-graph", "hbm-gpu", "int4"): Factor(0.61, f"{_GPT_FAST} int4-g32 196.8 tok/s; 70B int4 25.3 tok/s"),
     ("cuda-graph", "gddr-gpu", "16-bit"): Factor(0.86, f"{_XD} F16 (cuBLAS GEMV) on RTX 3090/4090/A6000"),
-    ("cuda-graph", "gddr-gpu", "fp8"): Factor(0.86, "assumed = 16-bit (no public batch-1 FP8 figure in our set)"),
+    ("cuda-graph", "gddr-gpu", "fp8"): Factor(
+        0.86, "assumed = 16-bit (no public batch-1 FP8 figure in our set)"
+    ),
     ("cuda-graph", "gddr-gpu", "int8"): Factor(0.70, f"{_GPT_FAST} int8 (same kernels on GDDR assumed)"),
     ("cuda-graph", "gddr-gpu", "int4"): Factor(
         0.78, "AutoAWQ 0.1.6 README, RTX 4090 GEMM bs 1: Mistral-7B 156.3, Llama-2-13B 96.7/73.8 tok/s"
     ),
     # llama.cpp: same kernels on CUDA and Metal; its host overhead differs by class (below)
-    ("llama.cpp", "*", "16-bit"): Factor(0.86, f"{_XD} F16: RTX 0.81-0.96, M2 Ultra 0.85-0.88 after overhead"),
-    ("llama.cpp", "*", "int8"): Factor(0.84, "llama.cpp discussion #4167: M2 Ultra 76c Llama-2-7B Q8_0 tg128 66.6"),
-    ("llama.cpp", "*", "int4"): Factor(0.80, f"{_XD} Q4_0: RTX 3090-4090, A6000, 6000 Ada, M2 Ultra 0.72-0.90"),
-    ("llama.cpp", "cpu", "*"): Factor(0.60, "llama.cpp issue #34: i9-13900K DDR5-6400 (102 GB/s) 7B 18.3 tok/s"),
+    ("llama.cpp", "*", "16-bit"): Factor(
+        0.86, f"{_XD} F16: RTX 0.81-0.96, M2 Ultra 0.85-0.88 after overhead"
+    ),
+    ("llama.cpp", "*", "int8"): Factor(
+        0.84, "llama.cpp discussion #4167: M2 Ultra 76c Llama-2-7B Q8_0 tg128 66.6"
+    ),
+    ("llama.cpp", "*", "int4"): Factor(
+        0.80, f"{_XD} Q4_0: RTX 3090-4090, A6000, 6000 Ada, M2 Ultra 0.72-0.90"
+    ),
+    ("llama.cpp", "cpu", "*"): Factor(
+        0.60,
+        "llama.cpp issue #34: i9-13900K DDR5-6400 (102 GB/s) 7B 18.3 tok/s (≈0.68 if Q4_0; quant unstated)",
+    ),
     # transformers eager: cuBLAS GEMV like gpt-fast; its loss is Python overhead (below), not bandwidth
     ("hf-transformers", "*", "16-bit"): Factor(0.835, "same cuBLAS kernels as gpt-fast fp16 (A100 fit)"),
-    ("hf-transformers", "*", "fp8"): Factor(0.70, "assumed (fbgemm/fine-grained FP8 kernels, no public figure)"),
+    ("hf-transformers", "*", "fp8"): Factor(
+        0.70, "assumed (fbgemm/fine-grained FP8 kernels, no public figure)"
+    ),
     ("hf-transformers", "*", "int4"): Factor(0.61, f"{_GPT_FAST} int4 (ExLlama/AWQ GEMV class assumed)"),
     ("hf-transformers", "*", "int8"): Factor(0.70, f"{_GPT_FAST} int8"),
     # LLM.int8() is 15-23% slower than fp16 on BLOOM-176B (HF blog 'A Gentle Introduction to 8-bit Matrix
     # Multiplication', 2022) while reading half the bytes: 0.835 × 0.5 / 1.2 ≈ 0.35
-    ("*", "*", "bnb-int8"): Factor(0.35, "HF blog LLM.int8 (2022): 15-23% slower than fp16 at half the bytes"),
+    ("*", "*", "bnb-int8"): Factor(
+        0.35, "HF blog LLM.int8 (2022): 15-23% slower than fp16 at half the bytes"
+    ),
     ("*", "*", "bnb-nf4"): Factor(0.45, "assumed: bitsandbytes NF4 batch-1 GEMV de-quantizes in-kernel"),
     # Non-GPU classes without a measurement in our set: Databricks 'LLM Inference Performance Engineering'
     # (2023) reports production MBU of 55-60% at batch 1 — used as the prior.
@@ -78,7 +98,9 @@ _MBU_DEFAULT = Factor(0.60, "prior: Databricks 2023 batch-1 MBU 55-60%")
 # --------------------------------------------------- per-layer overhead per forward pass (seconds)
 _OVERHEAD: dict[tuple[str, str], Factor] = {
     ("cuda-graph", "hbm-gpu"): Factor(50e-6, "fit: gpt-fast 7B vs 70B int8/int4 (A100) → 0.05 ms/layer"),
-    ("cuda-graph", "gddr-gpu"): Factor(30e-6, "fit: AutoAWQ RTX 4090 Llama-2-13B 64 vs 2048 ctx → 0.03 ms/layer"),
+    ("cuda-graph", "gddr-gpu"): Factor(
+        30e-6, "fit: AutoAWQ RTX 4090 Llama-2-13B 64 vs 2048 ctx → 0.03 ms/layer"
+    ),
     ("cuda-graph", "*"): Factor(50e-6, "as hbm-gpu (gpt-fast fit)"),
     ("llama.cpp", "gddr-gpu"): Factor(70e-6, f"fit: {_XD} A6000/6000 Ada 7B vs 70B Q4_0 → 0.07 ms/layer"),
     ("llama.cpp", "hbm-gpu"): Factor(150e-6, f"fit: {_XD} A100 & H100 PCIe Q4_0 vs F16 → 0.15 ms/layer"),
@@ -91,7 +113,7 @@ _OVERHEAD: dict[tuple[str, str], Factor] = {
 
 # ----------------------------------------------------- compute efficiency: eff_max and n_half (tokens)
 # TensorRT-LLM v0.5 perf page, A100 FP16 LLaMA-7B bs 1 first-token latency 16 ms @128, 133 ms @2048 tokens
-# (minus 1.6 ms step overhead) → 0.385 and 0.70 of 312 TFLOPS → eff_max 0.74, n_half 120.
+# (minus 1.6 ms step overhead) → ≈0.37 and 0.70 of 312 TFLOPS → eff_max 0.74, n_half 120.
 _COMPUTE: dict[tuple[str, str], tuple[float, float, str]] = {
     ("cuda-graph", "*"): (0.74, 120.0, "TensorRT-LLM v0.5 perf: A100 LLaMA-7B TTFT 16 ms@128, 133 ms@2048"),
     ("llama.cpp", "gddr-gpu"): (0.74, 120.0, f"{_XD} pp512 F16 RTX 4090 7349 tok/s = 0.60 of 165 TF"),
@@ -120,12 +142,16 @@ APPLE_FLOPS_PER_BYTE = 34.0
 # Step overhead for vision batches (TensorRT engine launch) — assumed 0.5 ms per batch.
 VISION_STEP_OVERHEAD_S = 0.5e-3
 
+# Routed-expert GEMVs stream below dense MBU (gather/grouped kernels): gpt-fast mixtral-moe README, Mixtral-8x7B
+# bf16 on 2/4/8 × A100 78.8/118.2/203.7 tok/s and int8 on 1/2/4/8 56.0/99.9/149.5/218.5 → expert bytes take
+# 1.39× (bf16) to 1.68× (int8) the dense time per byte; 0.65 splits the difference.
+MOE_EXPERT_EFFICIENCY = Factor(
+    0.65, "fit: gpt-fast mixtral-moe README, Mixtral-8x7B bf16 TP2-8 and int8 TP1-8"
+)
 # Tensor-parallel all-reduce: fitted latency per all-reduce from gpt-fast Llama-2-7B TP 1/2/4/8
 # (104.9/168.8/254.0/328.4 tok/s): 6-10 µs per NCCL all-reduce over NVLink; PCIe boards assumed 25 µs.
 ALLREDUCE_LATENCY_S = Factor(8e-6, "fit: gpt-fast Llama-2-7B TP2/4/8 on NVLink A100")
 ALLREDUCE_LATENCY_PCIE_S = Factor(25e-6, "assumed: NCCL over PCIe / host memory")
-# PCI-SIG PCIe 4.0 ×16: 16 GT/s × 16 lanes × 128b/130b ≈ 31.5 GB/s per direction (boards without NVLink).
-PCIE4_X16_BYTES_PER_S = 31.5e9
 # llama.cpp / accelerate layer split: each device boundary adds one activation hand-off; fit to XiongjieDai
 # Llama-3-8B Q4_K_M tg512 on 1/2/4/8 × RTX 4090 (130.6/124.7/120.3/118.1 tok/s) → ≈ 0.2 ms per hop.
 LAYER_SPLIT_HOP_S = Factor(0.2e-3, "fit: XiongjieDai Llama-3-8B Q4_K_M 1/2/4/8 × RTX 4090")
@@ -145,13 +171,14 @@ def _lookup(table: dict, keys: list[tuple]) -> object | None:
 def bandwidth_efficiency(engine: str, cls: str, family: str) -> Factor:
     """MBU for streaming weights of `family` on this engine and accelerator class."""
     g = _group(engine)
+    # engine-and-class rows first, then class priors (TPU/ASIC/CPU have no engine data), then engine rows
     keys = [
         (g, cls, family),
         (g, cls, "*"),
-        (g, "*", family),
         ("*", cls, family),
-        ("*", "*", family),
         ("*", cls, "*"),
+        (g, "*", family),
+        ("*", "*", family),
     ]
     found = _lookup(_MBU, keys)
     if isinstance(found, Factor):
@@ -172,7 +199,9 @@ def layer_overhead_s(engine: str, cls: str) -> Factor:
     return found if isinstance(found, Factor) else Factor(50e-6, "default (gpt-fast fit)")
 
 
-def compute_efficiency(engine: str, cls: str, compute_precision: str, weight_only: bool, tokens: float) -> float:
+def compute_efficiency(
+    engine: str, cls: str, compute_precision: str, weight_only: bool, tokens: float
+) -> float:
     """Fraction of dense peak reached by a forward pass over `tokens` tokens (prefill or batched decode)."""
     eff_max, n_half, _ = compute_profile(engine, cls)
     if compute_precision == "fp8":
@@ -181,7 +210,7 @@ def compute_efficiency(engine: str, cls: str, compute_precision: str, weight_onl
     if weight_only:
         eff_max *= WEIGHT_ONLY_COMPUTE_FACTOR.value
     n = max(float(tokens), 1.0)
-    return eff_max * n / (n + n_half)
+    return eff_max if math.isinf(n) else eff_max * n / (n + n_half)
 
 
 def compute_profile(engine: str, cls: str) -> tuple[float, float, str]:
@@ -217,24 +246,46 @@ def peak_flops(acc: Accelerator, precision: str) -> tuple[float, str]:
     return acc.memory_bandwidth_bytes_per_s * 10.0, "bandwidth-estimate"
 
 
-def allreduce_link(acc: Accelerator) -> tuple[float, float]:
-    """(per-direction bytes/s, latency s) of the link a tensor-parallel all-reduce uses."""
+def allreduce_latency_s(acc: Accelerator) -> float:
+    """Fixed cost of one small all-reduce: NVLink-class fabric vs PCIe (bandwidth: parallelism.py)."""
     fabric = acc.interconnect_bandwidth_bytes_per_s
-    if fabric and fabric >= 200e9:
-        return fabric / 2.0, ALLREDUCE_LATENCY_S.value  # README: interconnect is bidirectional → halve
-    return PCIE4_X16_BYTES_PER_S, ALLREDUCE_LATENCY_PCIE_S.value
+    return ALLREDUCE_LATENCY_S.value if fabric and fabric >= 200e9 else ALLREDUCE_LATENCY_PCIE_S.value
 
 
 def table_rows() -> list[dict[str, object]]:
     """The MBU and overhead tables as rows, for reports and `details`."""
     rows: list[dict[str, object]] = []
     for (engine, cls, family), f in sorted(_MBU.items()):
-        rows.append({"table": "mbu", "engine": engine, "class": cls, "family": family, "value": f.value,
-                     "source": f.source})
+        rows.append(
+            {
+                "table": "mbu",
+                "engine": engine,
+                "class": cls,
+                "family": family,
+                "value": f.value,
+                "source": f.source,
+            }
+        )
     for (engine, cls), f in sorted(_OVERHEAD.items()):
-        rows.append({"table": "layer_overhead_s", "engine": engine, "class": cls, "family": "*",
-                     "value": f.value, "source": f.source})
+        rows.append(
+            {
+                "table": "layer_overhead_s",
+                "engine": engine,
+                "class": cls,
+                "family": "*",
+                "value": f.value,
+                "source": f.source,
+            }
+        )
     for (engine, cls), (eff, n_half, source) in sorted(_COMPUTE.items()):
-        rows.append({"table": "compute_eff_max", "engine": engine, "class": cls, "family": f"n_half={n_half:g}",
-                     "value": eff, "source": source})
+        rows.append(
+            {
+                "table": "compute_eff_max",
+                "engine": engine,
+                "class": cls,
+                "family": f"n_half={n_half:g}",
+                "value": eff,
+                "source": source,
+            }
+        )
     return rows

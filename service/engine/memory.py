@@ -5,7 +5,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .architecture import ModelSpec, TransformerShape, embedding_parameters, largest_layer_parameters, layer_parameters
+from .architecture import (
+    ModelSpec,
+    TransformerShape,
+    embedding_parameters,
+    largest_layer_parameters,
+    layer_parameters,
+)
 from .parallelism import Parallelism
 from .units import GIB
 
@@ -16,7 +22,13 @@ RECOMPUTATION = ("none", "selective", "full")
 # Bytes per parameter (weights, gradients) by precision. Mixed precision keeps 16-bit weights and gradients
 # plus an fp32 master copy in the optimizer; FP8 runs the matmuls in FP8 but keeps the same 16/32-bit state
 # (Rajbhandari et al. 2020 §3.1; Micikevicius et al. 2022 "FP8 Formats"; NVIDIA Transformer Engine docs).
-WEIGHT_GRAD_BYTES = {"fp32": (4.0, 4.0), "tf32": (4.0, 4.0), "bf16": (2.0, 2.0), "fp16": (2.0, 2.0), "fp8": (2.0, 2.0)}
+WEIGHT_GRAD_BYTES = {
+    "fp32": (4.0, 4.0),
+    "tf32": (4.0, 4.0),
+    "bf16": (2.0, 2.0),
+    "fp16": (2.0, 2.0),
+    "fp8": (2.0, 2.0),
+}
 # Optimizer-state bytes per parameter: (mixed precision incl. 4-byte fp32 master, pure fp32/tf32 without master).
 # Adam m+v 8 B (+4 master = 12, ZeRO paper K = 12); SGD-momentum 4 (+4); 8-bit Adam m+v 2 (+4)
 # (Dettmers et al. 2022); Lion momentum only 4 (+4) (Chen et al. 2023); Adafactor factored second moment ≈ 0,
@@ -30,9 +42,14 @@ OPTIMIZER_BYTES = {
     "adam-8bit": (6.0, 2.0),
     "lion": (8.0, 4.0),
 }
-CUDA_CONTEXT_BYTES = 1.0 * GIB  # CUDA context + NCCL buffers + allocator pools, 0.5–2 GiB (FORMULAS.md; DeepSpeed #4527)
-FRAGMENTATION = 0.05  # allocator fragmentation, 5–10 % of allocated memory (PyTorch caching allocator; FORMULAS.md)
-ZERO3_LIVE_LAYER_FACTOR = 2.0  # ZeRO-3 keeps ~2 gathered layers live (prefetch + current): DeepSpeed "4 × largest layer" B
+# CUDA context + NCCL buffers + allocator pools, 0.5–2 GiB (FORMULAS.md; DeepSpeed #4527)
+CUDA_CONTEXT_BYTES = 1.0 * GIB
+FRAGMENTATION = (
+    0.05  # allocator fragmentation, 5–10 % of allocated memory (PyTorch caching allocator; FORMULAS.md)
+)
+ZERO3_LIVE_LAYER_FACTOR = (
+    2.0  # ZeRO-3 keeps ~2 gathered layers live (prefetch + current): DeepSpeed "4 × largest layer" B
+)
 # Activations of shape-less CNNs: bytes stored per sample at 16-bit ≈ forward FLOPs / 200 — rough rule chosen so that
 # ResNet-50 AMP at 256 images per GPU fits a 16 GB V100 (NVIDIA DeepLearningExamples RN50 v1.5 default batch 256).
 CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE = 200.0
@@ -51,7 +68,9 @@ class MemoryBreakdown:
         return self.weights + self.gradients + self.optimizer_states + self.activations + self.overhead
 
 
-def bytes_per_parameter(precision: str, optimizer: str, multiplier: float | None = None) -> tuple[float, float, float]:
+def bytes_per_parameter(
+    precision: str, optimizer: str, multiplier: float | None = None
+) -> tuple[float, float, float]:
     """(weights, gradients, optimizer states) bytes per parameter before any sharding."""
     weight, grad = WEIGHT_GRAD_BYTES[precision]
     mixed = precision in ("bf16", "fp16", "fp8")
@@ -84,13 +103,20 @@ def training_memory(
     optim = (dense / (dp if z >= 1 else 1) + expert / (edp if z >= 1 else 1)) * o_b
     act_bytes = 4.0 if precision in ("fp32", "tf32") else 2.0
     activations = activation_bytes(
-        model, par, recompute, flash_attention, sequence_length, micro_batch, micro_batches_per_step, act_bytes
+        model,
+        par,
+        recompute,
+        flash_attention,
+        sequence_length,
+        micro_batch,
+        micro_batches_per_step,
+        act_bytes,
     )
     gathered = 0.0
-    if z >= 3 and model.shape is not None:
-        gathered = ZERO3_LIVE_LAYER_FACTOR * largest_layer_parameters(model.shape) / par.tensor * w_b
-    elif z >= 3:
-        gathered = ZERO3_LIVE_LAYER_FACTOR * (dense + expert) / max(1, dp) * w_b
+    if z >= 3:
+        layer = largest_layer_parameters(model.shape) / par.tensor if model.shape is not None else 0.0
+        # never more than the unsharded weights ZeRO-2 would hold: gathering only re-materialises what was split
+        gathered = min(ZERO3_LIVE_LAYER_FACTOR * layer * w_b, (dense + expert) * w_b - weights)
     overhead = CUDA_CONTEXT_BYTES + gathered + FRAGMENTATION * (weights + grads + optim + activations)
     return MemoryBreakdown(weights, grads, optim, activations, overhead)
 
@@ -148,6 +174,31 @@ def activation_bytes(
         return 16.0 * width * layers * s_len * b * act_bytes / 2.0 / (par.tensor * par.pipeline)
     sh = model.shape
     t, p = par.tensor, par.pipeline
+    stored, working = layer_activation_bytes(sh, par, recompute, flash_attention, s_len, b, act_bytes)
+    layers_per_stage = math.ceil(sh.layers / p)
+    # 1F1B: the first stage holds up to p micro-batches (Narayanan et al. 2021 §2.2.1)
+    in_flight: float = min(p, max(1, micro_batches_per_step))
+    # interleaving stores 1 + (p − 1)/(p·v) more micro-batches (Korthikanti et al. 2022 §4.2.3)
+    if p > 1 and par.virtual_pipeline > 1:
+        in_flight *= 1.0 + (p - 1) / (p * par.virtual_pipeline)
+    first = layers_per_stage * stored * in_flight + working
+    # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; FORMULAS.md)
+    logits = s_len * b * sh.vocab_size / t * (act_bytes + 4.0)
+    last = layers_per_stage * stored + working + logits
+    return max(first + (logits if p == 1 else 0.0), last)
+
+
+def layer_activation_bytes(
+    sh: TransformerShape,
+    par: Parallelism,
+    recompute: str,
+    flash_attention: bool,
+    s_len: int,
+    b: int,
+    act_bytes: float = 2.0,
+) -> tuple[float, float]:
+    """(bytes kept per layer until its backward, bytes of one layer rebuilt during backward)."""
+    t = par.tensor
     h, a = sh.hidden_size, sh.attention_heads
     sbh = s_len * b * h
     mlp = _mlp_activation_scale(sh)
@@ -160,17 +211,12 @@ def activation_bytes(
         per_layer += 5.0 * a * s_len * s_len * b / t
     per_layer *= act_bytes / 2.0
     if recompute == "full":
-        stored = 2.0 * sbh / (t if par.sequence_parallel else 1) * act_bytes / 2.0  # layer input only (Table 2)
+        # layer input only (Table 2)
+        stored = 2.0 * sbh / (t if par.sequence_parallel else 1) * act_bytes / 2.0
         working = per_layer  # one layer is rebuilt at a time during backward
     else:
         stored, working = per_layer, 0.0
-    layers_per_stage = math.ceil(sh.layers / p)
-    in_flight = min(p, max(1, micro_batches_per_step))  # 1F1B: first stage holds ≤ p micro-batches (Narayanan 2021)
-    first = layers_per_stage * stored * in_flight + working
-    # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; FORMULAS.md)
-    logits = s_len * b * sh.vocab_size / t * (act_bytes + 4.0)
-    last = layers_per_stage * stored + working + logits
-    return max(first + (logits if p == 1 else 0.0), last)
+    return stored, working
 
 
 def _mlp_activation_scale(s: TransformerShape) -> float:

@@ -7,8 +7,12 @@ from dataclasses import dataclass
 from .hardware import Accelerator
 
 DEVICES_PER_NODE = 8  # HGX/DGX, MI300X OAM and Gaudi boards carry 8 accelerators per scale-up domain
-NCCL_BUS_EFFICIENCY = 0.8  # NCCL all-reduce bus bandwidth ≈ 80 % of NVLink per-direction rate (nccl-tests READMEs)
-PCIE_GEN4_BYTES_PER_S = 25e9  # PCIe 4.0 x16 ≈ 32 GB/s raw per direction, ~25 GB/s achieved (PCI-SIG; nccl-tests)
+NCCL_BUS_EFFICIENCY = (
+    0.8  # NCCL all-reduce bus bandwidth ≈ 80 % of NVLink per-direction rate (nccl-tests READMEs)
+)
+PCIE_GEN4_BYTES_PER_S = (
+    25e9  # PCIe 4.0 x16 ≈ 32 GB/s raw per direction, ~25 GB/s achieved (PCI-SIG; nccl-tests)
+)
 # Scale-out per device: DGX A100 1× HDR 200 Gb/s, DGX H100 1× NDR 400 Gb/s per GPU (NVIDIA DGX user guides),
 # GB200/B200 ConnectX-8 800 Gb/s; 80 % achieved.
 SCALE_OUT_BYTES_PER_S = {2017: 12.5e9 * 0.8, 2020: 25e9 * 0.8, 2022: 50e9 * 0.8, 2024: 100e9 * 0.8}
@@ -28,17 +32,19 @@ class Parallelism:
     expert: int = 1
     zero_stage: int = 0
     sequence_parallel: bool = False
+    virtual_pipeline: int = 1  # interleaved 1F1B model chunks per stage (Narayanan et al. 2021 §2.2.2)
 
     @property
     def devices(self) -> int:
         return self.data * self.tensor * self.pipeline
 
 
-def pipeline_bubble_fraction(pipeline: int, micro_batches: int) -> float:
-    """Idle share of a 1F1B pipeline step: (p − 1)/(m + p − 1) — Narayanan et al. 2021 §2.2.1."""
+def pipeline_bubble_fraction(pipeline: int, micro_batches: int, virtual: int = 1) -> float:
+    """Idle share of a 1F1B pipeline step: (p − 1)/(m + p − 1) — Narayanan et al. 2021 §2.2.1;
+    interleaving v chunks per stage divides the bubble time by v (§2.2.2): (p − 1)/(v·m + p − 1)."""
     if pipeline <= 1:
         return 0.0
-    return (pipeline - 1) / (micro_batches + pipeline - 1)
+    return (pipeline - 1) / (virtual * micro_batches + pipeline - 1)
 
 
 def scale_up_bytes_per_s(acc: Accelerator) -> float:

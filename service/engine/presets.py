@@ -197,6 +197,20 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
         active_parameters=304.326632e6,
         # 61.55 G multiply-adds at 224² (torchvision "GFLOPS"; 197 tokens × 24 layers), 2 FLOPs per MAC
         flops_per_sample=2 * 61.55e9,
+        shape=TransformerShape(  # used for activation memory and step time only; FLOPs come from flops_per_sample
+            layers=24,
+            hidden_size=1024,
+            attention_heads=16,
+            kv_heads=16,
+            ffn_hidden_size=4096,
+            ffn_type="gelu",
+            vocab_size=1000,  # ImageNet-1k classifier head in place of an LM head
+            tied_embeddings=True,
+            max_context_tokens=197,
+            biases=True,
+            encoder_only=True,
+            learned_position_embeddings=197,  # 14×14 patches + [class] token
+        ),
         default_sequence_length=197,
         source="Dosovitskiy et al. 2021 (ViT-L/16: 24 layers, 1024 wide, 16 heads); torchvision ViT_L_16_Weights "
         "(304.3M params, 61.55 G multiply-adds → 123.1 GFLOPs forward at 224×224)",

@@ -91,25 +91,40 @@ _FORMATS: dict[str, WeightFormat] = {
     "fp16": WeightFormat("fp16", "fp16", 16, 16, "16-bit", "IEEE 754 binary16"),
     "bf16": WeightFormat("bf16", "bf16", 16, 16, "16-bit", "bfloat16"),
     # vLLM FP8 (W8A8): per-tensor scales, lm_head and embeddings stay 16-bit (vLLM docs "FP8 W8A8")
-    "fp8": WeightFormat("fp8", "fp8", 8, 16, "fp8", "vLLM docs FP8 W8A8: layers fp8, lm_head/embeddings 16-bit"),
+    "fp8": WeightFormat(
+        "fp8", "fp8", 8, 16, "fp8", "vLLM docs FP8 W8A8: layers fp8, lm_head/embeddings 16-bit"
+    ),
     # weight-only int8 with a per-channel scale (gpt-fast quantize.py int8; TRT-LLM W8A16); embeddings 16-bit
     "w8a16": WeightFormat("w8a16", "int8", 8, 16, "int8", "gpt-fast quantize.py int8 weight-only"),
     "w4a16-g128": WeightFormat(
         "w4a16-g128", "int4", _G128_INT4_BITS, 16, "int4", "group-128 int4 weight-only (TRT-LLM/vLLM W4A16)"
     ),
-    "gptq": WeightFormat("gptq", "int4", _G128_INT4_BITS, 16, "int4", "GPTQ g128: 4 + 20/128 bits; 16-bit embeddings/head"),
-    "awq": WeightFormat("awq", "int4", _G128_INT4_BITS, 16, "int4", "AutoAWQ g128 zero-point: 4 + 20/128 bits"),
-    # ggml-common.h block_q4_0: fp16 scale + 32 × 4 bit = 18 B per 32 weights = 4.5 bpw (token_embd quantized too)
-    "gguf-q4_0": WeightFormat("gguf-q4_0", "int4", 4.5, 4.5, "int4", "ggml block_q4_0: 18 B / 32 weights"),
+    "gptq": WeightFormat(
+        "gptq", "int4", _G128_INT4_BITS, 16, "int4", "GPTQ g128: 4 + 20/128 bits; 16-bit embeddings/head"
+    ),
+    "awq": WeightFormat(
+        "awq", "int4", _G128_INT4_BITS, 16, "int4", "AutoAWQ g128 zero-point: 4 + 20/128 bits"
+    ),
+    # ggml-common.h block_q4_0: fp16 scale + 32 × 4 bit = 18 B per 32 weights = 4.5 bpw; llama-quantize keeps
+    # output.weight at Q6_K (6.5625 bpw) and token_embd at Q4_0 → embeddings + head average 5.53 bpw
+    "gguf-q4_0": WeightFormat(
+        "gguf-q4_0", "int4", 4.5, (4.5 + 6.5625) / 2, "int4", "ggml block_q4_0 18 B / 32 weights; Q6_K output"
+    ),
     # Q4_K_M mixes Q4_K (4.5 bpw) and Q6_K (6.56 bpw) tensors: llama.cpp reports Llama-2-7B 3.80 GiB (4.84 bpw,
     # llama.cpp PR #3084 table) and Llama-3-8B 4.58 GiB (4.90 bpw, XiongjieDai GPU-Benchmarks README)
-    "gguf-q4_k_m": WeightFormat("gguf-q4_k_m", "int4", 4.85, 4.85, "int4", "llama.cpp Q4_K_M ≈ 4.85 bpw measured"),
+    "gguf-q4_k_m": WeightFormat(
+        "gguf-q4_k_m", "int4", 4.85, 4.85, "int4", "llama.cpp Q4_K_M ≈ 4.85 bpw measured"
+    ),
     # ggml-common.h block_q8_0: fp16 scale + 32 × int8 = 34 B per 32 weights = 8.5 bpw
     "gguf-q8_0": WeightFormat("gguf-q8_0", "int8", 8.5, 8.5, "int8", "ggml block_q8_0: 34 B / 32 weights"),
     # QLoRA (Dettmers et al. 2023) §3: NF4 + double quantization = 4 + 8/64 + 32/(64·256) = 4.127 bits
-    "bnb-nf4": WeightFormat("bnb-nf4", "int4", 4.127, 16, "bnb-nf4", "QLoRA §3 NF4 + double quant 4.127 bits"),
+    "bnb-nf4": WeightFormat(
+        "bnb-nf4", "int4", 4.127, 16, "bnb-nf4", "QLoRA §3 NF4 + double quant 4.127 bits"
+    ),
     # LLM.int8() (Dettmers et al. 2022) §3: int8 weights + fp32 row scale; outliers handled in activations
-    "bnb-int8": WeightFormat("bnb-int8", "int8", 8 + 32 / 4096, 16, "bnb-int8", "LLM.int8(): int8 + row scale"),
+    "bnb-int8": WeightFormat(
+        "bnb-int8", "int8", 8 + 32 / 4096, 16, "bnb-int8", "LLM.int8(): int8 + row scale"
+    ),
 }
 # GGUF F32/F16/BF16 files store every tensor (incl. embeddings) at that width (ggml_type)
 _PLAIN = {"fp32": "fp32", "fp16": "fp16", "bf16": "bf16", "fp8": "fp8", "int8": "w8a16", "int4": "w4a16-g128"}
@@ -121,7 +136,9 @@ def resolve_weight_format(
     """Pick the WeightFormat for (engine, precision, format) or return field errors (collected, not raised)."""
     errors: dict[str, list[str]] = {}
     if precision is not None and precision not in WEIGHT_PRECISIONS:
-        errors["weights.precision"] = [f"Unknown precision {precision!r}; valid: {', '.join(WEIGHT_PRECISIONS)}."]
+        errors["weights.precision"] = [
+            f"Unknown precision {precision!r}; valid: {', '.join(WEIGHT_PRECISIONS)}."
+        ]
     if fmt is not None and fmt not in FORMATS:
         errors["weights.format"] = [f"Unknown format {fmt!r}; valid: {', '.join(FORMATS)}."]
     if errors or engine not in ENGINES:

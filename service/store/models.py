@@ -141,6 +141,7 @@ class Scenario(Base):
     request: Mapped[dict] = mapped_column(JSON)
     estimate: Mapped[dict] = mapped_column(JSON)
     prices: Mapped[dict] = mapped_column(JSON, default=dict)
+    summary: Mapped[dict] = mapped_column(JSON, default=dict)  # small figures for listings
     owner: Mapped[str] = mapped_column(String(128), index=True)
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)

@@ -1,0 +1,153 @@
+"""Response schemas of the estimate endpoints: base units in every field name, human strings beside."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+
+F = ma.fields
+
+
+def num(description: str, **kwargs) -> F.Float:
+    return F.Float(allow_none=True, metadata={"description": description, **kwargs})
+
+
+def strings(description: str) -> F.Dict:
+    return F.Dict(keys=F.String(), values=F.Raw(), metadata={"description": description})
+
+
+class RecommendationSchema(ma.Schema):
+    code = F.String(metadata={"example": "zero_stage"})
+    severity = F.String(metadata={"enum": ["info", "warning", "critical"]})
+    message = F.String()
+    change = F.Dict(metadata={"description": "JSON Merge Patch (RFC 7386) of the request that applies the advice"})
+
+
+class DetailSchema(ma.Schema):
+    name = F.String()
+    formula = F.String()
+    value = F.Raw(metadata={"description": "Number (or text) the step produced"})
+    unit = F.String(allow_none=True)
+    source = F.String(allow_none=True)
+
+
+# --- training -------------------------------------------------------------------------------------------
+
+
+class TrainingComputeSchema(ma.Schema):
+    total_flops = num("Model FLOPs of the whole job (training + validation + pre-training if asked)")
+    flops_per_token = num("Model FLOPs per training token (exact: matmuls, causal attention, LM head)")
+    hardware_flops = num("FLOPs the hardware executes, including activation recomputation")
+    petaflop_days = num("total_flops / (1e15 · 86400)")
+    six_nd_flops = num("The 6·N·D convention for comparison (Kaplan et al. 2020)")
+    breakdown = strings("FLOPs by phase (training, validation, pretraining)")
+    human = strings("Human-readable strings")
+
+
+class TrainingMemorySchema(ma.Schema):
+    per_device_bytes = num("Peak memory per device, bytes")
+    device_capacity_bytes = num("Device memory, bytes")
+    fits = F.Boolean()
+    headroom_bytes = num("capacity − per-device, bytes (negative when it does not fit)")
+    breakdown = strings("Bytes per device: weights, gradients, optimizer_states, activations, overhead")
+    human = strings("Human-readable strings")
+
+
+class TrainingTimeSchema(ma.Schema):
+    seconds = num("Wall-clock time, s")
+    human = F.String(metadata={"example": "23.4 days"})
+    steps = num("Optimizer steps")
+    tokens_per_second = num("Training tokens per second (samples/s for cnn/vit)")
+    utilization = num("Model FLOPs utilisation used, fraction")
+    utilization_source = F.String(metadata={"description": "`given`, or how it was predicted"})
+    breakdown = strings("Seconds: compute, pipeline bubble, communication, checkpointing, validation")
+
+
+class TrainingCostSchema(ma.Schema):
+    accelerator_hours = num("Device-hours")
+    usd_per_accelerator_hour = num("USD per device-hour used")
+    price_source = F.Raw(metadata={"description": "`override`, or the catalog row used"})
+    compute_usd = num("USD")
+    infrastructure_usd = num("USD")
+    total_usd = num("USD")
+    usd_per_million_tokens = num("USD per million training tokens")
+    priced_as_of = F.String(metadata={"description": "Catalog prices in force on this day (when cost.as_of)"})
+    human = strings("Human-readable strings")
+
+
+class TrainingEstimateSchema(ma.Schema):
+    model = strings("The resolved model (parameter counts, shape, notes)")
+    hardware = strings("The resolved hardware and parallelism")
+    compute = F.Nested(TrainingComputeSchema)
+    memory = F.Nested(TrainingMemorySchema)
+    time = F.Nested(TrainingTimeSchema)
+    cost = F.Nested(TrainingCostSchema)
+    range = strings("low/high time and cost from the spread of utilisation comparable runs achieved")
+    assumptions = strings("Bytes per parameter, overheads and efficiency figures used")
+    scaling = strings("Compute-optimal tokens/parameters (Hoffmann 2022), predicted loss, Kaplan 2020 laws")
+    recommendations = F.List(F.Nested(RecommendationSchema))
+    details = F.List(F.Nested(DetailSchema), metadata={"description": "Step-by-step calculation (output.details)"})
+    notes = F.List(F.String())
+
+
+# --- inference ------------------------------------------------------------------------------------------
+
+
+class InferenceMemorySchema(ma.Schema):
+    per_device_bytes = num("Memory per device, bytes")
+    total_bytes = num("Memory over all devices, bytes")
+    device_capacity_bytes = num("Usable memory per device, bytes (Apple: the Metal share)")
+    fits = F.Boolean()
+    breakdown = strings("Bytes per device: weights, kv_cache, activations, overhead")
+    kv_cache_bytes_per_token = num("KV-cache bytes per token (all layers)")
+    max_batch_size = num("Largest batch that fits at this context")
+    max_context_tokens = num("Longest context that fits at this batch, tokens")
+    human = strings("Human-readable strings")
+
+
+class InferenceLatencySchema(ma.Schema):
+    time_to_first_token_s = num("Prefill time, s")
+    time_per_output_token_s = num("Decode step time, s")
+    end_to_end_s = num("Prefill + all decode steps, s")
+    bound = strings("Per phase: memory-bandwidth or compute")
+    human = strings("Human-readable strings")
+
+
+class InferenceThroughputSchema(ma.Schema):
+    output_tokens_per_second = num("Aggregate over the batch")
+    per_sequence_tokens_per_second = num("Tokens/s one sequence sees")
+    requests_per_second = num("Completed requests per second")
+    samples_per_second = num("Images/samples per second (cnn/vit)")
+
+
+class InferenceCostSchema(ma.Schema):
+    usd_per_hour = num("USD per hour for all devices")
+    usd_per_million_output_tokens = num("USD")
+    usd_per_million_input_tokens = num("USD")
+    usd_per_million_samples = num("USD (cnn/vit)")
+    price_source = F.Raw(metadata={"description": "`override`, or the catalog row used"})
+    priced_as_of = F.String()
+
+
+class SuggestionSchema(ma.Schema):
+    accelerator = F.String()
+    count = F.Integer()
+    fits = F.Boolean()
+    meets_targets = F.Boolean(allow_none=True)
+    output_tokens_per_second = num("Aggregate tokens/s")
+    usd_per_hour = num("USD")
+    usd_per_million_output_tokens = num("USD")
+
+
+class InferenceEstimateSchema(ma.Schema):
+    model = strings("The resolved model")
+    hardware = strings("The resolved hardware")
+    memory = F.Nested(InferenceMemorySchema)
+    latency = F.Nested(InferenceLatencySchema)
+    throughput = F.Nested(InferenceThroughputSchema)
+    cost = F.Nested(InferenceCostSchema)
+    devices_needed = strings("Devices to fit, and to meet the targets if given")
+    suggestions = F.List(F.Nested(SuggestionSchema))
+    recommendations = F.List(F.Nested(RecommendationSchema))
+    assumptions = strings("Efficiency factors and their sources")
+    details = F.List(F.Nested(DetailSchema))
+    notes = F.List(F.String())

@@ -1,0 +1,70 @@
+"""Run an estimate: load the catalog (priced today or `cost.as_of`), call the pure engine."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from typing import Any
+
+from service.engine.inference import estimate_inference
+from service.engine.training import estimate_training
+
+from .catalog_adapter import engine_catalog
+from .deps import db_session
+
+ESTIMATORS = {"training": estimate_training, "inference": estimate_inference}
+
+
+def run(kind: str, request: dict[str, Any], *, as_of: dt.date | None = None) -> dict[str, Any]:
+    """`request` is the marshmallow-loaded body. Raises engine InvalidRequest for impossible input."""
+    body = copy.deepcopy(request)
+    cost = body.get("cost") or {}
+    day = cost.pop("as_of", None) or as_of
+    catalog = engine_catalog(db_session(), day)
+    estimate = ESTIMATORS[kind](body, catalog)
+    if day is not None:
+        estimate.setdefault("cost", {})["priced_as_of"] = day.isoformat()
+    return estimate
+
+
+def price_snapshot(kind: str, request: dict[str, Any], estimate: dict[str, Any]) -> dict[str, Any]:
+    """The prices an estimate used, kept with a saved scenario."""
+    cost = estimate.get("cost") or {}
+    return {
+        "taken_at": dt.datetime.now(dt.UTC).isoformat(),
+        "accelerator": request["hardware"]["accelerator"],
+        "usd_per_accelerator_hour": cost.get("usd_per_accelerator_hour", cost.get("usd_per_hour")),
+        "price_source": cost.get("price_source"),
+    }
+
+
+def summary(kind: str, request: dict[str, Any], estimate: dict[str, Any]) -> dict[str, Any]:
+    """The figures a budget review compares."""
+    cost = estimate.get("cost") or {}
+    memory = estimate.get("memory") or {}
+    out: dict[str, Any] = {
+        "accelerator": request["hardware"]["accelerator"],
+        "count": (estimate.get("hardware") or {}).get("count", request["hardware"].get("count")),
+        "fits": memory.get("fits"),
+    }
+    if kind == "training":
+        out.update(
+            total_usd=cost.get("total_usd"),
+            seconds=(estimate.get("time") or {}).get("seconds"),
+            accelerator_hours=cost.get("accelerator_hours"),
+        )
+    else:
+        latency = estimate.get("latency") or {}
+        out.update(
+            usd_per_hour=cost.get("usd_per_hour"),
+            usd_per_million_output_tokens=cost.get("usd_per_million_output_tokens"),
+            output_tokens_per_second=(estimate.get("throughput") or {}).get("output_tokens_per_second"),
+            seconds=latency.get("end_to_end_s"),
+        )
+    return out
+
+
+def headline_usd(kind: str, estimate: dict[str, Any]) -> float | None:
+    """The figure a price change moves: total USD of a training run; USD per hour of serving."""
+    cost = estimate.get("cost") or {}
+    return cost.get("total_usd") if kind == "training" else cost.get("usd_per_hour")

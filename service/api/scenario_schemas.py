@@ -1,0 +1,145 @@
+"""Schemas of saved scenarios. GET /v1/scenarios/{id} is the export format; POST accepts it back."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import validate
+
+from .inference_schemas import InferenceRequestSchema
+from .training_schemas import TrainingRequestSchema
+
+KINDS = ["training", "inference"]
+REQUEST_SCHEMAS = {"training": TrainingRequestSchema, "inference": InferenceRequestSchema}
+# Fields of the export format that the server owns: accepted on import and ignored.
+SERVER_FIELDS = ("id", "owner", "version", "estimate", "prices", "summary", "created_at", "updated_at", "links")
+
+
+class ScenarioWriteSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    name = ma.fields.String(
+        required=True, validate=validate.Length(1, 200), metadata={"description": "Unique name", "example": "llama-70b-q3"}
+    )
+    description = ma.fields.String(allow_none=True, validate=validate.Length(max=5000))
+    tags = ma.fields.List(
+        ma.fields.String(validate=validate.Length(1, 64)), validate=validate.Length(max=32),
+        metadata={"example": ["q3-budget", "pretraining"]},
+    )
+    kind = ma.fields.String(required=True, validate=validate.OneOf(KINDS))
+    request = ma.fields.Dict(
+        required=True,
+        metadata={
+            "description": "The estimate request body (validated exactly like the estimate endpoint)",
+            "oneOf": [
+                {"$ref": "#/components/schemas/TrainingRequest"},
+                {"$ref": "#/components/schemas/InferenceRequest"},
+            ],
+        },
+    )
+
+    @ma.pre_load
+    def _drop_server_fields(self, data, **kwargs):
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if k not in SERVER_FIELDS}
+        return data
+
+    @ma.post_load
+    def _validate_request(self, data, **kwargs):
+        try:
+            data["loaded_request"] = REQUEST_SCHEMAS[data["kind"]]().load(data["request"])
+        except ma.ValidationError as err:
+            raise ma.ValidationError({"request": err.messages}) from None
+        return data
+
+
+class ScenarioSummarySchema(ma.Schema):
+    accelerator = ma.fields.String()
+    count = ma.fields.Raw(metadata={"description": "Devices"})
+    fits = ma.fields.Boolean(allow_none=True)
+    total_usd = ma.fields.Float(allow_none=True, metadata={"description": "Training: total USD"})
+    accelerator_hours = ma.fields.Float(allow_none=True)
+    seconds = ma.fields.Float(allow_none=True, metadata={"description": "Training wall-clock / request end-to-end, s"})
+    usd_per_hour = ma.fields.Float(allow_none=True, metadata={"description": "Inference: USD per hour"})
+    usd_per_million_output_tokens = ma.fields.Float(allow_none=True)
+    output_tokens_per_second = ma.fields.Float(allow_none=True)
+
+
+class ScenarioListItemSchema(ma.Schema):
+    id = ma.fields.Integer()
+    name = ma.fields.String()
+    description = ma.fields.String(allow_none=True)
+    kind = ma.fields.String(metadata={"enum": KINDS})
+    tags = ma.fields.List(ma.fields.String())
+    owner = ma.fields.String(metadata={"description": "Name of the key that created it"})
+    version = ma.fields.Integer(metadata={"description": "Revision number"})
+    summary = ma.fields.Nested(ScenarioSummarySchema)
+    created_at = ma.fields.DateTime()
+    updated_at = ma.fields.DateTime()
+
+
+class ScenarioSchema(ScenarioListItemSchema):
+    request = ma.fields.Dict(metadata={"description": "The estimate request as saved"})
+    estimate = ma.fields.Dict(metadata={"description": "The estimate computed at save time"})
+    prices = ma.fields.Dict(metadata={"description": "Snapshot of the prices the estimate used"})
+
+
+class ScenarioQuerySchema(ma.Schema):
+    name = ma.fields.String(validate=validate.Length(1, 200), metadata={"description": "Substring of the name"})
+    tag = ma.fields.String(validate=validate.Length(1, 64))
+    kind = ma.fields.String(validate=validate.OneOf(KINDS))
+    owner = ma.fields.String(validate=validate.Length(1, 128))
+    sort = ma.fields.String(
+        load_default="-updated_at", validate=validate.OneOf(["updated_at", "-updated_at", "name", "-name"]),
+        metadata={"description": "Sort key; '-' for descending"},
+    )
+
+
+class RevisionSchema(ma.Schema):
+    revision = ma.fields.Integer()
+    action = ma.fields.String(metadata={"enum": ["create", "update", "delete"]})
+    author = ma.fields.String()
+    created_at = ma.fields.DateTime()
+    request_id = ma.fields.String(allow_none=True)
+    name = ma.fields.String()
+    description = ma.fields.String(allow_none=True)
+    kind = ma.fields.String()
+    tags = ma.fields.List(ma.fields.String())
+    request = ma.fields.Dict()
+    estimate = ma.fields.Dict()
+    prices = ma.fields.Dict()
+
+
+class DeltaSchema(ma.Schema):
+    total_usd = ma.fields.Float(
+        allow_none=True,
+        metadata={"description": "current − saved: total USD (training) or USD per hour (inference)"},
+    )
+    percent = ma.fields.Float(allow_none=True, metadata={"description": "Change in percent of the saved figure"})
+    basis = ma.fields.String(metadata={"enum": ["total_usd", "usd_per_hour"]})
+
+
+class RepricedSchema(ma.Schema):
+    current = ma.fields.Dict(metadata={"description": "The estimate re-run with today's catalog prices"})
+    saved = ma.fields.Dict(metadata={"description": "The estimate stored at save time"})
+    delta = ma.fields.Nested(DeltaSchema)
+
+
+class CompareSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    ids = ma.fields.List(
+        ma.fields.Integer(validate=validate.Range(1, 2**31 - 1)), required=True, validate=validate.Length(1, 50)
+    )
+
+
+class CompareItemSchema(ScenarioSummarySchema):
+    id = ma.fields.Integer()
+    name = ma.fields.String()
+    kind = ma.fields.String(metadata={"enum": KINDS})
+
+
+class CompareResultSchema(ma.Schema):
+    scenarios = ma.fields.List(ma.fields.Nested(CompareItemSchema))
+    cheapest_id = ma.fields.Integer(allow_none=True, metadata={"description": "Lowest total_usd among training scenarios"})

@@ -1,0 +1,366 @@
+"""Inference (serving) estimator: memory, latency, throughput and cost of serving a model.
+
+Public entry: `estimate_inference(request, catalog) -> dict` (the JSON response). Pieces:
+quantization.py (bytes per weight), inference_memory.py (what fits), inference_speed.py (how fast),
+efficiency.py (calibrated factors), inference_advice.py (suggestions and verified recommendations).
+
+Conventions: bytes are per device unless named `total_`; `output_tokens_per_second` aggregates the batch
+(batch × output tokens ÷ end-to-end time, prefill included); cost per million output tokens charges all
+serving time to output tokens, cost per million input tokens charges only the prefill time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from .efficiency import accelerator_class, bandwidth_efficiency, layer_overhead_s
+from .errors import InvalidRequest
+from .hardware import Accelerator, Catalog
+from .inference_memory import (
+    MemoryPlan,
+    Workload,
+    fewest_fitting,
+    max_batch_size,
+    max_context_tokens,
+    plan_memory,
+)
+from .inference_memory import valid_counts as _valid_counts
+from .inference_request import parse_request
+from .inference_speed import Speed, estimate_speed
+from .units import SECONDS_PER_HOUR, human_bytes, human_duration
+
+__all__ = ["estimate_inference", "meets_targets", "resolve_price"]
+
+
+def estimate_inference(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any]:
+    """Estimate serving `request` on the catalog's hardware; raises InvalidRequest for impossible input."""
+    return _estimate(request, catalog, advice=True)
+
+
+def _estimate(request: Mapping[str, Any], catalog: Catalog, advice: bool) -> dict[str, Any]:
+    p = parse_request(request, catalog)
+    w, acc = p.workload, p.accelerator
+    to_fit = fewest_fitting(w, acc)
+    notes: list[str] = list(w.model.notes)
+    if p.count is not None:
+        count = p.count
+    else:
+        count = to_fit or _valid_counts(w)[-1]
+        if to_fit is None:
+            notes.append(f"No device count up to {count} fits; showing {count} devices.")
+    mem = plan_memory(w, acc, count)
+    speed = estimate_speed(w, acc, count)
+    usd_per_device_hour, price_source, price_note = resolve_price(p.cost, catalog, acc)
+    if price_note:
+        notes.append(price_note)
+    to_meet = _devices_to_meet(w, acc, p.targets, to_fit) if p.targets else None
+    if p.targets and to_meet is None:
+        notes.append("No device count up to 64 meets every target with this model, format and engine.")
+    if w.mode == "sample":
+        notes.append(
+            f"{w.model.architecture} models are served as replicas in samples/s; the engine only sets memory "
+            "reservations, and latency is per batch."
+        )
+    s = w.model.shape
+    if s is not None and s.is_moe and s.experts >= 64 and w.mode == "token":
+        notes.append(
+            f"Fine-grained MoE ({s.experts} experts): routing and grouped-GEMM launches are not calibrated here "
+            "(our MoE fit is Mixtral's 8 experts); treat decode speed as an upper bound."
+        )
+    if w.layout == "layer" and count > 1:
+        notes.append(
+            f"{w.engine} splits layers across the {count} devices: memory divides, devices run in turn."
+        )
+
+    result: dict[str, Any] = {
+        "model": {
+            "name": w.model.name,
+            "architecture": w.model.architecture,
+            "total_parameters": w.model.total_parameters,
+            "active_parameters": w.model.active_parameters,
+            "source": w.model.source,
+        },
+        "configuration": {
+            "engine": w.engine,
+            "weights": {
+                "precision": w.fmt.precision,
+                "format": w.fmt.name,
+                "bits_per_weight": w.fmt.body_bits,
+                "embedding_bits_per_weight": w.fmt.embedding_bits,
+            },
+            "kv_cache_precision": w.kv_precision,
+            "batch_size": w.batch,
+            "prompt_tokens": w.prompt_tokens,
+            "output_tokens": w.output_tokens,
+            "hardware": {
+                "accelerator": acc.id,
+                "count": count,
+                "layout": w.layout,
+                "class": accelerator_class(acc),
+            },
+        },
+        "memory": _memory_section(w, acc, count, mem),
+        "latency": {
+            "time_to_first_token_s": speed.time_to_first_token_s,
+            "time_per_output_token_s": speed.time_per_output_token_s,
+            "end_to_end_s": speed.end_to_end_s,
+            "bound": {"prefill": speed.prefill_bound, "decode": speed.decode_bound},
+            "human": {"end_to_end": human_duration(speed.end_to_end_s)},
+        },
+        "throughput": {
+            "output_tokens_per_second": speed.output_tokens_per_second,
+            "per_sequence_tokens_per_second": speed.per_sequence_tokens_per_second,
+            "requests_per_second": speed.requests_per_second,
+            "samples_per_second": speed.samples_per_second,
+        },
+        "cost": _cost_section(w, speed, count, usd_per_device_hour, price_source),
+        "devices_needed": {"to_fit": to_fit, "to_meet_targets": to_meet},
+        "targets": {"met": meets_targets(speed, p.targets)} if p.targets else None,
+        "notes": notes,
+    }
+    if p.details:
+        result["details"] = _details(w, acc, count, mem, speed)
+    if advice:
+        from .inference_advice import recommendations, suggestions  # local: advice re-enters _estimate
+
+        result["suggestions"] = suggestions(p, catalog) if p.suggestions else []
+        result["recommendations"] = recommendations(request, p, result, catalog)
+    return _rounded(result, p.decimal_places)
+
+
+def meets_targets(speed: Speed, targets: Mapping[str, float]) -> bool:
+    """All given targets met (token targets are vacuous for sample models)."""
+    checks = {
+        "output_tokens_per_second": (speed.output_tokens_per_second, lambda v, t: v >= t),
+        "time_to_first_token_s": (speed.time_to_first_token_s, lambda v, t: v <= t),
+        "time_per_output_token_s": (speed.time_per_output_token_s, lambda v, t: v <= t),
+    }
+    for key, target in targets.items():
+        value, ok = checks[key]
+        if value is not None and not ok(value, target):
+            return False
+    return True
+
+
+def _devices_to_meet(
+    w: Workload, acc: Accelerator, targets: Mapping[str, float], to_fit: int | None
+) -> int | None:
+    if to_fit is None:
+        return None
+    best = math.inf
+    for count in (c for c in w.counts if c >= to_fit):
+        speed = estimate_speed(w, acc, count)
+        if meets_targets(speed, targets):
+            return count
+        if speed.end_to_end_s > 0.98 * best:
+            return None  # past the knee: more devices add all-reduce time faster than they remove stream time
+        best = speed.end_to_end_s
+    return None
+
+
+def resolve_price(
+    cost: Mapping[str, Any], catalog: Catalog, acc: Accelerator
+) -> tuple[float | None, str | None, str | None]:
+    """(USD per accelerator-hour, price_source, note): request override > named provider > catalog default
+    (cheapest on-demand) > none. Unknown provider → InvalidRequest naming the providers listed."""
+    override = cost.get("usd_per_accelerator_hour")
+    if override is not None:
+        return float(override), "request: usd_per_accelerator_hour", None
+    provider = cost.get("provider")
+    rows = catalog.prices.get(acc.id, ())
+    if provider:
+        mine = [r for r in rows if r.provider.lower() == str(provider).lower()]
+        if not mine:
+            listed = sorted({r.provider for r in rows})
+            raise InvalidRequest.single(
+                "cost.provider",
+                f"No {provider!r} price for {acc.id}; providers listed: {', '.join(listed) or 'none'}.",
+            )
+        best = min(mine, key=lambda r: (r.pricing_model != "on-demand", r.usd_per_hour))
+        return (
+            best.usd_per_hour,
+            f"provider {best.provider} ({best.instance_type or best.pricing_model})",
+            None,
+        )
+    default = catalog.default_price(acc.id)
+    if default is None:
+        return (
+            None,
+            None,
+            f"No price listed for {acc.id}: give cost.usd_per_accelerator_hour for cost figures.",
+        )
+    return default.usd_per_hour, f"catalog default: cheapest on-demand ({default.provider})", None
+
+
+def _memory_section(w: Workload, acc: Accelerator, count: int, mem: MemoryPlan) -> dict[str, Any]:
+    return {
+        "per_device_bytes": round(mem.per_device_bytes),
+        "total_bytes": round(mem.total_bytes),
+        "device_capacity_bytes": round(mem.capacity_bytes),
+        "fits": mem.fits,
+        "breakdown": {
+            "weights": round(mem.weights_bytes),
+            "kv_cache": round(mem.kv_cache_bytes),
+            "activations": round(mem.activations_bytes),
+            "overhead": round(mem.overhead_bytes),
+        },
+        "kv_cache_bytes_per_token": round(mem.kv_bytes_per_token),
+        "max_batch_size": max_batch_size(w, acc, count),
+        "max_context_tokens": (
+            max_context_tokens(w, acc, count) if w.model.architecture == "transformer" else None
+        ),
+        "human": {
+            "per_device": human_bytes(mem.per_device_bytes),
+            "total": human_bytes(mem.total_bytes),
+            "device_capacity": human_bytes(mem.capacity_bytes),
+            "weights": human_bytes(mem.weights_bytes),
+            "kv_cache": human_bytes(mem.kv_cache_bytes),
+            "kv_cache_per_token": human_bytes(mem.kv_bytes_per_token),
+        },
+    }
+
+
+def _cost_section(
+    w: Workload, speed: Speed, count: int, usd: float | None, source: str | None
+) -> dict[str, Any]:
+    if usd is None:
+        return {
+            "usd_per_hour": None,
+            "usd_per_million_output_tokens": None,
+            "usd_per_million_input_tokens": None,
+            "usd_per_million_samples": None,
+            "price_source": None,
+            "usd_per_accelerator_hour": None,
+        }
+    per_hour = usd * count
+    per_second = per_hour / SECONDS_PER_HOUR
+    out = in_ = samples = None
+    if speed.output_tokens_per_second:
+        out = per_second / speed.output_tokens_per_second * 1e6
+    if speed.time_to_first_token_s is not None:
+        in_ = per_second * speed.time_to_first_token_s / (w.batch * w.prompt_tokens) * 1e6
+    if speed.samples_per_second:
+        samples = per_second / speed.samples_per_second * 1e6
+    return {
+        "usd_per_hour": per_hour,
+        "usd_per_million_output_tokens": out,
+        "usd_per_million_input_tokens": in_,
+        "usd_per_million_samples": samples,
+        "price_source": source,
+        "usd_per_accelerator_hour": usd,
+    }
+
+
+def _details(
+    w: Workload, acc: Accelerator, count: int, mem: MemoryPlan, speed: Speed
+) -> list[dict[str, Any]]:
+    cls = accelerator_class(acc)
+    t = speed.terms
+    rows = [
+        (
+            "weights_bytes_total",
+            "N_blocks·bits/8 + N_embed·bits_embed/8",
+            w.weights_bytes,
+            "bytes",
+            w.fmt.source,
+        ),
+        (
+            "kv_cache_bytes_per_token",
+            "2·L·g·d·bytes (MLA: (r_kv + d_rope)·L·bytes), per device",
+            mem.kv_bytes_per_token,
+            "bytes",
+            "FORMULAS.md Inference memory",
+        ),
+        (
+            "memory_bandwidth_efficiency",
+            "achieved / datasheet bandwidth (MBU)",
+            bandwidth_efficiency(w.engine, cls, w.fmt.family).value,
+            "fraction",
+            bandwidth_efficiency(w.engine, cls, w.fmt.family).source,
+        ),
+        (
+            "step_overhead_s",
+            "layers × per-layer overhead",
+            t.get("step_overhead_s", 0.0),
+            "s",
+            layer_overhead_s(w.engine, cls).source,
+        ),
+        (
+            "peak_flops_per_s",
+            "dense peak at the compute precision",
+            t.get("peak_flops_per_s", 0.0),
+            "FLOP/s",
+            "catalog (reference accelerators.csv)",
+        ),
+    ]
+    if w.mode == "token":
+        rows += [
+            ("prefill_flops", "2·N·b·s + b·L·s²·a·(d_qk + d_v)", t["prefill_flops"], "FLOP", "FORMULAS.md"),
+            (
+                "prefill_compute_efficiency",
+                "eff_max·n/(n + n_half)",
+                t["prefill_compute_efficiency"],
+                "fraction",
+                "efficiency.py (TensorRT-LLM TTFT fit)",
+            ),
+            (
+                "decode_weight_bytes_per_step",
+                "weights − input embedding − untouched experts, per device",
+                t["decode_weight_bytes_per_device"],
+                "bytes",
+                "FORMULAS.md MoE decode",
+            ),
+            (
+                "decode_kv_bytes_per_step",
+                "b · mean context · KV bytes per token",
+                t["decode_kv_bytes_per_device"],
+                "bytes",
+                "FORMULAS.md Inference speed",
+            ),
+            (
+                "decode_step_s",
+                "max(W/(BW·MBU), 2·N·b/(peak·eff)) + KV/(BW·MBU_kv) + overhead + all-reduce",
+                speed.time_per_output_token_s,
+                "s",
+                "FORMULAS.md Inference speed",
+            ),
+            (
+                "allreduce_s_per_step",
+                "2·L·(latency + 2(t−1)/t·b·h·bytes/link)",
+                t["allreduce_s"],
+                "s",
+                "efficiency.py (gpt-fast TP fit); parallelism.py",
+            ),
+        ]
+    else:
+        rows += [
+            (
+                "flops_per_sample",
+                "forward FLOPs per sample",
+                t["flops_per_sample"],
+                "FLOP",
+                w.model.source or "",
+            ),
+            (
+                "compute_efficiency",
+                "eff_max·b/(b + n_half)",
+                t["compute_efficiency"],
+                "fraction",
+                "efficiency.py VISION_COMPUTE",
+            ),
+        ]
+    return [{"name": n, "formula": f, "value": v, "unit": u, "source": s} for n, f, v, u, s in rows]
+
+
+def _rounded(value: Any, places: int | None) -> Any:
+    if places is None:
+        return value
+    if isinstance(value, float):
+        return round(value, places)
+    if isinstance(value, dict):
+        return {k: _rounded(v, places) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v, places) for v in value]
+    return value

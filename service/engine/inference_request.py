@@ -1,0 +1,213 @@
+"""Turn an inference request body into a validated Workload + hardware choice (all bad fields at once)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import InvalidRequest
+from .hardware import Accelerator, Catalog
+from .inference_memory import MAX_DEVICES, Workload, tensor_degree_error, valid_counts
+from .models import ModelSpec, resolve_model
+from .quantization import (
+    ENGINE_KV_PRECISIONS,
+    ENGINES,
+    KV_PRECISIONS,
+    default_kv_precision,
+    resolve_weight_format,
+)
+
+DEFAULT_BATCH, DEFAULT_PROMPT, DEFAULT_OUTPUT = 1, 512, 256
+DEFAULT_METAL_FRACTION = 0.75  # macOS wires ~65-75% of unified memory for Metal by default (reference README)
+TARGET_KEYS = ("output_tokens_per_second", "time_to_first_token_s", "time_per_output_token_s")
+# Where each engine runs: TensorRT-LLM is NVIDIA-only; vLLM has CUDA/ROCm/TPU/Neuron/Gaudi/CPU backends but no
+# Metal; llama.cpp has CUDA/ROCm/Vulkan/Metal/CPU backends but no TPU or Neuron; transformers runs everywhere.
+ENGINE_KINDS = {
+    "vllm": frozenset({"gpu", "tpu", "asic", "cpu"}),
+    "tensorrt-llm": frozenset({"gpu"}),
+    "llama.cpp": frozenset({"gpu", "apple", "cpu"}),
+    "hf-transformers": frozenset({"gpu", "tpu", "asic", "apple", "cpu"}),
+}
+# GPTQ/AWQ/bitsandbytes kernels are CUDA/ROCm code (AutoGPTQ, AutoAWQ, bitsandbytes READMEs).
+GPU_ONLY_FORMATS = frozenset({"gptq", "awq", "bnb-nf4", "bnb-int8"})
+
+
+@dataclass(frozen=True)
+class Parsed:
+    workload: Workload
+    accelerator: Accelerator
+    count: int | None  # None = "auto"
+    targets: dict[str, float]
+    cost: Mapping[str, Any]
+    details: bool
+    decimal_places: int | None
+    suggestions: bool
+
+
+def parse_request(request: Mapping[str, Any], catalog: Catalog) -> Parsed:
+    errors: dict[str, list[str]] = {}
+
+    def bad(path: str, message: str) -> None:
+        errors.setdefault(path, []).append(message)
+
+    model: ModelSpec | None = None
+    try:
+        model = resolve_model(request.get("model") or {})
+    except InvalidRequest as exc:
+        errors.update(exc.errors)
+
+    engine = request.get("engine") or "vllm"
+    if engine not in ENGINES:
+        bad("engine", f"Unknown engine {engine!r}; valid: {', '.join(ENGINES)}.")
+    weights = request.get("weights") or {}
+    fmt, fmt_errors = resolve_weight_format(engine, weights.get("precision"), weights.get("format"))
+    errors.update(fmt_errors)
+    if model is not None and weights.get("format") and model.architecture != "transformer":
+        bad("weights.format", "Named formats apply to transformer LLMs; give only weights.precision here.")
+
+    hardware = request.get("hardware") or {}
+    acc = catalog.accelerators.get(str(hardware.get("accelerator")))
+    if acc is None:
+        valid = ", ".join(sorted(catalog.accelerators))
+        bad("hardware.accelerator", f"Unknown accelerator {hardware.get('accelerator')!r}; valid: {valid}.")
+    fraction = hardware.get("apple_metal_memory_fraction", DEFAULT_METAL_FRACTION)
+    if not isinstance(fraction, int | float) or not 0 < fraction <= 1:
+        bad("hardware.apple_metal_memory_fraction", "Must be a fraction in (0, 1], e.g. 0.75.")
+        fraction = DEFAULT_METAL_FRACTION
+    count_raw = hardware.get("count", 1)
+    count: int | None = None
+    if count_raw != "auto":
+        if isinstance(count_raw, bool) or not isinstance(count_raw, int) or not 1 <= count_raw <= MAX_DEVICES:
+            bad("hardware.count", f'Must be an integer 1-{MAX_DEVICES} or "auto" (fewest devices that fit).')
+        else:
+            count = count_raw
+
+    batch = _positive(request, "batch_size", DEFAULT_BATCH, bad)
+    prompt = _positive(request, "prompt_tokens", DEFAULT_PROMPT, bad)
+    output = _positive(request, "output_tokens", DEFAULT_OUTPUT, bad)
+    kv = request.get("kv_cache_precision")
+    if kv is not None and kv not in KV_PRECISIONS:
+        bad("kv_cache_precision", f"Unknown KV precision {kv!r}; valid: {', '.join(KV_PRECISIONS)}.")
+    elif kv is not None and engine in ENGINES and kv not in ENGINE_KV_PRECISIONS[engine]:
+        valid = ", ".join(p for p in KV_PRECISIONS if p in ENGINE_KV_PRECISIONS[engine])
+        bad("kv_cache_precision", f"Engine {engine!r} has no {kv} KV cache; valid: {valid}.")
+
+    targets: dict[str, float] = {}
+    for key, value in (request.get("targets") or {}).items():
+        if key not in TARGET_KEYS:
+            bad(f"targets.{key}", f"Unknown target; valid: {', '.join(TARGET_KEYS)}.")
+        elif isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            bad(f"targets.{key}", "Must be a positive number.")
+        else:
+            targets[key] = float(value)
+    cost = request.get("cost") or {}
+    override = cost.get("usd_per_accelerator_hour")
+    if override is not None and (
+        isinstance(override, bool) or not isinstance(override, int | float) or override < 0
+    ):
+        bad("cost.usd_per_accelerator_hour", "Must be a non-negative number of USD per accelerator-hour.")
+    output_opts = request.get("output") or {}
+    places = output_opts.get("decimal_places")  # None: full precision
+    if places is not None and (
+        isinstance(places, bool) or not isinstance(places, int) or not 0 <= places <= 12
+    ):
+        bad("output.decimal_places", "Must be an integer 0-12.")
+        places = None
+
+    if model is not None and fmt is not None and acc is not None and engine in ENGINES:
+        kv = kv or default_kv_precision(engine, fmt)
+        workload = Workload(model, engine, fmt, kv, batch, prompt, output, float(fraction))
+        _check_hardware(workload, acc, count, weights.get("format"), bad)
+        _check_context(workload, bad)
+    if errors:
+        raise InvalidRequest(errors)
+    assert model is not None and fmt is not None and acc is not None
+    return Parsed(
+        workload=workload,
+        accelerator=acc,
+        count=count,
+        targets=targets,
+        cost=cost,
+        details=bool(output_opts.get("details", False)),
+        decimal_places=places,
+        suggestions=bool(output_opts.get("suggestions", True)),
+    )
+
+
+def hardware_problems(w: Workload, acc: Accelerator, named_format: str | None) -> dict[str, str]:
+    """Why this engine/format/precision cannot run on `acc` ({field: message}); empty when it can."""
+    problems: dict[str, str] = {}
+    if acc.kind not in ENGINE_KINDS[w.engine] or (
+        w.engine == "tensorrt-llm" and acc.vendor.lower() != "nvidia"
+    ):
+        runs = [
+            e
+            for e in ENGINE_KINDS
+            if acc.kind in ENGINE_KINDS[e] and (e != "tensorrt-llm" or acc.vendor.lower() == "nvidia")
+        ]
+        problems["engine"] = (
+            f"Engine {w.engine!r} does not run on {acc.id} ({acc.kind}); engines for it: {', '.join(runs)}."
+        )
+    if named_format in GPU_ONLY_FORMATS and acc.kind != "gpu":
+        problems["weights.format"] = (
+            f"Format {named_format!r} needs a GPU (CUDA/ROCm kernels); {acc.id} is {acc.kind}."
+        )
+    supported = ", ".join(
+        p for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4") if acc.supports(p)
+    )
+    if w.fmt.precision == "fp8" and not acc.supports("fp8"):
+        problems["weights.precision"] = (
+            f"fp8 weights need FP8 hardware; {acc.id} supports: {supported or 'no listed precision'}."
+        )
+    if w.kv_precision == "fp8" and not acc.supports("fp8"):
+        problems["kv_cache_precision"] = (
+            f"An fp8 KV cache needs FP8 hardware; {acc.id} supports: {supported or 'no listed precision'}."
+        )
+    return problems
+
+
+def _check_hardware(w: Workload, acc: Accelerator, count: int | None, named_format: str | None, bad) -> None:
+    for path, message in hardware_problems(w, acc, named_format).items():
+        bad(path, message)
+    s = w.model.shape
+    if count is None or s is None:
+        return
+    if w.layout == "tensor":
+        reason = tensor_degree_error(s.attention_heads, s.kv_heads, count)
+        if reason:
+            valid = ", ".join(str(t) for t in valid_counts(w))
+            bad("hardware.count", f"Tensor-parallel degree {count} {reason}; valid degrees: {valid}.")
+    elif w.layout == "layer" and count > s.layers:
+        bad("hardware.count", f"{w.engine} splits layers across devices: at most {s.layers} devices.")
+
+
+def _check_context(w: Workload, bad) -> None:
+    s = w.model.shape
+    cap = s.max_context_tokens if s is not None else None
+    if not cap or w.model.architecture != "transformer":  # vision inputs are images, not prompt tokens
+        return
+    if w.mode == "sample":
+        if w.prompt_tokens > cap:
+            bad("prompt_tokens", f"{w.prompt_tokens} tokens exceed the model's {cap}-token input.")
+    elif w.prompt_tokens >= cap:
+        bad(
+            "prompt_tokens",
+            f"{w.prompt_tokens} prompt tokens leave no room in the model's {cap}-token context.",
+        )
+    elif w.context_tokens > cap:
+        bad(
+            "output_tokens",
+            f"prompt_tokens + output_tokens = {w.context_tokens} exceeds the model's {cap}-token context; "
+            f"at most {cap - w.prompt_tokens} output tokens.",
+        )
+
+
+def _positive(request: Mapping[str, Any], key: str, default: int, bad) -> int:
+    value = request.get(key, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        bad(key, "Must be a positive integer.")
+        return default
+    return value

@@ -1,0 +1,309 @@
+"""Training request → validated TrainingPlan. Every cross-field and physical check lives here.
+
+All problems are collected and raised together as one InvalidRequest with dotted field paths.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .architecture import ModelSpec
+from .errors import InvalidRequest
+from .hardware import Accelerator, Catalog
+from .memory import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS
+from .models import resolve_model
+from .parallelism import DEVICES_PER_NODE, Parallelism
+
+DEFAULT_SEQUENCE_LENGTH = (
+    2048  # GPT-3 / Megatron default context when the model gives none (Brown et al. 2020)
+)
+DEFAULT_BATCH_TOKENS = 4 * 1024 * 1024  # ~4M tokens per batch (Llama 2 pre-training, Touvron et al. 2023)
+DEFAULT_BATCH_SAMPLES = 256  # ResNet-50 reference batch (Goyal et al. 2017 "ImageNet in 1 Hour")
+# Checkpoint write bandwidth when not given: 2 GB/s per node written in parallel (one NVMe / parallel-FS client
+# stream per node; torch.distributed.checkpoint writes shards concurrently).
+CHECKPOINT_BYTES_PER_S_PER_NODE = 2e9
+SAMPLE_ARCHITECTURES = ("cnn", "vit")
+
+
+@dataclass(frozen=True)
+class TrainingPlan:
+    """A validated training request with every default filled in."""
+
+    model: ModelSpec
+    accelerator: Accelerator
+    par: Parallelism
+    precision: str
+    optimizer: str
+    optimizer_multiplier: float | None
+    recompute: str
+    flash_attention: bool
+    sequence_length: int  # 1 for CNNs
+    global_batch: int  # sequences or samples per optimizer step
+    micro_batch: int | None  # None = choose the largest that fits
+    units: float  # training tokens (token models) or samples (CNN/ViT), epochs applied
+    unit: str  # "token" or "sample"
+    pretraining_units: float
+    utilization: float | None
+    checkpoint_interval: int | None
+    checkpoint_bytes_per_s: float
+    validation_interval: int | None
+    validation_units: float
+    usd_per_hour: float | None
+    price_source: Any
+    infrastructure_overhead: float
+    decimals: int
+    details: bool
+    notes: tuple[str, ...] = ()
+
+
+def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
+    """Validate the request against the model, the catalog and physics; fill defaults."""
+    errors: dict[str, list[str]] = {}
+
+    def bad(path: str, message: str) -> None:
+        errors.setdefault(path, []).append(message)
+
+    training: Mapping[str, Any] = request.get("training") or {}
+    hardware: Mapping[str, Any] = request.get("hardware") or {}
+    cost: Mapping[str, Any] = request.get("cost") or {}
+    output: Mapping[str, Any] = request.get("output") or {}
+    notes: list[str] = []
+
+    model: ModelSpec | None = None
+    try:
+        model = resolve_model(request.get("model") or {})
+    except InvalidRequest as err:
+        errors.update(err.errors)
+
+    acc = catalog.accelerators.get(str(hardware.get("accelerator")))
+    if acc is None:
+        bad("hardware.accelerator", f"Unknown accelerator; valid: {', '.join(sorted(catalog.accelerators))}.")
+    count = int(hardware.get("count", 1) or 0)
+    if count < 1:
+        bad("hardware.count", "Must be at least 1.")
+        count = 1
+
+    precision = str(training.get("precision", "bf16"))
+    if precision not in TRAINING_PRECISIONS:
+        bad("training.precision", f"Must be one of {', '.join(TRAINING_PRECISIONS)}.")
+    elif acc is not None and not acc.supports(precision):
+        supported = [p for p in TRAINING_PRECISIONS if acc.supports(p)]
+        bad(
+            "training.precision",
+            f"{acc.name} has no {precision} support; supported: {', '.join(supported) or 'none'}.",
+        )
+    optimizer = str(training.get("optimizer", "adamw"))
+    if optimizer not in OPTIMIZERS:
+        bad("training.optimizer", f"Must be one of {', '.join(OPTIMIZERS)}.")
+    multiplier = training.get("optimizer_memory_multiplier")
+    if multiplier is not None and float(multiplier) < 0:
+        bad("training.optimizer_memory_multiplier", "Must be ≥ 0.")
+    recompute = str(training.get("activation_recomputation", "selective"))
+    if recompute not in RECOMPUTATION:
+        bad("training.activation_recomputation", f"Must be one of {', '.join(RECOMPUTATION)}.")
+
+    par = _parallelism(hardware, count, model, bad)
+    seq, unit, units = _data(training, model, bad)
+    gbs, micro = _batch(training, par, seq, unit, bad)
+
+    utilization = hardware.get("utilization")
+    if utilization is not None and not 0.0 < float(utilization) <= 1.0:
+        bad("hardware.utilization", "Must be in (0, 1].")
+
+    pretraining_units = 0.0
+    if training.get("include_pretraining"):
+        if unit == "sample":
+            bad("training.include_pretraining", "Pre-training phase is defined for token models only.")
+        elif model is not None:
+            # compute-optimal default D = 20·N (Hoffmann et al. 2022)
+            pretraining_units = float(training.get("pretraining_tokens") or 20.0 * model.total_parameters)
+
+    ckpt_interval = training.get("checkpoint_interval_steps")
+    if ckpt_interval is not None and int(ckpt_interval) < 1:
+        bad("training.checkpoint_interval_steps", "Must be at least 1.")
+    nodes = math.ceil(count / DEVICES_PER_NODE)
+    ckpt_bw = float(
+        training.get("checkpoint_write_bandwidth_bytes_per_s") or CHECKPOINT_BYTES_PER_S_PER_NODE * nodes
+    )
+    if ckpt_bw <= 0:
+        bad("training.checkpoint_write_bandwidth_bytes_per_s", "Must be positive.")
+    validation: Mapping[str, Any] = training.get("validation") or {}
+    val_interval = validation.get("interval_steps")
+    val_units = float(validation.get("tokens") or validation.get("samples") or 0.0)
+    if val_interval is not None and int(val_interval) < 1:
+        bad("training.validation.interval_steps", "Must be at least 1.")
+
+    usd, source = _price(cost, acc, catalog, bad)
+    overhead = float(cost.get("infrastructure_overhead", 0.0) or 0.0)
+    if overhead < 0:
+        bad("cost.infrastructure_overhead", "Must be ≥ 0.")
+
+    if errors:
+        raise InvalidRequest(errors)
+    assert model is not None and acc is not None
+    if usd is None:
+        notes.append(f"No catalog price for {acc.id}; give cost.usd_per_accelerator_hour for USD figures.")
+    return TrainingPlan(
+        model=model,
+        accelerator=acc,
+        par=par,
+        precision=precision,
+        optimizer=optimizer,
+        optimizer_multiplier=float(multiplier) if multiplier is not None else None,
+        recompute=recompute,
+        flash_attention=bool(training.get("flash_attention", True)),
+        sequence_length=seq,
+        global_batch=gbs,
+        micro_batch=micro,
+        units=units,
+        unit=unit,
+        pretraining_units=pretraining_units,
+        utilization=float(utilization) if utilization is not None else None,
+        checkpoint_interval=int(ckpt_interval) if ckpt_interval else None,
+        checkpoint_bytes_per_s=ckpt_bw,
+        validation_interval=int(val_interval) if val_interval and val_units > 0 else None,
+        validation_units=val_units,
+        usd_per_hour=usd,
+        price_source=source,
+        infrastructure_overhead=overhead,
+        decimals=int(output.get("decimal_places", 1)),
+        details=bool(output.get("details", False)),
+        notes=tuple(notes),
+    )
+
+
+def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | None, bad: Any) -> Parallelism:
+    spec: Mapping[str, Any] = hardware.get("parallelism") or {}
+    path = "hardware.parallelism"
+    t, p = int(spec.get("tensor", 1) or 1), int(spec.get("pipeline", 1) or 1)
+    e, z = int(spec.get("expert", 1) or 1), int(spec.get("zero_stage", 0) or 0)
+    d = spec.get("data")
+    if d is None:
+        d = count // (t * p) if count % (t * p) == 0 else 0
+    d = int(d)
+    v = int(spec.get("virtual_pipeline", 1) or 1)
+    par = Parallelism(max(d, 1), t, p, e, z, bool(spec.get("sequence_parallel", False)), max(v, 1))
+    if v < 1 or (v > 1 and p == 1):
+        bad(f"{path}.virtual_pipeline", "Must be 1 without pipeline parallelism (and at least 1).")
+    if min(d, t, p, e) < 1 or d * t * p != count:
+        bad(path, f"data × tensor × pipeline ({d} × {t} × {p}) must equal hardware.count ({count}).")
+    if not 0 <= z <= 3:
+        bad(f"{path}.zero_stage", "Must be 0, 1, 2 or 3.")
+    shape = model.shape if model is not None else None
+    if shape is not None:
+        heads = shape.attention_heads
+        if t > 1 and heads % t:
+            allowed = [k for k in range(1, min(heads, count) + 1) if heads % k == 0]
+            bad(f"{path}.tensor", f"Must divide attention_heads ({heads}); allowed: {allowed}.")
+        if p > shape.layers:
+            bad(f"{path}.pipeline", f"Must not exceed the model's {shape.layers} layers.")
+        elif p * v > shape.layers:
+            bad(
+                f"{path}.virtual_pipeline",
+                f"pipeline × virtual_pipeline must not exceed {shape.layers} layers.",
+            )
+    if e > 1:
+        if shape is None or not shape.is_moe:
+            bad(f"{path}.expert", "Expert parallelism needs a mixture-of-experts model; use 1.")
+        elif shape.experts % e or d % e:
+            bad(
+                f"{path}.expert",
+                f"Must divide both experts ({shape.experts}) and data ({d}) (split of data ranks).",
+            )
+    return par
+
+
+def _data(training: Mapping[str, Any], model: ModelSpec | None, bad: Any) -> tuple[int, str, float]:
+    """(sequence length, unit, training units with epochs applied)."""
+    epochs = float(training.get("epochs", 1) or 1)
+    if model is not None and model.architecture in SAMPLE_ARCHITECTURES:
+        samples = training.get("samples")
+        if not samples or float(samples) <= 0:
+            bad(
+                "training.samples", f"Required (> 0) for {model.architecture} models, which train on samples."
+            )
+            samples = 0
+        seq = int(model.default_sequence_length or 1)
+        return seq, "sample", float(samples or 0) * epochs
+    seq = training.get("sequence_length")
+    max_ctx = model.shape.max_context_tokens if model is not None and model.shape is not None else None
+    if seq is None:
+        seq = (model.default_sequence_length if model is not None else None) or DEFAULT_SEQUENCE_LENGTH
+        seq = min(seq, max_ctx) if max_ctx else seq
+    seq = int(seq)
+    if seq < 1:
+        bad("training.sequence_length", "Must be at least 1.")
+        seq = 1
+    elif max_ctx and seq > max_ctx:
+        bad("training.sequence_length", f"Exceeds the model's maximum context of {max_ctx} tokens.")
+    tokens = training.get("tokens")
+    if tokens is None and training.get("samples"):
+        tokens = float(training["samples"]) * seq
+    if not tokens or float(tokens) <= 0:
+        bad("training.tokens", "Required (> 0): training tokens (or samples × sequence_length).")
+        tokens = 0
+    return seq, "token", float(tokens) * epochs
+
+
+def _batch(
+    training: Mapping[str, Any], par: Parallelism, seq: int, unit: str, bad: Any
+) -> tuple[int, int | None]:
+    dp = par.data
+    gbs = training.get("global_batch_size")
+    if gbs is None:
+        target = DEFAULT_BATCH_SAMPLES if unit == "sample" else max(1, round(DEFAULT_BATCH_TOKENS / seq))
+        gbs = max(dp, math.ceil(target / dp) * dp)
+    gbs = int(gbs)
+    micro = training.get("micro_batch_size")
+    micro = int(micro) if micro is not None else None
+    if gbs < 1:
+        bad("training.global_batch_size", "Must be at least 1.")
+    elif micro is not None and micro < 1:
+        bad("training.micro_batch_size", "Must be at least 1.")
+    elif gbs % (dp * (micro or 1)):
+        bad(
+            "training.global_batch_size",
+            f"Must be divisible by micro_batch_size × data ({micro or 1} × {dp} = {dp * (micro or 1)}).",
+        )
+    return max(gbs, 1), micro
+
+
+def _price(
+    cost: Mapping[str, Any], acc: Accelerator | None, catalog: Catalog, bad: Any
+) -> tuple[float | None, Any]:
+    override = cost.get("usd_per_accelerator_hour")
+    if override is not None:
+        if float(override) < 0:
+            bad("cost.usd_per_accelerator_hour", "Must be ≥ 0.")
+        return float(override), "override"
+    if acc is None:
+        return None, None
+    rows = catalog.prices.get(acc.id, ())
+    provider = cost.get("provider")
+    if provider is not None:
+        matching = [r for r in rows if r.provider.lower() == str(provider).lower()]
+        if not matching:
+            providers = sorted({r.provider for r in rows})
+            bad(
+                "cost.provider",
+                f"No {provider!r} price for {acc.id}; providers: {', '.join(providers) or 'none'}.",
+            )
+            return None, None
+        on_demand = [r for r in matching if r.pricing_model == "on-demand"] or matching
+        row = min(on_demand, key=lambda r: r.usd_per_hour)
+    else:
+        row = catalog.default_price(acc.id)
+    if row is None:
+        return None, None
+    source = {
+        "provider": row.provider,
+        "instance_type": row.instance_type,
+        "region": row.region,
+        "pricing_model": row.pricing_model,
+        "as_of": row.as_of,
+        "source": row.source,
+    }
+    return row.usd_per_hour, source

@@ -1,0 +1,323 @@
+"""Recommendations, each with an RFC 7386 merge patch (`change`) that is verified before it is offered.
+
+Every candidate change is re-evaluated on the lean path (build_plan + evaluate, never recommend), and a
+recommendation is emitted only if its `expected` claim holds for the changed request.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from .errors import InvalidRequest
+from .evaluation import Evaluation, evaluate
+from .hardware import Catalog
+from .patch import merge_patch
+from .plan import TrainingPlan, build_plan
+from .scaling import TOKENS_PER_PARAMETER, chinchilla_loss, loss_optimal_parameters
+from .units import human_bytes, human_count, human_duration, human_usd
+
+OVERHEAD_WARNING_SHARE = 0.03  # checkpointing / validation above 3 % of wall time is worth tuning
+OVERHEAD_TARGET_SHARE = 0.01
+UTILIZATION_IMPLAUSIBLE = 1.3  # given utilization 30 % above our prediction exceeds comparable public runs
+UNDERTRAINED_TOKENS_PER_PARAMETER = 5.0  # well below Chinchilla's ~20 (Hoffmann et al. 2022)
+OVERTRAINED_TOKENS_PER_PARAMETER = 200.0  # 10× past Chinchilla-optimal
+MIN_LOSS_GAIN = 0.01  # nats/token; smaller gains sit inside the fit error (Besiroglu et al. 2024)
+CHEAPER_MIN_SAVING = 0.05  # only suggest another accelerator that saves ≥ 5 %
+CHEAPER_MAX_SLOWDOWN = 2.0  # ... and is at most 2× slower
+
+Candidate = tuple[TrainingPlan, Evaluation]
+
+
+def recommend(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation) -> list[dict]:
+    recs: list[dict[str, Any]] = []
+    for rule in (_fit, _utilization, _compute_optimal, _checkpointing, _validation, _cheaper):
+        rec = rule(request, catalog, plan, ev)
+        if rec is not None:
+            recs.append(rec)
+    return recs
+
+
+def _try(request: Mapping[str, Any], change: dict, catalog: Catalog) -> Candidate | None:
+    try:
+        plan = build_plan(merge_patch(dict(request), change), catalog)
+    except InvalidRequest:
+        return None
+    return plan, evaluate(plan)
+
+
+def _rec(
+    code: str, severity: str, message: str, change: dict, field: str, op: str, value: Any
+) -> dict[str, Any]:
+    return {
+        "code": code,
+        "severity": severity,
+        "message": message,
+        "change": change,
+        "expected": {"field": field, "op": op, "value": value},
+    }
+
+
+def _par_patch(**values: Any) -> dict:
+    return {"hardware": {"parallelism": values}}
+
+
+def _fit(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation) -> dict | None:
+    """Smallest change that makes the run fit, tried from least to most disruptive."""
+    if ev.fits:
+        return None
+    par, count = plan.par, plan.par.devices
+    shape = plan.model.shape
+    candidates: list[tuple[str, dict]] = []
+    if plan.recompute != "full":
+        candidates.append(
+            ("full activation recomputation", {"training": {"activation_recomputation": "full"}})
+        )
+    if par.data > 1:
+        for z in range(par.zero_stage + 1, 4):
+            candidates.append((f"ZeRO stage {z}", _par_patch(zero_stage=z)))
+    if plan.micro_batch and plan.micro_batch > 1:
+        candidates.append(("automatic micro-batch size", {"training": {"micro_batch_size": None}}))
+    if par.data > 1 and plan.recompute != "full":
+        candidates.append(
+            ("ZeRO-3 with full recomputation",
+             merge_patch(_par_patch(zero_stage=3), {"training": {"activation_recomputation": "full"}}))
+        )  # fmt: skip
+    heads = shape.attention_heads if shape else 0
+    for t in (2, 4, 8):
+        if t > par.tensor and (not heads or heads % t == 0) and count % (t * par.pipeline) == 0:
+            d = count // (t * par.pipeline)
+            for z in sorted({par.zero_stage, 1}):
+                candidates.append(
+                    (f"tensor parallel {t} (sequence parallel), data {d}, ZeRO {z}",
+                     _par_patch(tensor=t, data=d, sequence_parallel=True, zero_stage=z))
+                )  # fmt: skip
+    layers = shape.layers if shape else 0
+    t_fixed = max(par.tensor, min(8, count))
+    while t_fixed > 1 and (heads and heads % t_fixed or count % t_fixed):
+        t_fixed //= 2
+    p = 2
+    while t_fixed * p <= count and (not layers or p <= layers):
+        if count % (t_fixed * p) == 0:
+            d = count // (t_fixed * p)
+            candidates.append(
+                (f"tensor {t_fixed} × pipeline {p}, data {d}, ZeRO 1",
+                 _par_patch(tensor=t_fixed, pipeline=p, data=d, sequence_parallel=t_fixed > 1, zero_stage=1))
+            )  # fmt: skip
+        p *= 2
+    recompute_full = {"training": {"activation_recomputation": "full"}} if plan.recompute != "full" else {}
+    if par.tensor * par.pipeline < count or recompute_full:  # everything the current device count allows
+        t_max, p_max = t_fixed, 1
+        while (
+            t_max * p_max * 2 <= count
+            and count % (t_max * p_max * 2) == 0
+            and (not layers or p_max * 2 <= layers)
+        ):
+            p_max *= 2
+        d = count // (t_max * p_max)
+        candidates.append(
+            (f"tensor {t_max} × pipeline {p_max}, ZeRO {3 if d > 1 else 1} and full recomputation",
+             merge_patch(_par_patch(tensor=t_max, pipeline=p_max, data=d, sequence_parallel=t_max > 1,
+                                    zero_stage=3 if d > 1 else 1), recompute_full))
+        )  # fmt: skip
+    for label, change in candidates:
+        found = _try(request, change, catalog)
+        if found and found[1].fits:
+            return _fit_rec(label, change, plan, ev, found)
+    # A larger accelerator at the same count, cheapest first (as is, then with every memory lever).
+    price = catalog.default_price
+    bigger = sorted(
+        (a for a in catalog.accelerators.values()
+         if a.memory_bytes > plan.accelerator.memory_bytes and a.supports(plan.precision) and _trains(a)),
+        key=lambda a: (price(a.id) is None, getattr(price(a.id), "usd_per_hour", 0.0)),
+    )  # fmt: skip
+    levers = merge_patch(_par_patch(zero_stage=3) if par.data > 1 else {}, recompute_full)
+    for extra in ({}, levers):
+        for acc in bigger:
+            change = merge_patch({"hardware": {"accelerator": acc.id}, "cost": {"provider": None}}, extra)
+            found = _try(request, change, catalog)
+            if found and found[1].fits:
+                label = f"{acc.name} ({human_bytes(acc.memory_bytes)})" + (
+                    " with ZeRO-3/full recompute" if extra else ""
+                )
+                return _fit_rec(label, change, plan, ev, found)
+    # More devices: the data-parallel degree grows, with ZeRO-3 and full recomputation.
+    for factor in (2, 4, 8, 16, 32, 64, 128):
+        new_count = count * factor
+        d = new_count // (par.tensor * par.pipeline)
+        gbs = math.ceil(max(plan.global_batch, d * (plan.micro_batch or 1)) / (d * (plan.micro_batch or 1)))
+        gbs *= d * (plan.micro_batch or 1)
+        change = merge_patch(
+            {"hardware": {"count": new_count, "parallelism": {"data": d, "zero_stage": 3}}}, recompute_full
+        )
+        if gbs != plan.global_batch:
+            change = merge_patch(change, {"training": {"global_batch_size": gbs}})
+        found = _try(request, change, catalog)
+        if found and found[1].fits:
+            return _fit_rec(
+                f"{new_count} devices with ZeRO-3 and full recomputation", change, plan, ev, found
+            )
+    return None
+
+
+def _fit_rec(label: str, change: dict, plan: TrainingPlan, ev: Evaluation, found: Candidate) -> dict:
+    _, new = found
+    message = (
+        f"Needs {human_bytes(ev.memory.total)} per device but {plan.accelerator.name} has "
+        f"{human_bytes(plan.accelerator.memory_bytes)}. Smallest change that fits: {label} "
+        f"({human_bytes(new.memory.total)} per device, {human_duration(new.seconds)})."
+    )
+    return _rec("does_not_fit", "critical", message, change, "memory.fits", "==", True)
+
+
+def _utilization(
+    request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation
+) -> dict | None:
+    if plan.utilization is None or plan.utilization <= UTILIZATION_IMPLAUSIBLE * ev.predicted_utilization:
+        return None
+    predicted = round(ev.predicted_utilization, 3)
+    change = {"hardware": {"utilization": predicted}}
+    found = _try(request, change, catalog)
+    if not found or found[1].seconds <= ev.seconds:
+        return None
+    message = (
+        f"Utilization {plan.utilization:.0%} is well above what comparable public runs reach; "
+        f"the engine predicts {predicted:.0%} for this setup, i.e. {human_duration(found[1].seconds)} "
+        f"instead of {human_duration(ev.seconds)}."
+    )
+    return _rec("utilization_above_typical", "warning", message, change, "time.seconds", ">", ev.seconds)
+
+
+def _current_loss(plan: TrainingPlan) -> float:
+    return chinchilla_loss(plan.model.active_parameters, plan.units + plan.pretraining_units)
+
+
+def _compute_optimal(
+    request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation
+) -> dict | None:
+    shape = plan.model.shape
+    if plan.unit != "token" or plan.model.architecture != "transformer" or (shape and shape.is_moe):
+        return None
+    n, d = plan.model.active_parameters, plan.units + plan.pretraining_units
+    ratio = d / n
+    loss = _current_loss(plan)
+    if 1.0 <= ratio < UNDERTRAINED_TOKENS_PER_PARAMETER and not plan.pretraining_units:
+        tokens = float(round(TOKENS_PER_PARAMETER * n))
+        change = {"training": {"tokens": tokens, "epochs": None, "samples": None}}
+        message = (
+            f"{ratio:.1f} tokens per parameter is far below the compute-optimal ~20 (Hoffmann et al. 2022); "
+            f"training on {human_count(tokens)} tokens lowers the predicted loss "
+            f"from {loss:.3f} to {chinchilla_loss(n, tokens):.3f}."
+        )
+        code = "undertrained"
+    elif ratio > OVERTRAINED_TOKENS_PER_PARAMETER and not plan.pretraining_units:
+        # the minimiser of the fitted L(N, D) at this compute, rounded to 3 significant figures
+        n_opt = float(f"{loss_optimal_parameters(6.0 * n * d):.3g}")
+        tokens = float(round(6.0 * n * d / (6.0 * n_opt)))
+        if chinchilla_loss(n_opt, tokens) > loss - MIN_LOSS_GAIN:
+            return None
+        model_patch: dict[str, Any] = {key: None for key in request.get("model", {}) if key != "architecture"}
+        model_patch.update({"architecture": "transformer", "parameters": n_opt})
+        change = {"model": model_patch, "training": {"tokens": tokens, "epochs": None, "samples": None}}
+        message = (
+            f"{ratio:.0f} tokens per parameter is far past compute-optimal (Hoffmann et al. 2022): a "
+            f"{human_count(n_opt)}-parameter model on {human_count(tokens)} tokens would reach lower loss for the "
+            f"same compute ({chinchilla_loss(n_opt, tokens):.3f} vs {loss:.3f}). Over-training is reasonable "
+            "when inference cost matters more."
+        )
+        code = "far_from_compute_optimal"
+    else:
+        return None
+    found = _try(request, change, catalog)
+    if not found or _current_loss(found[0]) >= loss:
+        return None
+    return _rec(code, "info", message, change, "scaling.predicted_loss", "<", loss)
+
+
+def _overhead(
+    request: Mapping[str, Any], catalog: Catalog, ev: Evaluation, part: float, interval: int | None,
+    code: str, what: str, patch: Callable[[int], dict],
+) -> dict | None:  # fmt: skip
+    if not interval or ev.seconds <= 0 or part / ev.seconds <= OVERHEAD_WARNING_SHARE:
+        return None
+    new_interval = math.ceil(interval * (part / ev.seconds) / OVERHEAD_TARGET_SHARE)
+    change = patch(new_interval)
+    found = _try(request, change, catalog)
+    if not found or found[1].seconds >= ev.seconds:
+        return None
+    message = (
+        f"{what} takes {part / ev.seconds:.1%} of the run ({human_duration(part)}); every {new_interval} steps "
+        f"instead of {interval} brings it near {OVERHEAD_TARGET_SHARE:.0%} and the run to "
+        f"{human_duration(found[1].seconds)}."
+    )
+    return _rec(code, "warning", message, change, "time.seconds", "<", ev.seconds)
+
+
+def _checkpointing(
+    request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation
+) -> dict | None:
+    return _overhead(
+        request, catalog, ev, ev.checkpoint_s, plan.checkpoint_interval, "checkpointing_overhead",
+        "Checkpointing", lambda k: {"training": {"checkpoint_interval_steps": k}},
+    )  # fmt: skip
+
+
+def _validation(
+    request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation
+) -> dict | None:
+    return _overhead(
+        request, catalog, ev, ev.validation_s, plan.validation_interval, "validation_overhead",
+        "Validation", lambda k: {"training": {"validation": {"interval_steps": k}}},
+    )  # fmt: skip
+
+
+def _trains(acc: Any) -> bool:
+    """Hosts and inference-only parts are not training alternatives (AWS: Inferentia is for inference)."""
+    return acc.kind not in ("cpu", "apple") and "inferentia" not in acc.id
+
+
+def _cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation) -> dict | None:
+    """Cheapest other catalog accelerator that runs the same job (same count and layout) for less."""
+    if plan.price_source == "override" or ev.usd_per_hour is None:
+        return None
+    devices = plan.par.devices
+    current = ev.accelerator_hours(devices) * ev.usd_per_hour
+    best: tuple[float, Any, Evaluation] | None = None
+    for acc in catalog.accelerators.values():
+        if acc.id == plan.accelerator.id or not acc.supports(plan.precision) or not _trains(acc):
+            continue
+        price = catalog.default_price(acc.id)
+        if price is None:
+            continue
+        try:  # lean path: swap the accelerator in the validated plan
+            candidate = evaluate(replace(plan, accelerator=acc, usd_per_hour=price.usd_per_hour))
+        except (ZeroDivisionError, ValueError):
+            continue
+        cost = candidate.accelerator_hours(devices) * price.usd_per_hour
+        if (
+            candidate.fits
+            and cost < current * (1.0 - CHEAPER_MIN_SAVING)
+            and candidate.seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds
+            and (best is None or cost < best[0])
+        ):
+            best = (cost, acc, candidate)
+    if best is None:
+        return None
+    cost, acc, candidate = best
+    change = {"hardware": {"accelerator": acc.id}, "cost": {"provider": None}}
+    found = _try(request, change, catalog)  # confirm on the full path (provider reset, defaults re-derived)
+    if not found or not found[1].fits or found[1].usd_per_hour is None:
+        return None
+    confirmed = found[1].accelerator_hours(devices) * found[1].usd_per_hour
+    if confirmed >= current:
+        return None
+    saving = 1.0 - confirmed / current
+    message = (
+        f"{acc.name} runs the same job ({devices} devices, same layout) for {human_usd(confirmed)} instead of "
+        f"{human_usd(current)} ({saving:.0%} less) in {human_duration(found[1].seconds)}"
+        + (" at the same given utilization." if plan.utilization is not None else ".")
+    )
+    total_now = current * (1.0 + plan.infrastructure_overhead)
+    return _rec("cheaper_accelerator", "info", message, change, "cost.total_usd", "<", total_now)

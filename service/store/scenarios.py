@@ -1,0 +1,123 @@
+"""Saved budget scenarios: the head row, its tags, and an immutable revision per change."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.orm import Session, defer
+
+from .models import Scenario, ScenarioRevision, ScenarioTag
+
+SORTS = {
+    "updated_at": (Scenario.updated_at.asc(), Scenario.id.asc()),
+    "-updated_at": (Scenario.updated_at.desc(), Scenario.id.desc()),
+    "name": (Scenario.name.asc(),),
+    "-name": (Scenario.name.desc(),),
+}
+CONTENT_FIELDS = ("name", "description", "kind", "tags", "request", "estimate", "prices", "summary")
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def query(
+    *, name: str | None = None, tag: str | None = None, kind: str | None = None, owner: str | None = None,
+    sort: str = "-updated_at",
+) -> Select[tuple[Scenario]]:
+    # Listings never need the heavy JSON columns.
+    stmt = select(Scenario).options(defer(Scenario.request), defer(Scenario.estimate), defer(Scenario.prices))
+    if name:
+        stmt = stmt.where(Scenario.name.ilike(f"%{_escape_like(name)}%", escape="\\"))
+    if tag:
+        stmt = stmt.where(Scenario.id.in_(select(ScenarioTag.scenario_id).where(ScenarioTag.tag == tag)))
+    if kind:
+        stmt = stmt.where(Scenario.kind == kind)
+    if owner:
+        stmt = stmt.where(Scenario.owner == owner)
+    return stmt.order_by(*SORTS[sort])
+
+
+def page(session: Session, stmt: Select, offset: int, limit: int) -> tuple[Sequence[Scenario], int]:
+    total = session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery())) or 0
+    return session.scalars(stmt.offset(offset).limit(limit)).all(), total
+
+
+def get(session: Session, scenario_id: int) -> Scenario | None:
+    return session.get(Scenario, scenario_id)
+
+
+def get_many(session: Session, ids: Sequence[int]) -> list[Scenario]:
+    rows = {s.id: s for s in session.scalars(select(Scenario).where(Scenario.id.in_(ids)))}
+    return [rows[i] for i in ids if i in rows]
+
+
+def name_taken(session: Session, name: str, *, except_id: int | None = None) -> bool:
+    stmt = select(Scenario.id).where(Scenario.name == name)
+    if except_id is not None:
+        stmt = stmt.where(Scenario.id != except_id)
+    return session.scalar(stmt) is not None
+
+
+def _revision(scenario: Scenario, action: str, author: str, request_id: str | None) -> ScenarioRevision:
+    return ScenarioRevision(
+        scenario_id=scenario.id,
+        revision=scenario.version,
+        action=action,
+        author=author,
+        request_id=request_id,
+        **{f: getattr(scenario, f) for f in CONTENT_FIELDS if f != "summary"},
+    )
+
+
+def _set_tags(scenario: Scenario, tags: list[str]) -> None:
+    scenario.tags = list(dict.fromkeys(tags))
+    scenario.tag_rows = [ScenarioTag(tag=t) for t in scenario.tags]
+
+
+def create(session: Session, data: dict[str, Any], *, owner: str, request_id: str | None) -> Scenario:
+    scenario = Scenario(**{f: data[f] for f in CONTENT_FIELDS if f in data and f != "tags"}, owner=owner)
+    _set_tags(scenario, data.get("tags") or [])
+    session.add(scenario)
+    session.flush()
+    session.add(_revision(scenario, "create", owner, request_id))
+    return scenario
+
+
+def update(
+    session: Session, scenario: Scenario, data: dict[str, Any], *, author: str, request_id: str | None
+) -> Scenario:
+    """Replace the content; the version column guards against lost updates (StaleDataError)."""
+    for field in CONTENT_FIELDS:
+        if field == "tags":
+            _set_tags(scenario, data.get("tags") or [])
+        elif field in data:
+            setattr(scenario, field, data[field])
+    if "description" not in data:
+        scenario.description = None
+    scenario.updated_at = dt.datetime.now(dt.UTC)
+    session.flush()
+    session.add(_revision(scenario, "update", author, request_id))
+    return scenario
+
+
+def delete(session: Session, scenario: Scenario, *, author: str, request_id: str | None) -> None:
+    """Remove the scenario; its revisions stay, closed by a 'delete' revision."""
+    scenario.updated_at = dt.datetime.now(dt.UTC)
+    session.flush()  # version bump: a concurrent writer fails with StaleDataError
+    session.add(_revision(scenario, "delete", author, request_id))
+    session.delete(scenario)
+    session.flush()
+
+
+def revisions(session: Session, scenario_id: int) -> list[ScenarioRevision]:
+    return list(
+        session.scalars(
+            select(ScenarioRevision)
+            .where(ScenarioRevision.scenario_id == scenario_id)
+            .order_by(ScenarioRevision.revision)
+        )
+    )

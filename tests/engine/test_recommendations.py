@@ -1,0 +1,183 @@
+"""Every recommendation must be true when its merge patch is applied and the request re-estimated."""
+
+from __future__ import annotations
+
+import operator
+import statistics
+import time
+from typing import Any
+
+import pytest
+
+from service.engine.errors import InvalidRequest
+from service.engine.hardware import Catalog
+from service.engine.patch import merge_patch
+from service.engine.training import estimate_training
+
+OPS = {"==": operator.eq, "<": operator.lt, ">": operator.gt}
+
+
+def _get(response: dict, dotted: str) -> Any:
+    value: Any = response
+    for key in dotted.split("."):
+        value = value[key]
+    return value
+
+
+def _base(preset: str, accelerator: str, count: int, **training: Any) -> dict:
+    return {
+        "model": {"preset": preset},
+        "training": {"tokens": 1e9, **training},
+        "hardware": {"accelerator": accelerator, "count": count},
+    }
+
+
+SCENARIOS = {
+    "7b_no_zero_does_not_fit": _base("llama-2-7b", "nvidia-a100-sxm-80gb", 8, global_batch_size=64),
+    "70b_on_8_a100_does_not_fit": _base("llama-2-70b", "nvidia-a100-sxm-80gb", 8, global_batch_size=64),
+    "70b_on_one_gpu_needs_more_devices": _base("llama-3-70b", "nvidia-h100-sxm-80gb", 1, global_batch_size=8),
+    "micro_batch_too_big": merge_patch(
+        _base("llama-2-13b", "nvidia-a100-sxm-80gb", 8, global_batch_size=64, micro_batch_size=8),
+        {"hardware": {"parallelism": {"zero_stage": 3}}},
+    ),
+    "utilization_too_high": merge_patch(
+        _base("llama-2-7b", "nvidia-h100-sxm-80gb", 8, global_batch_size=64),
+        {"hardware": {"utilization": 0.95, "parallelism": {"zero_stage": 1}}},
+    ),
+    "undertrained": merge_patch(
+        _base("gpt-2-1.5b", "nvidia-a100-sxm-80gb", 8, global_batch_size=64, tokens=3e9),
+        {"hardware": {"parallelism": {"zero_stage": 1}}},
+    ),
+    "overtrained": merge_patch(
+        _base("llama-3-8b", "nvidia-h100-sxm-80gb", 64, global_batch_size=512, tokens=15e12),
+        {"hardware": {"parallelism": {"zero_stage": 1}}},
+    ),
+    "heavy_checkpointing_and_validation": merge_patch(
+        _base("llama-2-7b", "nvidia-a100-sxm-80gb", 8, global_batch_size=64, checkpoint_interval_steps=10),
+        {
+            "training": {"validation": {"interval_steps": 5, "tokens": 5e6}},
+            "hardware": {"parallelism": {"zero_stage": 1}},
+        },
+    ),
+    "cheaper_accelerator_for_resnet": {
+        "model": {"preset": "resnet-50"},
+        "training": {"samples": 1.28e6, "epochs": 90, "global_batch_size": 256, "precision": "fp16"},
+        "hardware": {"accelerator": "nvidia-v100-sxm-16gb", "count": 8},
+        "cost": {"provider": "aws"},
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_every_recommendation_holds_when_applied(name: str, catalog: Catalog) -> None:
+    request = SCENARIOS[name]
+    out = estimate_training(request, catalog)
+    assert out["recommendations"], f"{name}: expected at least one recommendation"
+    for rec in out["recommendations"]:
+        assert rec["severity"] in ("info", "warning", "critical")
+        assert rec["message"] and rec["change"]
+        changed = estimate_training(merge_patch(request, rec["change"]), catalog)
+        expected = rec["expected"]
+        got = _get(changed, expected["field"])
+        assert OPS[expected["op"]](got, expected["value"]), (name, rec["code"], got, expected)
+
+
+def test_scenarios_cover_every_recommendation_code(catalog: Catalog) -> None:
+    codes = {
+        rec["code"] for r in SCENARIOS.values() for rec in estimate_training(r, catalog)["recommendations"]
+    }
+    assert codes >= {
+        "does_not_fit",
+        "utilization_above_typical",
+        "undertrained",
+        "far_from_compute_optimal",
+        "checkpointing_overhead",
+        "validation_overhead",
+        "cheaper_accelerator",
+    }
+
+
+def test_merge_patch_follows_rfc_7386() -> None:
+    # RFC 7386 §3 example
+    target = {"title": "Goodbye!", "author": {"givenName": "John", "familyName": "Doe"}, "tags": ["a", "b"]}
+    patch = {
+        "title": "Hello!",
+        "phoneNumber": "+01-123-456-7890",
+        "author": {"familyName": None},
+        "tags": ["c"],
+    }
+    assert merge_patch(target, patch) == {
+        "title": "Hello!",
+        "author": {"givenName": "John"},
+        "tags": ["c"],
+        "phoneNumber": "+01-123-456-7890",
+    }
+    assert target["title"] == "Goodbye!"  # not modified
+
+
+def _errors(request: dict, catalog: Catalog) -> dict[str, list[str]]:
+    with pytest.raises(InvalidRequest) as err:
+        estimate_training(request, catalog)
+    return err.value.errors
+
+
+def test_unknown_accelerator_lists_valid_ids(catalog: Catalog) -> None:
+    errors = _errors(_base("llama-2-7b", "nvidia-z9000", 8), catalog)
+    assert "nvidia-a100-sxm-80gb" in errors["hardware.accelerator"][0]
+
+
+@pytest.mark.parametrize(
+    ("accelerator", "precision"),
+    [("nvidia-a100-sxm-80gb", "fp8"), ("nvidia-v100-sxm-16gb", "bf16"), ("nvidia-t4", "bf16")],
+)
+def test_precision_the_accelerator_lacks_is_rejected(
+    catalog: Catalog, accelerator: str, precision: str
+) -> None:
+    errors = _errors(_base("llama-2-7b", accelerator, 8, precision=precision), catalog)
+    assert "supported:" in errors["training.precision"][0]
+
+
+def test_all_impossible_fields_are_reported_at_once(catalog: Catalog) -> None:
+    request = {
+        "model": {"preset": "llama-2-7b"},
+        "training": {"tokens": 1e9, "global_batch_size": 30, "micro_batch_size": 4, "sequence_length": 8192},
+        "hardware": {
+            "accelerator": "nvidia-h100-sxm-80gb",
+            "count": 48,
+            "parallelism": {"data": 1, "tensor": 3, "pipeline": 16, "expert": 2},
+        },
+        "cost": {"provider": "nowhere-cloud"},
+    }
+    errors = _errors(request, catalog)
+    assert {
+        "hardware.parallelism.tensor",  # 3 does not divide 32 heads
+        "hardware.parallelism.expert",  # dense model
+        "training.sequence_length",  # beyond Llama 2's 4096 context
+        "training.global_batch_size",  # 30 not divisible by 4 × 1
+        "cost.provider",
+    } <= set(errors)
+    assert "allowed" in errors["hardware.parallelism.tensor"][0]
+    assert "lambda" in errors["cost.provider"][0]
+
+
+def test_parallel_product_and_pipeline_depth(catalog: Catalog) -> None:
+    request = _base("llama-2-7b", "nvidia-h100-sxm-80gb", 64)
+    request["hardware"]["parallelism"] = {"data": 1, "tensor": 1, "pipeline": 64}
+    errors = _errors(request, catalog)
+    assert "hardware.parallelism.pipeline" in errors  # 64 > 32 layers
+    request["hardware"]["parallelism"] = {"data": 3, "tensor": 2, "pipeline": 2}
+    assert "hardware.parallelism" in _errors(request, catalog)
+
+
+def test_typical_estimate_is_fast(catalog: Catalog) -> None:
+    request = merge_patch(
+        _base("llama-2-7b", "nvidia-a100-sxm-80gb", 8, global_batch_size=64, checkpoint_interval_steps=1000),
+        {"hardware": {"parallelism": {"zero_stage": 1}}},
+    )
+    estimate_training(request, catalog)
+    timings = []
+    for _ in range(30):
+        start = time.perf_counter()
+        estimate_training(request, catalog)  # includes the ~35-accelerator cheaper-hardware scan
+        timings.append(time.perf_counter() - start)
+    assert statistics.median(timings) < 0.005
