@@ -17,7 +17,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from flask import Flask, request
     from werkzeug.exceptions import UnsupportedMediaType
 
-    from .api import errors, observability
+    from .api import errors, limits, observability
     from .api.deps import DB_KEY, close_session
     from .api.smorest import Api
     from .store.session import Database
@@ -77,5 +77,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(models_api.blp)
     api.register_blueprint(estimates.blp)
     api.register_blueprint(scenarios.blp)
+    limits.init_app(
+        app,
+        write_blueprints=[catalog_admin.blp, scenarios.blp, estimates.blp],
+        all_method_blueprints=[keys.blp],
+    )
     app.extensions["scalecost.api"] = api
     return app

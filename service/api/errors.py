@@ -105,6 +105,8 @@ def handle_http_exception(error: HTTPException) -> Response:
 def handle_unexpected(error: Exception) -> Response:
     if isinstance(error, HTTPException):
         return handle_http_exception(error)
+    if isinstance(error, RecursionError):
+        return problem(400, "The JSON body is nested too deeply.")
     if isinstance(error, StaleDataError):
         return problem(412, "The resource was modified concurrently; GET it again and retry with its new ETag.")
     if isinstance(error, OperationalError | PoolTimeoutError) or (

@@ -20,6 +20,7 @@ class RecommendationSchema(ma.Schema):
     severity = F.String(metadata={"enum": ["info", "warning", "critical"]})
     message = F.String()
     change = F.Dict(metadata={"description": "JSON Merge Patch (RFC 7386) of the request that applies the advice"})
+    expected = F.Dict(metadata={"description": "What re-estimating with `change` applied shows (field, op, value)"})
 
 
 class DetailSchema(ma.Schema):
@@ -39,6 +40,7 @@ class TrainingComputeSchema(ma.Schema):
     hardware_flops = num("FLOPs the hardware executes, including activation recomputation")
     petaflop_days = num("total_flops / (1e15 · 86400)")
     six_nd_flops = num("The 6·N·D convention for comparison (Kaplan et al. 2020)")
+    flops_per_sample = num("Model FLOPs per training sample (cnn/vit)")
     breakdown = strings("FLOPs by phase (training, validation, pretraining)")
     human = strings("Human-readable strings")
 
@@ -48,6 +50,7 @@ class TrainingMemorySchema(ma.Schema):
     device_capacity_bytes = num("Device memory, bytes")
     fits = F.Boolean()
     headroom_bytes = num("capacity − per-device, bytes (negative when it does not fit)")
+    micro_batch_size = F.Integer(metadata={"description": "Sequences (samples) per device per forward pass used"})
     breakdown = strings("Bytes per device: weights, gradients, optimizer_states, activations, overhead")
     human = strings("Human-readable strings")
 
@@ -56,10 +59,15 @@ class TrainingTimeSchema(ma.Schema):
     seconds = num("Wall-clock time, s")
     human = F.String(metadata={"example": "23.4 days"})
     steps = num("Optimizer steps")
-    tokens_per_second = num("Training tokens per second (samples/s for cnn/vit)")
-    utilization = num("Model FLOPs utilisation used, fraction")
+    pretraining_steps = num("Optimizer steps of the included pre-training")
+    tokens_per_second = num("Training tokens per second")
+    samples_per_second = num("Training samples per second (cnn/vit)")
+    utilization = num("Model FLOPs utilisation used while stepping, fraction")
     utilization_source = F.String(metadata={"description": "`given`, or how it was predicted"})
-    breakdown = strings("Seconds: compute, pipeline bubble, communication, checkpointing, validation")
+    predicted_utilization = num("What the utilisation model predicts for this run, fraction")
+    effective_utilization = num("End-to-end MFU including bubble, checkpoints and validation, fraction")
+    breakdown = strings("Seconds: compute_s, pipeline_bubble_s, communication_s, checkpointing_s, validation_s")
+    phases = strings("Seconds per phase: training_s, pretraining_s")
 
 
 class TrainingCostSchema(ma.Schema):
@@ -70,20 +78,44 @@ class TrainingCostSchema(ma.Schema):
     infrastructure_usd = num("USD")
     total_usd = num("USD")
     usd_per_million_tokens = num("USD per million training tokens")
+    usd_per_million_samples = num("USD per million training samples (cnn/vit)")
     priced_as_of = F.String(metadata={"description": "Catalog prices in force on this day (when cost.as_of)"})
     human = strings("Human-readable strings")
 
 
+class RangeEndSchema(ma.Schema):
+    utilization = num("MFU at this end of the range, fraction")
+    seconds = num("Wall-clock time, s")
+    total_usd = num("USD")
+    human = F.String()
+
+
+class RangeSchema(ma.Schema):
+    low = F.Nested(RangeEndSchema, allow_none=True, metadata={"description": "Fastest/cheapest plausible"})
+    high = F.Nested(RangeEndSchema, allow_none=True, metadata={"description": "Slowest/dearest plausible"})
+
+
+class ScalingSchema(ma.Schema):
+    tokens_per_parameter = num("Training tokens per parameter (Chinchilla optimum ≈ 20)")
+    compute_optimal_tokens = num("Compute-optimal tokens for this model size (Hoffmann et al. 2022)")
+    compute_optimal_parameters = num("Compute-optimal parameters for this compute budget (Hoffmann et al. 2022)")
+    compute_optimal_tokens_for_this_compute = num("Tokens a compute-optimal model would see with this compute")
+    predicted_loss = num("Chinchilla L(N, D) = 1.69 + 406.4/N^0.34 + 410.7/D^0.28, nats/token")
+    compute_optimal_loss = num("L at the compute-optimal split of the same compute, nats/token")
+    loss_optimal_parameters = num("Parameters minimising L for this compute")
+    kaplan = strings("Kaplan et al. 2020 power laws (loss ∝ N^-0.076, D^-0.095) as relative figures")
+    notes = F.List(F.String())
+
+
 class TrainingEstimateSchema(ma.Schema):
     model = strings("The resolved model (parameter counts, shape, notes)")
-    hardware = strings("The resolved hardware and parallelism")
     compute = F.Nested(TrainingComputeSchema)
     memory = F.Nested(TrainingMemorySchema)
     time = F.Nested(TrainingTimeSchema)
     cost = F.Nested(TrainingCostSchema)
-    range = strings("low/high time and cost from the spread of utilisation comparable runs achieved")
+    range = F.Nested(RangeSchema, allow_none=True, metadata={"description": "When utilisation is predicted: the spread comparable public runs achieved"})
     assumptions = strings("Bytes per parameter, overheads and efficiency figures used")
-    scaling = strings("Compute-optimal tokens/parameters (Hoffmann 2022), predicted loss, Kaplan 2020 laws")
+    scaling = F.Nested(ScalingSchema, allow_none=True)
     recommendations = F.List(F.Nested(RecommendationSchema))
     details = F.List(F.Nested(DetailSchema), metadata={"description": "Step-by-step calculation (output.details)"})
     notes = F.List(F.String())

@@ -19,7 +19,7 @@ from functools import cached_property
 from .architecture import ModelSpec, mlp_parameters
 from .efficiency import TENSOR_PARALLEL_ENGINES
 from .hardware import Accelerator
-from .quantization import KV_BYTES, WeightFormat, input_embedding_bytes, weight_bytes
+from .quantization import WeightFormat, input_embedding_bytes, kv_element_bytes, weight_bytes
 from .units import GIB
 
 MAX_DEVICES = 64  # largest count "auto" tries (8 nodes of 8)
@@ -118,7 +118,7 @@ def kv_bytes_per_token(w: Workload, count: int = 1) -> float:
     s = w.model.shape
     if s is None or w.mode != "token":
         return 0.0
-    nbytes = KV_BYTES[w.kv_precision]
+    nbytes = kv_element_bytes(w.engine, w.kv_precision)
     if s.kv_lora_rank:
         per = (s.kv_lora_rank + (s.qk_rope_head_dim or 0)) * s.layers * nbytes
         return float(per) / (count if w.layout == "layer" else 1)  # MLA latent replicated on every TP rank

@@ -76,11 +76,13 @@ def _token_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
     # ---- prefill: b·prompt tokens through the model; logits only at each sequence's last position
     b, prompt, out = w.batch, w.prompt_tokens, w.output_tokens
     tokens = b * prompt
-    flops = (
-        2.0 * (matmul - lm_head) * tokens + 2.0 * lm_head * b + b * _attention_flops(w, prompt, causal=True)
-    )
+    body_flops = 2.0 * (matmul - lm_head) * tokens + b * _attention_flops(w, prompt, causal=True)
+    head_flops = 2.0 * lm_head * b
+    flops = body_flops + head_flops
+    # each GEMM runs at the efficiency of its own row count: the blocks see b·prompt rows, the LM head b rows
     eff_prefill = compute_efficiency(w.engine, cls, precision, weight_only, tokens)
-    prefill_compute = flops / t / (peak * eff_prefill)
+    eff_head = compute_efficiency(w.engine, cls, precision, weight_only, b)
+    prefill_compute = (body_flops / eff_prefill + head_flops / eff_head) / t / peak
     chunks = math.ceil(tokens / PREFILL_CHUNK.get(w.engine, tokens))
     prefill_memory = chunks * _stream_s(w, tokens, t, bw * mbu) + tokens * kv_token / (bw * kv_mbu)
     prefill_comm = _allreduce_s(acc, count, layers, tokens * hidden * w.act_bytes) if tensor else 0.0

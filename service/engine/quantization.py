@@ -19,10 +19,13 @@ from .architecture import ModelSpec, embedding_parameters
 ENGINES = ("vllm", "tensorrt-llm", "llama.cpp", "hf-transformers")
 WEIGHT_PRECISIONS = ("fp32", "fp16", "bf16", "fp8", "int8", "int4")
 FORMATS = ("gptq", "awq", "gguf-q4_0", "gguf-q4_k_m", "gguf-q8_0", "bnb-nf4", "bnb-int8")
-KV_PRECISIONS = ("fp32", "fp16", "bf16", "fp8")
+KV_PRECISIONS = ("fp32", "fp16", "bf16", "fp8", "int8")
 
-# Storage bytes per KV element (IEEE 754 binary32/binary16, bfloat16, OCP FP8 E4M3/E5M2).
-KV_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2, "fp8": 1}
+# Storage bytes per KV element (IEEE 754 binary32/binary16, bfloat16, OCP FP8 E4M3/E5M2, INT8 with per-head
+# scales — TensorRT-LLM INT8 KV cache).
+KV_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0}
+# llama.cpp's 8-bit cache type is q8_0: 34 bytes per 32 values (ggml block_q8_0)
+LLAMA_CPP_Q8_0_KV_BYTES = 34 / 32
 
 # Which bit class each format belongs to (the precision it implies).
 FORMAT_PRECISION = {
@@ -50,14 +53,23 @@ ENGINE_FORMATS: dict[str, frozenset[str]] = {
 # Precisions an engine cannot run at all (llama.cpp has no fp8 GGUF type — ggml.h ggml_type list).
 ENGINE_EXCLUDED_PRECISIONS: dict[str, frozenset[str]] = {"llama.cpp": frozenset({"fp8"})}
 
-# KV-cache dtypes per engine: vLLM/TRT-LLM kv_cache_dtype auto|fp8; llama.cpp cache types f32/f16/bf16/q8_0/q4_0
-# (no fp8); transformers' DynamicCache keeps the model dtype (QuantizedCache is int2/int4 only).
+# KV-cache dtypes per engine: vLLM kv_cache_dtype auto|fp8 (EngineArgs); TensorRT-LLM FP8 and INT8 KV cache
+# (docs "Quantization"); llama.cpp cache types f32/f16/bf16/q8_0/q4_0 (int8 = q8_0, no fp8); transformers'
+# DynamicCache keeps the model dtype (QuantizedCache is int2/int4 only).
 ENGINE_KV_PRECISIONS: dict[str, frozenset[str]] = {
     "vllm": frozenset({"fp32", "fp16", "bf16", "fp8"}),
-    "tensorrt-llm": frozenset({"fp16", "bf16", "fp8"}),
-    "llama.cpp": frozenset({"fp32", "fp16", "bf16"}),
+    "tensorrt-llm": frozenset({"fp16", "bf16", "fp8", "int8"}),
+    "llama.cpp": frozenset({"fp32", "fp16", "bf16", "int8"}),
     "hf-transformers": frozenset({"fp32", "fp16", "bf16"}),
 }
+
+
+def kv_element_bytes(engine: str, precision: str) -> float:
+    """Bytes per stored K or V element."""
+    if engine == "llama.cpp" and precision == "int8":
+        return LLAMA_CPP_Q8_0_KV_BYTES
+    return KV_BYTES[precision]
+
 
 # What a bare int8/int4 precision means on each engine (module docstring).
 ENGINE_DEFAULT_FORMAT: dict[str, dict[str, str]] = {

@@ -1,0 +1,121 @@
+"""The estimate endpoints: the response is exactly the engine's answer; bad input is a 422 naming fields."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.api.catalog_adapter import engine_catalog
+from service.api.deps import db_session
+from service.engine.inference import estimate_inference
+from service.engine.training import estimate_training
+
+FINE_TUNE = {
+    "model": {"preset": "llama-2-7b"},
+    "training": {"tokens": "1B", "global_batch_size": 64, "sequence_length": 4096},
+    "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8, "parallelism": {"data": 8, "zero_stage": 1}},
+    "output": {"details": True},
+}
+SERVE = {
+    "model": {"preset": "llama-3-8b"},
+    "weights": {"precision": "int4", "format": "awq"},
+    "hardware": {"accelerator": "nvidia-rtx-4090", "count": 1},
+    "output": {"details": True},
+}
+
+
+def _engine_answer(app, kind: str, body: dict) -> dict:
+    from service.api.training_schemas import TrainingRequestSchema
+    from service.api.inference_schemas import InferenceRequestSchema
+
+    schema = TrainingRequestSchema() if kind == "training" else InferenceRequestSchema()
+    with app.app_context():
+        catalog = engine_catalog(db_session())
+        fn = estimate_training if kind == "training" else estimate_inference
+        return fn(schema.load(body), catalog)
+
+
+def _strip_none(value):
+    if isinstance(value, dict):
+        return {k: _strip_none(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strip_none(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize(("kind", "body"), [("training", FINE_TUNE), ("inference", SERVE)])
+def test_response_is_the_engine_answer_with_no_field_dropped(app, client, kind, body):
+    response = client.post(f"/v1/estimates/{kind}", json=body)
+    assert response.status_code == 200, response.json
+    assert response.json == _strip_none(_engine_answer(app, kind, body))
+
+
+def test_training_estimate_reports_every_section(client):
+    body = client.post("/v1/estimates/training", json=FINE_TUNE).json
+    assert {"compute", "memory", "time", "cost", "range", "assumptions", "scaling", "recommendations", "details"} <= set(body)
+    assert body["compute"]["six_nd_flops"] == pytest.approx(6 * 6.738e9 * 1e9, rel=1e-3)
+    assert body["memory"]["fits"] is True
+    assert body["time"]["utilization_source"] != "given"
+    assert body["cost"]["total_usd"] > 0 and body["range"]["low"]["seconds"] < body["range"]["high"]["seconds"]
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8, "parallelism": {"data": 3}}}, "hardware.parallelism"),
+        ({"hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8, "parallelism": {"data": 1, "tensor": 8}},
+          "model": {"architecture": "transformer", "layers": 4, "hidden_size": 768, "attention_heads": 12,
+                    "vocab_size": 32000}}, "hardware.parallelism.tensor"),
+        ({"training": {"tokens": "1B", "global_batch_size": 64, "precision": "fp8"}}, "training.precision"),
+        ({"hardware": {"accelerator": "nvidia-h900", "count": 8}}, "hardware.accelerator"),
+    ],
+)
+def test_impossible_training_requests_are_422_naming_the_field(client, change, field):
+    response = client.post("/v1/estimates/training", json={**FINE_TUNE, **change})
+    assert response.status_code == 422, response.json
+    assert response.mimetype == "application/problem+json"
+    assert any(k.startswith(field) for k in response.json["errors"]), response.json["errors"]
+
+
+def test_unknown_accelerator_lists_valid_ids(client):
+    response = client.post(
+        "/v1/estimates/training", json={**FINE_TUNE, "hardware": {"accelerator": "nvidia-h900", "count": 8}}
+    )
+    assert "nvidia-h100-sxm-80gb" in " ".join(response.json["errors"]["hardware.accelerator"])
+
+
+def test_unknown_preset_lists_valid_ids(client):
+    response = client.post("/v1/estimates/training", json={**FINE_TUNE, "model": {"preset": "gpt-5"}})
+    assert response.status_code == 422 and "llama-2-7b" in response.json["errors"]["model.preset"][0]
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"model": {"architecture": "transformer", "parameters": 1e30}}, "model.parameters"),
+        ({"hardware": {"accelerator": "nvidia-t4", "count": 10**9}}, "hardware.count"),
+        ({"training": {"tokens": -5, "global_batch_size": 8}}, "training.tokens"),
+        ({"training": {"tokens": "1B", "global_batch_size": 8, "precision": "fp4"}}, "training.precision"),
+    ],
+)
+def test_absurd_magnitudes_are_422_with_the_bound_named(client, patch, field):
+    response = client.post("/v1/estimates/training", json={**FINE_TUNE, **patch})
+    assert response.status_code == 422
+    messages = " ".join(response.json["errors"][field])
+    assert any(word in messages for word in ("between", "equal", "one of")), messages
+
+
+@pytest.mark.parametrize("body", [[], "text", 42, {"model": [[[[[]]]]]}])
+def test_non_object_json_is_422_not_500(client, body):
+    assert client.post("/v1/estimates/training", json=body).status_code in (400, 422)
+
+
+def test_models_lists_presets_with_shapes_and_sources(client):
+    presets = {p["id"]: p for p in client.get("/v1/models").json}
+    required = {"gpt-2-1.5b", "gpt-3-175b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3-70b",
+                "llama-3.1-405b", "mistral-7b", "mixtral-8x7b", "deepseek-v3", "bert-large", "resnet-50", "vit-l-16"}
+    assert required <= set(presets)
+    assert any(p["architecture"] == "lstm" for p in presets.values())
+    assert presets["llama-2-70b"]["shape"]["kv_heads"] == 8 and presets["llama-2-70b"]["source"]
+    assert presets["mixtral-8x7b"]["active_parameters"] < presets["mixtral-8x7b"]["total_parameters"]
+    assert client.get("/v1/models/llama-3-8b").json["shape"]["hidden_size"] == 4096
+    assert client.get("/v1/models/nope").status_code == 404

@@ -1,0 +1,60 @@
+"""gunicorn with the production config stops gracefully on SIGTERM: the in-flight request completes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_until_up(port: int, timeout_s: float = 20) -> None:
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/openapi.json", timeout=1)
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError("gunicorn did not start")
+
+
+def test_sigterm_lets_in_flight_requests_finish(tmp_path):
+    port = _free_port()
+    env = {**os.environ, "PORT": str(port), "WEB_CONCURRENCY": "1", "DATABASE_URL": f"sqlite:///{tmp_path}/g.db"}
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    proc = subprocess.Popen(
+        [str(gunicorn), "-c", "service/gunicorn_conf.py", "tests.fixtures.slow_app:app"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        _wait_until_up(port)
+        result: dict = {}
+
+        def call() -> None:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/test-slow", timeout=10) as response:
+                result["status"], result["body"] = response.status, response.read()
+
+        caller = threading.Thread(target=call)
+        caller.start()
+        time.sleep(0.7)  # the request is now in flight
+        proc.send_signal(signal.SIGTERM)
+        caller.join(timeout=15)
+        assert result.get("status") == 200 and b"slept_s" in result["body"]
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
