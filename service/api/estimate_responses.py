@@ -166,8 +166,10 @@ class SuggestionSchema(ma.Schema):
     fits = F.Boolean()
     meets_targets = F.Boolean(allow_none=True)
     output_tokens_per_second = num("Aggregate tokens/s")
+    samples_per_second = num("Images/samples per second (cnn/vit/mlp)")
     usd_per_hour = num("USD")
     usd_per_million_output_tokens = num("USD")
+    usd_per_million_samples = num("USD (cnn/vit/mlp)")
 
 
 class InferenceEstimateSchema(ma.Schema):

@@ -15,8 +15,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .efficiency import accelerator_class, bandwidth_efficiency, layer_overhead_s
-from .errors import InvalidRequest
+from .efficiency import (
+    MOE_EXPERT_EFFICIENCY,
+    accelerator_class,
+    bandwidth_efficiency,
+    compute_profile,
+    kv_bandwidth_efficiency,
+    layer_overhead_s,
+)
 from .hardware import Accelerator, Catalog
 from .inference_memory import (
     MemoryPlan,
@@ -26,12 +32,11 @@ from .inference_memory import (
     max_context_tokens,
     plan_memory,
 )
-from .inference_memory import valid_counts as _valid_counts
-from .inference_request import parse_request
+from .inference_request import Parsed, parse_request
 from .inference_speed import Speed, estimate_speed
 from .units import SECONDS_PER_HOUR, human_bytes, human_duration
 
-__all__ = ["estimate_inference", "meets_targets", "resolve_price"]
+__all__ = ["estimate_inference", "meets_targets"]
 
 
 def estimate_inference(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any]:
@@ -41,23 +46,104 @@ def estimate_inference(request: Mapping[str, Any], catalog: Catalog) -> dict[str
 
 def _estimate(request: Mapping[str, Any], catalog: Catalog, advice: bool) -> dict[str, Any]:
     p = parse_request(request, catalog)
-    w, acc = p.workload, p.accelerator
+    w, acc, dec = p.workload, p.accelerator, p.decimal_places
     to_fit = fewest_fitting(w, acc)
     notes: list[str] = list(w.model.notes)
     if p.count is not None:
         count = p.count
     else:
-        count = to_fit or _valid_counts(w)[-1]
+        count = to_fit or w.counts[-1]
         if to_fit is None:
             notes.append(f"No device count up to {count} fits; showing {count} devices.")
     mem = plan_memory(w, acc, count)
     speed = estimate_speed(w, acc, count)
-    usd_per_device_hour, price_source, price_note = resolve_price(p.cost, catalog, acc)
-    if price_note:
-        notes.append(price_note)
     to_meet = _devices_to_meet(w, acc, p.targets, to_fit) if p.targets else None
+    notes += _notes(p, count, to_meet)
+    cls = accelerator_class(acc)
+    mbu = bandwidth_efficiency(w.engine, cls, w.fmt.family)
+    overhead = layer_overhead_s(w.engine, cls)
+    eff_max, n_half, compute_source = compute_profile(w.engine, cls)
+
+    result: dict[str, Any] = {
+        "model": {
+            "name": w.model.name,
+            "architecture": w.model.architecture,
+            "total_parameters": w.model.total_parameters,
+            "active_parameters": w.model.active_parameters,
+            "source": w.model.source,
+            "weights": {
+                "precision": w.fmt.precision,
+                "format": w.fmt.name,
+                "bits_per_weight": w.fmt.body_bits,
+                "embedding_bits_per_weight": w.fmt.embedding_bits,
+                "bytes": w.weights_bytes,
+                "source": w.fmt.source,
+            },
+            "kv_cache_precision": w.kv_precision,
+        },
+        "hardware": {
+            "accelerator": acc.id,
+            "name": acc.name,
+            "count": count,
+            "engine": w.engine,
+            "layout": w.layout,
+            "accelerator_class": cls,
+        },
+        "memory": _memory_section(w, acc, count, mem, dec),
+        "latency": {
+            "time_to_first_token_s": speed.time_to_first_token_s,
+            "time_per_output_token_s": speed.time_per_output_token_s,
+            "end_to_end_s": speed.end_to_end_s,
+            "bound": {"prefill": speed.prefill_bound, "decode": speed.decode_bound},
+            "human": _latency_human(speed, dec),
+        },
+        "throughput": {
+            "output_tokens_per_second": speed.output_tokens_per_second,
+            "per_sequence_tokens_per_second": speed.per_sequence_tokens_per_second,
+            "requests_per_second": speed.requests_per_second,
+            "samples_per_second": speed.samples_per_second,
+        },
+        "cost": _cost_section(w, speed, count, p),
+        "devices_needed": {
+            "to_fit": to_fit,
+            "to_meet_targets": to_meet,
+            "targets_met": meets_targets(speed, p.targets) if p.targets else None,
+        },
+        "assumptions": {
+            "workload": {
+                "batch_size": w.batch,
+                "prompt_tokens": w.prompt_tokens,
+                "output_tokens": w.output_tokens,
+            },
+            "memory_bandwidth_efficiency": {"value": mbu.value, "source": mbu.source},
+            "kv_bandwidth_efficiency": kv_bandwidth_efficiency(w.engine, cls).value,
+            "layer_overhead_s": {"value": overhead.value, "source": overhead.source},
+            "compute_efficiency": {"max": eff_max, "tokens_at_half": n_half, "source": compute_source},
+            "usd_per_accelerator_hour": p.usd_per_accelerator_hour,
+            "infrastructure_overhead": p.infrastructure_overhead,
+        },
+        "notes": notes,
+    }
+    if w.model.shape is not None and w.model.shape.is_moe:
+        result["assumptions"]["moe_expert_efficiency"] = MOE_EXPERT_EFFICIENCY.value
+    if p.details:
+        result["details"] = _details(w, acc, mem, speed)
+    if advice:
+        from .inference_advice import recommendations, suggestions  # local: advice re-enters _estimate
+
+        result["suggestions"] = suggestions(p, catalog) if p.suggestions else []
+        result["recommendations"] = recommendations(request, p, result, catalog)
+    return result
+
+
+def _notes(p: Parsed, count: int, to_meet: int | None) -> list[str]:
+    w, notes = p.workload, []
+    if p.usd_per_accelerator_hour is None:
+        notes.append(
+            f"No price listed for {p.accelerator.id}: give cost.usd_per_accelerator_hour for cost figures."
+        )
     if p.targets and to_meet is None:
-        notes.append("No device count up to 64 meets every target with this model, format and engine.")
+        notes.append("No device count meets every target with this model, format and engine.")
     if w.mode == "sample":
         notes.append(
             f"{w.model.architecture} models are served as replicas in samples/s; the engine only sets memory "
@@ -73,61 +159,16 @@ def _estimate(request: Mapping[str, Any], catalog: Catalog, advice: bool) -> dic
         notes.append(
             f"{w.engine} splits layers across the {count} devices: memory divides, devices run in turn."
         )
+    return notes
 
-    result: dict[str, Any] = {
-        "model": {
-            "name": w.model.name,
-            "architecture": w.model.architecture,
-            "total_parameters": w.model.total_parameters,
-            "active_parameters": w.model.active_parameters,
-            "source": w.model.source,
-        },
-        "configuration": {
-            "engine": w.engine,
-            "weights": {
-                "precision": w.fmt.precision,
-                "format": w.fmt.name,
-                "bits_per_weight": w.fmt.body_bits,
-                "embedding_bits_per_weight": w.fmt.embedding_bits,
-            },
-            "kv_cache_precision": w.kv_precision,
-            "batch_size": w.batch,
-            "prompt_tokens": w.prompt_tokens,
-            "output_tokens": w.output_tokens,
-            "hardware": {
-                "accelerator": acc.id,
-                "count": count,
-                "layout": w.layout,
-                "class": accelerator_class(acc),
-            },
-        },
-        "memory": _memory_section(w, acc, count, mem),
-        "latency": {
-            "time_to_first_token_s": speed.time_to_first_token_s,
-            "time_per_output_token_s": speed.time_per_output_token_s,
-            "end_to_end_s": speed.end_to_end_s,
-            "bound": {"prefill": speed.prefill_bound, "decode": speed.decode_bound},
-            "human": {"end_to_end": human_duration(speed.end_to_end_s)},
-        },
-        "throughput": {
-            "output_tokens_per_second": speed.output_tokens_per_second,
-            "per_sequence_tokens_per_second": speed.per_sequence_tokens_per_second,
-            "requests_per_second": speed.requests_per_second,
-            "samples_per_second": speed.samples_per_second,
-        },
-        "cost": _cost_section(w, speed, count, usd_per_device_hour, price_source),
-        "devices_needed": {"to_fit": to_fit, "to_meet_targets": to_meet},
-        "targets": {"met": meets_targets(speed, p.targets)} if p.targets else None,
-        "notes": notes,
-    }
-    if p.details:
-        result["details"] = _details(w, acc, count, mem, speed)
-    if advice:
-        from .inference_advice import recommendations, suggestions  # local: advice re-enters _estimate
 
-        result["suggestions"] = suggestions(p, catalog) if p.suggestions else []
-        result["recommendations"] = recommendations(request, p, result, catalog)
-    return _rounded(result, p.decimal_places)
+def _latency_human(speed: Speed, dec: int) -> dict[str, str]:
+    human = {"end_to_end": human_duration(speed.end_to_end_s, dec)}
+    if speed.time_to_first_token_s is not None:
+        human["time_to_first_token"] = human_duration(speed.time_to_first_token_s, dec)
+    if speed.time_per_output_token_s is not None:
+        human["time_per_output_token"] = human_duration(speed.time_per_output_token_s, dec)
+    return human
 
 
 def meets_targets(speed: Speed, targets: Mapping[str, float]) -> bool:
@@ -160,41 +201,8 @@ def _devices_to_meet(
     return None
 
 
-def resolve_price(
-    cost: Mapping[str, Any], catalog: Catalog, acc: Accelerator
-) -> tuple[float | None, str | None, str | None]:
-    """(USD per accelerator-hour, price_source, note): request override > named provider > catalog default
-    (cheapest on-demand) > none. Unknown provider → InvalidRequest naming the providers listed."""
-    override = cost.get("usd_per_accelerator_hour")
-    if override is not None:
-        return float(override), "request: usd_per_accelerator_hour", None
-    provider = cost.get("provider")
-    rows = catalog.prices.get(acc.id, ())
-    if provider:
-        mine = [r for r in rows if r.provider.lower() == str(provider).lower()]
-        if not mine:
-            listed = sorted({r.provider for r in rows})
-            raise InvalidRequest.single(
-                "cost.provider",
-                f"No {provider!r} price for {acc.id}; providers listed: {', '.join(listed) or 'none'}.",
-            )
-        best = min(mine, key=lambda r: (r.pricing_model != "on-demand", r.usd_per_hour))
-        return (
-            best.usd_per_hour,
-            f"provider {best.provider} ({best.instance_type or best.pricing_model})",
-            None,
-        )
-    default = catalog.default_price(acc.id)
-    if default is None:
-        return (
-            None,
-            None,
-            f"No price listed for {acc.id}: give cost.usd_per_accelerator_hour for cost figures.",
-        )
-    return default.usd_per_hour, f"catalog default: cheapest on-demand ({default.provider})", None
-
-
-def _memory_section(w: Workload, acc: Accelerator, count: int, mem: MemoryPlan) -> dict[str, Any]:
+def _memory_section(w: Workload, acc: Accelerator, count: int, mem: MemoryPlan, dec: int) -> dict[str, Any]:
+    headroom = mem.capacity_bytes - mem.per_device_bytes
     return {
         "per_device_bytes": round(mem.per_device_bytes),
         "total_bytes": round(mem.total_bytes),
@@ -212,19 +220,23 @@ def _memory_section(w: Workload, acc: Accelerator, count: int, mem: MemoryPlan) 
             max_context_tokens(w, acc, count) if w.model.architecture == "transformer" else None
         ),
         "human": {
-            "per_device": human_bytes(mem.per_device_bytes),
-            "total": human_bytes(mem.total_bytes),
-            "device_capacity": human_bytes(mem.capacity_bytes),
-            "weights": human_bytes(mem.weights_bytes),
-            "kv_cache": human_bytes(mem.kv_cache_bytes),
-            "kv_cache_per_token": human_bytes(mem.kv_bytes_per_token),
+            "per_device": human_bytes(mem.per_device_bytes, dec),
+            "total": human_bytes(mem.total_bytes, dec),
+            "device_capacity": human_bytes(mem.capacity_bytes, dec),
+            "headroom": ("" if headroom >= 0 else "-") + human_bytes(abs(headroom), dec),
+            "weights": human_bytes(mem.weights_bytes, dec),
+            "kv_cache": human_bytes(mem.kv_cache_bytes, dec),
+            "kv_cache_per_token": human_bytes(mem.kv_bytes_per_token, dec),
         },
     }
 
 
-def _cost_section(
-    w: Workload, speed: Speed, count: int, usd: float | None, source: str | None
-) -> dict[str, Any]:
+def _cost_section(w: Workload, speed: Speed, count: int, p: Parsed) -> dict[str, Any]:
+    """Cost per hour × (1 + infrastructure overhead); output tokens carry all serving time, input tokens
+    only the prefill time (module docstring)."""
+    usd = p.usd_per_accelerator_hour
+    source = p.price_source
+    as_of = source.get("as_of") if isinstance(source, dict) else None
     if usd is None:
         return {
             "usd_per_hour": None,
@@ -232,9 +244,9 @@ def _cost_section(
             "usd_per_million_input_tokens": None,
             "usd_per_million_samples": None,
             "price_source": None,
-            "usd_per_accelerator_hour": None,
+            "priced_as_of": None,
         }
-    per_hour = usd * count
+    per_hour = usd * count * (1.0 + p.infrastructure_overhead)
     per_second = per_hour / SECONDS_PER_HOUR
     out = in_ = samples = None
     if speed.output_tokens_per_second:
@@ -249,13 +261,11 @@ def _cost_section(
         "usd_per_million_input_tokens": in_,
         "usd_per_million_samples": samples,
         "price_source": source,
-        "usd_per_accelerator_hour": usd,
+        "priced_as_of": as_of,
     }
 
 
-def _details(
-    w: Workload, acc: Accelerator, count: int, mem: MemoryPlan, speed: Speed
-) -> list[dict[str, Any]]:
+def _details(w: Workload, acc: Accelerator, mem: MemoryPlan, speed: Speed) -> list[dict[str, Any]]:
     cls = accelerator_class(acc)
     t = speed.terms
     rows = [
@@ -352,15 +362,3 @@ def _details(
             ),
         ]
     return [{"name": n, "formula": f, "value": v, "unit": u, "source": s} for n, f, v, u, s in rows]
-
-
-def _rounded(value: Any, places: int | None) -> Any:
-    if places is None:
-        return value
-    if isinstance(value, float):
-        return round(value, places)
-    if isinstance(value, dict):
-        return {k: _rounded(v, places) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rounded(v, places) for v in value]
-    return value

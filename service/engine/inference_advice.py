@@ -13,7 +13,7 @@ from typing import Any
 from .errors import InvalidRequest
 from .hardware import Accelerator, Catalog
 from .inference import _estimate, meets_targets
-from .inference_memory import fewest_fitting, valid_counts
+from .inference_memory import fewest_fitting
 from .inference_request import GPU_ONLY_FORMATS, Parsed, hardware_problems
 from .inference_speed import estimate_speed
 from .patch import merge_patch
@@ -68,29 +68,29 @@ def suggestions(p: Parsed, catalog: Catalog) -> list[dict[str, Any]]:
                 if faster.end_to_end_s > DIMINISHING * best:
                     break  # past the knee: fixed overhead and all-reduces dominate, more devices stop helping
                 best = faster.end_to_end_s
-        usd = _price(catalog, acc, provider)
-        per_hour = usd * count if usd is not None else None
+        usd = p.usd_per_accelerator_hour if acc.id == p.accelerator.id else _price(catalog, acc, provider)
+        per_hour = usd * count * (1.0 + p.infrastructure_overhead) if usd is not None else None
         rate = speed.output_tokens_per_second or speed.samples_per_second
         per_million = per_hour / SECONDS_PER_HOUR / rate * 1e6 if per_hour is not None and rate else None
-        rows.append(
-            {
-                "accelerator": acc.id,
-                "count": count,
-                "fits": True,
-                "meets_targets": meets,
-                "output_tokens_per_second": speed.output_tokens_per_second,
-                "samples_per_second": speed.samples_per_second,
-                "usd_per_hour": per_hour,
-                "usd_per_million_output_tokens": per_million if w.mode == "token" else None,
-                "usd_per_million_samples": per_million if w.mode == "sample" else None,
-            }
-        )
+        row: dict[str, Any] = {
+            "accelerator": acc.id,
+            "count": count,
+            "fits": True,
+            "meets_targets": meets,
+            "output_tokens_per_second": speed.output_tokens_per_second,
+            "usd_per_hour": per_hour,
+            "usd_per_million_output_tokens": per_million if w.mode == "token" else None,
+        }
+        if w.mode == "sample":
+            row["samples_per_second"] = speed.samples_per_second
+            row["usd_per_million_samples"] = per_million
+        rows.append(row)
     rows.sort(key=lambda r: (not r["meets_targets"], _cost_key(r), -(r["output_tokens_per_second"] or 0.0)))
     return rows
 
 
 def _cost_key(row: Mapping[str, Any]) -> float:
-    value = row["usd_per_million_output_tokens"] or row["usd_per_million_samples"]
+    value = row["usd_per_million_output_tokens"] or row.get("usd_per_million_samples")
     return value if value is not None else math.inf
 
 
@@ -107,178 +107,200 @@ def _price(catalog: Catalog, acc: Accelerator, provider: Any) -> float | None:
     return default.usd_per_hour if default else None
 
 
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "==": lambda a, b: a == b,
+    ">=": lambda a, b: a is not None and a >= b,
+    "<=": lambda a, b: a is not None and a <= b,
+}
+
+
+def _field(result: Mapping[str, Any], path: str) -> Any:
+    value: Any = result
+    for key in path.split("."):
+        value = value[key]
+    return value
+
+
 def recommendations(
     request: Mapping[str, Any], p: Parsed, result: Mapping[str, Any], catalog: Catalog
 ) -> list[dict[str, Any]]:
-    """Concrete request changes, each re-estimated and kept only when its claim holds."""
+    """Concrete request changes. Each carries `expected` {field, op, value}: the changed request was estimated
+    again and the claim held (the same check a client can repeat)."""
     out: list[dict[str, Any]] = []
 
-    def verified(change: dict[str, Any], claim: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    def verified(change: dict[str, Any], *claims: tuple[str, str, Any]) -> dict[str, Any] | None:
         try:
             after = _estimate(merge_patch(dict(request), change), catalog, advice=False)
         except InvalidRequest:
             return None
-        return after if claim(after) else None
+        ok = all(_OPS[op](_field(after, path), value) for path, op, value in claims)
+        return after if ok else None
 
-    def add(code: str, severity: str, message: str, change: dict[str, Any]) -> None:
-        out.append({"code": code, "severity": severity, "message": message, "change": change})
+    def add(
+        code: str, severity: str, message: str, change: dict[str, Any], claim: tuple[str, str, Any]
+    ) -> None:
+        field, op, value = claim
+        out.append(
+            {
+                "code": code,
+                "severity": severity,
+                "message": message,
+                "change": change,
+                "expected": {"field": field, "op": op, "value": value},
+            }
+        )
 
     w, mem = p.workload, result["memory"]
-    fits = mem["fits"]
-    count = result["configuration"]["hardware"]["count"]
-    acc = p.accelerator
-    fits_claim: Callable[[dict[str, Any]], bool] = lambda r: r["memory"]["fits"]  # noqa: E731
+    count, acc = result["hardware"]["count"], p.accelerator
+    fits = ("memory.fits", "==", True)
+    met = ("devices_needed.targets_met", "==", True)
+    tps = result["throughput"]["output_tokens_per_second"]
 
-    if not fits:
+    if not mem["fits"]:
         for step in _QUANTIZE_STEPS[w.engine]:
             if _BITS[step["precision"]] >= _BITS[w.fmt.precision]:
                 continue
             change = {"weights": step}
-            after = verified(change, fits_claim)
+            after = verified(change, fits)
             if after:
-                label = step["format"] or step["precision"]
                 add(
                     "quantize-weights-to-fit",
                     "warning",
-                    f"Weights in {label} take {after['memory']['human']['weights']} per device instead of "
-                    f"{mem['human']['weights']}; the request then fits on {count} × {acc.id}.",
+                    f"Weights in {step['format'] or step['precision']} take {after['memory']['human']['weights']} "
+                    f"per device instead of {mem['human']['weights']}; the request then fits on {count} × {acc.id}.",
                     change,
+                    fits,
                 )
                 break
         if w.kv_precision != "fp8" and "fp8" in ENGINE_KV_PRECISIONS[w.engine] and acc.supports("fp8"):
             change = {"kv_cache_precision": "fp8"}
-            if verified(change, fits_claim):
+            if verified(change, fits):
+                kv = mem["breakdown"]["kv_cache"]
                 add(
                     "fp8-kv-cache",
                     "warning",
-                    "An fp8 KV cache halves the cache "
-                    f"({human_bytes(mem['breakdown']['kv_cache'])} → {human_bytes(mem['breakdown']['kv_cache'] / 2)}"
-                    ") and the request fits.",
+                    f"An fp8 KV cache halves the cache ({human_bytes(kv)} → {human_bytes(kv / 2)}) and the request "
+                    "fits.",
                     change,
+                    fits,
                 )
         to_fit = result["devices_needed"]["to_fit"]
         if to_fit and to_fit != count:
             change = {"hardware": {"count": to_fit}}
-            if verified(change, fits_claim):
+            if verified(change, fits):
                 add(
                     "more-devices",
                     "warning",
                     f"{to_fit} × {acc.id} hold the request ({w.layout} layout).",
                     change,
+                    fits,
                 )
         if 1 <= mem["max_batch_size"] < w.batch:
             change = {"batch_size": mem["max_batch_size"]}
-            if verified(change, fits_claim):
+            if verified(change, fits):
                 add(
                     "reduce-batch",
                     "warning",
                     f"At most {mem['max_batch_size']} concurrent sequences of {w.context_tokens} tokens fit.",
                     change,
+                    fits,
                 )
         ctx = mem["max_context_tokens"]
-        if w.mode == "token" and 2 <= ctx < w.context_tokens:
+        if w.mode == "token" and ctx is not None and 2 <= ctx < w.context_tokens:
             prompt = max(1, math.floor(w.prompt_tokens * ctx / w.context_tokens))
             change = {"prompt_tokens": prompt, "output_tokens": max(1, ctx - prompt)}
-            if verified(change, fits_claim):
+            if verified(change, fits):
                 add(
                     "reduce-context",
                     "warning",
                     f"Only {ctx} tokens per sequence fit at batch {w.batch}; shorten prompt and output.",
                     change,
+                    fits,
                 )
 
-    if fits and w.layout == "tensor" and mem["max_batch_size"] < 2 * w.batch:
-        more = next((c for c in valid_counts(w) if c > count), None)
-        if more is not None:
-            change = {"hardware": {"count": more}}
-            after = verified(change, lambda r: r["memory"]["max_batch_size"] >= 4 * w.batch)
-            if after:
-                add(
-                    "more-devices-for-headroom",
-                    "info",
-                    f"The request fits with room for only {mem['max_batch_size']} sequences; {more} × {acc.id} "
-                    f"hold {after['memory']['max_batch_size']}.",
-                    change,
-                )
+    if mem["fits"] and w.layout == "tensor" and mem["max_batch_size"] < 2 * w.batch:
+        more = next((c for c in w.counts if c > count), None)
+        room = ("memory.max_batch_size", ">=", 4 * w.batch)
+        after = verified({"hardware": {"count": more}}, room) if more else None
+        if after:
+            add(
+                "more-devices-for-headroom",
+                "info",
+                f"The request fits with room for only {mem['max_batch_size']} sequences; {more} × {acc.id} hold "
+                f"{after['memory']['max_batch_size']}.",
+                {"hardware": {"count": more}},
+                room,
+            )
 
     s = w.model.shape
     kv_share = mem["breakdown"]["kv_cache"] / max(mem["per_device_bytes"], 1)
-    if (
-        s is not None
-        and w.mode == "token"
-        and not s.kv_lora_rank
-        and s.kv_heads == s.attention_heads
-        and s.attention_heads > 8
-        and s.attention_heads % 8 == 0
-        and kv_share >= 0.25
-    ):
+    mha = s is not None and not s.kv_lora_rank and s.kv_heads == s.attention_heads and s.attention_heads > 8
+    if mha and s is not None and w.mode == "token" and s.attention_heads % 8 == 0 and kv_share >= 0.25:
         change = _gqa_change(request, p)
-        if change:
-            before = mem["kv_cache_bytes_per_token"]
-            expected = before * 8 / s.attention_heads
-            after = verified(change, lambda r: abs(r["memory"]["kv_cache_bytes_per_token"] - expected) <= 1)
-            if after:
-                add(
-                    "use-gqa-model",
-                    "info",
-                    f"The KV cache is {kv_share:.0%} of memory: a grouped-query variant with 8 KV heads (as "
-                    f"Llama-2-70B, Llama 3 and Mistral use) stores {human_bytes(expected)} per token instead of "
-                    f"{human_bytes(before)}.",
-                    change,
-                )
+        before = mem["kv_cache_bytes_per_token"]
+        claim = ("memory.kv_cache_bytes_per_token", "==", round(before * 8 / s.attention_heads))
+        if change and verified(change, claim):
+            add(
+                "use-gqa-model",
+                "info",
+                f"The KV cache is {kv_share:.0%} of memory: a grouped-query variant with 8 KV heads (as Llama-2-70B, "
+                f"Llama 3 and Mistral use) stores {human_bytes(claim[2])} per token instead of {human_bytes(before)}.",
+                change,
+                claim,
+            )
 
-    if p.targets and not result["targets"]["met"]:
+    if p.targets and not result["devices_needed"]["targets_met"]:
         to_meet = result["devices_needed"]["to_meet_targets"]
-        if to_meet and to_meet != count:
-            change = {"hardware": {"count": to_meet}}
-            if verified(change, lambda r: r["targets"]["met"]):
-                add("more-devices-for-targets", "warning", f"{to_meet} × {acc.id} meet every target.", change)
+        if to_meet and to_meet != count and verified({"hardware": {"count": to_meet}}, met):
+            add(
+                "more-devices-for-targets",
+                "warning",
+                f"{to_meet} × {acc.id} meet every target.",
+                {"hardware": {"count": to_meet}},
+                met,
+            )
         for step in _QUANTIZE_STEPS[w.engine]:
-            if _BITS[step["precision"]] >= _BITS[w.fmt.precision]:
-                continue
-            change = {"weights": step}
-            if verified(change, lambda r: r["targets"]["met"] and r["memory"]["fits"]):
+            if _BITS[step["precision"]] < _BITS[w.fmt.precision] and verified({"weights": step}, met, fits):
                 add(
                     "quantize-for-targets",
                     "warning",
                     f"{step['format'] or step['precision']} weights stream fewer bytes per token and meet every "
                     "target.",
-                    change,
+                    {"weights": step},
+                    met,
                 )
                 break
 
-    if w.fmt.precision == "fp32" and w.mode == "token":
+    if tps and w.fmt.precision == "fp32" and w.mode == "token":
         half = "bf16" if acc.supports("bf16") else "fp16"
         change = {"weights": {"precision": half, "format": None}}
-        tps = result["throughput"]["output_tokens_per_second"]
-        if verified(change, lambda r: r["throughput"]["output_tokens_per_second"] > 1.5 * tps):
+        faster = ("throughput.output_tokens_per_second", ">=", 1.5 * tps)
+        if verified(change, faster):
             add(
                 "use-16-bit-weights",
                 "info",
                 f"{half} weights halve memory and nearly double decode speed.",
                 change,
+                faster,
             )
 
-    if w.engine == "hf-transformers" and w.mode == "token":
-        tps = result["throughput"]["output_tokens_per_second"]
-        change = {"engine": "vllm"}
-        after = verified(change, lambda r: r["throughput"]["output_tokens_per_second"] > 1.5 * tps)
+    if tps and w.engine == "hf-transformers" and w.mode == "token":
+        faster = ("throughput.output_tokens_per_second", ">=", 1.5 * tps)
+        after = verified({"engine": "vllm"}, faster)
         if after:
             gain = after["throughput"]["output_tokens_per_second"] / tps
             add(
                 "switch-engine",
                 "info",
                 f"vLLM's CUDA-graph decode avoids per-layer Python overhead: {gain:.1f}× the output tokens/s.",
-                change,
+                {"engine": "vllm"},
+                faster,
             )
 
-    if fits and w.mode == "token" and mem["max_batch_size"] >= 2 * w.batch and not p.targets:
+    if tps and mem["fits"] and w.mode == "token" and mem["max_batch_size"] >= 2 * w.batch and not p.targets:
         batch = min(mem["max_batch_size"], 8 * w.batch)
-        tps = result["throughput"]["output_tokens_per_second"]
-        change = {"batch_size": batch}
-        after = verified(
-            change, lambda r: r["memory"]["fits"] and r["throughput"]["output_tokens_per_second"] > 1.3 * tps
-        )
+        faster = ("throughput.output_tokens_per_second", ">=", 1.3 * tps)
+        after = verified({"batch_size": batch}, fits, faster)
         if after:
             gain = after["throughput"]["output_tokens_per_second"] / tps
             add(
@@ -286,7 +308,8 @@ def recommendations(
                 "info",
                 f"Memory holds {mem['max_batch_size']} sequences; batch {batch} gives {gain:.1f}× the aggregate "
                 "output tokens/s (decode is memory-bound, extra sequences share the weight reads).",
-                change,
+                {"batch_size": batch},
+                faster,
             )
     return out
 

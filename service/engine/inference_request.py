@@ -8,7 +8,7 @@ from typing import Any
 
 from .errors import InvalidRequest
 from .hardware import Accelerator, Catalog
-from .inference_memory import MAX_DEVICES, Workload, tensor_degree_error, valid_counts
+from .inference_memory import Workload, tensor_degree_error, valid_counts
 from .models import ModelSpec, resolve_model
 from .quantization import (
     ENGINE_KV_PRECISIONS,
@@ -19,6 +19,7 @@ from .quantization import (
 )
 
 DEFAULT_BATCH, DEFAULT_PROMPT, DEFAULT_OUTPUT = 1, 512, 256
+MAX_COUNT = 1024  # explicit counts (the API's limit); "auto" searches up to inference_memory.MAX_DEVICES
 DEFAULT_METAL_FRACTION = 0.75  # macOS wires ~65-75% of unified memory for Metal by default (reference README)
 TARGET_KEYS = ("output_tokens_per_second", "time_to_first_token_s", "time_per_output_token_s")
 # Where each engine runs: TensorRT-LLM is NVIDIA-only; vLLM has CUDA/ROCm/TPU/Neuron/Gaudi/CPU backends but no
@@ -81,8 +82,8 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> Parsed:
     count_raw = hardware.get("count", 1)
     count: int | None = None
     if count_raw != "auto":
-        if isinstance(count_raw, bool) or not isinstance(count_raw, int) or not 1 <= count_raw <= MAX_DEVICES:
-            bad("hardware.count", f'Must be an integer 1-{MAX_DEVICES} or "auto" (fewest devices that fit).')
+        if isinstance(count_raw, bool) or not isinstance(count_raw, int) or not 1 <= count_raw <= MAX_COUNT:
+            bad("hardware.count", f'Must be an integer 1-{MAX_COUNT} or "auto" (fewest devices that fit).')
         else:
             count = count_raw
 

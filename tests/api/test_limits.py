@@ -40,3 +40,33 @@ def test_writes_are_rate_limited_with_429_problem_and_retry_after(migrated_url):
     # reads of the catalog are not limited
     assert all(client.get("/healthz").status_code != 429 for _ in range(5))
     app.extensions["scalecost.db"].dispose()
+
+
+def _redis_up() -> bool:
+    import socket
+
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
+        return True
+    except OSError:
+        return False
+
+
+def test_rate_limits_are_shared_through_redis_between_instances(migrated_url):
+    import uuid
+
+    import pytest
+
+    if not _redis_up():
+        pytest.skip("no Redis at 127.0.0.1:6379")
+    config = {
+        "DATABASE_URL": migrated_url, "RATELIMIT_WRITES": "2 per minute", "RATELIMIT_ENABLED": True,
+        "RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379", "RATELIMIT_KEY_PREFIX": uuid.uuid4().hex,
+    }
+    first, second = create_app(config), create_app(config)  # two instances, one Redis
+    body = {"name": "x", "role": "viewer"}
+    assert first.test_client().post("/v1/keys", json=body).status_code == 401
+    assert second.test_client().post("/v1/keys", json=body).status_code == 401
+    assert first.test_client().post("/v1/keys", json=body).status_code == 429
+    for app in (first, second):
+        app.extensions["scalecost.db"].dispose()

@@ -29,6 +29,7 @@ GPT_FAST = "pytorch-labs/gpt-fast README, A100-80GB, bs 1, 5-token prompt, 200 n
 MIXTRAL = "pytorch-labs/gpt-fast mixtral-moe/README.md, A100-80GB, bs 1"
 AUTOAWQ = "casper-hansen/AutoAWQ README v0.1.6 benchmark, RTX 4090 + Ryzen 9 7950X, GEMM kernel, bs 1"
 XD = "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README, llama.cpp Dec 2023, eval tok/s (1024 tokens)"
+XD3 = "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README, Llama-3-8B llama-bench tg512 (May 2024)"
 M4167 = "ggerganov/llama.cpp discussion #4167 (Apple M-series), M2 Ultra 76-core, tg128 (recalled figures)"
 TRT = "NVIDIA/TensorRT-LLM docs/source/performance.md (v0.5 low latency / v0.6.1 throughput)"
 
@@ -244,6 +245,31 @@ MEASUREMENTS = [
     _xd("apple-m2-ultra", "llama-2-70b", "gguf-q4_0", 14.37),
     _xd("apple-m3-max", "llama-2-7b", "gguf-q4_0", 63.11),
     _xd("apple-m3-max", "llama-2-7b", "fp16", 24.76),
+    # Held out (not used in any fit): the same README's Llama-3-8B llama-bench tg512 table (May 2024)
+    *[
+        Measurement(
+            f"held-out llama.cpp Llama-3-8B {f} {acc}",
+            XD3,
+            "llama-3-8b",
+            acc,
+            f,
+            "llama.cpp",
+            1,
+            1,
+            512,
+            1,
+            "tok/s per sequence",
+            m,
+            0.15,
+        )
+        for acc, f, m in [
+            ("nvidia-rtx-4090", "gguf-q4_k_m", 130.58),
+            ("nvidia-rtx-4090", "fp16", 54.84),
+            ("nvidia-rtx-3090", "gguf-q4_k_m", 115.42),
+            ("nvidia-rtx-3090", "fp16", 47.40),
+            ("apple-m2-ultra", "gguf-q4_k_m", 78.81),
+        ]
+    ],
     *[
         Measurement(
             f"llama.cpp #4167 M2 Ultra {f}",

@@ -58,7 +58,7 @@ def test_response_carries_every_contract_field() -> None:
         "usd_per_million_input_tokens",
         "price_source",
     }
-    assert set(r["devices_needed"]) == {"to_fit", "to_meet_targets"}
+    assert set(r["devices_needed"]) == {"to_fit", "to_meet_targets", "targets_met"}
     assert r["devices_needed"]["to_meet_targets"] is None  # no targets given
     assert isinstance(r["suggestions"], list) and isinstance(r["recommendations"], list)
     assert "details" not in r
@@ -204,7 +204,7 @@ def test_count_auto_picks_the_fewest_devices_that_fit() -> None:
     r = estimate(
         model={"preset": "llama-3-70b"}, hardware={"accelerator": "nvidia-h100-sxm-80gb", "count": "auto"}
     )
-    assert r["configuration"]["hardware"]["count"] == r["devices_needed"]["to_fit"] == 2
+    assert r["hardware"]["count"] == r["devices_needed"]["to_fit"] == 2
     assert r["memory"]["fits"]
     one = estimate(
         model={"preset": "llama-3-70b"}, hardware={"accelerator": "nvidia-h100-sxm-80gb", "count": 1}
@@ -221,7 +221,7 @@ def test_layer_split_engines_divide_memory_but_do_not_speed_up() -> None:
         engine="llama.cpp",
         hardware={"accelerator": "nvidia-rtx-4090", "count": 2},
     )
-    assert two["configuration"]["hardware"]["layout"] == "layer"
+    assert two["hardware"]["layout"] == "layer"
     assert two["memory"]["breakdown"]["weights"] == pytest.approx(
         one["memory"]["breakdown"]["weights"] / 2, rel=1e-6
     )
@@ -332,18 +332,26 @@ def test_formats_and_engines_must_match_the_hardware() -> None:
 def test_price_precedence_override_then_provider_then_catalog_default() -> None:
     h100 = {"accelerator": "nvidia-h100-sxm-80gb", "count": 2}
     default = estimate(model={"preset": "llama-3-8b"}, hardware=h100)
-    assert default["cost"]["price_source"].startswith("catalog default")
-    assert default["cost"]["usd_per_hour"] == pytest.approx(
-        2 * CATALOG.default_price(h100["accelerator"]).usd_per_hour
-    )
+    cheapest = CATALOG.default_price(h100["accelerator"])
+    assert default["cost"]["price_source"]["provider"] == cheapest.provider
+    assert default["cost"]["usd_per_hour"] == pytest.approx(2 * cheapest.usd_per_hour)
+    assert default["cost"]["priced_as_of"] == cheapest.as_of
     aws = estimate(model={"preset": "llama-3-8b"}, hardware=h100, cost={"provider": "aws"})
-    assert aws["cost"]["usd_per_hour"] == pytest.approx(2 * 6.88)
+    assert aws["cost"]["usd_per_hour"] == pytest.approx(2 * 6.88)  # p5 after the June-2025 cut
     mine = estimate(
         model={"preset": "llama-3-8b"}, hardware=h100, cost={"provider": "aws", "usd_per_accelerator_hour": 1}
     )
-    assert mine["cost"]["usd_per_hour"] == 2 and mine["cost"]["price_source"].startswith("request")
-    errors = errors_of(model={"preset": "llama-3-8b"}, hardware=h100, cost={"provider": "oracle"})
-    assert "aws" in errors["cost.provider"][0]
+    assert mine["cost"]["usd_per_hour"] == 2 and mine["cost"]["price_source"] == "override"
+    padded = estimate(
+        model={"preset": "llama-3-8b"},
+        hardware=h100,
+        cost={"usd_per_accelerator_hour": 1, "infrastructure_overhead": 0.25},
+    )
+    assert padded["cost"]["usd_per_hour"] == pytest.approx(2.5)
+    errors = errors_of(
+        model={"preset": "llama-3-8b"}, hardware=h100, cost={"provider": "oracle"}, batch_size=0
+    )
+    assert "aws" in errors["cost.provider"][0] and "batch_size" in errors
 
 
 def test_no_price_gives_null_cost_and_a_note() -> None:
@@ -379,7 +387,7 @@ def test_devices_to_meet_targets_is_the_fewest_count_that_meets_them() -> None:
         targets={"time_per_output_token_s": 0.02},
         hardware={"accelerator": "nvidia-h100-sxm-80gb", "count": need},
     )
-    assert met["targets"]["met"] and met["latency"]["time_per_output_token_s"] <= 0.02
+    assert met["devices_needed"]["targets_met"] and met["latency"]["time_per_output_token_s"] <= 0.02
 
 
 def test_details_list_formulas_with_sources() -> None:
@@ -390,10 +398,14 @@ def test_details_list_formulas_with_sources() -> None:
     assert all(d["source"] for d in r["details"])
 
 
-def test_decimal_places_round_every_float() -> None:
-    r = estimate(model={"preset": "llama-3-8b"}, output={"decimal_places": 2, "suggestions": False})
-    tps = r["throughput"]["output_tokens_per_second"]
-    assert tps == round(tps, 2)
+def test_decimal_places_set_the_human_strings_only() -> None:
+    one = estimate(model={"preset": "llama-3-8b"})
+    three = estimate(model={"preset": "llama-3-8b"}, output={"decimal_places": 3, "suggestions": False})
+    assert (
+        one["memory"]["human"]["weights"] == "15.0 GiB"
+        and three["memory"]["human"]["weights"] == "14.958 GiB"
+    )
+    assert one["throughput"] == three["throughput"]  # numbers are never rounded
 
 
 def test_empty_catalog_prices_are_fine() -> None:

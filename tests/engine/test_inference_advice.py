@@ -113,7 +113,7 @@ def _claim_holds(code: str, before: dict[str, Any], request: dict[str, Any], aft
             == before["memory"]["kv_cache_bytes_per_token"] * 8
         )
     if code in {"more-devices-for-targets", "quantize-for-targets"}:
-        return after["targets"]["met"] and after["memory"]["fits"]
+        return after["devices_needed"]["targets_met"] and after["memory"]["fits"]
     if code in {"use-16-bit-weights", "switch-engine"}:
         return tps_after > 1.5 * tps_before
     if code == "raise-batch":
@@ -135,6 +135,11 @@ def test_every_recommendation_is_true_when_its_change_is_applied(
         assert rec["severity"] in {"info", "warning"} and rec["message"]
         after = estimate_inference(merge_patch(body, rec["change"]), CATALOG)
         assert _claim_holds(rec["code"], before, body, after), rec
+        expected = rec["expected"]  # the machine-readable claim holds too
+        value = after
+        for key in expected["field"].split("."):
+            value = value[key]
+        assert {"==": value == expected["value"], ">=": value >= expected["value"]}[expected["op"]], rec
 
 
 def test_suggestions_rank_by_cost_per_million_tokens_among_those_meeting_targets() -> None:
