@@ -80,10 +80,23 @@ def main() -> None:
     print("| what | per second | p50 ms | p99 ms |")
     print("|---|---:|---:|---:|")
     print(row("engine: estimate_training", timed(lambda: estimate_training(t_body, catalog))))
-    print(row("engine: estimate_inference (no suggestions)", timed(lambda: estimate_inference(i_plain, catalog))))
-    print(row("engine: estimate_inference + catalog ranking", timed(lambda: estimate_inference(i_body, catalog))))
+    print(
+        row(
+            "engine: estimate_inference (no suggestions)", timed(lambda: estimate_inference(i_plain, catalog))
+        )
+    )
+    print(
+        row(
+            "engine: estimate_inference + catalog ranking", timed(lambda: estimate_inference(i_body, catalog))
+        )
+    )
     print(row("HTTP: POST /v1/estimates/training", timed(post("/v1/estimates/training", TRAINING))))
-    print(row("HTTP: POST /v1/estimates/inference (+suggestions)", timed(post("/v1/estimates/inference", INFERENCE))))
+    print(
+        row(
+            "HTTP: POST /v1/estimates/inference (+suggestions)",
+            timed(post("/v1/estimates/inference", INFERENCE)),
+        )
+    )
 
 
 if __name__ == "__main__":

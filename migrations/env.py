@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from alembic import context
+
 from service.config import DEFAULT_DATABASE_URL
 from service.store.models import Base
 from service.store.session import make_engine, normalise_url

@@ -110,7 +110,9 @@ def keys_list(url: str | None) -> None:
     with database.transaction() as session:
         for key in key_store.list_keys(session):
             revoked = key.revoked_at.isoformat() if key.revoked_at else "-"
-            click.echo(f"{key.name}\t{key.role}\t{key.prefix}…\t{key.created_at.isoformat()}\trevoked:{revoked}")
+            click.echo(
+                f"{key.name}\t{key.role}\t{key.prefix}…\t{key.created_at.isoformat()}\trevoked:{revoked}"
+            )
     database.dispose()
 
 

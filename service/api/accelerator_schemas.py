@@ -12,10 +12,18 @@ PRICING_MODELS = ["on-demand", "spot", "reserved-1y", "reserved-3y"]
 class PeakFlopsSchema(ma.Schema):
     """Dense peak FLOP/s (no 2:4 sparsity) per precision; null where unsupported or unknown."""
 
-    fp32 = ma.fields.Float(allow_none=True, metadata={"description": "FP32 (CUDA-core) FLOP/s", "example": 6.7e13})
-    tf32 = ma.fields.Float(allow_none=True, metadata={"description": "TF32 tensor FLOP/s", "example": 4.945e14})
-    bf16 = ma.fields.Float(allow_none=True, metadata={"description": "BF16 tensor FLOP/s", "example": 9.89e14})
-    fp16 = ma.fields.Float(allow_none=True, metadata={"description": "FP16 tensor FLOP/s", "example": 9.89e14})
+    fp32 = ma.fields.Float(
+        allow_none=True, metadata={"description": "FP32 (CUDA-core) FLOP/s", "example": 6.7e13}
+    )
+    tf32 = ma.fields.Float(
+        allow_none=True, metadata={"description": "TF32 tensor FLOP/s", "example": 4.945e14}
+    )
+    bf16 = ma.fields.Float(
+        allow_none=True, metadata={"description": "BF16 tensor FLOP/s", "example": 9.89e14}
+    )
+    fp16 = ma.fields.Float(
+        allow_none=True, metadata={"description": "FP16 tensor FLOP/s", "example": 9.89e14}
+    )
     fp8 = ma.fields.Float(allow_none=True, metadata={"description": "FP8 tensor FLOP/s", "example": 1.979e15})
     int8 = ma.fields.Float(allow_none=True, metadata={"description": "INT8 tensor OP/s", "example": 1.979e15})
     int4 = ma.fields.Float(allow_none=True, metadata={"description": "INT4 tensor OP/s", "example": None})
@@ -30,9 +38,16 @@ class PriceSchema(ma.Schema):
     pricing_model = ma.fields.String(metadata={"enum": PRICING_MODELS, "example": "on-demand"})
     usd_per_hour = ma.fields.Decimal(
         as_string=True,
-        metadata={"description": "USD per accelerator-hour (decimal string)", "example": "6.880000", "type": "string", "format": "decimal"},
+        metadata={
+            "description": "USD per accelerator-hour (decimal string)",
+            "example": "6.880000",
+            "type": "string",
+            "format": "decimal",
+        },
     )
-    as_of = ma.fields.String(allow_none=True, metadata={"description": "Period the price was listed", "example": "2025-H2"})
+    as_of = ma.fields.String(
+        allow_none=True, metadata={"description": "Period the price was listed", "example": "2025-H2"}
+    )
     effective_from = ma.fields.Date(metadata={"description": "First day this price applies"})
     effective_to = ma.fields.Date(
         allow_none=True, metadata={"description": "Day this price stopped applying; null while current"}
@@ -45,12 +60,19 @@ class AcceleratorSchema(ma.Schema):
     name = ma.fields.String(metadata={"example": "H100 SXM5 80GB"})
     vendor = ma.fields.String(metadata={"example": "NVIDIA"})
     kind = ma.fields.String(metadata={"enum": KINDS, "example": "gpu"})
-    memory_bytes = ma.fields.Integer(metadata={"description": "Device memory in bytes", "example": 80_000_000_000})
-    memory_bandwidth_bytes_per_s = ma.fields.Float(metadata={"description": "Memory bandwidth, bytes/s", "example": 3.35e12})
+    memory_bytes = ma.fields.Integer(
+        metadata={"description": "Device memory in bytes", "example": 80_000_000_000}
+    )
+    memory_bandwidth_bytes_per_s = ma.fields.Float(
+        metadata={"description": "Memory bandwidth, bytes/s", "example": 3.35e12}
+    )
     peak_flops_per_s = ma.fields.Nested(PeakFlopsSchema)
     interconnect_bandwidth_bytes_per_s = ma.fields.Float(
         allow_none=True,
-        metadata={"description": "Aggregate bidirectional scale-up bandwidth per device, bytes/s", "example": 9e11},
+        metadata={
+            "description": "Aggregate bidirectional scale-up bandwidth per device, bytes/s",
+            "example": 9e11,
+        },
     )
     tdp_watts = ma.fields.Float(allow_none=True, metadata={"description": "Board power, W", "example": 700})
     release_year = ma.fields.Integer(allow_none=True, metadata={"example": 2022})
@@ -59,12 +81,15 @@ class AcceleratorSchema(ma.Schema):
         allow_none=True,
         metadata={
             "description": "Lowest current on-demand USD per accelerator-hour; null if unpriced",
-            "example": "2.990000", "type": "string", "format": "decimal",
+            "example": "2.990000",
+            "type": "string",
+            "format": "decimal",
         },
     )
     prices = ma.fields.List(ma.fields.Nested(PriceSchema), metadata={"description": "Current prices"})
     sources = ma.fields.Dict(
-        keys=ma.fields.String(), values=ma.fields.String(allow_none=True),
+        keys=ma.fields.String(),
+        values=ma.fields.String(allow_none=True),
         metadata={"description": "Where the specs come from, and notes"},
     )
 
@@ -74,5 +99,8 @@ class AcceleratorQuerySchema(ma.Schema):
     kind = ma.fields.String(validate=validate.OneOf(KINDS), metadata={"description": "Device class"})
     min_memory_bytes = ma.fields.Integer(
         validate=validate.Range(min=0, max=10**15),
-        metadata={"description": "Only devices with at least this much memory, bytes", "example": 80_000_000_000},
+        metadata={
+            "description": "Only devices with at least this much memory, bytes",
+            "example": 80_000_000_000,
+        },
     )

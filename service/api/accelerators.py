@@ -13,7 +13,9 @@ from .deps import db_session
 from .smorest import Blueprint
 
 blp = Blueprint(
-    "accelerators", __name__, url_prefix="/v1/accelerators",
+    "accelerators",
+    __name__,
+    url_prefix="/v1/accelerators",
     description="The accelerator catalog: specs and prices per provider, with sources.",
 )
 

@@ -11,7 +11,9 @@ from service.store import audit
 from .deps import db_session
 from .smorest import Blueprint
 
-blp = Blueprint("audit", __name__, url_prefix="/v1/audit-events", description="Append-only audit trail (admin).")
+blp = Blueprint(
+    "audit", __name__, url_prefix="/v1/audit-events", description="Append-only audit trail (admin)."
+)
 
 
 class AuditQuerySchema(ma.Schema):
@@ -41,7 +43,10 @@ class AuditEvents(MethodView):
     def get(self, query, pagination_parameters):
         """Audit events, newest first, filtered by target and actor; paginated."""
         items, total = audit.page(
-            db_session(), audit.query(**query), pagination_parameters.first_item, pagination_parameters.page_size
+            db_session(),
+            audit.query(**query),
+            pagination_parameters.first_item,
+            pagination_parameters.page_size,
         )
         pagination_parameters.item_count = total
         return items

@@ -20,7 +20,9 @@ from .deps import db_session
 from .smorest import Blueprint
 
 blp = Blueprint(
-    "catalog-admin", __name__, url_prefix="/v1/accelerators",
+    "catalog-admin",
+    __name__,
+    url_prefix="/v1/accelerators",
     description="Catalog administration (admin key). Writes need If-Match with the accelerator's ETag.",
 )
 
@@ -32,8 +34,10 @@ class PeakFlopsInSchema(PeakFlopsSchema):
 
 def _positive(max_value: float, description: str, required: bool = False, allow_none: bool = True):
     return ma.fields.Float(
-        required=required, allow_none=allow_none and not required,
-        validate=validate.Range(min=0, max=max_value, min_inclusive=False), metadata={"description": description},
+        required=required,
+        allow_none=allow_none and not required,
+        validate=validate.Range(min=0, max=max_value, min_inclusive=False),
+        metadata={"description": description},
     )
 
 
@@ -42,15 +46,20 @@ class AcceleratorWriteSchema(ma.Schema):
         unknown = ma.RAISE
 
     id = ma.fields.String(
-        required=True, validate=[validate.Length(1, 64), validate.Regexp(r"^[a-z0-9][a-z0-9.-]*$")],
+        required=True,
+        validate=[validate.Length(1, 64), validate.Regexp(r"^[a-z0-9][a-z0-9.-]*$")],
         metadata={"description": "Lower-case id (letters, digits, . -)", "example": "nvidia-b300"},
     )
     name = ma.fields.String(required=True, validate=validate.Length(1, 200))
     vendor = ma.fields.String(required=True, validate=validate.Length(1, 64))
     kind = ma.fields.String(required=True, validate=validate.OneOf(KINDS))
-    memory_bytes = ma.fields.Integer(required=True, validate=validate.Range(1, 10**15), metadata={"description": "bytes"})
+    memory_bytes = ma.fields.Integer(
+        required=True, validate=validate.Range(1, 10**15), metadata={"description": "bytes"}
+    )
     memory_bandwidth_bytes_per_s = _positive(1e15, "bytes/s", required=True)
-    peak_flops_per_s = ma.fields.Nested(PeakFlopsInSchema, metadata={"description": "Dense FLOP/s per precision"})
+    peak_flops_per_s = ma.fields.Nested(
+        PeakFlopsInSchema, metadata={"description": "Dense FLOP/s per precision"}
+    )
     interconnect_bandwidth_bytes_per_s = _positive(1e15, "bytes/s")
     tdp_watts = _positive(1e5, "W")
     release_year = ma.fields.Integer(allow_none=True, validate=validate.Range(1990, 2100))
@@ -69,16 +78,24 @@ class PriceWriteSchema(ma.Schema):
         unknown = ma.RAISE
 
     usd_per_hour = ma.fields.Decimal(
-        required=True, places=6, validate=validate.Range(min=0, max=100_000, min_inclusive=False),
+        required=True,
+        places=6,
+        validate=validate.Range(min=0, max=100_000, min_inclusive=False),
         metadata={
-            "description": "USD per accelerator-hour (stored as an exact decimal)", "example": 2.49,
-            "type": "number", "exclusiveMinimum": True, "minimum": 0, "maximum": 100_000,
+            "description": "USD per accelerator-hour (stored as an exact decimal)",
+            "example": 2.49,
+            "type": "number",
+            "exclusiveMinimum": True,
+            "minimum": 0,
+            "maximum": 100_000,
         },
     )
     instance_type = ma.fields.String(validate=validate.Length(1, 128))
     accelerators_per_instance = ma.fields.Integer(validate=validate.Range(1, 1024))
     region = ma.fields.String(validate=validate.Length(1, 64))
-    pricing_model = ma.fields.String(validate=validate.OneOf(PRICING_MODELS), metadata={"example": "on-demand"})
+    pricing_model = ma.fields.String(
+        validate=validate.OneOf(PRICING_MODELS), metadata={"example": "on-demand"}
+    )
     effective_from = ma.fields.Date(metadata={"description": "First day of the new price (default today)"})
     source = ma.fields.String(validate=validate.Length(1, 2000))
 
@@ -114,7 +131,11 @@ class AcceleratorCreate(MethodView):
         except IntegrityError:
             session.rollback()
             abort(409, message=f"An accelerator '{body['id']}' exists.")
-        return accelerator_to_dict(acc), 201, {"Location": url_for("accelerators.AcceleratorItem", accelerator_id=acc.id)}
+        return (
+            accelerator_to_dict(acc),
+            201,
+            {"Location": url_for("accelerators.AcceleratorItem", accelerator_id=acc.id)},
+        )
 
 
 @blp.route("/<string:accelerator_id>")
@@ -161,7 +182,11 @@ class ProviderPrice(MethodView):
         acc = _accelerator_or_404(accelerator_id)
         blp.check_etag(accelerator_to_dict(acc), AcceleratorSchema)
         closed = catalog_admin.delete_price(
-            db_session(), acc, provider, pricing_model=query.get("pricing_model"), actor=actor(),
+            db_session(),
+            acc,
+            provider,
+            pricing_model=query.get("pricing_model"),
+            actor=actor(),
             request_id=g.request_id,
         )
         if not closed:

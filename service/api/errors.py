@@ -93,7 +93,11 @@ def handle_http_exception(error: HTTPException) -> Response:
     if status == 405 and valid_methods:
         headers["Allow"] = ", ".join(valid_methods)
     messages = data.get("errors") or data.get("messages")
-    errors = _flatten(messages.get("json", messages) if "json" in messages and len(messages) == 1 else messages) if messages else None
+    errors = (
+        _flatten(messages.get("json", messages) if "json" in messages and len(messages) == 1 else messages)
+        if messages
+        else None
+    )
     detail = data.get("message") or error.description
     if status == 422 and errors:
         detail = "The request has invalid fields: " + ", ".join(sorted(errors)) + "."
@@ -108,14 +112,14 @@ def handle_unexpected(error: Exception) -> Response:
     if isinstance(error, RecursionError):
         return problem(400, "The JSON body is nested too deeply.")
     if isinstance(error, StaleDataError):
-        return problem(412, "The resource was modified concurrently; GET it again and retry with its new ETag.")
+        return problem(
+            412, "The resource was modified concurrently; GET it again and retry with its new ETag."
+        )
     if isinstance(error, OperationalError | PoolTimeoutError) or (
         isinstance(error, DBAPIError) and error.connection_invalidated
     ):
         log.error("database unavailable: %s", type(error).__name__)
-        return problem(
-            503, "The database is unavailable; retry shortly.", headers={"Retry-After": "5"}
-        )
+        return problem(503, "The database is unavailable; retry shortly.", headers={"Retry-After": "5"})
     log.exception("unhandled error")
     return problem(500, "An unexpected error occurred. Quote the request id when reporting it.")
 
@@ -130,4 +134,3 @@ def register(app) -> None:
     app.register_error_handler(InvalidRequest, handle_invalid_request)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(Exception, handle_unexpected)
-

@@ -14,7 +14,10 @@ class CostSchema(ma.Schema):
 
     provider = ma.fields.String(
         validate=validate.Length(1, 64),
-        metadata={"description": "Use this provider's catalog price (aws, gcp, azure, lambda, runpod, …)", "example": "aws"},
+        metadata={
+            "description": "Use this provider's catalog price (aws, gcp, azure, lambda, runpod, …)",
+            "example": "aws",
+        },
     )
     usd_per_accelerator_hour = ma.fields.Float(
         validate=validate.Range(min=0, max=10_000, min_inclusive=False),
@@ -22,7 +25,10 @@ class CostSchema(ma.Schema):
     )
     infrastructure_overhead = ma.fields.Float(
         validate=validate.Range(0, 10),
-        metadata={"description": "Fraction added for storage, network, CPUs (0.15 = +15 %); default 0", "example": 0.1},
+        metadata={
+            "description": "Fraction added for storage, network, CPUs (0.15 = +15 %); default 0",
+            "example": 0.1,
+        },
     )
     as_of = ma.fields.Date(
         metadata={"description": "Price the estimate with the catalog prices in force on this day (ISO date)"}
@@ -35,8 +41,11 @@ class OutputSchema(ma.Schema):
 
     details = ma.fields.Boolean(metadata={"description": "Include the step-by-step calculation"})
     decimal_places = ma.fields.Integer(
-        validate=validate.Range(0, 6), metadata={"description": "Decimals in the human-readable strings (default 1)"}
+        validate=validate.Range(0, 6),
+        metadata={"description": "Decimals in the human-readable strings (default 1)"},
     )
     suggestions = ma.fields.Boolean(
-        metadata={"description": "Inference only: rank the catalog's accelerators for this request (default true)"}
+        metadata={
+            "description": "Inference only: rank the catalog's accelerators for this request (default true)"
+        }
     )

@@ -19,8 +19,12 @@ class RecommendationSchema(ma.Schema):
     code = F.String(metadata={"example": "zero_stage"})
     severity = F.String(metadata={"enum": ["info", "warning", "critical"]})
     message = F.String()
-    change = F.Dict(metadata={"description": "JSON Merge Patch (RFC 7386) of the request that applies the advice"})
-    expected = F.Dict(metadata={"description": "What re-estimating with `change` applied shows (field, op, value)"})
+    change = F.Dict(
+        metadata={"description": "JSON Merge Patch (RFC 7386) of the request that applies the advice"}
+    )
+    expected = F.Dict(
+        metadata={"description": "What re-estimating with `change` applied shows (field, op, value)"}
+    )
 
 
 class DetailSchema(ma.Schema):
@@ -50,7 +54,9 @@ class TrainingMemorySchema(ma.Schema):
     device_capacity_bytes = num("Device memory, bytes")
     fits = F.Boolean()
     headroom_bytes = num("capacity − per-device, bytes (negative when it does not fit)")
-    micro_batch_size = F.Integer(metadata={"description": "Sequences (samples) per device per forward pass used"})
+    micro_batch_size = F.Integer(
+        metadata={"description": "Sequences (samples) per device per forward pass used"}
+    )
     breakdown = strings("Bytes per device: weights, gradients, optimizer_states, activations, overhead")
     human = strings("Human-readable strings")
 
@@ -66,7 +72,9 @@ class TrainingTimeSchema(ma.Schema):
     utilization_source = F.String(metadata={"description": "`given`, or how it was predicted"})
     predicted_utilization = num("What the utilisation model predicts for this run, fraction")
     effective_utilization = num("End-to-end MFU including bubble, checkpoints and validation, fraction")
-    breakdown = strings("Seconds: compute_s, pipeline_bubble_s, communication_s, checkpointing_s, validation_s")
+    breakdown = strings(
+        "Seconds: compute_s, pipeline_bubble_s, communication_s, checkpointing_s, validation_s"
+    )
     phases = strings("Seconds per phase: training_s, pretraining_s")
 
 
@@ -98,8 +106,12 @@ class RangeSchema(ma.Schema):
 class ScalingSchema(ma.Schema):
     tokens_per_parameter = num("Training tokens per parameter (Chinchilla optimum ≈ 20)")
     compute_optimal_tokens = num("Compute-optimal tokens for this model size (Hoffmann et al. 2022)")
-    compute_optimal_parameters = num("Compute-optimal parameters for this compute budget (Hoffmann et al. 2022)")
-    compute_optimal_tokens_for_this_compute = num("Tokens a compute-optimal model would see with this compute")
+    compute_optimal_parameters = num(
+        "Compute-optimal parameters for this compute budget (Hoffmann et al. 2022)"
+    )
+    compute_optimal_tokens_for_this_compute = num(
+        "Tokens a compute-optimal model would see with this compute"
+    )
     predicted_loss = num("Chinchilla L(N, D) = 1.69 + 406.4/N^0.34 + 410.7/D^0.28, nats/token")
     compute_optimal_loss = num("L at the compute-optimal split of the same compute, nats/token")
     loss_optimal_parameters = num("Parameters minimising L for this compute")
@@ -113,11 +125,17 @@ class TrainingEstimateSchema(ma.Schema):
     memory = F.Nested(TrainingMemorySchema)
     time = F.Nested(TrainingTimeSchema)
     cost = F.Nested(TrainingCostSchema)
-    range = F.Nested(RangeSchema, allow_none=True, metadata={"description": "When utilisation is predicted: the spread comparable public runs achieved"})
+    range = F.Nested(
+        RangeSchema,
+        allow_none=True,
+        metadata={"description": "When utilisation is predicted: the spread comparable public runs achieved"},
+    )
     assumptions = strings("Bytes per parameter, overheads and efficiency figures used")
     scaling = F.Nested(ScalingSchema, allow_none=True)
     recommendations = F.List(F.Nested(RecommendationSchema))
-    details = F.List(F.Nested(DetailSchema), metadata={"description": "Step-by-step calculation (output.details)"})
+    details = F.List(
+        F.Nested(DetailSchema), metadata={"description": "Step-by-step calculation (output.details)"}
+    )
     notes = F.List(F.String())
 
 

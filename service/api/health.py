@@ -25,7 +25,10 @@ class HealthSchema(ma.Schema):
     )
     migrations = ma.fields.String(
         required=True,
-        metadata={"description": "`current`, `pending` or `unknown`", "enum": ["current", "pending", "unknown"]},
+        metadata={
+            "description": "`current`, `pending` or `unknown`",
+            "enum": ["current", "pending", "unknown"],
+        },
     )
 
 

@@ -33,7 +33,8 @@ class DeviceCount(ma.fields.Field):
     def __init__(self, **kwargs):
         metadata = kwargs.pop("metadata", {})
         metadata.setdefault(
-            "oneOf", [{"type": "integer", "minimum": 1, "maximum": 1024}, {"type": "string", "enum": ["auto"]}]
+            "oneOf",
+            [{"type": "integer", "minimum": 1, "maximum": 1024}, {"type": "string", "enum": ["auto"]}],
         )
         super().__init__(metadata=metadata, **kwargs)
 
@@ -50,7 +51,8 @@ class InferenceHardwareSchema(ma.Schema):
         unknown = ma.RAISE
 
     accelerator = ma.fields.String(
-        required=True, validate=validate.Length(1, 64),
+        required=True,
+        validate=validate.Length(1, 64),
         metadata={"description": "Catalog id (GET /v1/accelerators)", "example": "nvidia-rtx-4090"},
     )
     count = DeviceCount(metadata={"description": 'Tensor-parallel degree, or "auto" (default 1)'})
@@ -65,7 +67,8 @@ class TargetsSchema(ma.Schema):
         unknown = ma.RAISE
 
     output_tokens_per_second = ma.fields.Float(
-        validate=validate.Range(min=0, max=1e9, min_inclusive=False), metadata={"description": "Aggregate tokens/s"}
+        validate=validate.Range(min=0, max=1e9, min_inclusive=False),
+        metadata={"description": "Aggregate tokens/s"},
     )
     time_to_first_token_s = ma.fields.Float(
         validate=validate.Range(min=0, max=86400, min_inclusive=False), metadata={"description": "seconds"}

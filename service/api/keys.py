@@ -23,10 +23,13 @@ class KeyCreateSchema(ma.Schema):
         unknown = ma.RAISE
 
     name = ma.fields.String(
-        required=True, validate=[validate.Length(1, 128), validate.Regexp(r"^[A-Za-z0-9._@-]+$")],
+        required=True,
+        validate=[validate.Length(1, 128), validate.Regexp(r"^[A-Za-z0-9._@-]+$")],
         metadata={"description": "Unique name (letters, digits, . _ @ -)", "example": "ci-bot"},
     )
-    role = ma.fields.String(required=True, validate=validate.OneOf(keys.ROLES), metadata={"example": "editor"})
+    role = ma.fields.String(
+        required=True, validate=validate.OneOf(keys.ROLES), metadata={"example": "editor"}
+    )
 
 
 class KeySchema(ma.Schema):
@@ -39,7 +42,9 @@ class KeySchema(ma.Schema):
 
 
 class NewKeySchema(KeySchema):
-    key = ma.fields.String(metadata={"description": "The secret; shown only in this response", "example": "sc_…"})
+    key = ma.fields.String(
+        metadata={"description": "The secret; shown only in this response", "example": "sc_…"}
+    )
 
 
 @blp.route("")
@@ -52,7 +57,9 @@ class Keys(MethodView):
         """Create a key. The secret appears only in this response; only its hash is stored."""
         session = db_session()
         try:
-            key, secret = keys.create(session, body["name"], body["role"], actor=actor(), request_id=g.request_id)
+            key, secret = keys.create(
+                session, body["name"], body["role"], actor=actor(), request_id=g.request_id
+            )
             session.commit()
         except IntegrityError:
             session.rollback()

@@ -26,8 +26,12 @@ class ModelSpecSchema(ma.Schema):
     hf_config = ma.fields.Dict(
         metadata={"description": "A Hugging Face config.json pasted as an object (read offline)"}
     )
-    architecture = ma.fields.String(validate=validate.OneOf(ARCHITECTURES), metadata={"example": "transformer"})
-    name = ma.fields.String(validate=validate.Length(max=200), metadata={"description": "Label for the model"})
+    architecture = ma.fields.String(
+        validate=validate.OneOf(ARCHITECTURES), metadata={"example": "transformer"}
+    )
+    name = ma.fields.String(
+        validate=validate.Length(max=200), metadata={"description": "Label for the model"}
+    )
     parameters = Count(
         metadata={"description": "Total parameter count (number or '7B'/'350M'/'1.2T'); at most 1e14"}
     )
@@ -50,12 +54,15 @@ class ModelSpecSchema(ma.Schema):
     ffn_type = ma.fields.String(validate=validate.OneOf(FFN_TYPES), metadata={"example": "swiglu"})
     vocab_size = ma.fields.Integer(validate=validate.Range(1, 10_000_000), metadata={"example": 32000})
     tied_embeddings = ma.fields.Boolean(metadata={"description": "LM head shares the embedding matrix"})
-    experts = ma.fields.Integer(validate=validate.Range(1, 10_000), metadata={"description": "MoE routed experts"})
+    experts = ma.fields.Integer(
+        validate=validate.Range(1, 10_000), metadata={"description": "MoE routed experts"}
+    )
     experts_per_token = ma.fields.Integer(
         validate=validate.Range(1, 10_000), metadata={"description": "MoE experts active per token"}
     )
     max_context_tokens = ma.fields.Integer(
-        validate=validate.Range(1, 100_000_000), metadata={"description": "Longest context the model supports, tokens"}
+        validate=validate.Range(1, 100_000_000),
+        metadata={"description": "Longest context the model supports, tokens"},
     )
 
     @ma.validates_schema
@@ -71,7 +78,9 @@ class PresetSchema(ma.Schema):
     id = ma.fields.String(metadata={"example": "llama-2-7b"})
     name = ma.fields.String(allow_none=True)
     architecture = ma.fields.String(metadata={"enum": list(ARCHITECTURES)})
-    total_parameters = ma.fields.Float(metadata={"description": "All weights (all experts)", "example": 6.74e9})
+    total_parameters = ma.fields.Float(
+        metadata={"description": "All weights (all experts)", "example": 6.74e9}
+    )
     active_parameters = ma.fields.Float(metadata={"description": "Weights a token touches (MoE: k experts)"})
     default_sequence_length = ma.fields.Integer(allow_none=True, metadata={"description": "tokens"})
     max_context_tokens = ma.fields.Integer(allow_none=True, metadata={"description": "tokens"})

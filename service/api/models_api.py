@@ -12,7 +12,9 @@ from service.engine.models import PRESETS
 from .model_schemas import PresetSchema
 from .smorest import Blueprint
 
-blp = Blueprint("models", __name__, url_prefix="/v1/models", description="Model presets usable as `{\"preset\": id}`.")
+blp = Blueprint(
+    "models", __name__, url_prefix="/v1/models", description='Model presets usable as `{"preset": id}`.'
+)
 
 
 def preset_to_dict(preset_id: str) -> dict:

@@ -11,7 +11,17 @@ from .training_schemas import TrainingRequestSchema
 KINDS = ["training", "inference"]
 REQUEST_SCHEMAS = {"training": TrainingRequestSchema, "inference": InferenceRequestSchema}
 # Fields of the export format that the server owns: accepted on import and ignored.
-SERVER_FIELDS = ("id", "owner", "version", "estimate", "prices", "summary", "created_at", "updated_at", "links")
+SERVER_FIELDS = (
+    "id",
+    "owner",
+    "version",
+    "estimate",
+    "prices",
+    "summary",
+    "created_at",
+    "updated_at",
+    "links",
+)
 
 
 class ScenarioWriteSchema(ma.Schema):
@@ -19,11 +29,14 @@ class ScenarioWriteSchema(ma.Schema):
         unknown = ma.RAISE
 
     name = ma.fields.String(
-        required=True, validate=validate.Length(1, 200), metadata={"description": "Unique name", "example": "llama-70b-q3"}
+        required=True,
+        validate=validate.Length(1, 200),
+        metadata={"description": "Unique name", "example": "llama-70b-q3"},
     )
     description = ma.fields.String(allow_none=True, validate=validate.Length(max=5000))
     tags = ma.fields.List(
-        ma.fields.String(validate=validate.Length(1, 64)), validate=validate.Length(max=32),
+        ma.fields.String(validate=validate.Length(1, 64)),
+        validate=validate.Length(max=32),
         metadata={"example": ["q3-budget", "pretraining"]},
     )
     kind = ma.fields.String(required=True, validate=validate.OneOf(KINDS))
@@ -59,7 +72,9 @@ class ScenarioSummarySchema(ma.Schema):
     fits = ma.fields.Boolean(allow_none=True)
     total_usd = ma.fields.Float(allow_none=True, metadata={"description": "Training: total USD"})
     accelerator_hours = ma.fields.Float(allow_none=True)
-    seconds = ma.fields.Float(allow_none=True, metadata={"description": "Training wall-clock / request end-to-end, s"})
+    seconds = ma.fields.Float(
+        allow_none=True, metadata={"description": "Training wall-clock / request end-to-end, s"}
+    )
     usd_per_hour = ma.fields.Float(allow_none=True, metadata={"description": "Inference: USD per hour"})
     usd_per_million_output_tokens = ma.fields.Float(allow_none=True)
     output_tokens_per_second = ma.fields.Float(allow_none=True)
@@ -85,12 +100,15 @@ class ScenarioSchema(ScenarioListItemSchema):
 
 
 class ScenarioQuerySchema(ma.Schema):
-    name = ma.fields.String(validate=validate.Length(1, 200), metadata={"description": "Substring of the name"})
+    name = ma.fields.String(
+        validate=validate.Length(1, 200), metadata={"description": "Substring of the name"}
+    )
     tag = ma.fields.String(validate=validate.Length(1, 64))
     kind = ma.fields.String(validate=validate.OneOf(KINDS))
     owner = ma.fields.String(validate=validate.Length(1, 128))
     sort = ma.fields.String(
-        load_default="-updated_at", validate=validate.OneOf(["updated_at", "-updated_at", "name", "-name"]),
+        load_default="-updated_at",
+        validate=validate.OneOf(["updated_at", "-updated_at", "name", "-name"]),
         metadata={"description": "Sort key; '-' for descending"},
     )
 
@@ -115,7 +133,9 @@ class DeltaSchema(ma.Schema):
         allow_none=True,
         metadata={"description": "current − saved: total USD (training) or USD per hour (inference)"},
     )
-    percent = ma.fields.Float(allow_none=True, metadata={"description": "Change in percent of the saved figure"})
+    percent = ma.fields.Float(
+        allow_none=True, metadata={"description": "Change in percent of the saved figure"}
+    )
     basis = ma.fields.String(metadata={"enum": ["total_usd", "usd_per_hour"]})
 
 
@@ -130,7 +150,9 @@ class CompareSchema(ma.Schema):
         unknown = ma.RAISE
 
     ids = ma.fields.List(
-        ma.fields.Integer(validate=validate.Range(1, 2**31 - 1)), required=True, validate=validate.Length(1, 50)
+        ma.fields.Integer(validate=validate.Range(1, 2**31 - 1)),
+        required=True,
+        validate=validate.Length(1, 50),
     )
 
 
@@ -142,4 +164,6 @@ class CompareItemSchema(ScenarioSummarySchema):
 
 class CompareResultSchema(ma.Schema):
     scenarios = ma.fields.List(ma.fields.Nested(CompareItemSchema))
-    cheapest_id = ma.fields.Integer(allow_none=True, metadata={"description": "Lowest total_usd among training scenarios"})
+    cheapest_id = ma.fields.Integer(
+        allow_none=True, metadata={"description": "Lowest total_usd among training scenarios"}
+    )

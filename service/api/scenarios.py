@@ -26,7 +26,9 @@ from .scenario_schemas import (
 from .smorest import Blueprint
 
 blp = Blueprint(
-    "scenarios", __name__, url_prefix="/v1/scenarios",
+    "scenarios",
+    __name__,
+    url_prefix="/v1/scenarios",
     description="Named budget scenarios: saved requests with their estimate and the prices used.",
 )
 
@@ -36,8 +38,11 @@ def _estimate(data: dict) -> dict:
     try:
         return estimating.run(data["kind"], data["loaded_request"])
     except InvalidRequest as exc:
-        abort(422, message="The request cannot be estimated.",
-              errors={f"request.{k}": v for k, v in exc.errors.items()})
+        abort(
+            422,
+            message="The request cannot be estimated.",
+            errors={f"request.{k}": v for k, v in exc.errors.items()},
+        )
 
 
 def _content(data: dict) -> dict:
@@ -81,7 +86,10 @@ class Scenarios(MethodView):
     def get(self, query, pagination_parameters):
         """List scenarios: filter by name substring, tag, kind, owner; sort by updated_at or name."""
         items, total = store.page(
-            db_session(), store.query(**query), pagination_parameters.first_item, pagination_parameters.page_size
+            db_session(),
+            store.query(**query),
+            pagination_parameters.first_item,
+            pagination_parameters.page_size,
         )
         pagination_parameters.item_count = total
         return items
@@ -89,7 +97,11 @@ class Scenarios(MethodView):
     @blp.auth("editor")
     @blp.etag
     @blp.arguments(ScenarioWriteSchema)
-    @blp.response(201, ScenarioSchema, headers={"Location": {"description": "URL of the new scenario", "schema": {"type": "string"}}})
+    @blp.response(
+        201,
+        ScenarioSchema,
+        headers={"Location": {"description": "URL of the new scenario", "schema": {"type": "string"}}},
+    )
     @blp.problem(409, "A scenario with this name exists.")
     def post(self, data):
         """Save a scenario (also imports the export format of GET /v1/scenarios/{id})."""
@@ -172,8 +184,11 @@ class ScenarioRepriced(MethodView):
         try:
             current = estimating.run(scenario.kind, loaded)
         except InvalidRequest as exc:
-            abort(422, message="The saved request no longer estimates against the current catalog.",
-                  errors={f"request.{k}": v for k, v in exc.errors.items()})
+            abort(
+                422,
+                message="The saved request no longer estimates against the current catalog.",
+                errors={f"request.{k}": v for k, v in exc.errors.items()},
+            )
         now = estimating.headline_usd(scenario.kind, current)
         then = estimating.headline_usd(scenario.kind, scenario.estimate)
         delta = {

@@ -50,7 +50,9 @@ class Blueprint(flask_smorest.Blueprint):
 
         def decorator(view):
             guarded = requires(role, read=read)(view)
-            guarded = self.problem(401, "Missing, unknown or revoked API key (WWW-Authenticate: Bearer).")(guarded)
+            guarded = self.problem(401, "Missing, unknown or revoked API key (WWW-Authenticate: Bearer).")(
+                guarded
+            )
             if not read:
                 guarded = self.problem(403, f"The API key lacks the '{role}' role.")(guarded)
             security = [{"bearerAuth": []}]

@@ -35,21 +35,29 @@ class TrainingRunSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    tokens = Count(max_value=1e16, metadata={"description": "Training tokens (transformers, LSTMs, MLPs)", "example": "1B"})
-    samples = Count(max_value=1e13, metadata={"description": "Training samples per epoch (cnn/vit)", "example": 1281167})
+    tokens = Count(
+        max_value=1e16,
+        metadata={"description": "Training tokens (transformers, LSTMs, MLPs)", "example": "1B"},
+    )
+    samples = Count(
+        max_value=1e13, metadata={"description": "Training samples per epoch (cnn/vit)", "example": 1281167}
+    )
     epochs = ma.fields.Float(
         validate=validate.Range(min=0, max=10_000, min_inclusive=False),
         metadata={"description": "Passes over `tokens`/`samples` (default 1)", "example": 90},
     )
     global_batch_size = ma.fields.Integer(
-        required=True, validate=validate.Range(1, 100_000_000),
+        required=True,
+        validate=validate.Range(1, 100_000_000),
         metadata={"description": "Sequences (or samples) per optimizer step", "example": 1024},
     )
     sequence_length = ma.fields.Integer(
-        validate=validate.Range(1, 10_000_000), metadata={"description": "Tokens per sequence", "example": 4096}
+        validate=validate.Range(1, 10_000_000),
+        metadata={"description": "Tokens per sequence", "example": 4096},
     )
     micro_batch_size = ma.fields.Integer(
-        validate=validate.Range(1, 1_000_000), metadata={"description": "Sequences per device per forward pass"}
+        validate=validate.Range(1, 1_000_000),
+        metadata={"description": "Sequences per device per forward pass"},
     )
     precision = ma.fields.String(validate=validate.OneOf(TRAINING_PRECISIONS), metadata={"example": "bf16"})
     optimizer = ma.fields.String(validate=validate.OneOf(OPTIMIZERS), metadata={"example": "adamw"})
@@ -57,13 +65,16 @@ class TrainingRunSchema(ma.Schema):
         validate=validate.Range(0, 64),
         metadata={"description": "Override optimizer-state bytes as a multiple of the parameter bytes"},
     )
-    activation_recomputation = ma.fields.String(validate=validate.OneOf(RECOMPUTATION), metadata={"example": "selective"})
+    activation_recomputation = ma.fields.String(
+        validate=validate.OneOf(RECOMPUTATION), metadata={"example": "selective"}
+    )
     flash_attention = ma.fields.Boolean(metadata={"description": "Default true"})
     checkpoint_interval_steps = ma.fields.Integer(
         validate=validate.Range(1, 10**9), metadata={"description": "Write a checkpoint every N steps"}
     )
     checkpoint_write_bandwidth_bytes_per_s = ma.fields.Float(
-        validate=validate.Range(min=1e6, max=1e13), metadata={"description": "Storage write bandwidth, bytes/s"}
+        validate=validate.Range(min=1e6, max=1e13),
+        metadata={"description": "Storage write bandwidth, bytes/s"},
     )
     validation = ma.fields.Nested(ValidationRunSchema)
     include_pretraining = ma.fields.Boolean(
@@ -78,10 +89,18 @@ class ParallelismSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    data = ma.fields.Integer(validate=validate.Range(1, MAX_DEVICES), metadata={"description": "Data-parallel degree"})
-    tensor = ma.fields.Integer(validate=validate.Range(1, 1024), metadata={"description": "Tensor-parallel degree"})
-    pipeline = ma.fields.Integer(validate=validate.Range(1, 4096), metadata={"description": "Pipeline stages"})
-    expert = ma.fields.Integer(validate=validate.Range(1, 4096), metadata={"description": "Expert-parallel degree"})
+    data = ma.fields.Integer(
+        validate=validate.Range(1, MAX_DEVICES), metadata={"description": "Data-parallel degree"}
+    )
+    tensor = ma.fields.Integer(
+        validate=validate.Range(1, 1024), metadata={"description": "Tensor-parallel degree"}
+    )
+    pipeline = ma.fields.Integer(
+        validate=validate.Range(1, 4096), metadata={"description": "Pipeline stages"}
+    )
+    expert = ma.fields.Integer(
+        validate=validate.Range(1, 4096), metadata={"description": "Expert-parallel degree"}
+    )
     zero_stage = ma.fields.Integer(validate=validate.Range(0, 3), metadata={"description": "ZeRO stage 0–3"})
     sequence_parallel = ma.fields.Boolean(metadata={"description": "Megatron sequence parallelism"})
 
@@ -91,11 +110,14 @@ class TrainingHardwareSchema(ma.Schema):
         unknown = ma.RAISE
 
     accelerator = ma.fields.String(
-        required=True, validate=validate.Length(1, 64),
+        required=True,
+        validate=validate.Length(1, 64),
         metadata={"description": "Catalog id (GET /v1/accelerators)", "example": "nvidia-h100-sxm-80gb"},
     )
     count = ma.fields.Integer(
-        required=True, validate=validate.Range(1, MAX_DEVICES), metadata={"description": "Devices", "example": 8}
+        required=True,
+        validate=validate.Range(1, MAX_DEVICES),
+        metadata={"description": "Devices", "example": 8},
     )
     utilization = ma.fields.Float(
         validate=validate.Range(min=0, max=1, min_inclusive=False),

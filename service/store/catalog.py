@@ -37,7 +37,9 @@ class CatalogRepository:
 
     def fingerprint(self) -> tuple:
         """Changes whenever an accelerator or a price row is added, removed or changed (versions bump)."""
-        acc = self.session.execute(select(func.count(), func.coalesce(func.sum(Accelerator.version), 0))).one()
+        acc = self.session.execute(
+            select(func.count(), func.coalesce(func.sum(Accelerator.version), 0))
+        ).one()
         prices = self.session.execute(
             select(func.count(), func.max(AcceleratorPrice.id), func.count(AcceleratorPrice.effective_to))
         ).one()

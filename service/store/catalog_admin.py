@@ -14,8 +14,16 @@ from . import audit
 from .models import PRECISION_COLUMNS, Accelerator, AcceleratorPrice
 
 SPEC_FIELDS = (
-    "name", "vendor", "kind", "memory_bytes", "memory_bandwidth_bytes_per_s",
-    "interconnect_bandwidth_bytes_per_s", "tdp_watts", "release_year", "source_specs", "notes",
+    "name",
+    "vendor",
+    "kind",
+    "memory_bytes",
+    "memory_bandwidth_bytes_per_s",
+    "interconnect_bandwidth_bytes_per_s",
+    "tdp_watts",
+    "release_year",
+    "source_specs",
+    "notes",
 )
 
 
@@ -31,10 +39,15 @@ def snapshot(acc: Accelerator) -> dict[str, Any]:
 
 def price_snapshot(p: AcceleratorPrice) -> dict[str, Any]:
     return {
-        "id": p.id, "provider": p.provider, "instance_type": p.instance_type, "region": p.region,
-        "pricing_model": p.pricing_model, "usd_per_hour": str(p.usd_per_hour),
+        "id": p.id,
+        "provider": p.provider,
+        "instance_type": p.instance_type,
+        "region": p.region,
+        "pricing_model": p.pricing_model,
+        "usd_per_hour": str(p.usd_per_hour),
         "effective_from": p.effective_from.isoformat(),
-        "effective_to": p.effective_to.isoformat() if p.effective_to else None, "source": p.source,
+        "effective_to": p.effective_to.isoformat() if p.effective_to else None,
+        "source": p.source,
     }
 
 
@@ -51,13 +64,22 @@ def _touch(acc: Accelerator) -> None:
     acc.updated_at = dt.datetime.now(dt.UTC)
 
 
-def add_accelerator(session: Session, data: dict[str, Any], *, actor: str, request_id: str | None) -> Accelerator:
+def add_accelerator(
+    session: Session, data: dict[str, Any], *, actor: str, request_id: str | None
+) -> Accelerator:
     acc = Accelerator(id=data["id"])
     _apply_specs(acc, data)
     session.add(acc)
     session.flush()
-    audit.record(session, actor=actor, action="accelerator.create", target=f"accelerator:{acc.id}",
-                 before=None, after=snapshot(acc), request_id=request_id)
+    audit.record(
+        session,
+        actor=actor,
+        action="accelerator.create",
+        target=f"accelerator:{acc.id}",
+        before=None,
+        after=snapshot(acc),
+        request_id=request_id,
+    )
     return acc
 
 
@@ -68,8 +90,15 @@ def patch_accelerator(
     _apply_specs(acc, data)
     _touch(acc)
     session.flush()  # raises StaleDataError if another writer got there first
-    audit.record(session, actor=actor, action="accelerator.update", target=f"accelerator:{acc.id}",
-                 before=before, after=snapshot(acc), request_id=request_id)
+    audit.record(
+        session,
+        actor=actor,
+        action="accelerator.update",
+        target=f"accelerator:{acc.id}",
+        before=before,
+        after=snapshot(acc),
+        request_id=request_id,
+    )
     return acc
 
 
@@ -86,7 +115,13 @@ def _open_rows(session: Session, acc: Accelerator, provider: str, pricing_model:
 
 
 def set_price(
-    session: Session, acc: Accelerator, provider: str, data: dict[str, Any], *, actor: str, request_id: str | None
+    session: Session,
+    acc: Accelerator,
+    provider: str,
+    data: dict[str, Any],
+    *,
+    actor: str,
+    request_id: str | None,
 ) -> AcceleratorPrice:
     """Close the provider's open price(s) for this pricing model (and region, when given); open a new one."""
     pricing_model = data.get("pricing_model", "on-demand")
@@ -119,13 +154,25 @@ def set_price(
     acc.prices.append(price)  # keeps the loaded collection current for the response
     _touch(acc)
     session.flush()
-    audit.record(session, actor=actor, action="price.set", target=f"accelerator:{acc.id}",
-                 before={"prices": before}, after={"prices": [price_snapshot(price)]}, request_id=request_id)
+    audit.record(
+        session,
+        actor=actor,
+        action="price.set",
+        target=f"accelerator:{acc.id}",
+        before={"prices": before},
+        after={"prices": [price_snapshot(price)]},
+        request_id=request_id,
+    )
     return price
 
 
 def delete_price(
-    session: Session, acc: Accelerator, provider: str, *, pricing_model: str | None, actor: str,
+    session: Session,
+    acc: Accelerator,
+    provider: str,
+    *,
+    pricing_model: str | None,
+    actor: str,
     request_id: str | None,
 ) -> list[AcceleratorPrice]:
     """Close the provider's open prices (all pricing models unless one is named). Returns the closed rows."""
@@ -145,9 +192,15 @@ def delete_price(
         row.effective_to = max(today, row.effective_from)
     _touch(acc)
     session.flush()
-    audit.record(session, actor=actor, action="price.delete", target=f"accelerator:{acc.id}",
-                 before={"prices": before}, after={"prices": [price_snapshot(r) for r in rows]},
-                 request_id=request_id)
+    audit.record(
+        session,
+        actor=actor,
+        action="price.delete",
+        target=f"accelerator:{acc.id}",
+        before={"prices": before},
+        after={"prices": [price_snapshot(r) for r in rows]},
+        request_id=request_id,
+    )
     return rows
 
 

@@ -49,8 +49,13 @@ def create(
     session.add(key)
     session.flush()
     audit.record(
-        session, actor=actor, action="key.create", target=f"key:{name}", before=None,
-        after=_jsonable(as_dict(key)), request_id=request_id,
+        session,
+        actor=actor,
+        action="key.create",
+        target=f"key:{name}",
+        before=None,
+        after=_jsonable(as_dict(key)),
+        request_id=request_id,
     )
     return key, secret
 
@@ -71,8 +76,13 @@ def revoke(session: Session, name: str, *, actor: str, request_id: str | None = 
     key.revoked_at = dt.datetime.now(dt.UTC)
     session.flush()
     audit.record(
-        session, actor=actor, action="key.revoke", target=f"key:{name}", before=before,
-        after=_jsonable(as_dict(key)), request_id=request_id,
+        session,
+        actor=actor,
+        action="key.revoke",
+        target=f"key:{name}",
+        before=before,
+        after=_jsonable(as_dict(key)),
+        request_id=request_id,
     )
     return key
 

@@ -13,12 +13,12 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Index,
-    UniqueConstraint,
     Integer,
     MetaData,
     Numeric,
     String,
     Text,
+    UniqueConstraint,
     func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -101,9 +101,7 @@ class AcceleratorPrice(Base):
 
     accelerator: Mapped[Accelerator] = relationship(back_populates="prices")
 
-    __table_args__ = (
-        Index("ix_accelerator_prices_lookup", "accelerator_id", "provider", "effective_to"),
-    )
+    __table_args__ = (Index("ix_accelerator_prices_lookup", "accelerator_id", "provider", "effective_to"),)
 
     @property
     def is_current(self) -> bool:

@@ -25,7 +25,11 @@ def _escape_like(text: str) -> str:
 
 
 def query(
-    *, name: str | None = None, tag: str | None = None, kind: str | None = None, owner: str | None = None,
+    *,
+    name: str | None = None,
+    tag: str | None = None,
+    kind: str | None = None,
+    owner: str | None = None,
     sort: str = "-updated_at",
 ) -> Select[tuple[Scenario]]:
     # Listings never need the heavy JSON columns.

@@ -129,9 +129,7 @@ def seed_catalog(session: Session) -> SeedReport:
         report.accelerators_added += 1
     session.flush()
 
-    existing = {
-        (*_price_key(p), p.effective_from) for p in session.scalars(select(AcceleratorPrice))
-    }
+    existing = {(*_price_key(p), p.effective_from) for p in session.scalars(select(AcceleratorPrice))}
     rows = [r for r in _rows("accelerator_prices.csv") if r["accelerator_id"] in existing_ids]
     candidates = [
         AcceleratorPrice(

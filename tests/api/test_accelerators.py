@@ -9,11 +9,31 @@ from decimal import Decimal
 from service.store.models import AcceleratorPrice
 
 REQUIRED_IDS = {
-    "nvidia-v100-sxm-32gb", "nvidia-t4", "nvidia-a10g", "nvidia-l4", "nvidia-l40s", "nvidia-a100-sxm-40gb",
-    "nvidia-a100-sxm-80gb", "nvidia-a100-pcie-80gb", "nvidia-h100-sxm-80gb", "nvidia-h100-pcie-80gb",
-    "nvidia-h200-sxm-141gb", "nvidia-b200", "nvidia-rtx-3090", "nvidia-rtx-4090", "nvidia-rtx-a6000",
-    "nvidia-rtx-6000-ada", "amd-mi300x", "google-tpu-v4", "google-tpu-v5e", "google-tpu-v5p", "aws-trainium2",
-    "intel-gaudi2", "apple-m2-ultra", "apple-m3-max", "cpu-2s-xeon-spr",
+    "nvidia-v100-sxm-32gb",
+    "nvidia-t4",
+    "nvidia-a10g",
+    "nvidia-l4",
+    "nvidia-l40s",
+    "nvidia-a100-sxm-40gb",
+    "nvidia-a100-sxm-80gb",
+    "nvidia-a100-pcie-80gb",
+    "nvidia-h100-sxm-80gb",
+    "nvidia-h100-pcie-80gb",
+    "nvidia-h200-sxm-141gb",
+    "nvidia-b200",
+    "nvidia-rtx-3090",
+    "nvidia-rtx-4090",
+    "nvidia-rtx-a6000",
+    "nvidia-rtx-6000-ada",
+    "amd-mi300x",
+    "google-tpu-v4",
+    "google-tpu-v5e",
+    "google-tpu-v5p",
+    "aws-trainium2",
+    "intel-gaudi2",
+    "apple-m2-ultra",
+    "apple-m3-max",
+    "cpu-2s-xeon-spr",
 }
 
 
@@ -86,8 +106,11 @@ def test_if_none_match_gives_304_and_etag_changes_with_prices(app, client):
     with database.transaction() as session:
         session.add(
             AcceleratorPrice(
-                accelerator_id="nvidia-l4", provider="gcp", usd_per_hour=Decimal("0.71"),
-                effective_from=dt.date(2026, 1, 1), created_by="test",
+                accelerator_id="nvidia-l4",
+                provider="gcp",
+                usd_per_hour=Decimal("0.71"),
+                effective_from=dt.date(2026, 1, 1),
+                created_by="test",
             )
         )
     assert client.get("/v1/accelerators/nvidia-l4").headers["ETag"] != etag

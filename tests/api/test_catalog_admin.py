@@ -14,7 +14,9 @@ def _etag(client, path=H100) -> str:
 
 
 def test_price_change_needs_if_match_428_and_stale_is_412(client, admin_headers):
-    assert client.put(f"{H100}/prices/aws", json={"usd_per_hour": 5.5}, headers=admin_headers).status_code == 428
+    assert (
+        client.put(f"{H100}/prices/aws", json={"usd_per_hour": 5.5}, headers=admin_headers).status_code == 428
+    )
     stale = {**admin_headers, "If-Match": '"0000"'}
     assert client.put(f"{H100}/prices/aws", json={"usd_per_hour": 5.5}, headers=stale).status_code == 412
 
@@ -22,7 +24,8 @@ def test_price_change_needs_if_match_428_and_stale_is_412(client, admin_headers)
 def test_price_change_closes_the_old_row_and_opens_a_new_one(client, admin_headers):
     etag = _etag(client)
     response = client.put(
-        f"{H100}/prices/aws", json={"usd_per_hour": 5.5, "effective_from": "2026-10-01", "source": "AWS price cut"},
+        f"{H100}/prices/aws",
+        json={"usd_per_hour": 5.5, "effective_from": "2026-10-01", "source": "AWS price cut"},
         headers={**admin_headers, "If-Match": etag},
     )
     assert response.status_code == 200 and response.headers["ETag"] != etag
@@ -39,7 +42,8 @@ def test_price_change_closes_the_old_row_and_opens_a_new_one(client, admin_heade
 
 def test_new_price_cannot_start_before_the_current_one(client, admin_headers):
     response = client.put(
-        f"{H100}/prices/aws", json={"usd_per_hour": 5.5, "effective_from": "2025-01-01"},
+        f"{H100}/prices/aws",
+        json={"usd_per_hour": 5.5, "effective_from": "2025-01-01"},
         headers={**admin_headers, "If-Match": _etag(client)},
     )
     assert response.status_code == 422 and "effective_from" in response.json["errors"]
@@ -50,32 +54,45 @@ def test_delete_price_ends_it_and_keeps_history(client, admin_headers):
     assert response.status_code == 204
     item = client.get(H100).json
     assert "lambda" not in {p["provider"] for p in item["prices"]}
-    assert any(p["provider"] == "lambda" and p["effective_to"] for p in client.get(f"{H100}/prices/history").json)
+    assert any(
+        p["provider"] == "lambda" and p["effective_to"] for p in client.get(f"{H100}/prices/history").json
+    )
     again = client.delete(f"{H100}/prices/lambda", headers={**admin_headers, "If-Match": _etag(client)})
     assert again.status_code == 404
 
 
 def test_add_and_patch_accelerator(client, admin_headers):
     body = {
-        "id": "acme-x1", "name": "Acme X1", "vendor": "Acme", "kind": "asic", "memory_bytes": 64 * 10**9,
-        "memory_bandwidth_bytes_per_s": 2e12, "peak_flops_per_s": {"bf16": 5e14},
+        "id": "acme-x1",
+        "name": "Acme X1",
+        "vendor": "Acme",
+        "kind": "asic",
+        "memory_bytes": 64 * 10**9,
+        "memory_bandwidth_bytes_per_s": 2e12,
+        "peak_flops_per_s": {"bf16": 5e14},
     }
     created = client.post("/v1/accelerators", json=body, headers=admin_headers)
     assert created.status_code == 201 and created.headers["Location"].endswith("/v1/accelerators/acme-x1")
     assert client.post("/v1/accelerators", json=body, headers=admin_headers).status_code == 409
     etag = _etag(client, "/v1/accelerators/acme-x1")
     patched = client.patch(
-        "/v1/accelerators/acme-x1", json={"memory_bytes": 96 * 10**9},
+        "/v1/accelerators/acme-x1",
+        json={"memory_bytes": 96 * 10**9},
         headers={**admin_headers, "If-Match": etag},
     )
     assert patched.status_code == 200 and patched.json["memory_bytes"] == 96 * 10**9
     assert patched.json["peak_flops_per_s"]["bf16"] == 5e14
-    assert client.patch(
-        "/v1/accelerators/acme-x1", json={"name": "x"}, headers={**admin_headers, "If-Match": etag}
-    ).status_code == 412
+    assert (
+        client.patch(
+            "/v1/accelerators/acme-x1", json={"name": "x"}, headers={**admin_headers, "If-Match": etag}
+        ).status_code
+        == 412
+    )
     events = client.get("/v1/audit-events?target=accelerator:acme-x1", headers=admin_headers).json
     assert [e["action"] for e in events] == ["accelerator.update", "accelerator.create"]
-    assert events[0]["before"]["memory_bytes"] == 64 * 10**9 and events[0]["after"]["memory_bytes"] == 96 * 10**9
+    assert (
+        events[0]["before"]["memory_bytes"] == 64 * 10**9 and events[0]["after"]["memory_bytes"] == 96 * 10**9
+    )
 
 
 def test_invalid_accelerator_body_is_422_naming_fields(client, admin_headers):
@@ -88,11 +105,13 @@ def test_invalid_accelerator_body_is_422_naming_fields(client, admin_headers):
 
 def test_price_change_is_audited_with_before_after_and_request_id(client, admin_headers):
     client.put(
-        f"{H100}/prices/runpod", json={"usd_per_hour": 2.49},
+        f"{H100}/prices/runpod",
+        json={"usd_per_hour": 2.49},
         headers={**admin_headers, "If-Match": _etag(client), "X-Request-ID": "price-req-1"},
     )
-    event = client.get("/v1/audit-events?target=accelerator:nvidia-h100-sxm-80gb&actor=test-admin",
-                       headers=admin_headers).json[0]
+    event = client.get(
+        "/v1/audit-events?target=accelerator:nvidia-h100-sxm-80gb&actor=test-admin", headers=admin_headers
+    ).json[0]
     assert event["action"] == "price.set" and event["request_id"] == "price-req-1"
     assert event["before"]["prices"][0]["usd_per_hour"] == "2.990000"
     assert event["after"]["prices"][0]["usd_per_hour"] == "2.490000"
@@ -114,7 +133,9 @@ def test_concurrent_price_updates_with_same_if_match_exactly_one_wins(app, db_ba
         client = app.test_client()
         barrier.wait()
         results[price] = client.put(
-            f"{H100}/prices/aws", json={"usd_per_hour": float(price)}, headers={**admin_headers, "If-Match": etag}
+            f"{H100}/prices/aws",
+            json={"usd_per_hour": float(price)},
+            headers={**admin_headers, "If-Match": etag},
         ).status_code
 
     threads = [threading.Thread(target=put, args=(p,)) for p in ("5.10", "5.20")]

@@ -14,7 +14,7 @@ from service import create_app
 from service.store import audit, catalog_admin
 from service.store.models import Accelerator, AcceleratorPrice, AuditEvent
 from service.store.session import normalise_url
-from tests.conftest import PG_URL, PG_SKIP_REASON
+from tests.conftest import PG_SKIP_REASON, PG_URL
 
 pg_only = pytest.mark.skipif(not PG_URL, reason=PG_SKIP_REASON)
 
@@ -123,10 +123,14 @@ def test_failed_multi_row_write_leaves_nothing_behind(app, monkeypatch):
     with pytest.raises(RuntimeError):
         with database.transaction() as session:
             acc = session.get(Accelerator, "nvidia-l4")
-            catalog_admin.set_price(session, acc, "aws", {"usd_per_hour": Decimal("0.5")}, actor="t", request_id=None)
+            catalog_admin.set_price(
+                session, acc, "aws", {"usd_per_hour": Decimal("0.5")}, actor="t", request_id=None
+            )
     with database.transaction() as session:
         rows = session.scalars(
-            select(AcceleratorPrice).where(AcceleratorPrice.accelerator_id == "nvidia-l4", AcceleratorPrice.provider == "aws")
+            select(AcceleratorPrice).where(
+                AcceleratorPrice.accelerator_id == "nvidia-l4", AcceleratorPrice.provider == "aws"
+            )
         ).all()
         assert [(r.usd_per_hour, r.effective_to) for r in rows] == [(Decimal("0.804800"), None)]
         assert session.get(Accelerator, "nvidia-l4").version == 1
@@ -147,10 +151,14 @@ def test_failed_write_through_http_is_500_problem_and_rolls_back(app, admin_head
 
     monkeypatch.setattr(audit, "record", fail_on_audit)
     response = client.put(
-        "/v1/accelerators/nvidia-l4/prices/aws", json={"usd_per_hour": 0.5}, headers={**admin_headers, "If-Match": etag}
+        "/v1/accelerators/nvidia-l4/prices/aws",
+        json={"usd_per_hour": 0.5},
+        headers={**admin_headers, "If-Match": etag},
     )
     assert response.status_code == 500 and response.mimetype == "application/problem+json" and calls["n"] == 1
     monkeypatch.setattr(audit, "record", real_record)
     assert client.get("/v1/accelerators/nvidia-l4").headers["ETag"] == etag
-    assert [p["usd_per_hour"] for p in client.get("/v1/accelerators/nvidia-l4/prices/history?provider=aws").json] == ["0.804800"]
+    assert [
+        p["usd_per_hour"] for p in client.get("/v1/accelerators/nvidia-l4/prices/history?provider=aws").json
+    ] == ["0.804800"]
     assert client.get("/v1/audit-events?target=accelerator:nvidia-l4", headers=admin_headers).json == []

@@ -54,16 +54,19 @@ def test_unhandled_exception_is_500_problem_without_stack_trace(offline_app):
 
 def test_request_id_is_echoed_when_given_and_generated_otherwise(offline_app):
     client = offline_app.test_client()
-    assert client.get("/openapi.json", headers={"X-Request-ID": "abc-123"}).headers["X-Request-ID"] == "abc-123"
+    assert (
+        client.get("/openapi.json", headers={"X-Request-ID": "abc-123"}).headers["X-Request-ID"] == "abc-123"
+    )
     generated = client.get("/openapi.json").headers["X-Request-ID"]
     assert len(generated) == 32
 
 
 @pytest.mark.parametrize("bad", ["a" * 200, "has space", "<script>"])
 def test_unsafe_request_ids_are_replaced(offline_app, bad):
-    assert offline_app.test_client().get("/openapi.json", headers={"X-Request-ID": bad}).headers[
-        "X-Request-ID"
-    ] != bad
+    assert (
+        offline_app.test_client().get("/openapi.json", headers={"X-Request-ID": bad}).headers["X-Request-ID"]
+        != bad
+    )
 
 
 def test_one_json_access_log_line_per_request(offline_app, caplog):
@@ -71,4 +74,8 @@ def test_one_json_access_log_line_per_request(offline_app, caplog):
         offline_app.test_client().get("/openapi.json", headers={"X-Request-ID": "log-me"})
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "scalecost.access"]
     assert len(lines) == 1
-    assert lines[0]["request_id"] == "log-me" and lines[0]["status"] == 200 and lines[0]["path"] == "/openapi.json"
+    assert (
+        lines[0]["request_id"] == "log-me"
+        and lines[0]["status"] == 200
+        and lines[0]["path"] == "/openapi.json"
+    )

@@ -12,7 +12,11 @@ from service.engine.training import estimate_training
 FINE_TUNE = {
     "model": {"preset": "llama-2-7b"},
     "training": {"tokens": "1B", "global_batch_size": 64, "sequence_length": 4096},
-    "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8, "parallelism": {"data": 8, "zero_stage": 1}},
+    "hardware": {
+        "accelerator": "nvidia-a100-sxm-80gb",
+        "count": 8,
+        "parallelism": {"data": 8, "zero_stage": 1},
+    },
     "output": {"details": True},
 }
 SERVE = {
@@ -24,8 +28,8 @@ SERVE = {
 
 
 def _engine_answer(app, kind: str, body: dict) -> dict:
-    from service.api.training_schemas import TrainingRequestSchema
     from service.api.inference_schemas import InferenceRequestSchema
+    from service.api.training_schemas import TrainingRequestSchema
 
     schema = TrainingRequestSchema() if kind == "training" else InferenceRequestSchema()
     with app.app_context():
@@ -51,20 +55,49 @@ def test_response_is_the_engine_answer_with_no_field_dropped(app, client, kind, 
 
 def test_training_estimate_reports_every_section(client):
     body = client.post("/v1/estimates/training", json=FINE_TUNE).json
-    assert {"compute", "memory", "time", "cost", "range", "assumptions", "scaling", "recommendations", "details"} <= set(body)
+    assert {
+        "compute",
+        "memory",
+        "time",
+        "cost",
+        "range",
+        "assumptions",
+        "scaling",
+        "recommendations",
+        "details",
+    } <= set(body)
     assert body["compute"]["six_nd_flops"] == pytest.approx(6 * 6.738e9 * 1e9, rel=1e-3)
     assert body["memory"]["fits"] is True
     assert body["time"]["utilization_source"] != "given"
-    assert body["cost"]["total_usd"] > 0 and body["range"]["low"]["seconds"] < body["range"]["high"]["seconds"]
+    assert (
+        body["cost"]["total_usd"] > 0 and body["range"]["low"]["seconds"] < body["range"]["high"]["seconds"]
+    )
 
 
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        ({"hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8, "parallelism": {"data": 3}}}, "hardware.parallelism"),
-        ({"hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8, "parallelism": {"data": 1, "tensor": 8}},
-          "model": {"architecture": "transformer", "layers": 4, "hidden_size": 768, "attention_heads": 12,
-                    "vocab_size": 32000}}, "hardware.parallelism.tensor"),
+        (
+            {"hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8, "parallelism": {"data": 3}}},
+            "hardware.parallelism",
+        ),
+        (
+            {
+                "hardware": {
+                    "accelerator": "nvidia-a100-sxm-80gb",
+                    "count": 8,
+                    "parallelism": {"data": 1, "tensor": 8},
+                },
+                "model": {
+                    "architecture": "transformer",
+                    "layers": 4,
+                    "hidden_size": 768,
+                    "attention_heads": 12,
+                    "vocab_size": 32000,
+                },
+            },
+            "hardware.parallelism.tensor",
+        ),
         ({"training": {"tokens": "1B", "global_batch_size": 64, "precision": "fp8"}}, "training.precision"),
         ({"hardware": {"accelerator": "nvidia-h900", "count": 8}}, "hardware.accelerator"),
     ],
@@ -111,8 +144,22 @@ def test_non_object_json_is_422_not_500(client, body):
 
 def test_models_lists_presets_with_shapes_and_sources(client):
     presets = {p["id"]: p for p in client.get("/v1/models").json}
-    required = {"gpt-2-1.5b", "gpt-3-175b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3-70b",
-                "llama-3.1-405b", "mistral-7b", "mixtral-8x7b", "deepseek-v3", "bert-large", "resnet-50", "vit-l-16"}
+    required = {
+        "gpt-2-1.5b",
+        "gpt-3-175b",
+        "llama-2-7b",
+        "llama-2-13b",
+        "llama-2-70b",
+        "llama-3-8b",
+        "llama-3-70b",
+        "llama-3.1-405b",
+        "mistral-7b",
+        "mixtral-8x7b",
+        "deepseek-v3",
+        "bert-large",
+        "resnet-50",
+        "vit-l-16",
+    }
     assert required <= set(presets)
     assert any(p["architecture"] == "lstm" for p in presets.values())
     assert presets["llama-2-70b"]["shape"]["kv_heads"] == 8 and presets["llama-2-70b"]["source"]

@@ -36,8 +36,14 @@ def test_wrong_role_is_403_problem(client, viewer_headers, editor_headers):
 
 
 def test_duplicate_key_name_is_409(client, admin_headers):
-    assert client.post("/v1/keys", json={"name": "dup", "role": "viewer"}, headers=admin_headers).status_code == 201
-    assert client.post("/v1/keys", json={"name": "dup", "role": "viewer"}, headers=admin_headers).status_code == 409
+    assert (
+        client.post("/v1/keys", json={"name": "dup", "role": "viewer"}, headers=admin_headers).status_code
+        == 201
+    )
+    assert (
+        client.post("/v1/keys", json={"name": "dup", "role": "viewer"}, headers=admin_headers).status_code
+        == 409
+    )
 
 
 def test_invalid_role_is_422_naming_allowed_values(client, admin_headers):
@@ -47,7 +53,9 @@ def test_invalid_role_is_422_naming_allowed_values(client, admin_headers):
 
 
 def test_revoked_key_stops_working_at_once(app, client, admin_headers):
-    secret = client.post("/v1/keys", json={"name": "temp", "role": "admin"}, headers=admin_headers).json["key"]
+    secret = client.post("/v1/keys", json={"name": "temp", "role": "admin"}, headers=admin_headers).json[
+        "key"
+    ]
     temp = {"Authorization": f"Bearer {secret}"}
     assert client.get("/v1/keys", headers=temp).status_code == 200
     assert client.delete("/v1/keys/temp", headers=admin_headers).status_code == 204
@@ -62,12 +70,16 @@ def test_key_changes_are_audited(app, client, admin_headers):
     assert [e["action"] for e in events] == ["key.revoke", "key.create"]
     assert events[0]["actor"] == "test-admin" and events[0]["before"]["revoked_at"] is None
     with app.extensions["scalecost.db"].transaction() as session:
-        assert session.scalar(select(AuditEvent).where(AuditEvent.target == "key:audited").limit(1)) is not None
+        assert (
+            session.scalar(select(AuditEvent).where(AuditEvent.target == "key:audited").limit(1)) is not None
+        )
 
 
 def test_cli_creates_lists_and_revokes_keys(app, migrated_url):
     runner = CliRunner()
-    created = runner.invoke(cli, ["keys", "create", "--name", "cli-key", "--role", "admin", "--url", migrated_url])
+    created = runner.invoke(
+        cli, ["keys", "create", "--name", "cli-key", "--role", "admin", "--url", migrated_url]
+    )
     assert created.exit_code == 0, created.output
     secret = created.output.strip().splitlines()[-1]
     assert secret.startswith("sc_")

@@ -31,7 +31,9 @@ def test_malformed_json_is_400_problem(offline_app):
 
 
 def test_writes_are_rate_limited_with_429_problem_and_retry_after(migrated_url):
-    app = create_app({"DATABASE_URL": migrated_url, "RATELIMIT_WRITES": "2 per minute", "RATELIMIT_ENABLED": True})
+    app = create_app(
+        {"DATABASE_URL": migrated_url, "RATELIMIT_WRITES": "2 per minute", "RATELIMIT_ENABLED": True}
+    )
     client = app.test_client()
     codes = [client.post("/v1/keys", json={"name": "x", "role": "viewer"}).status_code for _ in range(3)]
     assert codes == [401, 401, 429]
@@ -60,8 +62,11 @@ def test_rate_limits_are_shared_through_redis_between_instances(migrated_url):
     if not _redis_up():
         pytest.skip("no Redis at 127.0.0.1:6379")
     config = {
-        "DATABASE_URL": migrated_url, "RATELIMIT_WRITES": "2 per minute", "RATELIMIT_ENABLED": True,
-        "RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379", "RATELIMIT_KEY_PREFIX": uuid.uuid4().hex,
+        "DATABASE_URL": migrated_url,
+        "RATELIMIT_WRITES": "2 per minute",
+        "RATELIMIT_ENABLED": True,
+        "RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379",
+        "RATELIMIT_KEY_PREFIX": uuid.uuid4().hex,
     }
     first, second = create_app(config), create_app(config)  # two instances, one Redis
     body = {"name": "x", "role": "viewer"}

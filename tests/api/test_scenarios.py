@@ -9,7 +9,11 @@ import pytest
 TRAINING = {
     "model": {"preset": "llama-2-7b"},
     "training": {"tokens": "1B", "global_batch_size": 64, "sequence_length": 4096},
-    "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 8, "parallelism": {"data": 8, "zero_stage": 3}},
+    "hardware": {
+        "accelerator": "nvidia-h100-sxm-80gb",
+        "count": 8,
+        "parallelism": {"data": 8, "zero_stage": 3},
+    },
     "cost": {"provider": "aws"},
 }
 INFERENCE = {
@@ -21,7 +25,9 @@ INFERENCE = {
 
 def _create(client, headers, name="plan-a", kind="training", request=TRAINING, tags=("q3",)):
     return client.post(
-        "/v1/scenarios", json={"name": name, "kind": kind, "request": request, "tags": list(tags)}, headers=headers
+        "/v1/scenarios",
+        json={"name": name, "kind": kind, "request": request, "tags": list(tags)},
+        headers=headers,
     )
 
 
@@ -65,7 +71,10 @@ def test_get_etag_and_if_none_match_304(client, editor_headers, viewer_headers):
     path = created.headers["Location"]
     first = client.get(path, headers=viewer_headers)
     assert first.status_code == 200 and first.headers["ETag"] == created.headers["ETag"]
-    assert client.get(path, headers={**viewer_headers, "If-None-Match": first.headers["ETag"]}).status_code == 304
+    assert (
+        client.get(path, headers={**viewer_headers, "If-None-Match": first.headers["ETag"]}).status_code
+        == 304
+    )
     assert client.get("/v1/scenarios/999999", headers=viewer_headers).status_code == 404
 
 
@@ -80,7 +89,8 @@ def test_put_requires_if_match_creates_revision_and_rejects_stale(client, editor
     assert client.put(path, json=update, headers={**editor_headers, "If-Match": etag}).status_code == 412
     revisions = client.get(f"{path}/revisions", headers=editor_headers).json
     assert [(r["revision"], r["action"], r["author"]) for r in revisions] == [
-        (1, "create", "test-editor"), (2, "update", "test-editor"),
+        (1, "create", "test-editor"),
+        (2, "update", "test-editor"),
     ]
     assert revisions[0]["request"]["cost"] == {"provider": "aws"}  # the old version is kept intact
 
@@ -90,9 +100,15 @@ def test_delete_requires_if_match_and_keeps_revisions(client, editor_headers):
     path = created.headers["Location"]
     assert client.delete(path, headers=editor_headers).status_code == 428
     assert client.delete(path, headers={**editor_headers, "If-Match": '"stale"'}).status_code == 412
-    assert client.delete(path, headers={**editor_headers, "If-Match": created.headers["ETag"]}).status_code == 204
+    assert (
+        client.delete(path, headers={**editor_headers, "If-Match": created.headers["ETag"]}).status_code
+        == 204
+    )
     assert client.get(path, headers=editor_headers).status_code == 404
-    assert [r["action"] for r in client.get(f"{path}/revisions", headers=editor_headers).json] == ["create", "delete"]
+    assert [r["action"] for r in client.get(f"{path}/revisions", headers=editor_headers).json] == [
+        "create",
+        "delete",
+    ]
 
 
 def test_list_filters_sorts_and_paginates(client, editor_headers):
@@ -117,7 +133,9 @@ def test_repriced_estimate_moves_with_the_catalog(client, editor_headers, admin_
     created = _create(client, editor_headers).json
     h100 = "/v1/accelerators/nvidia-h100-sxm-80gb"
     etag = client.get(h100).headers["ETag"]
-    put = client.put(f"{h100}/prices/aws", json={"usd_per_hour": 3.44}, headers={**admin_headers, "If-Match": etag})
+    put = client.put(
+        f"{h100}/prices/aws", json={"usd_per_hour": 3.44}, headers={**admin_headers, "If-Match": etag}
+    )
     assert put.status_code == 200
     repriced = client.get(f"/v1/scenarios/{created['id']}/estimate", headers=editor_headers).json
     saved, current = repriced["saved"]["cost"]["total_usd"], repriced["current"]["cost"]["total_usd"]
@@ -129,7 +147,9 @@ def test_repriced_estimate_moves_with_the_catalog(client, editor_headers, admin_
 def test_compare_side_by_side(client, editor_headers):
     a = _create(client, editor_headers, name="a").json
     b = _create(client, editor_headers, name="b", request={**TRAINING, "cost": {"provider": "lambda"}}).json
-    result = client.post("/v1/scenarios/compare", json={"ids": [a["id"], b["id"]]}, headers=editor_headers).json
+    result = client.post(
+        "/v1/scenarios/compare", json={"ids": [a["id"], b["id"]]}, headers=editor_headers
+    ).json
     assert [s["name"] for s in result["scenarios"]] == ["a", "b"]
     assert result["cheapest_id"] == b["id"]
     assert {"total_usd", "seconds", "fits", "accelerator"} <= set(result["scenarios"][0])
@@ -170,7 +190,9 @@ def test_concurrent_scenario_updates_with_same_if_match_exactly_one_wins(app, db
         body = {"name": "plan-a", "kind": "training", "request": {**TRAINING, "cost": {"provider": provider}}}
         client = app.test_client()
         barrier.wait()
-        results[provider] = client.put(path, json=body, headers={**editor_headers, "If-Match": etag}).status_code
+        results[provider] = client.put(
+            path, json=body, headers={**editor_headers, "If-Match": etag}
+        ).status_code
 
     threads = [threading.Thread(target=put, args=(p,)) for p in ("lambda", "runpod")]
     for t in threads:

@@ -34,11 +34,19 @@ def _wait_until_up(port: int, timeout_s: float = 20) -> None:
 
 def test_sigterm_lets_in_flight_requests_finish(tmp_path):
     port = _free_port()
-    env = {**os.environ, "PORT": str(port), "WEB_CONCURRENCY": "1", "DATABASE_URL": f"sqlite:///{tmp_path}/g.db"}
+    env = {
+        **os.environ,
+        "PORT": str(port),
+        "WEB_CONCURRENCY": "1",
+        "DATABASE_URL": f"sqlite:///{tmp_path}/g.db",
+    }
     gunicorn = Path(sys.executable).with_name("gunicorn")
     proc = subprocess.Popen(
         [str(gunicorn), "-c", "service/gunicorn_conf.py", "tests.fixtures.slow_app:app"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     try:
         _wait_until_up(port)

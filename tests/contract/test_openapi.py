@@ -31,7 +31,10 @@ def test_every_operation_documents_success_and_error_responses():
                 continue
             codes = set(op["responses"])
             assert any(c.startswith("2") or c == "304" for c in codes), (path, method)
-            assert any(c.startswith("4") or c.startswith("5") or c == "default" for c in codes), (path, method)
+            assert any(c.startswith("4") or c.startswith("5") or c == "default" for c in codes), (
+                path,
+                method,
+            )
 
 
 def test_spec_is_served_at_openapi_json_and_docs(offline_app):

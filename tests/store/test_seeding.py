@@ -29,7 +29,9 @@ def test_older_price_of_the_same_offer_is_closed_by_the_newer(app):
     with app.extensions["scalecost.db"].transaction() as session:
         rows = session.scalars(
             select(AcceleratorPrice)
-            .where(AcceleratorPrice.accelerator_id == "nvidia-h100-sxm-80gb", AcceleratorPrice.provider == "aws")
+            .where(
+                AcceleratorPrice.accelerator_id == "nvidia-h100-sxm-80gb", AcceleratorPrice.provider == "aws"
+            )
             .order_by(AcceleratorPrice.effective_from)
         ).all()
     assert [r.usd_per_hour for r in rows] == [Decimal("12.29"), Decimal("6.88")]
@@ -48,8 +50,13 @@ def test_seeding_never_overwrites_admin_changes(app):
         price.effective_to = dt.date(2026, 1, 1)
         session.add(
             AcceleratorPrice(
-                accelerator_id="nvidia-t4", provider="aws", instance_type="g4dn.xlarge", region="us-east-1",
-                usd_per_hour=Decimal("0.40"), effective_from=dt.date(2026, 1, 1), created_by="admin",
+                accelerator_id="nvidia-t4",
+                provider="aws",
+                instance_type="g4dn.xlarge",
+                region="us-east-1",
+                usd_per_hour=Decimal("0.40"),
+                effective_from=dt.date(2026, 1, 1),
+                created_by="admin",
             )
         )
     with database.transaction() as session:
