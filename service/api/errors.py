@@ -16,6 +16,11 @@ from werkzeug.exceptions import HTTPException
 from service.engine.errors import InvalidRequest
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
+# A field breaks the documented contract (type, range, enum): the request is not schema-valid.
+INVALID_FIELD = "urn:scalecost:problem:invalid-field"
+# Every field is valid on its own, but together they are physically impossible or unknown to the
+# catalog (parallel degrees ≠ device count, fp8 on an A100, an unknown accelerator id…).
+IMPOSSIBLE_REQUEST = "urn:scalecost:problem:impossible-request"
 log = logging.getLogger("scalecost.errors")
 
 
@@ -99,11 +104,13 @@ def handle_http_exception(error: HTTPException) -> Response:
         else None
     )
     detail = data.get("message") or error.description
+    type_ = "about:blank"
     if status == 422 and errors:
         detail = "The request has invalid fields: " + ", ".join(sorted(errors)) + "."
+        type_ = INVALID_FIELD
     if status == 415:
         detail = "Send the body as JSON with Content-Type: application/json."
-    return problem(status, detail, errors=errors, headers=headers)
+    return problem(status, detail, errors=errors, headers=headers, type_=type_)
 
 
 def handle_unexpected(error: Exception) -> Response:
@@ -127,7 +134,7 @@ def handle_unexpected(error: Exception) -> Response:
 def handle_invalid_request(error: InvalidRequest) -> Response:
     """The engine's physical and catalog checks: 422 naming each field."""
     detail = "The request cannot be estimated: " + ", ".join(sorted(error.errors)) + "."
-    return problem(422, detail, errors=error.errors)
+    return problem(422, detail, errors=error.errors, type_=IMPOSSIBLE_REQUEST, title="Impossible request")
 
 
 def register(app) -> None:

@@ -8,6 +8,19 @@ import marshmallow as ma
 
 from service.engine.units import parse_count
 
+SUFFIXES = {"": 1.0, "k": 1e3, "M": 1e6, "B": 1e9, "T": 1e12, "P": 1e15}
+
+
+def count_pattern(max_value: float) -> str:
+    """A regex admitting exactly the suffixed strings below `max_value` (so the contract states the bound):
+    with suffix multiplier m, at most floor(log10(max/m)) integer digits, no leading zero."""
+    options = []
+    for suffix, multiplier in SUFFIXES.items():
+        digits = math.floor(math.log10(max_value / multiplier) + 1e-9)
+        if digits >= 1:
+            options.append(f"[1-9][0-9]{{0,{digits - 1}}}(\\.[0-9]{{1,6}})?{suffix}")
+    return "^(" + "|".join(options) + ")$"
+
 
 class Count(ma.fields.Field):
     """A positive count given as a number (7e9) or a string with a suffix ("7B", "350M", "1.2T")."""

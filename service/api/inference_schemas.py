@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from .estimate_common import CostSchema, OutputSchema
-from .model_schemas import ModelSpecSchema
+from .model_schemas import ModelSpecField
 
 WEIGHT_PRECISIONS = ["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
 KV_PRECISIONS = ["fp32", "fp16", "bf16", "fp8", "int8"]
@@ -82,7 +82,7 @@ class InferenceRequestSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    model = ma.fields.Nested(ModelSpecSchema, required=True)
+    model = ModelSpecField(required=True)
     weights = ma.fields.Nested(WeightsSchema)
     kv_cache_precision = ma.fields.String(
         validate=validate.OneOf(KV_PRECISIONS), metadata={"description": "Default: the activation precision"}

@@ -9,69 +9,129 @@ from service.engine.models import ARCHITECTURES, FFN_TYPES, PRESETS
 
 from .fields import Count
 
-FORMS = ("preset", "hf_config", "architecture")
+
+def _int(low: int, high: int, description: str, required: bool = False, **extra) -> ma.fields.Integer:
+    return ma.fields.Integer(
+        required=required, validate=validate.Range(low, high), metadata={"description": description, **extra}
+    )
 
 
-class ModelSpecSchema(ma.Schema):
-    """One of: `{preset}`; `{architecture: transformer, layers, hidden_size, …}`; `{architecture, parameters}`;
-    `{architecture: cnn|vit, parameters, flops_per_sample}`; `{hf_config: {…}}`."""
+NAME = ma.fields.String(validate=validate.Length(max=200), metadata={"description": "Label for the model"})
+
+
+class PresetModelSchema(ma.Schema):
+    """A built-in model: `{"preset": "llama-2-70b"}` (GET /v1/models lists them)."""
 
     class Meta:
         unknown = ma.RAISE
 
     preset = ma.fields.String(
-        validate=validate.OneOf(sorted(PRESETS)),
-        metadata={"description": "A built-in model (GET /v1/models lists them)", "example": "llama-2-7b"},
+        required=True, validate=validate.OneOf(sorted(PRESETS)),
+        metadata={"description": "Preset id", "example": "llama-2-7b"},
     )
-    hf_config = ma.fields.Dict(
-        metadata={"description": "A Hugging Face config.json pasted as an object (read offline)"}
-    )
-    architecture = ma.fields.String(
-        validate=validate.OneOf(ARCHITECTURES), metadata={"example": "transformer"}
-    )
-    name = ma.fields.String(
-        validate=validate.Length(max=200), metadata={"description": "Label for the model"}
-    )
-    parameters = Count(
-        metadata={"description": "Total parameter count (number or '7B'/'350M'/'1.2T'); at most 1e14"}
-    )
-    flops_per_sample = Count(
-        max_value=1e16,
-        metadata={"description": "Forward FLOPs per sample (cnn/vit), e.g. 8.2e9 for ResNet-50 at 224²"},
-    )
-    layers = ma.fields.Integer(validate=validate.Range(1, 1000), metadata={"example": 32})
-    hidden_size = ma.fields.Integer(validate=validate.Range(1, 1_000_000), metadata={"example": 4096})
-    attention_heads = ma.fields.Integer(validate=validate.Range(1, 10_000), metadata={"example": 32})
-    kv_heads = ma.fields.Integer(
-        validate=validate.Range(1, 10_000),
-        metadata={"description": "Key/value heads (GQA/MQA); default = attention_heads", "example": 8},
-    )
-    head_dim = ma.fields.Integer(
-        validate=validate.Range(1, 10_000),
-        metadata={"description": "Per-head width when not hidden_size / attention_heads"},
-    )
-    ffn_hidden_size = ma.fields.Integer(validate=validate.Range(1, 10_000_000), metadata={"example": 11008})
+    name = NAME
+
+
+class HfConfigModelSchema(ma.Schema):
+    """A Hugging Face config.json pasted as an object, read offline (Llama, Mistral, Mixtral, Qwen, GPT-2, NeoX)."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+    hf_config = ma.fields.Dict(required=True, metadata={"description": "The config.json object"})
+    name = NAME
+
+
+class TransformerShapeModelSchema(ma.Schema):
+    """An explicit transformer shape; total and active parameter counts are derived exactly from it."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+    architecture = ma.fields.String(required=True, validate=validate.OneOf(["transformer"]))
+    name = NAME
+    layers = _int(1, 1000, "Transformer blocks", required=True, example=32)
+    hidden_size = _int(1, 1_000_000, "Model width d_model", required=True, example=4096)
+    attention_heads = _int(1, 10_000, "Query heads", required=True, example=32)
+    kv_heads = _int(1, 10_000, "Key/value heads (GQA/MQA); default = attention_heads", example=8)
+    head_dim = _int(1, 10_000, "Per-head width when not hidden_size / attention_heads")
+    ffn_hidden_size = _int(1, 10_000_000, "FFN inner width (default 4·h for gelu, Llama rule for swiglu)", example=11008)
     ffn_type = ma.fields.String(validate=validate.OneOf(FFN_TYPES), metadata={"example": "swiglu"})
-    vocab_size = ma.fields.Integer(validate=validate.Range(1, 10_000_000), metadata={"example": 32000})
+    vocab_size = _int(1, 10_000_000, "Vocabulary size", required=True, example=32000)
     tied_embeddings = ma.fields.Boolean(metadata={"description": "LM head shares the embedding matrix"})
-    experts = ma.fields.Integer(
-        validate=validate.Range(1, 10_000), metadata={"description": "MoE routed experts"}
-    )
-    experts_per_token = ma.fields.Integer(
-        validate=validate.Range(1, 10_000), metadata={"description": "MoE experts active per token"}
-    )
-    max_context_tokens = ma.fields.Integer(
-        validate=validate.Range(1, 100_000_000),
-        metadata={"description": "Longest context the model supports, tokens"},
+    experts = _int(1, 10_000, "MoE routed experts (1 = dense)")
+    experts_per_token = _int(1, 10_000, "MoE experts active per token")
+    max_context_tokens = _int(1, 100_000_000, "Longest context the model supports, tokens")
+
+
+class ParameterCountModelSchema(ma.Schema):
+    """A bare parameter count; for transformers a plausible shape is inferred (said so in the answer)."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+    architecture = ma.fields.String(required=True, validate=validate.OneOf(["transformer", "lstm", "mlp"]))
+    name = NAME
+    parameters = Count(required=True, metadata={"description": "Parameter count (number or '7B'/'350M'/'1.2T'), ≤ 1e14"})
+    max_context_tokens = _int(1, 100_000_000, "Longest context the model supports, tokens")
+
+
+class VisionModelSchema(ma.Schema):
+    """A CNN or vision transformer: not 6·N per token, so forward FLOPs per sample are required."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+    architecture = ma.fields.String(required=True, validate=validate.OneOf(["cnn", "vit"]))
+    name = NAME
+    parameters = Count(required=True, metadata={"description": "Parameter count, ≤ 1e14", "example": 25.6e6})
+    flops_per_sample = Count(
+        required=True, max_value=1e16,
+        metadata={"description": "Forward FLOPs per sample, e.g. 8.2e9 for ResNet-50 at 224²", "example": 8.2e9},
     )
 
-    @ma.validates_schema
-    def _one_form(self, data, **kwargs):
-        given = [f for f in FORMS if f in data]
-        if len(given) != 1:
-            raise ma.ValidationError(
-                f"Give exactly one of {', '.join(FORMS)} (got {', '.join(given) or 'none'}).", "_schema"
-            )
+
+MODEL_FORMS = {
+    "PresetModel": PresetModelSchema,
+    "HfConfigModel": HfConfigModelSchema,
+    "TransformerShapeModel": TransformerShapeModelSchema,
+    "ParameterCountModel": ParameterCountModelSchema,
+    "VisionModel": VisionModelSchema,
+}
+
+
+def _form_of(data: dict) -> type[ma.Schema]:
+    """The one form the keys point at (the forms are told apart by their required keys)."""
+    if "preset" in data:
+        return PresetModelSchema
+    if "hf_config" in data:
+        return HfConfigModelSchema
+    if data.get("architecture") in ("cnn", "vit"):
+        return VisionModelSchema
+    if "layers" in data or ("architecture" in data and "parameters" not in data):
+        return TransformerShapeModelSchema
+    return ParameterCountModelSchema
+
+
+class ModelSpecField(ma.fields.Field):
+    """The `model` object: exactly one of the documented forms (oneOf in the contract)."""
+
+    default_error_messages = {"type": "Must be an object: a preset, a shape, a parameter count or an hf_config."}
+
+    def __init__(self, **kwargs):
+        metadata = kwargs.pop("metadata", {})
+        metadata.setdefault("oneOf", [{"$ref": f"#/components/schemas/{name}"} for name in MODEL_FORMS])
+        metadata.setdefault("description", "One of: preset, explicit transformer shape, parameter count, "
+                            "vision model (cnn/vit with FLOPs per sample), or a Hugging Face config.json.")
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, dict):
+            raise self.make_error("type")
+        return _form_of(value)().load(value)
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return value
 
 
 class PresetSchema(ma.Schema):

@@ -38,11 +38,7 @@ def _estimate(data: dict) -> dict:
     try:
         return estimating.run(data["kind"], data["loaded_request"])
     except InvalidRequest as exc:
-        abort(
-            422,
-            message="The request cannot be estimated.",
-            errors={f"request.{k}": v for k, v in exc.errors.items()},
-        )
+        raise InvalidRequest({f"request.{k}": v for k, v in exc.errors.items()}) from None
 
 
 def _content(data: dict) -> dict:
@@ -183,12 +179,8 @@ class ScenarioRepriced(MethodView):
         )["loaded_request"]
         try:
             current = estimating.run(scenario.kind, loaded)
-        except InvalidRequest as exc:
-            abort(
-                422,
-                message="The saved request no longer estimates against the current catalog.",
-                errors={f"request.{k}": v for k, v in exc.errors.items()},
-            )
+        except InvalidRequest as exc:  # e.g. the saved accelerator has left the catalog
+            raise InvalidRequest({f"request.{k}": v for k, v in exc.errors.items()}) from None
         now = estimating.headline_usd(scenario.kind, current)
         then = estimating.headline_usd(scenario.kind, scenario.estimate)
         delta = {

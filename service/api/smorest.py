@@ -15,6 +15,10 @@ class Api(flask_smorest.Api):
 
     def init_app(self, app, *, spec_kwargs=None):
         super().init_app(app, spec_kwargs=spec_kwargs)
+        from .model_schemas import MODEL_FORMS
+
+        for name, schema in MODEL_FORMS.items():  # the oneOf branches of every request's `model`
+            self.spec.components.schema(name, schema=schema)
         self.spec.components.security_scheme(
             "bearerAuth",
             {"type": "http", "scheme": "bearer", "description": "API key `sc_…` (scalecost keys create)"},

@@ -7,7 +7,7 @@ from marshmallow import validate
 
 from .estimate_common import CostSchema, OutputSchema
 from .fields import Count
-from .model_schemas import ModelSpecSchema
+from .model_schemas import ModelSpecField
 
 TRAINING_PRECISIONS = ["fp32", "tf32", "bf16", "fp16", "fp8"]
 OPTIMIZERS = ["adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion"]
@@ -130,7 +130,7 @@ class TrainingRequestSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    model = ma.fields.Nested(ModelSpecSchema, required=True)
+    model = ModelSpecField(required=True)
     training = ma.fields.Nested(TrainingRunSchema, required=True)
     hardware = ma.fields.Nested(TrainingHardwareSchema, required=True)
     cost = ma.fields.Nested(CostSchema)
