@@ -77,6 +77,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(models_api.blp)
     api.register_blueprint(estimates.blp)
     api.register_blueprint(scenarios.blp)
+    from .api.scenario_schemas import SCENARIO_BODY_DOC
+
+    api.document_request_body("/v1/scenarios", "post", SCENARIO_BODY_DOC)
+    api.document_request_body("/v1/scenarios/{scenario_id}", "put", SCENARIO_BODY_DOC)
     limits.init_app(
         app,
         write_blueprints=[catalog_admin.blp, scenarios.blp, estimates.blp],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import marshmallow as ma
 from flask import g, url_for
 from flask.views import MethodView
@@ -80,13 +82,12 @@ class PriceWriteSchema(ma.Schema):
     usd_per_hour = ma.fields.Decimal(
         required=True,
         places=6,
-        validate=validate.Range(min=0, max=100_000, min_inclusive=False),
+        validate=validate.Range(min=Decimal("0.000001"), max=100_000),
         metadata={
-            "description": "USD per accelerator-hour (stored as an exact decimal)",
+            "description": "USD per accelerator-hour (stored as an exact decimal, 6 places)",
             "example": 2.49,
             "type": "number",
-            "exclusiveMinimum": True,
-            "minimum": 0,
+            "minimum": 0.000001,
             "maximum": 100_000,
         },
     )

@@ -37,10 +37,7 @@ class Count(ma.fields.Field):
             "oneOf",
             [
                 {"type": "number", "minimum": min_value, "maximum": max_value},
-                {
-                    "type": "string",
-                    "pattern": r"^\s*[0-9][0-9_,]*(\.[0-9]*)?([eE][+-]?[0-9]+)?\s*[kKMBGTP]?\s*$",
-                },
+                {"type": "string", "pattern": count_pattern(max_value)},
             ],
         )
         super().__init__(metadata=metadata, **kwargs)

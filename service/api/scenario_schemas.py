@@ -66,6 +66,35 @@ class ScenarioWriteSchema(ma.Schema):
         return data
 
 
+class _ScenarioDocBase(ma.Schema):
+    """Documentation of the two shapes a scenario body takes (the `kind` picks the request schema)."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+    name = ma.fields.String(required=True, validate=validate.Length(1, 200), metadata={"example": "llama-70b-q3"})
+    description = ma.fields.String(allow_none=True, validate=validate.Length(max=5000))
+    tags = ma.fields.List(ma.fields.String(validate=validate.Length(1, 64)), validate=validate.Length(max=32))
+
+
+class TrainingScenarioWriteSchema(_ScenarioDocBase):
+    kind = ma.fields.String(required=True, validate=validate.OneOf(["training"]))
+    request = ma.fields.Nested(TrainingRequestSchema, required=True)
+
+
+class InferenceScenarioWriteSchema(_ScenarioDocBase):
+    kind = ma.fields.String(required=True, validate=validate.OneOf(["inference"]))
+    request = ma.fields.Nested(InferenceRequestSchema, required=True)
+
+
+SCENARIO_BODY_DOC = {
+    "oneOf": [
+        {"$ref": "#/components/schemas/TrainingScenarioWrite"},
+        {"$ref": "#/components/schemas/InferenceScenarioWrite"},
+    ]
+}
+
+
 class ScenarioSummarySchema(ma.Schema):
     accelerator = ma.fields.String()
     count = ma.fields.Raw(metadata={"description": "Devices"})

@@ -5,9 +5,28 @@ from __future__ import annotations
 import http
 
 import flask_smorest
+import flask_smorest.pagination
+import marshmallow as ma
 from flask_smorest.spec import prepare_response
 
 from .errors import PROBLEM_CONTENT_TYPE, ProblemSchema
+
+MAX_PAGE = 1_000_000
+
+
+def _pagination_parameters_schema_factory(def_page, def_page_size, def_max_page_size):
+    """flask-smorest's pagination schema with an upper bound on `page`, so the contract states it
+    (an unbounded page overflows the database's OFFSET)."""
+    base = _original_factory(def_page, def_page_size, def_max_page_size)
+
+    class PaginationParametersSchema(base):
+        page = ma.fields.Integer(load_default=def_page, validate=ma.validate.Range(min=1, max=MAX_PAGE))
+
+    return PaginationParametersSchema
+
+
+_original_factory = flask_smorest.pagination._pagination_parameters_schema_factory
+flask_smorest.pagination._pagination_parameters_schema_factory = _pagination_parameters_schema_factory
 
 
 class Api(flask_smorest.Api):
@@ -16,9 +35,12 @@ class Api(flask_smorest.Api):
     def init_app(self, app, *, spec_kwargs=None):
         super().init_app(app, spec_kwargs=spec_kwargs)
         from .model_schemas import MODEL_FORMS
+        from .scenario_schemas import InferenceScenarioWriteSchema, TrainingScenarioWriteSchema
 
         for name, schema in MODEL_FORMS.items():  # the oneOf branches of every request's `model`
             self.spec.components.schema(name, schema=schema)
+        self.spec.components.schema("TrainingScenarioWrite", schema=TrainingScenarioWriteSchema)
+        self.spec.components.schema("InferenceScenarioWrite", schema=InferenceScenarioWriteSchema)
         self.spec.components.security_scheme(
             "bearerAuth",
             {"type": "http", "scheme": "bearer", "description": "API key `sc_…` (scalecost keys create)"},
@@ -26,6 +48,24 @@ class Api(flask_smorest.Api):
 
     def _register_error_handlers(self):
         """Errors are handled by service.api.errors (registered in create_app)."""
+
+    def document_request_body(self, path: str, method: str, schema: dict) -> None:
+        """Replace a generated request-body schema by a hand-written one (e.g. a oneOf the body's
+        loader enforces but marshmallow cannot express)."""
+        body = self.spec._paths[path][method]["requestBody"]
+        body["content"]["application/json"]["schema"] = schema
+
+    def _register_pagination_header(self):
+        """X-Pagination is a JSON document in a header: a header's value is a string on the wire."""
+        self.spec.components.header(
+            "PAGINATION",
+            {
+                "description": "Pagination metadata as JSON: total, total_pages, first_page, last_page, page, "
+                "previous_page, next_page",
+                "schema": {"type": "string", "example": '{"total": 37, "total_pages": 4, "page": 1}'},
+            },
+            lazy=True,
+        )
 
     def _register_responses(self):
         """Document error responses as application/problem+json with the ProblemSchema."""

@@ -22,6 +22,7 @@ from sqlalchemy import (
     func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
 
 # Constraint naming convention so alembic migrations name every constraint deterministically.
 NAMING_CONVENTION = {
@@ -33,6 +34,23 @@ NAMING_CONVENTION = {
 }
 
 PRECISION_COLUMNS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+
+
+class UTCDateTime(TypeDecorator):
+    """Timezone-aware UTC datetimes on every backend (SQLite stores them without an offset)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=dt.UTC)
+        return value
+
+    def process_result_value(self, value, dialect):
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=dt.UTC)
+        return value
 
 
 class Base(DeclarativeBase):
@@ -66,8 +84,8 @@ class Accelerator(Base):
     notes: Mapped[str | None] = mapped_column(Text)
     # Optimistic-concurrency version: bumped on every change to specs or prices.
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
-    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
 
     prices: Mapped[list[AcceleratorPrice]] = relationship(
         back_populates="accelerator", order_by="AcceleratorPrice.id", lazy="selectin"
@@ -97,7 +115,7 @@ class AcceleratorPrice(Base):
     effective_to: Mapped[dt.date | None] = mapped_column(Date)
     source: Mapped[str | None] = mapped_column(Text)
     created_by: Mapped[str] = mapped_column(String(128), default="seed", server_default="seed")
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
 
     accelerator: Mapped[Accelerator] = relationship(back_populates="prices")
 
@@ -121,9 +139,9 @@ class ApiKey(Base):
     role: Mapped[str] = mapped_column(String(16))
     prefix: Mapped[str] = mapped_column(String(16), index=True)
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
     created_by: Mapped[str | None] = mapped_column(String(128))
-    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
 
 
 class Scenario(Base):
@@ -142,8 +160,8 @@ class Scenario(Base):
     summary: Mapped[dict] = mapped_column(JSON, default=dict)  # small figures for listings
     owner: Mapped[str] = mapped_column(String(128), index=True)
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
-    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow, index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow, index=True)
 
     tag_rows: Mapped[list[ScenarioTag]] = relationship(
         cascade="all, delete-orphan", passive_deletes=True, lazy="selectin"
@@ -179,7 +197,7 @@ class ScenarioRevision(Base):
     prices: Mapped[dict] = mapped_column(JSON, default=dict)
     author: Mapped[str] = mapped_column(String(128))
     request_id: Mapped[str | None] = mapped_column(String(128))
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow)
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
 
     __table_args__ = (UniqueConstraint("scenario_id", "revision"),)
 
@@ -190,7 +208,7 @@ class AuditEvent(Base):
     __tablename__ = "audit_events"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_utcnow, index=True)
+    at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow, index=True)
     actor: Mapped[str] = mapped_column(String(128), index=True)
     action: Mapped[str] = mapped_column(String(64))
     target: Mapped[str] = mapped_column(String(200), index=True)

@@ -1,0 +1,72 @@
+"""Schemathesis against the app and the committed openapi.yaml: no 5xx, responses conform to the
+documented schemas and content types, and schema-valid requests are never rejected as invalid fields.
+
+In-process (WSGI), derandomized, a fixed budget of examples per operation; authenticated operations run
+with an admin key. `make fuzz` runs the same with a much larger budget (FUZZ_EXAMPLES)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+from service.api.errors import IMPOSSIBLE_REQUEST
+from tests.conftest import make_key
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
+
+
+@schemathesis.check
+def schema_valid_requests_are_not_rejected(ctx, response, case) -> None:
+    """Positive (schema-valid) data may only be refused for what a schema cannot say: a combination that
+    is physically impossible (typed impossible-request), a missing resource, a conflict or a precondition."""
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive:
+        return None
+    if response.status_code == 422:
+        problem_type = response.json().get("type")
+        assert problem_type == IMPOSSIBLE_REQUEST, f"schema-valid request rejected: {response.text[:500]} body={case.body!r}"[:3000]
+    assert response.status_code not in (400, 413, 415), f"schema-valid request rejected: {response.text[:500]}"
+    return None
+
+
+SCHEMA = schemathesis.openapi.from_path(ROOT / "openapi.yaml")
+OPERATIONS = {result.ok().label: result.ok() for result in SCHEMA.get_all_operations()}
+POSITIVE_ACCEPTANCE = [positive_data_acceptance]
+MODES = [GenerationMode.POSITIVE, GenerationMode.NEGATIVE]
+
+
+@pytest.mark.parametrize("mode", MODES, ids=lambda m: m.value)
+@pytest.mark.parametrize("label", sorted(OPERATIONS))
+def test_api_conforms_to_its_contract(app, label, mode):
+    SCHEMA.app = app
+    operation = OPERATIONS[label]
+    auth = {"Authorization": f"Bearer {make_key(app, 'fuzz-admin', 'admin')}"}
+
+    @given(case=operation.as_strategy(generation_mode=mode))
+    @settings(
+        max_examples=EXAMPLES, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None
+    )
+    def run(case):
+        response = case.call(headers=auth, app=app)
+        case.validate_response(
+            response,
+            headers=auth,
+            transport_kwargs={"app": app, "headers": auth},
+            excluded_checks=POSITIVE_ACCEPTANCE,
+            additional_checks=[schema_valid_requests_are_not_rejected],
+        )
+
+    try:
+        run()
+    except Unsatisfiable:
+        if mode is GenerationMode.POSITIVE:
+            raise
+        pytest.skip(f"{label} has no input that can be made schema-invalid")
