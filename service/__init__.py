@@ -17,7 +17,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from flask import Flask, request
     from werkzeug.exceptions import UnsupportedMediaType
 
-    from .api import errors, limits, observability
+    from .api import errors, limits, observability, strict_query
     from .api.deps import DB_KEY, close_session
     from .api.smorest import Api
     from .store.session import Database
@@ -87,4 +87,5 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         all_method_blueprints=[keys.blp],
     )
     app.extensions["scalecost.api"] = api
+    strict_query.init_app(app)
     return app

@@ -14,11 +14,12 @@ from sqlalchemy.exc import IntegrityError
 from service.store import catalog_admin
 from service.store.catalog import CatalogRepository
 
-from .accelerator_schemas import KINDS, PRICING_MODELS, AcceleratorSchema, PeakFlopsSchema, PriceSchema
+from .accelerator_schemas import KINDS, PRICING_MODELS, AcceleratorSchema, PriceSchema
 from .accelerators import accelerator_to_dict
 from .accelerators import blp as read_blp
 from .auth import actor
 from .deps import db_session
+from .fields import Float, Integer
 from .smorest import Blueprint
 
 blp = Blueprint(
@@ -29,13 +30,31 @@ blp = Blueprint(
 )
 
 
-class PeakFlopsInSchema(PeakFlopsSchema):
+def _peak(description: str) -> Float:
+    return Float(
+        allow_none=True,
+        validate=validate.Range(min=0, max=1e18, min_inclusive=False),
+        metadata={"description": f"{description}; null when unsupported"},
+    )
+
+
+class PeakFlopsInSchema(ma.Schema):
+    """Dense peak FLOP/s per precision (no 2:4 sparsity); null (or absent) where unsupported."""
+
     class Meta:
         unknown = ma.RAISE
 
+    fp32 = _peak("FP32 FLOP/s")
+    tf32 = _peak("TF32 tensor FLOP/s")
+    bf16 = _peak("BF16 tensor FLOP/s")
+    fp16 = _peak("FP16 tensor FLOP/s")
+    fp8 = _peak("FP8 tensor FLOP/s")
+    int8 = _peak("INT8 tensor OP/s")
+    int4 = _peak("INT4 tensor OP/s")
+
 
 def _positive(max_value: float, description: str, required: bool = False, allow_none: bool = True):
-    return ma.fields.Float(
+    return Float(
         required=required,
         allow_none=allow_none and not required,
         validate=validate.Range(min=0, max=max_value, min_inclusive=False),
@@ -55,7 +74,7 @@ class AcceleratorWriteSchema(ma.Schema):
     name = ma.fields.String(required=True, validate=validate.Length(1, 200))
     vendor = ma.fields.String(required=True, validate=validate.Length(1, 64))
     kind = ma.fields.String(required=True, validate=validate.OneOf(KINDS))
-    memory_bytes = ma.fields.Integer(
+    memory_bytes = Integer(
         required=True, validate=validate.Range(1, 10**15), metadata={"description": "bytes"}
     )
     memory_bandwidth_bytes_per_s = _positive(1e15, "bytes/s", required=True)
@@ -64,7 +83,7 @@ class AcceleratorWriteSchema(ma.Schema):
     )
     interconnect_bandwidth_bytes_per_s = _positive(1e15, "bytes/s")
     tdp_watts = _positive(1e5, "W")
-    release_year = ma.fields.Integer(allow_none=True, validate=validate.Range(1990, 2100))
+    release_year = Integer(allow_none=True, validate=validate.Range(1990, 2100))
     source_specs = ma.fields.String(allow_none=True, validate=validate.Length(max=5000))
     notes = ma.fields.String(allow_none=True, validate=validate.Length(max=5000))
 
@@ -92,7 +111,7 @@ class PriceWriteSchema(ma.Schema):
         },
     )
     instance_type = ma.fields.String(validate=validate.Length(1, 128))
-    accelerators_per_instance = ma.fields.Integer(validate=validate.Range(1, 1024))
+    accelerators_per_instance = Integer(validate=validate.Range(1, 1024))
     region = ma.fields.String(validate=validate.Length(1, 64))
     pricing_model = ma.fields.String(
         validate=validate.OneOf(PRICING_MODELS), metadata={"example": "on-demand"}

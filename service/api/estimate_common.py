@@ -5,6 +5,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from .fields import Float, Integer
+
 PROVIDER_EXAMPLE = "aws"
 
 
@@ -19,11 +21,11 @@ class CostSchema(ma.Schema):
             "example": "aws",
         },
     )
-    usd_per_accelerator_hour = ma.fields.Float(
+    usd_per_accelerator_hour = Float(
         validate=validate.Range(min=0, max=10_000, min_inclusive=False),
         metadata={"description": "Override the catalog: USD per accelerator-hour", "example": 2.49},
     )
-    infrastructure_overhead = ma.fields.Float(
+    infrastructure_overhead = Float(
         validate=validate.Range(0, 10),
         metadata={
             "description": "Fraction added for storage, network, CPUs (0.15 = +15 %); default 0",
@@ -40,7 +42,7 @@ class OutputSchema(ma.Schema):
         unknown = ma.RAISE
 
     details = ma.fields.Boolean(metadata={"description": "Include the step-by-step calculation"})
-    decimal_places = ma.fields.Integer(
+    decimal_places = Integer(
         validate=validate.Range(0, 6),
         metadata={"description": "Decimals in the human-readable strings (default 1)"},
     )

@@ -55,3 +55,24 @@ class Count(ma.fields.Field):
 
     def _serialize(self, value, attr, obj, **kwargs):
         return value
+
+
+class Float(ma.fields.Float):
+    """A JSON number: strings and booleans are refused (marshmallow would coerce "0.4")."""
+
+    def _validated(self, value):
+        if isinstance(value, str | bool):
+            raise self.make_error("invalid")
+        return super()._validated(value)
+
+
+class Integer(ma.fields.Integer):
+    """A JSON integer: strings, floats and booleans are refused."""
+
+    def __init__(self, **kwargs):
+        super().__init__(strict=True, **kwargs)
+
+    def _validated(self, value):
+        if isinstance(value, str | bool):
+            raise self.make_error("invalid")
+        return super()._validated(value)

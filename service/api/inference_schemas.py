@@ -6,6 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from .estimate_common import CostSchema, OutputSchema
+from .fields import Float, Integer
 from .model_schemas import ModelSpecField
 
 WEIGHT_PRECISIONS = ["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
@@ -56,7 +57,7 @@ class InferenceHardwareSchema(ma.Schema):
         metadata={"description": "Catalog id (GET /v1/accelerators)", "example": "nvidia-rtx-4090"},
     )
     count = DeviceCount(metadata={"description": 'Tensor-parallel degree, or "auto" (default 1)'})
-    apple_metal_memory_fraction = ma.fields.Float(
+    apple_metal_memory_fraction = Float(
         validate=validate.Range(min=0.1, max=1),
         metadata={"description": "Share of Apple unified memory Metal may use (default 0.75)"},
     )
@@ -66,14 +67,14 @@ class TargetsSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    output_tokens_per_second = ma.fields.Float(
+    output_tokens_per_second = Float(
         validate=validate.Range(min=0, max=1e9, min_inclusive=False),
         metadata={"description": "Aggregate tokens/s"},
     )
-    time_to_first_token_s = ma.fields.Float(
+    time_to_first_token_s = Float(
         validate=validate.Range(min=0, max=86400, min_inclusive=False), metadata={"description": "seconds"}
     )
-    time_per_output_token_s = ma.fields.Float(
+    time_per_output_token_s = Float(
         validate=validate.Range(min=0, max=3600, min_inclusive=False), metadata={"description": "seconds"}
     )
 
@@ -87,11 +88,11 @@ class InferenceRequestSchema(ma.Schema):
     kv_cache_precision = ma.fields.String(
         validate=validate.OneOf(KV_PRECISIONS), metadata={"description": "Default: the activation precision"}
     )
-    batch_size = ma.fields.Integer(
+    batch_size = Integer(
         validate=validate.Range(1, 100_000), metadata={"description": "Concurrent sequences", "example": 1}
     )
-    prompt_tokens = ma.fields.Integer(validate=validate.Range(1, 10_000_000), metadata={"example": 512})
-    output_tokens = ma.fields.Integer(validate=validate.Range(1, 10_000_000), metadata={"example": 256})
+    prompt_tokens = Integer(validate=validate.Range(1, 10_000_000), metadata={"example": 512})
+    output_tokens = Integer(validate=validate.Range(1, 10_000_000), metadata={"example": 256})
     engine = ma.fields.String(validate=validate.OneOf(ENGINES), metadata={"example": "vllm"})
     hardware = ma.fields.Nested(InferenceHardwareSchema, required=True)
     targets = ma.fields.Nested(TargetsSchema)

@@ -7,11 +7,11 @@ from marshmallow import validate
 
 from service.engine.models import ARCHITECTURES, FFN_TYPES, PRESETS
 
-from .fields import Count
+from .fields import Count, Float, Integer
 
 
 def _int(low: int, high: int, description: str, required: bool = False, **extra) -> ma.fields.Integer:
-    return ma.fields.Integer(
+    return Integer(
         required=required, validate=validate.Range(low, high), metadata={"description": description, **extra}
     )
 
@@ -26,7 +26,8 @@ class PresetModelSchema(ma.Schema):
         unknown = ma.RAISE
 
     preset = ma.fields.String(
-        required=True, validate=validate.OneOf(sorted(PRESETS)),
+        required=True,
+        validate=validate.OneOf(sorted(PRESETS)),
         metadata={"description": "Preset id", "example": "llama-2-7b"},
     )
     name = NAME
@@ -55,7 +56,9 @@ class TransformerShapeModelSchema(ma.Schema):
     attention_heads = _int(1, 10_000, "Query heads", required=True, example=32)
     kv_heads = _int(1, 10_000, "Key/value heads (GQA/MQA); default = attention_heads", example=8)
     head_dim = _int(1, 10_000, "Per-head width when not hidden_size / attention_heads")
-    ffn_hidden_size = _int(1, 10_000_000, "FFN inner width (default 4·h for gelu, Llama rule for swiglu)", example=11008)
+    ffn_hidden_size = _int(
+        1, 10_000_000, "FFN inner width (default 4·h for gelu, Llama rule for swiglu)", example=11008
+    )
     ffn_type = ma.fields.String(validate=validate.OneOf(FFN_TYPES), metadata={"example": "swiglu"})
     vocab_size = _int(1, 10_000_000, "Vocabulary size", required=True, example=32000)
     tied_embeddings = ma.fields.Boolean(metadata={"description": "LM head shares the embedding matrix"})
@@ -72,7 +75,9 @@ class ParameterCountModelSchema(ma.Schema):
 
     architecture = ma.fields.String(required=True, validate=validate.OneOf(["transformer", "lstm", "mlp"]))
     name = NAME
-    parameters = Count(required=True, metadata={"description": "Parameter count (number or '7B'/'350M'/'1.2T'), ≤ 1e14"})
+    parameters = Count(
+        required=True, metadata={"description": "Parameter count (number or '7B'/'350M'/'1.2T'), ≤ 1e14"}
+    )
     max_context_tokens = _int(1, 100_000_000, "Longest context the model supports, tokens")
 
 
@@ -86,8 +91,12 @@ class VisionModelSchema(ma.Schema):
     name = NAME
     parameters = Count(required=True, metadata={"description": "Parameter count, ≤ 1e14", "example": 25.6e6})
     flops_per_sample = Count(
-        required=True, max_value=1e16,
-        metadata={"description": "Forward FLOPs per sample, e.g. 8.2e9 for ResNet-50 at 224²", "example": 8.2e9},
+        required=True,
+        max_value=1e16,
+        metadata={
+            "description": "Forward FLOPs per sample, e.g. 8.2e9 for ResNet-50 at 224²",
+            "example": 8.2e9,
+        },
     )
 
 
@@ -116,13 +125,18 @@ def _form_of(data: dict) -> type[ma.Schema]:
 class ModelSpecField(ma.fields.Field):
     """The `model` object: exactly one of the documented forms (oneOf in the contract)."""
 
-    default_error_messages = {"type": "Must be an object: a preset, a shape, a parameter count or an hf_config."}
+    default_error_messages = {
+        "type": "Must be an object: a preset, a shape, a parameter count or an hf_config."
+    }
 
     def __init__(self, **kwargs):
         metadata = kwargs.pop("metadata", {})
         metadata.setdefault("oneOf", [{"$ref": f"#/components/schemas/{name}"} for name in MODEL_FORMS])
-        metadata.setdefault("description", "One of: preset, explicit transformer shape, parameter count, "
-                            "vision model (cnn/vit with FLOPs per sample), or a Hugging Face config.json.")
+        metadata.setdefault(
+            "description",
+            "One of: preset, explicit transformer shape, parameter count, "
+            "vision model (cnn/vit with FLOPs per sample), or a Hugging Face config.json.",
+        )
         super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):
@@ -138,13 +152,11 @@ class PresetSchema(ma.Schema):
     id = ma.fields.String(metadata={"example": "llama-2-7b"})
     name = ma.fields.String(allow_none=True)
     architecture = ma.fields.String(metadata={"enum": list(ARCHITECTURES)})
-    total_parameters = ma.fields.Float(
-        metadata={"description": "All weights (all experts)", "example": 6.74e9}
-    )
-    active_parameters = ma.fields.Float(metadata={"description": "Weights a token touches (MoE: k experts)"})
-    default_sequence_length = ma.fields.Integer(allow_none=True, metadata={"description": "tokens"})
-    max_context_tokens = ma.fields.Integer(allow_none=True, metadata={"description": "tokens"})
-    flops_per_sample = ma.fields.Float(allow_none=True, metadata={"description": "Forward FLOPs per sample"})
+    total_parameters = Float(metadata={"description": "All weights (all experts)", "example": 6.74e9})
+    active_parameters = Float(metadata={"description": "Weights a token touches (MoE: k experts)"})
+    default_sequence_length = Integer(allow_none=True, metadata={"description": "tokens"})
+    max_context_tokens = Integer(allow_none=True, metadata={"description": "tokens"})
+    flops_per_sample = Float(allow_none=True, metadata={"description": "Forward FLOPs per sample"})
     shape = ma.fields.Dict(allow_none=True, metadata={"description": "The full transformer shape"})
     source = ma.fields.String(allow_none=True, metadata={"description": "Where the shape comes from"})
     notes = ma.fields.List(ma.fields.String())

@@ -72,7 +72,9 @@ class _ScenarioDocBase(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    name = ma.fields.String(required=True, validate=validate.Length(1, 200), metadata={"example": "llama-70b-q3"})
+    name = ma.fields.String(
+        required=True, validate=validate.Length(1, 200), metadata={"example": "llama-70b-q3"}
+    )
     description = ma.fields.String(allow_none=True, validate=validate.Length(max=5000))
     tags = ma.fields.List(ma.fields.String(validate=validate.Length(1, 64)), validate=validate.Length(max=32))
 

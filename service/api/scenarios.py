@@ -110,7 +110,7 @@ class Scenarios(MethodView):
         return scenario, 201, {"Location": url_for("scenarios.ScenarioItem", scenario_id=scenario.id)}
 
 
-@blp.route("/<int:scenario_id>")
+@blp.route("/<int(min=1, max=2147483647):scenario_id>")
 class ScenarioItem(MethodView):
     @blp.auth("viewer", read=False)
     @blp.etag
@@ -153,7 +153,7 @@ class ScenarioItem(MethodView):
         session.commit()
 
 
-@blp.route("/<int:scenario_id>/revisions")
+@blp.route("/<int(min=1, max=2147483647):scenario_id>/revisions")
 class ScenarioRevisions(MethodView):
     @blp.auth("viewer", read=False)
     @blp.response(200, RevisionSchema(many=True))
@@ -166,7 +166,7 @@ class ScenarioRevisions(MethodView):
         return rows
 
 
-@blp.route("/<int:scenario_id>/estimate")
+@blp.route("/<int(min=1, max=2147483647):scenario_id>/estimate")
 class ScenarioRepriced(MethodView):
     @blp.auth("viewer", read=False)
     @blp.response(200, RepricedSchema)

@@ -11,6 +11,19 @@ from flask_smorest.spec import prepare_response
 
 from .errors import PROBLEM_CONTENT_TYPE, ProblemSchema
 
+
+def _exclusive_bounds(self, field, ret, **kwargs) -> dict:
+    """apispec drops Range(min_inclusive=False): state open bounds in the contract (OpenAPI 3.0 booleans)."""
+    out: dict = {}
+    for validator in field.validators:
+        if isinstance(validator, ma.validate.Range):
+            if validator.min is not None and not validator.min_inclusive:
+                out["exclusiveMinimum"] = True
+            if validator.max is not None and not validator.max_inclusive:
+                out["exclusiveMaximum"] = True
+    return out
+
+
 MAX_PAGE = 1_000_000
 
 
@@ -34,6 +47,7 @@ class Api(flask_smorest.Api):
 
     def init_app(self, app, *, spec_kwargs=None):
         super().init_app(app, spec_kwargs=spec_kwargs)
+        self.ma_plugin.converter.add_attribute_function(_exclusive_bounds)
         from .model_schemas import MODEL_FORMS
         from .scenario_schemas import InferenceScenarioWriteSchema, TrainingScenarioWriteSchema
 

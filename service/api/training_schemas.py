@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from .estimate_common import CostSchema, OutputSchema
-from .fields import Count
+from .fields import Count, Float, Integer
 from .model_schemas import ModelSpecField
 
 TRAINING_PRECISIONS = ["fp32", "tf32", "bf16", "fp16", "fp8"]
@@ -19,7 +19,7 @@ class ValidationRunSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    interval_steps = ma.fields.Integer(
+    interval_steps = Integer(
         required=True, validate=validate.Range(1, 10**9), metadata={"description": "Evaluate every N steps"}
     )
     tokens = Count(
@@ -42,26 +42,26 @@ class TrainingRunSchema(ma.Schema):
     samples = Count(
         max_value=1e13, metadata={"description": "Training samples per epoch (cnn/vit)", "example": 1281167}
     )
-    epochs = ma.fields.Float(
+    epochs = Float(
         validate=validate.Range(min=0, max=10_000, min_inclusive=False),
         metadata={"description": "Passes over `tokens`/`samples` (default 1)", "example": 90},
     )
-    global_batch_size = ma.fields.Integer(
+    global_batch_size = Integer(
         required=True,
         validate=validate.Range(1, 100_000_000),
         metadata={"description": "Sequences (or samples) per optimizer step", "example": 1024},
     )
-    sequence_length = ma.fields.Integer(
+    sequence_length = Integer(
         validate=validate.Range(1, 10_000_000),
         metadata={"description": "Tokens per sequence", "example": 4096},
     )
-    micro_batch_size = ma.fields.Integer(
+    micro_batch_size = Integer(
         validate=validate.Range(1, 1_000_000),
         metadata={"description": "Sequences per device per forward pass"},
     )
     precision = ma.fields.String(validate=validate.OneOf(TRAINING_PRECISIONS), metadata={"example": "bf16"})
     optimizer = ma.fields.String(validate=validate.OneOf(OPTIMIZERS), metadata={"example": "adamw"})
-    optimizer_memory_multiplier = ma.fields.Float(
+    optimizer_memory_multiplier = Float(
         validate=validate.Range(0, 64),
         metadata={"description": "Override optimizer-state bytes as a multiple of the parameter bytes"},
     )
@@ -69,10 +69,10 @@ class TrainingRunSchema(ma.Schema):
         validate=validate.OneOf(RECOMPUTATION), metadata={"example": "selective"}
     )
     flash_attention = ma.fields.Boolean(metadata={"description": "Default true"})
-    checkpoint_interval_steps = ma.fields.Integer(
+    checkpoint_interval_steps = Integer(
         validate=validate.Range(1, 10**9), metadata={"description": "Write a checkpoint every N steps"}
     )
-    checkpoint_write_bandwidth_bytes_per_s = ma.fields.Float(
+    checkpoint_write_bandwidth_bytes_per_s = Float(
         validate=validate.Range(min=1e6, max=1e13),
         metadata={"description": "Storage write bandwidth, bytes/s"},
     )
@@ -89,19 +89,11 @@ class ParallelismSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    data = ma.fields.Integer(
-        validate=validate.Range(1, MAX_DEVICES), metadata={"description": "Data-parallel degree"}
-    )
-    tensor = ma.fields.Integer(
-        validate=validate.Range(1, 1024), metadata={"description": "Tensor-parallel degree"}
-    )
-    pipeline = ma.fields.Integer(
-        validate=validate.Range(1, 4096), metadata={"description": "Pipeline stages"}
-    )
-    expert = ma.fields.Integer(
-        validate=validate.Range(1, 4096), metadata={"description": "Expert-parallel degree"}
-    )
-    zero_stage = ma.fields.Integer(validate=validate.Range(0, 3), metadata={"description": "ZeRO stage 0–3"})
+    data = Integer(validate=validate.Range(1, MAX_DEVICES), metadata={"description": "Data-parallel degree"})
+    tensor = Integer(validate=validate.Range(1, 1024), metadata={"description": "Tensor-parallel degree"})
+    pipeline = Integer(validate=validate.Range(1, 4096), metadata={"description": "Pipeline stages"})
+    expert = Integer(validate=validate.Range(1, 4096), metadata={"description": "Expert-parallel degree"})
+    zero_stage = Integer(validate=validate.Range(0, 3), metadata={"description": "ZeRO stage 0–3"})
     sequence_parallel = ma.fields.Boolean(metadata={"description": "Megatron sequence parallelism"})
 
 
@@ -114,12 +106,12 @@ class TrainingHardwareSchema(ma.Schema):
         validate=validate.Length(1, 64),
         metadata={"description": "Catalog id (GET /v1/accelerators)", "example": "nvidia-h100-sxm-80gb"},
     )
-    count = ma.fields.Integer(
+    count = Integer(
         required=True,
         validate=validate.Range(1, MAX_DEVICES),
         metadata={"description": "Devices", "example": 8},
     )
-    utilization = ma.fields.Float(
+    utilization = Float(
         validate=validate.Range(min=0, max=1, min_inclusive=False),
         metadata={"description": "Model FLOPs utilisation in (0, 1]; predicted when absent", "example": 0.4},
     )

@@ -79,3 +79,11 @@ def test_one_json_access_log_line_per_request(offline_app, caplog):
         and lines[0]["status"] == 200
         and lines[0]["path"] == "/openapi.json"
     )
+
+
+def test_unknown_query_parameter_is_422_naming_the_allowed_ones(client):
+    response = client.get("/v1/accelerators?knd=gpu")
+    assert response.status_code == 422
+    message = response.json["errors"]["query.knd"][0]
+    assert "kind" in message and "page_size" in message
+    assert client.get("/v1/accelerators?kind=gpu&page=1&page_size=5").status_code == 200

@@ -32,8 +32,12 @@ def schema_valid_requests_are_not_rejected(ctx, response, case) -> None:
         return None
     if response.status_code == 422:
         problem_type = response.json().get("type")
-        assert problem_type == IMPOSSIBLE_REQUEST, f"schema-valid request rejected: {response.text[:500]} body={case.body!r}"[:3000]
-    assert response.status_code not in (400, 413, 415), f"schema-valid request rejected: {response.text[:500]}"
+        assert problem_type == IMPOSSIBLE_REQUEST, (
+            f"schema-valid request rejected: {response.text[:500]} body={case.body!r}"[:3000]
+        )
+    assert response.status_code not in (400, 413, 415), (
+        f"schema-valid request rejected: {response.text[:500]}"
+    )
     return None
 
 
@@ -52,7 +56,11 @@ def test_api_conforms_to_its_contract(app, label, mode):
 
     @given(case=operation.as_strategy(generation_mode=mode))
     @settings(
-        max_examples=EXAMPLES, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None
+        max_examples=EXAMPLES,
+        derandomize=True,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        database=None,
     )
     def run(case):
         response = case.call(headers=auth, app=app)
