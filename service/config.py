@@ -26,6 +26,7 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI", "memory://"),
         "RATELIMIT_WRITES": env.get("RATELIMIT_WRITES", "120 per minute"),
         "RATELIMIT_ENABLED": _bool(env.get("RATELIMIT_ENABLED"), True),
+        "CATALOG_CACHE_TTL_S": float(env.get("CATALOG_CACHE_TTL_S", "1.0")),
         "DB_POOL_SIZE": int(env.get("DB_POOL_SIZE", "5")),
         "DB_STATEMENT_TIMEOUT_MS": int(env.get("DB_STATEMENT_TIMEOUT_MS", "5000")),
     }

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import create_engine, text
 
 from service import create_app
@@ -15,6 +16,10 @@ from service.store import migrate
 from service.store.models import Base
 from service.store.seeding import seed_catalog
 from service.store.session import Database, normalise_url
+
+# CI runs property tests derandomized (same examples every run); locally they explore new ones.
+settings.register_profile("ci", derandomize=True, deadline=None, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 PG_URL = os.environ.get("TEST_DATABASE_URL")
 PG_SKIP_REASON = "TEST_DATABASE_URL is not set: PostgreSQL variants skipped (.ci/run sets it)"

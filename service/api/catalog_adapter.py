@@ -1,37 +1,71 @@
-"""The catalog as the engine's pure dataclasses, cached per process until the catalog changes."""
+"""The catalog as the engine's pure dataclasses, cached per app until the catalog changes.
+
+The cache is keyed by the catalog's fingerprint (counts and version sums, one query). The fingerprint
+itself is re-read at most every CATALOG_CACHE_TTL_S seconds (default 1 s): a change made through this
+process is seen at once (the admin views invalidate), a change made by another worker within that time."""
 
 from __future__ import annotations
 
 import datetime as dt
 import threading
+import time
 
+from flask import current_app
 from sqlalchemy.orm import Session
 
 from service.engine import hardware
 from service.store.catalog import CatalogRepository, prices_on
 from service.store.models import PRECISION_COLUMNS, Accelerator, AcceleratorPrice
 
-_lock = threading.Lock()
-_cache: dict[tuple, hardware.Catalog] = {}
+KEY = "scalecost.catalog_cache"
+
+
+class CatalogCache:
+    def __init__(self, ttl_s: float):
+        self.ttl_s = ttl_s
+        self._lock = threading.Lock()
+        self._catalogs: dict[tuple, hardware.Catalog] = {}
+        self._fingerprint: tuple | None = None
+        self._checked_at = 0.0
+
+    def invalidate(self) -> None:
+        self._fingerprint = None
+
+    def get(self, session: Session, as_of: dt.date | None) -> hardware.Catalog:
+        repo = CatalogRepository(session)
+        fingerprint = self._fingerprint
+        if fingerprint is None or time.monotonic() - self._checked_at >= self.ttl_s:
+            fingerprint = repo.fingerprint()
+            self._fingerprint, self._checked_at = fingerprint, time.monotonic()
+        key = (fingerprint, as_of)
+        cached = self._catalogs.get(key)
+        if cached is not None:
+            return cached
+        accelerators = repo.all()
+        catalog = hardware.Catalog(
+            accelerators={a.id: to_engine(a) for a in accelerators},
+            prices={a.id: tuple(to_engine_price(p) for p in prices_on(a, as_of)) for a in accelerators},
+        )
+        with self._lock:
+            if len(self._catalogs) > 32:
+                self._catalogs.clear()
+            self._catalogs[key] = catalog
+        return catalog
 
 
 def engine_catalog(session: Session, as_of: dt.date | None = None) -> hardware.Catalog:
-    """Specs and the prices in force today (or on `as_of`). Rebuilt only when the catalog fingerprint moves."""
-    repo = CatalogRepository(session)
-    key = (repo.fingerprint(), as_of)
-    cached = _cache.get(key)
-    if cached is not None:
-        return cached
-    accelerators = repo.all()
-    catalog = hardware.Catalog(
-        accelerators={a.id: to_engine(a) for a in accelerators},
-        prices={a.id: tuple(to_engine_price(p) for p in prices_on(a, as_of)) for a in accelerators},
-    )
-    with _lock:
-        if len(_cache) > 32:
-            _cache.clear()
-        _cache[key] = catalog
-    return catalog
+    """Specs and the prices in force today (or on `as_of`)."""
+    cache = current_app.extensions.get(KEY)
+    if cache is None:
+        cache = current_app.extensions[KEY] = CatalogCache(current_app.config["CATALOG_CACHE_TTL_S"])
+    return cache.get(session, as_of)
+
+
+def invalidate() -> None:
+    """Call after a catalog write in this process."""
+    cache = current_app.extensions.get(KEY)
+    if cache is not None:
+        cache.invalidate()
 
 
 def to_engine(acc: Accelerator) -> hardware.Accelerator:

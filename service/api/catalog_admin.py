@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import marshmallow as ma
-from flask import g, url_for
+from flask import g, request, url_for
 from flask.views import MethodView
 from flask_smorest import abort
 from marshmallow import validate
@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from service.store import catalog_admin
 from service.store.catalog import CatalogRepository
 
+from . import catalog_adapter
 from .accelerator_schemas import KINDS, PRICING_MODELS, AcceleratorSchema, PriceSchema
 from .accelerators import accelerator_to_dict
 from .accelerators import blp as read_blp
@@ -126,6 +127,14 @@ class PriceDeleteQuerySchema(ma.Schema):
 
 class HistoryQuerySchema(ma.Schema):
     provider = ma.fields.String(validate=validate.Length(1, 64))
+
+
+@blp.after_request
+def _invalidate_catalog_cache(response):
+    """Estimates in this process see a catalog change at once (other workers within CATALOG_CACHE_TTL_S)."""
+    if request.method != "GET":
+        catalog_adapter.invalidate()
+    return response
 
 
 def _accelerator_or_404(accelerator_id: str):

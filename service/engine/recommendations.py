@@ -291,6 +291,11 @@ def _cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, e
         price = catalog.default_price(acc.id)
         if price is None:
             continue
+        # Prune: even at its dense peak (or at the given utilization) the job cannot cost less than this.
+        peak = acc.peak(plan.precision) or 0.0
+        floor_usd = ev.total_flops * price.usd_per_hour / (peak * (plan.utilization or 1.0) * 3600.0)
+        if floor_usd >= current * (1.0 - CHEAPER_MIN_SAVING) or (best is not None and floor_usd >= best[0]):
+            continue
         try:  # lean path: swap the accelerator in the validated plan
             candidate = evaluate(replace(plan, accelerator=acc, usd_per_hour=price.usd_per_hour))
         except (ZeroDivisionError, ValueError):

@@ -166,3 +166,40 @@ def test_models_lists_presets_with_shapes_and_sources(client):
     assert presets["mixtral-8x7b"]["active_parameters"] < presets["mixtral-8x7b"]["total_parameters"]
     assert client.get("/v1/models/llama-3-8b").json["shape"]["hidden_size"] == 4096
     assert client.get("/v1/models/nope").status_code == 404
+
+
+def test_catalog_cache_sees_this_processes_price_change_at_once(app, client, admin_headers):
+    app.config["CATALOG_CACHE_TTL_S"] = 3600.0
+    body = {**FINE_TUNE, "cost": {"provider": "runpod"}}
+    before = client.post("/v1/estimates/training", json=body).json["cost"]["usd_per_accelerator_hour"]
+    etag = client.get("/v1/accelerators/nvidia-a100-sxm-80gb").headers["ETag"]
+    client.put(
+        "/v1/accelerators/nvidia-a100-sxm-80gb/prices/runpod", json={"usd_per_hour": 1.5},
+        headers={**admin_headers, "If-Match": etag},
+    )
+    after = client.post("/v1/estimates/training", json=body).json["cost"]["usd_per_accelerator_hour"]
+    assert (before, after) == (1.89, 1.5)
+
+
+def test_catalog_cache_rereads_the_fingerprint_after_its_ttl(app, client):
+    import time
+    from decimal import Decimal
+
+    from sqlalchemy import update
+
+    from service.store.models import AcceleratorPrice
+
+    app.config["CATALOG_CACHE_TTL_S"] = 0.3
+    body = {**FINE_TUNE, "cost": {"provider": "runpod"}}
+    assert client.post("/v1/estimates/training", json=body).json["cost"]["usd_per_accelerator_hour"] == 1.89
+    with app.extensions["scalecost.db"].transaction() as session:  # another worker's write, as it were
+        session.execute(
+            update(AcceleratorPrice)
+            .where(AcceleratorPrice.accelerator_id == "nvidia-a100-sxm-80gb", AcceleratorPrice.provider == "runpod")
+            .values(effective_to=None, usd_per_hour=Decimal("1.20"))
+        )
+        from service.store.models import Accelerator
+
+        session.execute(update(Accelerator).where(Accelerator.id == "nvidia-a100-sxm-80gb").values(version=99))
+    time.sleep(0.35)
+    assert client.post("/v1/estimates/training", json=body).json["cost"]["usd_per_accelerator_hour"] == 1.2
