@@ -285,17 +285,27 @@ def _cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, e
     devices = plan.par.devices
     current = ev.accelerator_hours(devices) * ev.usd_per_hour
     best: tuple[float, Any, Evaluation] | None = None
+    # Model states per device do not depend on the accelerator (same layout and precision): a device
+    # smaller than them cannot run the job, whatever its speed.
+    states = ev.memory.weights + ev.memory.gradients + ev.memory.optimizer_states
+    candidates = []
     for acc in catalog.accelerators.values():
         if acc.id == plan.accelerator.id or not acc.supports(plan.precision) or not _trains(acc):
             continue
         price = catalog.default_price(acc.id)
-        if price is None:
+        if price is None or acc.memory_bytes <= states:
             continue
-        # Prune: even at its dense peak (or at the given utilization) the job cannot cost less than this.
-        peak = acc.peak(plan.precision) or 0.0
-        floor_usd = ev.total_flops * price.usd_per_hour / (peak * (plan.utilization or 1.0) * 3600.0)
-        if floor_usd >= current * (1.0 - CHEAPER_MIN_SAVING) or (best is not None and floor_usd >= best[0]):
-            continue
+        # Cost floor: even at its dense peak (or at the given utilization) the job cannot cost less.
+        floor_usd = (
+            ev.total_flops
+            * price.usd_per_hour
+            / (acc.peak(plan.precision) * (plan.utilization or 1.0) * 3600.0)
+        )
+        if floor_usd < current * (1.0 - CHEAPER_MIN_SAVING):
+            candidates.append((floor_usd, acc, price))
+    for floor_usd, acc, price in sorted(candidates, key=lambda c: c[0]):
+        if best is not None and floor_usd >= best[0]:
+            break  # sorted by floor: nothing later can beat the best found
         try:  # lean path: swap the accelerator in the validated plan
             candidate = evaluate(replace(plan, accelerator=acc, usd_per_hour=price.usd_per_hour))
         except (ZeroDivisionError, ValueError):
