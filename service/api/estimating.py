@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 from typing import Any
 
@@ -17,9 +16,10 @@ ESTIMATORS = {"training": estimate_training, "inference": estimate_inference}
 
 def run(kind: str, request: dict[str, Any], *, as_of: dt.date | None = None) -> dict[str, Any]:
     """`request` is the marshmallow-loaded body. Raises engine InvalidRequest for impossible input."""
-    body = copy.deepcopy(request)
-    cost = body.get("cost") or {}
+    body = dict(request)  # the engine never mutates its input; only `cost.as_of` is taken out here
+    cost = dict(body.get("cost") or {})
     day = cost.pop("as_of", None) or as_of
+    body["cost"] = cost
     catalog = engine_catalog(db_session(), day)
     estimate = ESTIMATORS[kind](body, catalog)
     if day is not None:

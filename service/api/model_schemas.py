@@ -122,6 +122,9 @@ def _form_of(data: dict) -> type[ma.Schema]:
     return ParameterCountModelSchema
 
 
+_LOADERS: dict[type[ma.Schema], ma.Schema] = {}
+
+
 class ModelSpecField(ma.fields.Field):
     """The `model` object: exactly one of the documented forms (oneOf in the contract)."""
 
@@ -142,7 +145,11 @@ class ModelSpecField(ma.fields.Field):
     def _deserialize(self, value, attr, data, **kwargs):
         if not isinstance(value, dict):
             raise self.make_error("type")
-        return _form_of(value)().load(value)
+        form = _form_of(value)
+        schema = _LOADERS.get(form)
+        if schema is None:
+            schema = _LOADERS[form] = form()  # schemas are stateless once built; building one is costly
+        return schema.load(value)
 
     def _serialize(self, value, attr, obj, **kwargs):
         return value

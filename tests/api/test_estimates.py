@@ -203,3 +203,17 @@ def test_catalog_cache_rereads_the_fingerprint_after_its_ttl(app, client):
         session.execute(update(Accelerator).where(Accelerator.id == "nvidia-a100-sxm-80gb").values(version=99))
     time.sleep(0.35)
     assert client.post("/v1/estimates/training", json=body).json["cost"]["usd_per_accelerator_hour"] == 1.2
+
+
+@pytest.mark.parametrize(("kind", "body"), [("training", FINE_TUNE), ("inference", SERVE)])
+def test_engine_leaves_the_request_untouched(app, kind, body):
+    import copy
+
+    from service.api.inference_schemas import InferenceRequestSchema
+    from service.api.training_schemas import TrainingRequestSchema
+
+    loaded = (TrainingRequestSchema() if kind == "training" else InferenceRequestSchema()).load(body)
+    snapshot = copy.deepcopy(loaded)
+    with app.app_context():
+        (estimate_training if kind == "training" else estimate_inference)(loaded, engine_catalog(db_session()))
+    assert loaded == snapshot

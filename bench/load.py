@@ -1,0 +1,418 @@
+"""Load benchmark of the real server: gunicorn with service/gunicorn_conf.py, driven by locust.
+
+    make bench                                   # or: .venv/bin/python bench/load.py
+    BENCH_DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test make bench
+    BENCH_SCENARIOS=100000 BENCH_ONLY=healthz,list .venv/bin/python bench/load.py
+
+Set-up: a throwaway database (a temporary SQLite file, or a fresh schema in BENCH_DATABASE_URL that is
+dropped afterwards), `scalecost db upgrade`, `scalecost catalog seed`, an editor key from
+`scalecost keys create`, BENCH_SCENARIOS saved scenarios inserted in bulk (one real estimate reused with
+varied names, tags, kinds, owners and dates), then gunicorn, then a few scenarios saved over HTTP for the
+PUT run. Locust runs in a separate process, once per endpoint, and the table compares each endpoint's
+requests/s with GET /healthz measured in the same run.
+
+Environment: BENCH_SECONDS (15) and BENCH_USERS (8) per run, BENCH_SCENARIOS (10000), WEB_CONCURRENCY (2),
+BENCH_DATABASE_URL (unset = SQLite), BENCH_PUT_SCENARIOS (64), BENCH_ONLY (comma list of
+healthz,training,inference,list,put), BENCH_KEEP=1 keeps the temporary directory (logs, CSVs).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+import math
+import os
+import platform
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import locustfile as lf  # noqa: E402  (request bodies and names shared with the locust users)
+import requests  # noqa: E402
+from sqlalchemy import func, insert, select, text  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from service.store.models import Scenario, ScenarioRevision, ScenarioTag  # noqa: E402
+from service.store.session import make_engine, normalise_url  # noqa: E402
+
+SECONDS = int(os.environ.get("BENCH_SECONDS", "15"))
+USERS = int(os.environ.get("BENCH_USERS", "8"))
+SCENARIOS = int(os.environ.get("BENCH_SCENARIOS", "10000"))
+WORKERS = os.environ.get("WEB_CONCURRENCY", "2")
+PUT_SCENARIOS = int(os.environ.get("BENCH_PUT_SCENARIOS", "64"))
+BATCH = 2000
+
+# (key, locust user class, request name in the stats, label in the table)
+RUNS = [
+    ("healthz", "Healthz", lf.HEALTHZ, "GET /healthz"),
+    ("training", "TrainingEstimate", lf.TRAINING_NAME, "POST /v1/estimates/training"),
+    ("inference", "InferenceEstimate", lf.INFERENCE_NAME, "POST /v1/estimates/inference (+suggestions)"),
+    ("list", "ScenarioList", lf.LIST_NAME, "GET /v1/scenarios?page=rand&page_size=20"),
+    ("put", "ScenarioPut", lf.PUT_NAME, "PUT /v1/scenarios/{id} (If-Match)"),
+]
+EXTRA_ROWS = {"put": [(lf.PUT_GET_NAME, "↳ GET /v1/scenarios/{id} before each PUT")]}
+
+TAGS = ["q1-budget", "q2-budget", "q3-budget", "q4-budget", "pretraining", "fine-tune", "rlhf", "eval",
+        "research", "prod", "staging", "h100", "a100", "mi300x", "tpu", "long-context", "moe", "dense",
+        "distillation", "serving"]  # fmt: skip
+OWNERS = ["bench", "alice", "bob", "carol", "dave", "erin", "platform-team", "research-team"]
+
+
+def tool(name: str) -> str:
+    """A console script of this virtual environment (falls back to PATH)."""
+    here = Path(sys.executable).parent / name
+    return str(here) if here.exists() else (shutil.which(name) or name)
+
+
+def log(message: str) -> None:
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------------------------- database
+
+
+class TempDatabase:
+    """A temporary SQLite file, or a throwaway schema in BENCH_DATABASE_URL (PostgreSQL)."""
+
+    def __init__(self, workdir: Path):
+        base = os.environ.get("BENCH_DATABASE_URL", "").strip()
+        self.schema: str | None = None
+        self.base = normalise_url(base) if base else None
+        if not base:
+            self.url = f"sqlite:///{workdir / 'bench.db'}"
+            self.kind = "SQLite (temporary file, WAL)"
+        elif make_url(self.base).get_backend_name() == "postgresql":
+            self.schema = f"bench_{uuid.uuid4().hex[:12]}"
+            engine = make_engine(self.base, single_use=True)
+            with engine.begin() as conn:
+                version = conn.execute(text("SHOW server_version")).scalar()
+                conn.execute(text(f'CREATE SCHEMA "{self.schema}"'))
+            engine.dispose()
+            sep = "&" if "?" in self.base else "?"
+            self.url = f"{self.base}{sep}options={quote(f'-csearch_path={self.schema}')}"
+            host = make_url(self.base).host
+            self.kind = f"PostgreSQL {version} at {host} (throwaway schema {self.schema})"
+        else:
+            self.url = base
+            self.kind = f"{make_url(self.base).get_backend_name()} (BENCH_DATABASE_URL as given)"
+
+    def drop(self) -> None:
+        if self.schema is None:
+            return
+        engine = make_engine(self.base, single_use=True)
+        with engine.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE'))
+        engine.dispose()
+
+
+def cli(*args: str) -> str:
+    result = subprocess.run(
+        [tool("scalecost"), *args], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    if result.returncode != 0:
+        raise SystemExit(f"scalecost {' '.join(args[:2])} failed:\n{result.stdout}\n{result.stderr}")
+    return result.stdout
+
+
+def real_estimates(url: str) -> dict[str, dict]:
+    """One real training and one real inference estimate, exactly as POST /v1/scenarios stores them."""
+    from service import create_app
+    from service.api import estimating
+    from service.api.deps import close_session
+    from service.api.inference_schemas import InferenceRequestSchema
+    from service.api.training_schemas import TrainingRequestSchema
+
+    app = create_app({"DATABASE_URL": url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
+    out = {}
+    for kind, schema, body in (
+        ("training", TrainingRequestSchema, lf.TRAINING),
+        ("inference", InferenceRequestSchema, lf.INFERENCE),
+    ):
+        with app.test_request_context():
+            loaded = schema().load(body)
+            estimate = json.loads(json.dumps(estimating.run(kind, loaded)))
+            out[kind] = {
+                "request": body,
+                "estimate": estimate,
+                "prices": estimating.price_snapshot(kind, loaded, estimate),
+                "summary": estimating.summary(kind, loaded, estimate),
+            }
+            close_session()
+    app.extensions["scalecost.db"].dispose()
+    return out
+
+
+def seed_scenarios(url: str, count: int) -> float:
+    """Insert `count` scenarios with their tags and 'create' revisions in bulk; returns seconds taken."""
+    started = time.perf_counter()
+    content = real_estimates(url)
+    rng = random.Random(20240601)
+    now = dt.datetime.now(dt.UTC)
+    engine = make_engine(url, single_use=True)
+    with engine.begin() as conn:
+        for first in range(0, count, BATCH):
+            heads, extras = [], []
+            for i in range(first, min(first + BATCH, count)):
+                kind = "inference" if i % 5 == 4 else "training"
+                c = content[kind]
+                created = now - dt.timedelta(seconds=rng.uniform(3600, 365 * 86400))
+                updated = min(now, created + dt.timedelta(seconds=rng.uniform(0, 30 * 86400)))
+                tags = rng.sample(TAGS, rng.randint(0, 3))
+                owner = rng.choice(OWNERS)
+                heads.append(
+                    {
+                        "name": f"{kind}-{i:07d}-{rng.choice(TAGS)}",
+                        "description": None if i % 3 else f"Budget scenario {i} for the {tags[:1]} review.",
+                        "kind": kind,
+                        "tags": tags,
+                        "request": c["request"],
+                        "estimate": c["estimate"],
+                        "prices": c["prices"],
+                        "summary": c["summary"],
+                        "owner": owner,
+                        "version": 1,
+                        "created_at": created,
+                        "updated_at": updated,
+                    }
+                )
+            ids = conn.execute(
+                insert(Scenario).returning(Scenario.id, sort_by_parameter_order=True), heads
+            ).scalars().all()
+            tag_rows = [{"scenario_id": sid, "tag": t} for sid, h in zip(ids, heads, strict=True) for t in h["tags"]]
+            revisions = [
+                {
+                    "scenario_id": sid,
+                    "revision": 1,
+                    "action": "create",
+                    "author": h["owner"],
+                    "request_id": None,
+                    "created_at": h["created_at"],
+                    **{f: h[f] for f in ("name", "description", "kind", "tags", "request", "estimate", "prices")},
+                }
+                for sid, h in zip(ids, heads, strict=True)
+            ]
+            if tag_rows:
+                conn.execute(insert(ScenarioTag), tag_rows)
+            conn.execute(insert(ScenarioRevision), revisions)
+    if engine.dialect.name == "postgresql":
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(text("ANALYZE"))  # what autovacuum does shortly after a bulk load
+    engine.dispose()
+    return time.perf_counter() - started
+
+
+def scenario_count(url: str) -> int:
+    engine = make_engine(url, single_use=True)
+    with engine.connect() as conn:
+        n = conn.execute(select(func.count()).select_from(Scenario)).scalar_one()
+    engine.dispose()
+    return n
+
+
+# ----------------------------------------------------------------------------------------------- server
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """gunicorn -c service/gunicorn_conf.py 'service:create_app()' with the production settings."""
+
+    def __init__(self, url: str, workdir: Path):
+        self.port = free_port()
+        self.host = f"http://127.0.0.1:{self.port}"
+        self.log_path = workdir / "gunicorn.log"
+        env = {
+            **os.environ,
+            "PORT": str(self.port),
+            "WEB_CONCURRENCY": WORKERS,
+            "DATABASE_URL": url,
+            # The bench sends every write from one key: lift the per-client write limit so that it measures
+            # the endpoint, not the limiter's 429s (the limiter itself still runs on every write).
+            "RATELIMIT_WRITES": os.environ.get("BENCH_RATELIMIT_WRITES", "1000000 per minute"),
+        }
+        self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [tool("gunicorn"), "-c", "service/gunicorn_conf.py", "service:create_app()"],
+            cwd=ROOT,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise SystemExit(f"gunicorn exited with {self.proc.returncode}; see {self.log_path}")
+            try:
+                if requests.get(f"{self.host}/healthz", timeout=2).status_code == 200:
+                    return
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        raise SystemExit(f"gunicorn not ready after {timeout:.0f} s; see {self.log_path}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def create_put_targets(host: str, key: str, count: int) -> list[int]:
+    """Scenarios saved through the API (full path: estimate, revision, ETag) for the PUT run."""
+    ids = []
+    with requests.Session() as http:
+        http.headers["Authorization"] = f"Bearer {key}"
+        for i in range(count):
+            body = {"name": f"bench-put-{i:04d}", "kind": "training", "tags": ["bench"], "request": lf.TRAINING}
+            response = http.post(f"{host}/v1/scenarios", json=body, timeout=30)
+            if response.status_code != 201:
+                raise SystemExit(f"POST /v1/scenarios: {response.status_code} {response.text[:500]}")
+            ids.append(response.json()["id"])
+    return ids
+
+
+# ----------------------------------------------------------------------------------------------- locust
+
+
+def run_locust(user_class: str, host: str, workdir: Path, env: dict[str, str]) -> Path:
+    prefix = workdir / user_class
+    cmd = [
+        tool("locust"), "-f", str(ROOT / "bench" / "locustfile.py"), "--headless",
+        "-u", str(USERS), "-r", str(USERS), "-t", f"{SECONDS}s", "--host", host,
+        "--csv", str(prefix), "--only-summary", "--loglevel", "WARNING", user_class,
+    ]  # fmt: skip
+    with open(workdir / f"{user_class}.locust.log", "wb") as out:
+        subprocess.run(cmd, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT, check=False)
+    stats = Path(f"{prefix}_stats.csv")
+    if not stats.exists():
+        raise SystemExit(f"locust wrote no stats; see {workdir / f'{user_class}.locust.log'}")
+    return stats
+
+
+def read_stats(path: Path) -> dict[str, dict[str, str]]:
+    with open(path, newline="") as f:
+        return {row["Name"]: row for row in csv.DictReader(f)}
+
+
+def figures(row: dict[str, str] | None) -> dict[str, float] | None:
+    if row is None or int(row["Request Count"]) == 0:
+        return None
+    return {
+        "rps": float(row["Requests/s"]),
+        "p50": float(row["50%"]),
+        "p99": float(row["99%"]),
+        "requests": int(row["Request Count"]),
+        "failures": int(row["Failure Count"]),
+    }
+
+
+def environment(db: TempDatabase, scenarios: int, seed_s: float) -> list[str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import locust
+
+    return [
+        f"- cores: {os.cpu_count()} ({cpu}); load generator (locust) on the same machine",
+        f"- server: gunicorn -c service/gunicorn_conf.py, {WORKERS} sync workers, "
+        f"{os.environ.get('GUNICORN_THREADS', '1')} thread(s) each, access log on",
+        f"- database: {db.kind}",
+        f"- scenarios in the database: {scenarios:,} (bulk insert took {seed_s:.1f} s)",
+        f"- locust {locust.__version__}: {USERS} users, no think time, {SECONDS} s per endpoint; "
+        f"Python {platform.python_version()}",
+    ]
+
+
+def main() -> None:
+    only = {k.strip() for k in os.environ.get("BENCH_ONLY", "").split(",") if k.strip()}
+    runs = [r for r in RUNS if not only or r[0] in only or r[0] == "healthz"]
+    workdir = Path(tempfile.mkdtemp(prefix="scalecost-bench-"))
+    db = TempDatabase(workdir)
+    server = None
+    try:
+        log(f"database: {db.kind}")
+        cli("db", "upgrade", "--url", db.url)
+        cli("catalog", "seed", "--url", db.url)
+        key = cli("keys", "create", "--name", "bench", "--role", "editor", "--url", db.url).strip().splitlines()[-1]
+        log(f"seeding {SCENARIOS:,} scenarios …")
+        seed_s = seed_scenarios(db.url, SCENARIOS)
+        log(f"seeded in {seed_s:.1f} s; starting gunicorn ({WORKERS} workers)")
+        server = Server(db.url, workdir)
+        server.wait_ready()
+        put_ids = create_put_targets(server.host, key, PUT_SCENARIOS) if any(r[0] == "put" for r in runs) else []
+        total = scenario_count(db.url)
+        env = {
+            "BENCH_API_KEY": key,
+            "BENCH_LIST_PAGES": str(max(1, math.ceil(total / lf.LIST_PAGE_SIZE))),
+            "BENCH_PUT_IDS": ",".join(map(str, put_ids)),
+            "BENCH_USERS": str(USERS),
+        }
+        results: list[tuple[str, dict[str, float] | None]] = []
+        for name, user_class, request_name, label in runs:
+            log(f"locust {user_class}: {USERS} users × {SECONDS} s")
+            stats = read_stats(run_locust(user_class, server.host, workdir, env))
+            results.append((label, figures(stats.get(request_name))))
+            for extra_name, extra_label in EXTRA_ROWS.get(name, []):
+                results.append((extra_label, figures(stats.get(extra_name))))
+        print_report(environment(db, total, seed_s), results)
+    finally:
+        if server is not None:
+            server.stop()
+        db.drop()
+        if os.environ.get("BENCH_KEEP"):
+            log(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def print_report(env_lines: list[str], results: list[tuple[str, dict[str, float] | None]]) -> None:
+    base = results[0][1]["rps"] if results and results[0][1] else None
+    print("\n## Load (gunicorn + locust)\n")
+    print("\n".join(env_lines))
+    print()
+    print("| endpoint | requests/s | p50 ms | p99 ms | failures | ratio to /healthz rps |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, f in results:
+        if f is None:
+            print(f"| {label} | – | – | – | no requests | – |")
+            continue
+        ratio = f"{f['rps'] / base:.2f}" if base else "–"
+        fails = f"{f['failures']} / {f['requests']}"
+        print(f"| {label} | {f['rps']:.1f} | {f['p50']:.0f} | {f['p99']:.0f} | {fails} | {ratio} |")
+    print(
+        "\np50/p99 are locust's (whole milliseconds, rounded buckets); requests/s over the whole run. "
+        "The PUT user also sends the GET shown below it, so the two share the run's time."
+    )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
