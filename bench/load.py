@@ -25,6 +25,8 @@ import math
 import os
 import platform
 import random
+import re
+import resource
 import shutil
 import signal
 import socket
@@ -64,6 +66,15 @@ RUNS = [
     ("put", "ScenarioPut", lf.PUT_NAME, "PUT /v1/scenarios/{id} (If-Match)"),
 ]
 EXTRA_ROWS = {"put": [(lf.PUT_GET_NAME, "↳ GET /v1/scenarios/{id} before each PUT")]}
+# The same requests as the app's own access log sees them (method, path): time inside Flask, no queueing.
+ACCESS = {
+    lf.HEALTHZ: ("GET", re.compile(r"/healthz$")),
+    lf.TRAINING_NAME: ("POST", re.compile(r"/v1/estimates/training$")),
+    lf.INFERENCE_NAME: ("POST", re.compile(r"/v1/estimates/inference$")),
+    lf.LIST_NAME: ("GET", re.compile(r"/v1/scenarios$")),
+    lf.PUT_NAME: ("PUT", re.compile(r"/v1/scenarios/\d+$")),
+    lf.PUT_GET_NAME: ("GET", re.compile(r"/v1/scenarios/\d+$")),
+}
 
 TAGS = ["q1-budget", "q2-budget", "q3-budget", "q4-budget", "pretraining", "fine-tune", "rlhf", "eval",
         "research", "prod", "staging", "h100", "a100", "mi300x", "tpu", "long-context", "moe", "dense",
@@ -304,12 +315,43 @@ def run_locust(user_class: str, host: str, workdir: Path, env: dict[str, str]) -
         "-u", str(USERS), "-r", str(USERS), "-t", f"{SECONDS}s", "--host", host,
         "--csv", str(prefix), "--only-summary", "--loglevel", "WARNING", user_class,
     ]  # fmt: skip
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
     with open(workdir / f"{user_class}.locust.log", "wb") as out:
         subprocess.run(cmd, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     stats = Path(f"{prefix}_stats.csv")
     if not stats.exists():
         raise SystemExit(f"locust wrote no stats; see {workdir / f'{user_class}.locust.log'}")
-    return stats
+    return stats, cpu / wall
+
+
+def access_times(log_path: Path, offset: int) -> tuple[dict[str, list[float]], int]:
+    """duration_ms of the app's access-log lines written since `offset`, by locust request name."""
+    out: dict[str, list[float]] = {name: [] for name in ACCESS}
+    with open(log_path, "rb") as f:
+        f.seek(offset)
+        data = f.read()
+    for line in data.splitlines():
+        if not line.startswith(b"{"):
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        for name, (method, path) in ACCESS.items():
+            if entry.get("method") == method and path.search(entry.get("path", "")):
+                out[name].append(float(entry["duration_ms"]))
+    return out, offset + len(data)
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * q))]
 
 
 def read_stats(path: Path) -> dict[str, dict[str, str]]:
@@ -317,10 +359,12 @@ def read_stats(path: Path) -> dict[str, dict[str, str]]:
         return {row["Name"]: row for row in csv.DictReader(f)}
 
 
-def figures(row: dict[str, str] | None) -> dict[str, float] | None:
+def figures(row: dict[str, str] | None, app_ms: list[float]) -> dict[str, float] | None:
     if row is None or int(row["Request Count"]) == 0:
         return None
     return {
+        "app_p50": percentile(app_ms, 0.5),
+        "app_p99": percentile(app_ms, 0.99),
         "rps": float(row["Requests/s"]),
         "p50": float(row["50%"]),
         "p99": float(row["99%"]),
@@ -376,13 +420,18 @@ def main() -> None:
             "BENCH_USERS": str(USERS),
         }
         results: list[tuple[str, dict[str, float] | None]] = []
+        client_cpu: list[str] = []
+        _, offset = access_times(server.log_path, 0)
         for name, user_class, request_name, label in runs:
             log(f"locust {user_class}: {USERS} users × {SECONDS} s")
-            stats = read_stats(run_locust(user_class, server.host, workdir, env))
-            results.append((label, figures(stats.get(request_name))))
+            stats_path, cores = run_locust(user_class, server.host, workdir, env)
+            stats = read_stats(stats_path)
+            app, offset = access_times(server.log_path, offset)
+            client_cpu.append(f"{name} {cores:.2f}")
+            results.append((label, figures(stats.get(request_name), app[request_name])))
             for extra_name, extra_label in EXTRA_ROWS.get(name, []):
-                results.append((extra_label, figures(stats.get(extra_name))))
-        print_report(environment(db, total, seed_s), results)
+                results.append((extra_label, figures(stats.get(extra_name), app[extra_name])))
+        print_report(environment(db, total, seed_s), results, client_cpu)
     finally:
         if server is not None:
             server.stop()
@@ -393,23 +442,29 @@ def main() -> None:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def print_report(env_lines: list[str], results: list[tuple[str, dict[str, float] | None]]) -> None:
+def print_report(
+    env_lines: list[str], results: list[tuple[str, dict[str, float] | None]], client_cpu: list[str]
+) -> None:
     base = results[0][1]["rps"] if results and results[0][1] else None
     print("\n## Load (gunicorn + locust)\n")
     print("\n".join(env_lines))
     print()
-    print("| endpoint | requests/s | p50 ms | p99 ms | failures | ratio to /healthz rps |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| endpoint | requests/s | p50 ms | p99 ms | failures | ratio to /healthz rps | in-app p50 / p99 ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for label, f in results:
         if f is None:
-            print(f"| {label} | – | – | – | no requests | – |")
+            print(f"| {label} | – | – | – | no requests | – | – |")
             continue
         ratio = f"{f['rps'] / base:.2f}" if base else "–"
         fails = f"{f['failures']} / {f['requests']}"
-        print(f"| {label} | {f['rps']:.1f} | {f['p50']:.0f} | {f['p99']:.0f} | {fails} | {ratio} |")
+        app = "–" if f["app_p50"] is None else f"{f['app_p50']:.1f} / {f['app_p99']:.1f}"
+        print(f"| {label} | {f['rps']:.1f} | {f['p50']:.0f} | {f['p99']:.0f} | {fails} | {ratio} | {app} |")
     print(
-        "\np50/p99 are locust's (whole milliseconds, rounded buckets); requests/s over the whole run. "
-        "The PUT user also sends the GET shown below it, so the two share the run's time."
+        "\nrequests/s, p50, p99 and failures: locust's _stats.csv (client side, whole milliseconds, so they "
+        f"include queueing: {USERS} users share {WORKERS} workers). In-app: duration_ms of the service's access "
+        "log (Flask before_request to after_request; no socket, gunicorn or queueing time). The PUT user sends "
+        "the GET below it before each PUT, so the two share that run's time. "
+        f"Load generator CPU (cores used by locust during each run): {', '.join(client_cpu)}."
     )
     sys.stdout.flush()
 

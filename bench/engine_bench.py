@@ -1,0 +1,171 @@
+"""The estimators alone (no Flask, no HTTP, no database): single estimates and a parallelism sweep.
+
+    .venv/bin/python bench/engine_bench.py          # `make bench` runs it after the load table
+
+1. estimate_training / estimate_inference on the request bodies of bench/estimate_bench.py, each timed
+   back to back for BENCH_ENGINE_SECONDS (2).
+2. A sweep of BENCH_SWEEP (10000) training configurations — llama-2-70b and llama-3-8b on 64–1024 H100s,
+   every data × tensor × pipeline layout whose product is the device count, ZeRO 0–3, micro-batch 1–8,
+   recomputation none/selective/full — through estimate_training with output.details false, as a capacity
+   planner would call it. Configurations the engine rejects (InvalidRequest) are timed and counted too.
+   estimate_training has no option to skip the recommendation scan, so the sweep runs it; the same grid
+   is also timed on build_plan + evaluate + build_response (the estimate without recommendations) to show
+   what a lean path would gain.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from estimate_bench import INFERENCE, INFERENCE_NO_SUGGESTIONS, TRAINING, row, timed  # noqa: E402
+
+from service import create_app  # noqa: E402
+from service.api.catalog_adapter import engine_catalog  # noqa: E402
+from service.api.deps import db_session  # noqa: E402
+from service.api.inference_schemas import InferenceRequestSchema  # noqa: E402
+from service.api.training_schemas import TrainingRequestSchema  # noqa: E402
+from service.engine.errors import InvalidRequest  # noqa: E402
+from service.engine.evaluation import evaluate  # noqa: E402
+from service.engine.inference import estimate_inference  # noqa: E402
+from service.engine.plan import build_plan  # noqa: E402
+from service.engine.training import build_response, estimate_training  # noqa: E402
+from service.store import migrate  # noqa: E402
+from service.store.seeding import seed_catalog  # noqa: E402
+
+SECONDS = float(os.environ.get("BENCH_ENGINE_SECONDS", "2"))
+SWEEP = int(os.environ.get("BENCH_SWEEP", "10000"))
+
+MODELS = ("llama-2-70b", "llama-3-8b")
+COUNTS = (64, 128, 256, 512, 1024)
+TENSOR = (1, 2, 4, 8)
+PIPELINE = (1, 2, 4, 8, 16, 32)
+ZERO = (0, 1, 2, 3)
+MICRO = (1, 2, 4, 8)
+RECOMPUTE = ("none", "selective", "full")
+
+
+def build_catalog():
+    """The seeded catalog as the engine sees it, built the way the service builds it (bench/estimate_bench.py)."""
+    url = f"sqlite:///{tempfile.mkdtemp(prefix='scalecost-engine-bench-')}/bench.db"
+    migrate.upgrade(url)
+    app = create_app({"DATABASE_URL": url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
+    with app.extensions["scalecost.db"].transaction() as session:
+        seed_catalog(session)
+    with app.app_context():
+        return engine_catalog(db_session())
+
+
+def sweep_grid(n: int) -> tuple[list[dict], int]:
+    """`n` loaded training requests (cycling a shuffled grid when n exceeds it)."""
+    grid = []
+    for model, count, t, p, z, micro, recompute in itertools.product(
+        MODELS, COUNTS, TENSOR, PIPELINE, ZERO, MICRO, RECOMPUTE
+    ):
+        if count % (t * p):
+            continue
+        grid.append(
+            {
+                "model": {"preset": model},
+                "training": {
+                    "tokens": "1T",
+                    "global_batch_size": 2048,
+                    "sequence_length": 4096,
+                    "micro_batch_size": micro,
+                    "activation_recomputation": recompute,
+                },
+                "hardware": {
+                    "accelerator": "nvidia-h100-sxm-80gb",
+                    "count": count,
+                    "parallelism": {
+                        "data": count // (t * p),
+                        "tensor": t,
+                        "pipeline": p,
+                        "zero_stage": z,
+                        "sequence_parallel": t > 1,
+                    },
+                },
+                "output": {"details": False},
+            }
+        )
+    random.Random(0).shuffle(grid)
+    schema = TrainingRequestSchema()
+    loaded = [schema.load(body) for body in grid]  # exactly what the endpoint hands the engine
+    return [loaded[i % len(loaded)] for i in range(n)], len(grid)
+
+
+def lean(request, catalog):
+    """estimate_training without the recommendation scan (for comparison only)."""
+    plan = build_plan(request, catalog)
+    return build_response(plan, evaluate(plan))
+
+
+def run_sweep(requests: list[dict], catalog, estimator) -> dict:
+    valid = rejected = fits = 0
+    times: list[float] = []
+    started = time.perf_counter()
+    for request in requests:
+        t0 = time.perf_counter()
+        try:
+            response = estimator(request, catalog)
+        except InvalidRequest:
+            rejected += 1
+        else:
+            valid += 1
+            fits += bool(response["memory"]["fits"])
+        times.append(time.perf_counter() - t0)
+    wall = time.perf_counter() - started
+    return {"valid": valid, "rejected": rejected, "fits": fits, "wall": wall, "times": sorted(times)}
+
+
+def main() -> None:
+    catalog = build_catalog()
+    t_body = TrainingRequestSchema().load(TRAINING)
+    i_body = InferenceRequestSchema().load(INFERENCE)
+    i_plain = InferenceRequestSchema().load(INFERENCE_NO_SUGGESTIONS)
+
+    print("\n## Engine alone (no HTTP, no database)\n")
+    print("| what | per second | p50 ms | p99 ms |")
+    print("|---|---:|---:|---:|")
+    print(row("estimate_training (llama-2-7b, 8× A100)", timed(lambda: estimate_training(t_body, catalog), SECONDS)))
+    print(row("estimate_inference (no suggestions)", timed(lambda: estimate_inference(i_plain, catalog), SECONDS)))
+    print(row("estimate_inference + catalog ranking", timed(lambda: estimate_inference(i_body, catalog), SECONDS)))
+
+    requests, grid_size = sweep_grid(SWEEP)
+    full = run_sweep(requests, catalog, estimate_training)
+    bare = run_sweep(requests, catalog, lean)
+    print(
+        f"\n### Sweep: {len(requests):,} training configurations ({grid_size:,}-point grid: "
+        f"{' / '.join(MODELS)} on {COUNTS[0]}–{COUNTS[-1]} H100s, d×t×p = count, ZeRO 0–3, micro-batch "
+        "1–8, recomputation none/selective/full; output.details false)\n"
+    )
+    print("| path | configurations/s | seconds | p50 ms | p99 ms | valid (fit) | rejected |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for label, r in (
+        ("estimate_training (with recommendations)", full),
+        ("build_plan + evaluate + build_response (no recommendations)", bare),
+    ):
+        n = r["valid"] + r["rejected"]
+        p50 = statistics.median(r["times"]) * 1000
+        p99 = r["times"][max(0, int(n * 0.99) - 1)] * 1000
+        print(
+            f"| {label} | {n / r['wall']:,.0f} | {r['wall']:.1f} | {p50:.2f} | {p99:.2f} | "
+            f"{r['valid']:,} ({r['fits']:,}) | {r['rejected']:,} |"
+        )
+    print(
+        "\nestimate_training has no request option that skips the recommendation scan; the second row is "
+        "the same work without it (not an API path), i.e. what a lean sweep option would approach."
+    )
+
+
+if __name__ == "__main__":
+    main()
