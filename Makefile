@@ -46,3 +46,8 @@ lint: install-dev
 
 clean:
 	rm -rf $(VENV) scalecost.db scalecost.db-wal scalecost.db-shm .pytest_cache
+
+# A much longer schemathesis campaign than the suite's (FUZZ_EXAMPLES examples per operation and mode).
+FUZZ_EXAMPLES ?= 300
+fuzz: install-dev
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest tests/contract/test_schemathesis.py -p no:cacheprovider -q -rfEs
