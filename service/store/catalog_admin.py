@@ -160,7 +160,7 @@ def set_price(
         action="price.set",
         target=f"accelerator:{acc.id}",
         before={"prices": before},
-        after={"prices": [price_snapshot(price)]},
+        after={"prices": [*(price_snapshot(r) for r in previous), price_snapshot(price)]},  # closed + opened
         request_id=request_id,
     )
     return price

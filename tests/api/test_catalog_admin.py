@@ -114,7 +114,9 @@ def test_price_change_is_audited_with_before_after_and_request_id(client, admin_
     ).json[0]
     assert event["action"] == "price.set" and event["request_id"] == "price-req-1"
     assert event["before"]["prices"][0]["usd_per_hour"] == "2.990000"
-    assert event["after"]["prices"][0]["usd_per_hour"] == "2.490000"
+    closed, opened = event["after"]["prices"]
+    assert closed["usd_per_hour"] == "2.990000" and closed["effective_to"] is not None
+    assert opened["usd_per_hour"] == "2.490000" and opened["effective_to"] is None
 
 
 def test_audit_events_need_admin(client, editor_headers):
