@@ -44,6 +44,12 @@ lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check service tests
 
+# Load test of the real server (gunicorn + locust, one run per endpoint), then the engine alone.
+# Knobs: BENCH_SECONDS, BENCH_USERS, BENCH_SCENARIOS, WEB_CONCURRENCY, BENCH_DATABASE_URL (docs/benchmarks.md).
+bench: install-dev
+	$(BIN)/python bench/load.py
+	$(BIN)/python bench/engine_bench.py
+
 clean:
 	rm -rf $(VENV) scalecost.db scalecost.db-wal scalecost.db-shm .pytest_cache
 

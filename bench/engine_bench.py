@@ -136,9 +136,24 @@ def main() -> None:
     print("\n## Engine alone (no HTTP, no database)\n")
     print("| what | per second | p50 ms | p99 ms |")
     print("|---|---:|---:|---:|")
-    print(row("estimate_training (llama-2-7b, 8× A100)", timed(lambda: estimate_training(t_body, catalog), SECONDS)))
-    print(row("estimate_inference (no suggestions)", timed(lambda: estimate_inference(i_plain, catalog), SECONDS)))
-    print(row("estimate_inference + catalog ranking", timed(lambda: estimate_inference(i_body, catalog), SECONDS)))
+    print(
+        row(
+            "estimate_training (llama-2-7b, 8× A100)",
+            timed(lambda: estimate_training(t_body, catalog), SECONDS),
+        )
+    )
+    print(
+        row(
+            "estimate_inference (no suggestions)",
+            timed(lambda: estimate_inference(i_plain, catalog), SECONDS),
+        )
+    )
+    print(
+        row(
+            "estimate_inference + catalog ranking",
+            timed(lambda: estimate_inference(i_body, catalog), SECONDS),
+        )
+    )
 
     requests, grid_size = sweep_grid(SWEEP)
     full = run_sweep(requests, catalog, estimate_training)

@@ -88,6 +88,51 @@ def tool(name: str) -> str:
     return str(here) if here.exists() else (shutil.which(name) or name)
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_s() -> float:
+    """CPU seconds the whole machine has been busy (all cores; /proc/stat)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / TICK
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of a process and its children (the gunicorn master and its workers)."""
+    total = 0.0
+    pids = [pid]
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            pids += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / TICK
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def postgres_cpu_s() -> float:
+    """CPU seconds of every local `postgres` process (server and backends; 0 without a local server)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (entry / "comm").read_text().strip() != "postgres":
+                continue
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / TICK
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
 def log(message: str) -> None:
     print(f"[bench] {message}", file=sys.stderr, flush=True)
 
@@ -130,9 +175,7 @@ class TempDatabase:
 
 
 def cli(*args: str) -> str:
-    result = subprocess.run(
-        [tool("scalecost"), *args], capture_output=True, text=True, cwd=ROOT, check=False
-    )
+    result = subprocess.run([tool("scalecost"), *args], capture_output=True, text=True, cwd=ROOT, check=False)
     if result.returncode != 0:
         raise SystemExit(f"scalecost {' '.join(args[:2])} failed:\n{result.stdout}\n{result.stderr}")
     return result.stdout
@@ -175,7 +218,7 @@ def seed_scenarios(url: str, count: int) -> float:
     engine = make_engine(url, single_use=True)
     with engine.begin() as conn:
         for first in range(0, count, BATCH):
-            heads, extras = [], []
+            heads = []
             for i in range(first, min(first + BATCH, count)):
                 kind = "inference" if i % 5 == 4 else "training"
                 c = content[kind]
@@ -199,10 +242,14 @@ def seed_scenarios(url: str, count: int) -> float:
                         "updated_at": updated,
                     }
                 )
-            ids = conn.execute(
-                insert(Scenario).returning(Scenario.id, sort_by_parameter_order=True), heads
-            ).scalars().all()
-            tag_rows = [{"scenario_id": sid, "tag": t} for sid, h in zip(ids, heads, strict=True) for t in h["tags"]]
+            ids = (
+                conn.execute(insert(Scenario).returning(Scenario.id, sort_by_parameter_order=True), heads)
+                .scalars()
+                .all()
+            )
+            tag_rows = [
+                {"scenario_id": sid, "tag": t} for sid, h in zip(ids, heads, strict=True) for t in h["tags"]
+            ]
             revisions = [
                 {
                     "scenario_id": sid,
@@ -211,7 +258,10 @@ def seed_scenarios(url: str, count: int) -> float:
                     "author": h["owner"],
                     "request_id": None,
                     "created_at": h["created_at"],
-                    **{f: h[f] for f in ("name", "description", "kind", "tags", "request", "estimate", "prices")},
+                    **{
+                        f: h[f]
+                        for f in ("name", "description", "kind", "tags", "request", "estimate", "prices")
+                    },
                 }
                 for sid, h in zip(ids, heads, strict=True)
             ]
@@ -297,7 +347,12 @@ def create_put_targets(host: str, key: str, count: int) -> list[int]:
     with requests.Session() as http:
         http.headers["Authorization"] = f"Bearer {key}"
         for i in range(count):
-            body = {"name": f"bench-put-{i:04d}", "kind": "training", "tags": ["bench"], "request": lf.TRAINING}
+            body = {
+                "name": f"bench-put-{i:04d}",
+                "kind": "training",
+                "tags": ["bench"],
+                "request": lf.TRAINING,
+            }
             response = http.post(f"{host}/v1/scenarios", json=body, timeout=30)
             if response.status_code != 201:
                 raise SystemExit(f"POST /v1/scenarios: {response.status_code} {response.text[:500]}")
@@ -308,7 +363,9 @@ def create_put_targets(host: str, key: str, count: int) -> list[int]:
 # ----------------------------------------------------------------------------------------------- locust
 
 
-def run_locust(user_class: str, host: str, workdir: Path, env: dict[str, str]) -> Path:
+def run_locust(user_class: str, server: Server, workdir: Path, env: dict[str, str]) -> tuple[Path, dict]:
+    """One headless locust run; returns its _stats.csv and the cores used by server, locust and the rest."""
+    host = server.host
     prefix = workdir / user_class
     cmd = [
         tool("locust"), "-f", str(ROOT / "bench" / "locustfile.py"), "--headless",
@@ -316,16 +373,22 @@ def run_locust(user_class: str, host: str, workdir: Path, env: dict[str, str]) -
         "--csv", str(prefix), "--only-summary", "--loglevel", "WARNING", user_class,
     ]  # fmt: skip
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    machine0, server0, pg0 = machine_busy_s(), tree_cpu_s(server.proc.pid), postgres_cpu_s()
     started = time.perf_counter()
     with open(workdir / f"{user_class}.locust.log", "wb") as out:
-        subprocess.run(cmd, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT, check=False)
+        subprocess.run(
+            cmd, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT, check=False
+        )
     wall = time.perf_counter() - started
+    machine1, server1, pg1 = machine_busy_s(), tree_cpu_s(server.proc.pid), postgres_cpu_s()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    client = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cores = {"server": (server1 - server0) / wall, "locust": client / wall, "postgres": (pg1 - pg0) / wall}
+    cores["other"] = max(0.0, (machine1 - machine0) / wall - sum(cores.values()))
     stats = Path(f"{prefix}_stats.csv")
     if not stats.exists():
         raise SystemExit(f"locust wrote no stats; see {workdir / f'{user_class}.locust.log'}")
-    return stats, cpu / wall
+    return stats, cores
 
 
 def access_times(log_path: Path, offset: int) -> tuple[dict[str, list[float]], int]:
@@ -405,13 +468,19 @@ def main() -> None:
         log(f"database: {db.kind}")
         cli("db", "upgrade", "--url", db.url)
         cli("catalog", "seed", "--url", db.url)
-        key = cli("keys", "create", "--name", "bench", "--role", "editor", "--url", db.url).strip().splitlines()[-1]
+        key = (
+            cli("keys", "create", "--name", "bench", "--role", "editor", "--url", db.url)
+            .strip()
+            .splitlines()[-1]
+        )
         log(f"seeding {SCENARIOS:,} scenarios …")
         seed_s = seed_scenarios(db.url, SCENARIOS)
         log(f"seeded in {seed_s:.1f} s; starting gunicorn ({WORKERS} workers)")
         server = Server(db.url, workdir)
         server.wait_ready()
-        put_ids = create_put_targets(server.host, key, PUT_SCENARIOS) if any(r[0] == "put" for r in runs) else []
+        put_ids = (
+            create_put_targets(server.host, key, PUT_SCENARIOS) if any(r[0] == "put" for r in runs) else []
+        )
         total = scenario_count(db.url)
         env = {
             "BENCH_API_KEY": key,
@@ -420,14 +489,14 @@ def main() -> None:
             "BENCH_USERS": str(USERS),
         }
         results: list[tuple[str, dict[str, float] | None]] = []
-        client_cpu: list[str] = []
+        client_cpu: list[tuple[str, dict]] = []
         _, offset = access_times(server.log_path, 0)
         for name, user_class, request_name, label in runs:
             log(f"locust {user_class}: {USERS} users × {SECONDS} s")
-            stats_path, cores = run_locust(user_class, server.host, workdir, env)
+            stats_path, cores = run_locust(user_class, server, workdir, env)
             stats = read_stats(stats_path)
             app, offset = access_times(server.log_path, offset)
-            client_cpu.append(f"{name} {cores:.2f}")
+            client_cpu.append((name, cores))
             results.append((label, figures(stats.get(request_name), app[request_name])))
             for extra_name, extra_label in EXTRA_ROWS.get(name, []):
                 results.append((extra_label, figures(stats.get(extra_name), app[extra_name])))
@@ -443,13 +512,15 @@ def main() -> None:
 
 
 def print_report(
-    env_lines: list[str], results: list[tuple[str, dict[str, float] | None]], client_cpu: list[str]
+    env_lines: list[str], results: list[tuple[str, dict[str, float] | None]], cpu: list[tuple[str, dict]]
 ) -> None:
     base = results[0][1]["rps"] if results and results[0][1] else None
     print("\n## Load (gunicorn + locust)\n")
     print("\n".join(env_lines))
     print()
-    print("| endpoint | requests/s | p50 ms | p99 ms | failures | ratio to /healthz rps | in-app p50 / p99 ms |")
+    print(
+        "| endpoint | requests/s | p50 ms | p99 ms | failures | ratio to /healthz rps | in-app p50 / p99 ms |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for label, f in results:
         if f is None:
@@ -463,9 +534,22 @@ def print_report(
         "\nrequests/s, p50, p99 and failures: locust's _stats.csv (client side, whole milliseconds, so they "
         f"include queueing: {USERS} users share {WORKERS} workers). In-app: duration_ms of the service's access "
         "log (Flask before_request to after_request; no socket, gunicorn or queueing time). The PUT user sends "
-        "the GET below it before each PUT, so the two share that run's time. "
-        f"Load generator CPU (cores used by locust during each run): {', '.join(client_cpu)}."
+        "the GET below it before each PUT, so the two share that run's time."
     )
+    print(
+        f"\nCores busy during each run (of {os.cpu_count()}), gunicorn / locust / postgres / anything else: "
+        + "; ".join(
+            f"{n} {c['server']:.2f} / {c['locust']:.2f} / {c['postgres']:.2f} / {c['other']:.2f}"
+            for n, c in cpu
+        )
+        + "."
+    )
+    noisy = [n for n, c in cpu if c["other"] > 0.15]
+    if noisy:
+        print(
+            f"WARNING: other processes used CPU during {', '.join(noisy)}: those figures understate the "
+            "service. Re-run on a quiet machine."
+        )
     sys.stdout.flush()
 
 

@@ -75,9 +75,7 @@ class ScenarioList(_Bench):
     @task
     def listing(self) -> None:
         page = random.randint(1, LIST_PAGES)
-        self.client.get(
-            f"/v1/scenarios?page={page}&page_size={LIST_PAGE_SIZE}", headers=AUTH, name=LIST_NAME
-        )
+        self.client.get(f"/v1/scenarios?page={page}&page_size={LIST_PAGE_SIZE}", headers=AUTH, name=LIST_NAME)
 
 
 class ScenarioPut(_Bench):

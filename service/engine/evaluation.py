@@ -114,20 +114,31 @@ def evaluate(plan: TrainingPlan) -> Evaluation:
 
     capacity = acc.memory_bytes
     chosen = plan.micro_batch is None
+    w_b, g_b, _ = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
+    dense, expert = parameters_per_device(plan.model, par)
+
+    def step_for(micro: int, memory: MemoryBreakdown) -> StepTime:
+        state = memory.weights + memory.gradients + memory.optimizer_states
+        return predict_step(
+            plan.model, acc, par, plan.precision, plan.recompute, plan.flash_attention, seq, micro,
+            per_replica // micro, units_per_step, gemm_unit, attn_unit, state, (dense + expert) * g_b,
+        )  # fmt: skip
+
     if plan.micro_batch is not None:
         micro = plan.micro_batch
         memory = memory_for(micro)
+        predicted = step_for(micro, memory)
     else:
-        micro, memory = _choose_micro_batch(plan, per_replica, memory_for, capacity)
+        fitting = _fitting_micro_batches(plan, per_replica, memory_for, capacity)
+        if par.pipeline > 1 and len(fitting) > 1:
+            # Pipelines trade micro-batch size against the bubble (p−1)/(m+p−1): take the fastest step
+            # (Narayanan et al. 2021 §3.3: smaller micro-batches, more of them, shrink the bubble).
+            scored = [(step_for(mb, mem), mb, mem) for mb, mem in fitting]
+            predicted, micro, memory = min(scored, key=lambda t: (t[0].total_s, -t[1]))
+        else:
+            micro, memory = fitting[0]
+            predicted = step_for(micro, memory)
     m = per_replica // micro
-
-    w_b, g_b, _ = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
-    dense, expert = parameters_per_device(plan.model, par)
-    state = memory.weights + memory.gradients + memory.optimizer_states
-    predicted = predict_step(
-        plan.model, acc, par, plan.precision, plan.recompute, plan.flash_attention, seq, micro, m,
-        units_per_step, gemm_unit, attn_unit, state, (dense + expert) * g_b,
-    )  # fmt: skip
     peak = acc.peak(plan.precision) or 0.0
     step_flops = per_unit * units_per_step
     u_pred = step_flops / (par.devices * peak * predicted.busy_s)
@@ -181,8 +192,8 @@ def evaluate(plan: TrainingPlan) -> Evaluation:
     )
 
 
-def _choose_micro_batch(plan: TrainingPlan, per_replica: int, memory_for, capacity: float):  # type: ignore[no-untyped-def]
-    """Largest power-of-two micro-batch dividing the per-replica batch that fits (else 1)."""
+def _fitting_micro_batches(plan: TrainingPlan, per_replica: int, memory_for, capacity: float):  # type: ignore[no-untyped-def]
+    """Power-of-two micro-batches dividing the per-replica batch that fit, largest first (else [1])."""
     if plan.unit == "token" and plan.model.shape is not None:
         cap = max(1, MAX_AUTO_MICRO_BATCH_TOKENS // plan.sequence_length)
     else:
@@ -190,12 +201,13 @@ def _choose_micro_batch(plan: TrainingPlan, per_replica: int, memory_for, capaci
     candidate = 1
     while candidate * 2 <= min(cap, per_replica) and per_replica % (candidate * 2) == 0:
         candidate *= 2
+    fitting = []
     smallest = None
     while candidate >= 1:
         memory = memory_for(candidate)
         if memory.total <= capacity:
-            return candidate, memory
+            fitting.append((candidate, memory))
         smallest = memory
         candidate //= 2
     assert smallest is not None
-    return 1, smallest
+    return fitting or [(1, smallest)]

@@ -175,9 +175,15 @@ def build_response(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
             "sequence_length": plan.sequence_length if plan.unit == "token" else None,
             "global_batch_size": plan.global_batch,
             "micro_batch_size": ev.micro_batch,
-            "micro_batch_source": "chosen: largest power of two that fits"
-            if ev.micro_batch_chosen
-            else "given",
+            "micro_batch_source": (
+                (
+                    "chosen: the power of two that fits with the fastest step (pipeline bubble vs. GEMM size)"
+                    if plan.par.pipeline > 1
+                    else "chosen: largest power of two that fits"
+                )
+                if ev.micro_batch_chosen
+                else "given"
+            ),
             "gradient_accumulation_steps": ev.micro_batches,
             "notes": list(plan.notes) + _notes(plan, ev),
         },

@@ -174,7 +174,8 @@ def test_catalog_cache_sees_this_processes_price_change_at_once(app, client, adm
     before = client.post("/v1/estimates/training", json=body).json["cost"]["usd_per_accelerator_hour"]
     etag = client.get("/v1/accelerators/nvidia-a100-sxm-80gb").headers["ETag"]
     client.put(
-        "/v1/accelerators/nvidia-a100-sxm-80gb/prices/runpod", json={"usd_per_hour": 1.5},
+        "/v1/accelerators/nvidia-a100-sxm-80gb/prices/runpod",
+        json={"usd_per_hour": 1.5},
         headers={**admin_headers, "If-Match": etag},
     )
     after = client.post("/v1/estimates/training", json=body).json["cost"]["usd_per_accelerator_hour"]
@@ -195,12 +196,17 @@ def test_catalog_cache_rereads_the_fingerprint_after_its_ttl(app, client):
     with app.extensions["scalecost.db"].transaction() as session:  # another worker's write, as it were
         session.execute(
             update(AcceleratorPrice)
-            .where(AcceleratorPrice.accelerator_id == "nvidia-a100-sxm-80gb", AcceleratorPrice.provider == "runpod")
+            .where(
+                AcceleratorPrice.accelerator_id == "nvidia-a100-sxm-80gb",
+                AcceleratorPrice.provider == "runpod",
+            )
             .values(effective_to=None, usd_per_hour=Decimal("1.20"))
         )
         from service.store.models import Accelerator
 
-        session.execute(update(Accelerator).where(Accelerator.id == "nvidia-a100-sxm-80gb").values(version=99))
+        session.execute(
+            update(Accelerator).where(Accelerator.id == "nvidia-a100-sxm-80gb").values(version=99)
+        )
     time.sleep(0.35)
     assert client.post("/v1/estimates/training", json=body).json["cost"]["usd_per_accelerator_hour"] == 1.2
 
@@ -215,5 +221,7 @@ def test_engine_leaves_the_request_untouched(app, kind, body):
     loaded = (TrainingRequestSchema() if kind == "training" else InferenceRequestSchema()).load(body)
     snapshot = copy.deepcopy(loaded)
     with app.app_context():
-        (estimate_training if kind == "training" else estimate_inference)(loaded, engine_catalog(db_session()))
+        (estimate_training if kind == "training" else estimate_inference)(
+            loaded, engine_catalog(db_session())
+        )
     assert loaded == snapshot

@@ -138,7 +138,9 @@ def test_aggregate_throughput_never_falls_when_the_batch_grows(
     large = estimate_speed(workload(preset, engine, "fp16", batch + extra, prompt, output), acc, 1)
     assert large.output_tokens_per_second >= small.output_tokens_per_second * (1 - 1e-9)
     # decode alone (tokens per step / step time) never falls, chunk boundaries or not
-    assert (batch + extra) / large.time_per_output_token_s >= batch / small.time_per_output_token_s * (1 - 1e-9)
+    assert (batch + extra) / large.time_per_output_token_s >= batch / small.time_per_output_token_s * (
+        1 - 1e-9
+    )
 
 
 @settings(max_examples=100, deadline=None)

@@ -21,9 +21,17 @@ def many_scenarios(app, db_backend):
     start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     rows = [
         {
-            "id": i + 1, "name": f"scenario-{i:06d}", "kind": "training" if i % 2 else "inference",
-            "tags": [f"team-{i % 200}"], "request": {}, "estimate": {}, "prices": {}, "summary": {},
-            "owner": f"owner-{i % 500}", "version": 1, "created_at": start,
+            "id": i + 1,
+            "name": f"scenario-{i:06d}",
+            "kind": "training" if i % 2 else "inference",
+            "tags": [f"team-{i % 200}"],
+            "request": {},
+            "estimate": {},
+            "prices": {},
+            "summary": {},
+            "owner": f"owner-{i % 500}",
+            "version": 1,
+            "created_at": start,
             "updated_at": start + dt.timedelta(seconds=i),
         }
         for i in range(ROWS)
