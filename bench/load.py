@@ -13,7 +13,8 @@ requests/s with GET /healthz measured in the same run.
 
 Environment: BENCH_SECONDS (15) and BENCH_USERS (8) per run, BENCH_SCENARIOS (10000), WEB_CONCURRENCY (2),
 BENCH_DATABASE_URL (unset = SQLite), BENCH_PUT_SCENARIOS (64), BENCH_ONLY (comma list of
-healthz,training,inference,list,put), BENCH_KEEP=1 keeps the temporary directory (logs, CSVs).
+healthz,training,inference,list,put), BENCH_RETRIES (0: re-run an endpoint up to N times while other
+processes take CPU, keeping the quietest run), BENCH_KEEP=1 keeps the temporary directory (logs, CSVs).
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ USERS = int(os.environ.get("BENCH_USERS", "8"))
 SCENARIOS = int(os.environ.get("BENCH_SCENARIOS", "10000"))
 WORKERS = os.environ.get("WEB_CONCURRENCY", "2")
 PUT_SCENARIOS = int(os.environ.get("BENCH_PUT_SCENARIOS", "64"))
+RETRIES = int(os.environ.get("BENCH_RETRIES", "0"))  # re-run an endpoint when other processes were busy
+NOISE_CORES = 0.15
 BATCH = 2000
 
 # (key, locust user class, request name in the stats, label in the table)
@@ -492,10 +495,20 @@ def main() -> None:
         client_cpu: list[tuple[str, dict]] = []
         _, offset = access_times(server.log_path, 0)
         for name, user_class, request_name, label in runs:
-            log(f"locust {user_class}: {USERS} users × {SECONDS} s")
-            stats_path, cores = run_locust(user_class, server, workdir, env)
-            stats = read_stats(stats_path)
-            app, offset = access_times(server.log_path, offset)
+            best = None
+            for attempt in range(1 + RETRIES):
+                log(
+                    f"locust {user_class}: {USERS} users × {SECONDS} s"
+                    + (f" (retry {attempt})" if attempt else "")
+                )
+                stats_path, cores = run_locust(user_class, server, workdir, env)
+                app, offset = access_times(server.log_path, offset)
+                if best is None or cores["other"] < best[1]["other"]:
+                    best = (read_stats(stats_path), cores, app)
+                if cores["other"] <= NOISE_CORES:
+                    break
+                log(f"other processes used {cores['other']:.2f} cores during the run")
+            stats, cores, app = best
             client_cpu.append((name, cores))
             results.append((label, figures(stats.get(request_name), app[request_name])))
             for extra_name, extra_label in EXTRA_ROWS.get(name, []):
@@ -544,7 +557,7 @@ def print_report(
         )
         + "."
     )
-    noisy = [n for n, c in cpu if c["other"] > 0.15]
+    noisy = [n for n, c in cpu if c["other"] > NOISE_CORES]
     if noisy:
         print(
             f"WARNING: other processes used CPU during {', '.join(noisy)}: those figures understate the "

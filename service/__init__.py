@@ -12,9 +12,24 @@ if TYPE_CHECKING:  # the engine imports this package: keep Flask out of its impo
 API_VERSION = "0.1.0"
 
 
+def _no_nul_converter():
+    from werkzeug.routing import UnicodeConverter
+
+    class NoNulStringConverter(UnicodeConverter):
+        """The default `string` path converter, minus NUL (PostgreSQL text cannot hold it)."""
+
+        def __init__(self, map, minlength=1, maxlength=None, length=None):  # noqa: A002
+            super().__init__(map, minlength, maxlength, length)
+            self.regex = self.regex.replace("[^/]", "[^/\\x00]")
+
+    return NoNulStringConverter
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the WSGI app. Needs no database connection (the spec can be generated offline)."""
     from flask import Flask, request
+
+    NoNulStringConverter = _no_nul_converter()
     from werkzeug.exceptions import UnsupportedMediaType
 
     from .api import errors, limits, observability, strict_query
@@ -23,6 +38,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from .store.session import Database
 
     app = Flask(__name__)
+    app.url_map.converters["string"] = NoNulStringConverter  # ids with NUL can match nothing: 404
     app.config.update(config_module.from_env())
     app.config.update(
         API_TITLE="scalecost",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from .fields import String
+
 KINDS = ["gpu", "tpu", "asic", "apple", "cpu"]
 PRICING_MODELS = ["on-demand", "spot", "reserved-1y", "reserved-3y"]
 
@@ -31,11 +33,11 @@ class PeakFlopsSchema(ma.Schema):
 
 class PriceSchema(ma.Schema):
     id = ma.fields.Integer(metadata={"description": "Price row id"})
-    provider = ma.fields.String(metadata={"description": "Cloud or seller", "example": "aws"})
-    instance_type = ma.fields.String(allow_none=True, metadata={"example": "p5.48xlarge"})
+    provider = String(metadata={"description": "Cloud or seller", "example": "aws"})
+    instance_type = String(allow_none=True, metadata={"example": "p5.48xlarge"})
     accelerators_per_instance = ma.fields.Integer(metadata={"example": 8})
-    region = ma.fields.String(allow_none=True, metadata={"example": "us-east-1"})
-    pricing_model = ma.fields.String(metadata={"enum": PRICING_MODELS, "example": "on-demand"})
+    region = String(allow_none=True, metadata={"example": "us-east-1"})
+    pricing_model = String(metadata={"enum": PRICING_MODELS, "example": "on-demand"})
     usd_per_hour = ma.fields.Decimal(
         as_string=True,
         metadata={
@@ -45,21 +47,21 @@ class PriceSchema(ma.Schema):
             "format": "decimal",
         },
     )
-    as_of = ma.fields.String(
+    as_of = String(
         allow_none=True, metadata={"description": "Period the price was listed", "example": "2025-H2"}
     )
     effective_from = ma.fields.Date(metadata={"description": "First day this price applies"})
     effective_to = ma.fields.Date(
         allow_none=True, metadata={"description": "Day this price stopped applying; null while current"}
     )
-    source = ma.fields.String(allow_none=True, metadata={"description": "Where the price comes from"})
+    source = String(allow_none=True, metadata={"description": "Where the price comes from"})
 
 
 class AcceleratorSchema(ma.Schema):
-    id = ma.fields.String(metadata={"example": "nvidia-h100-sxm-80gb"})
-    name = ma.fields.String(metadata={"example": "H100 SXM5 80GB"})
-    vendor = ma.fields.String(metadata={"example": "NVIDIA"})
-    kind = ma.fields.String(metadata={"enum": KINDS, "example": "gpu"})
+    id = String(metadata={"example": "nvidia-h100-sxm-80gb"})
+    name = String(metadata={"example": "H100 SXM5 80GB"})
+    vendor = String(metadata={"example": "NVIDIA"})
+    kind = String(metadata={"enum": KINDS, "example": "gpu"})
     memory_bytes = ma.fields.Integer(
         metadata={"description": "Device memory in bytes", "example": 80_000_000_000}
     )
@@ -88,15 +90,15 @@ class AcceleratorSchema(ma.Schema):
     )
     prices = ma.fields.List(ma.fields.Nested(PriceSchema), metadata={"description": "Current prices"})
     sources = ma.fields.Dict(
-        keys=ma.fields.String(),
-        values=ma.fields.String(allow_none=True),
+        keys=String(),
+        values=String(allow_none=True),
         metadata={"description": "Where the specs come from, and notes"},
     )
 
 
 class AcceleratorQuerySchema(ma.Schema):
-    vendor = ma.fields.String(metadata={"description": "Vendor, case-insensitive", "example": "NVIDIA"})
-    kind = ma.fields.String(validate=validate.OneOf(KINDS), metadata={"description": "Device class"})
+    vendor = String(metadata={"description": "Vendor, case-insensitive", "example": "NVIDIA"})
+    kind = String(validate=validate.OneOf(KINDS), metadata={"description": "Device class"})
     min_memory_bytes = ma.fields.Integer(
         validate=validate.Range(min=0, max=10**15),
         metadata={

@@ -9,6 +9,7 @@ from marshmallow import validate
 from service.store import audit
 
 from .deps import db_session
+from .fields import String
 from .smorest import Blueprint
 
 blp = Blueprint(
@@ -17,21 +18,21 @@ blp = Blueprint(
 
 
 class AuditQuerySchema(ma.Schema):
-    target = ma.fields.String(
+    target = String(
         validate=validate.Length(1, 200), metadata={"example": "accelerator:nvidia-h100-sxm-80gb"}
     )
-    actor = ma.fields.String(validate=validate.Length(1, 128), metadata={"example": "ops-admin"})
+    actor = String(validate=validate.Length(1, 128), metadata={"example": "ops-admin"})
 
 
 class AuditEventSchema(ma.Schema):
     id = ma.fields.Integer()
     at = ma.fields.DateTime()
-    actor = ma.fields.String(metadata={"description": "Key name (or `cli`)"})
-    action = ma.fields.String(metadata={"example": "price.set"})
-    target = ma.fields.String(metadata={"example": "accelerator:nvidia-h100-sxm-80gb"})
+    actor = String(metadata={"description": "Key name (or `cli`)"})
+    action = String(metadata={"example": "price.set"})
+    target = String(metadata={"example": "accelerator:nvidia-h100-sxm-80gb"})
     before = ma.fields.Dict(allow_none=True)
     after = ma.fields.Dict(allow_none=True)
-    request_id = ma.fields.String(allow_none=True)
+    request_id = String(allow_none=True)
 
 
 @blp.route("")

@@ -20,7 +20,7 @@ from .accelerators import accelerator_to_dict
 from .accelerators import blp as read_blp
 from .auth import actor
 from .deps import db_session
-from .fields import Float, Integer
+from .fields import Float, Integer, String
 from .smorest import Blueprint
 
 blp = Blueprint(
@@ -67,14 +67,14 @@ class AcceleratorWriteSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    id = ma.fields.String(
+    id = String(
         required=True,
         validate=[validate.Length(1, 64), validate.Regexp(r"^[a-z0-9][a-z0-9.-]*$")],
         metadata={"description": "Lower-case id (letters, digits, . -)", "example": "nvidia-b300"},
     )
-    name = ma.fields.String(required=True, validate=validate.Length(1, 200))
-    vendor = ma.fields.String(required=True, validate=validate.Length(1, 64))
-    kind = ma.fields.String(required=True, validate=validate.OneOf(KINDS))
+    name = String(required=True, validate=validate.Length(1, 200))
+    vendor = String(required=True, validate=validate.Length(1, 64))
+    kind = String(required=True, validate=validate.OneOf(KINDS))
     memory_bytes = Integer(
         required=True, validate=validate.Range(1, 10**15), metadata={"description": "bytes"}
     )
@@ -85,8 +85,8 @@ class AcceleratorWriteSchema(ma.Schema):
     interconnect_bandwidth_bytes_per_s = _positive(1e15, "bytes/s")
     tdp_watts = _positive(1e5, "W")
     release_year = Integer(allow_none=True, validate=validate.Range(1990, 2100))
-    source_specs = ma.fields.String(allow_none=True, validate=validate.Length(max=5000))
-    notes = ma.fields.String(allow_none=True, validate=validate.Length(max=5000))
+    source_specs = String(allow_none=True, validate=validate.Length(max=5000))
+    notes = String(allow_none=True, validate=validate.Length(max=5000))
 
 
 class AcceleratorPatchSchema(AcceleratorWriteSchema):
@@ -111,22 +111,20 @@ class PriceWriteSchema(ma.Schema):
             "maximum": 100_000,
         },
     )
-    instance_type = ma.fields.String(validate=validate.Length(1, 128))
+    instance_type = String(validate=validate.Length(1, 128))
     accelerators_per_instance = Integer(validate=validate.Range(1, 1024))
-    region = ma.fields.String(validate=validate.Length(1, 64))
-    pricing_model = ma.fields.String(
-        validate=validate.OneOf(PRICING_MODELS), metadata={"example": "on-demand"}
-    )
+    region = String(validate=validate.Length(1, 64))
+    pricing_model = String(validate=validate.OneOf(PRICING_MODELS), metadata={"example": "on-demand"})
     effective_from = ma.fields.Date(metadata={"description": "First day of the new price (default today)"})
-    source = ma.fields.String(validate=validate.Length(1, 2000))
+    source = String(validate=validate.Length(1, 2000))
 
 
 class PriceDeleteQuerySchema(ma.Schema):
-    pricing_model = ma.fields.String(validate=validate.OneOf(PRICING_MODELS))
+    pricing_model = String(validate=validate.OneOf(PRICING_MODELS))
 
 
 class HistoryQuerySchema(ma.Schema):
-    provider = ma.fields.String(validate=validate.Length(1, 64))
+    provider = String(validate=validate.Length(1, 64))
 
 
 @blp.after_request

@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
-from .fields import Float, Integer
+from .fields import Float, Integer, String
 
 PROVIDER_EXAMPLE = "aws"
 
@@ -14,7 +14,7 @@ class CostSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    provider = ma.fields.String(
+    provider = String(
         validate=validate.Length(1, 64),
         metadata={
             "description": "Use this provider's catalog price (aws, gcp, azure, lambda, runpod, …)",

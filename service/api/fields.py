@@ -76,3 +76,23 @@ class Integer(ma.fields.Integer):
         if isinstance(value, str | bool):
             raise self.make_error("invalid")
         return super()._validated(value)
+
+
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+
+
+class String(ma.fields.String):
+    """Text without NUL characters: PostgreSQL text cannot hold them, so the contract says so."""
+
+    default_error_messages = {"nul": "Must not contain NUL (\\u0000) characters."}
+
+    def __init__(self, **kwargs):
+        metadata = kwargs.pop("metadata", {})
+        metadata.setdefault("pattern", NO_NUL_PATTERN)
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if "\x00" in text:
+            raise self.make_error("nul")
+        return text

@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from .estimate_common import CostSchema, OutputSchema
-from .fields import Float, Integer
+from .fields import Float, Integer, String
 from .model_schemas import ModelSpecField
 
 WEIGHT_PRECISIONS = ["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
@@ -19,8 +19,8 @@ class WeightsSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    precision = ma.fields.String(validate=validate.OneOf(WEIGHT_PRECISIONS), metadata={"example": "fp16"})
-    format = ma.fields.String(
+    precision = String(validate=validate.OneOf(WEIGHT_PRECISIONS), metadata={"example": "fp16"})
+    format = String(
         validate=validate.OneOf(WEIGHT_FORMATS),
         metadata={"description": "Quantisation format, with its real bytes per weight", "example": "awq"},
     )
@@ -51,7 +51,7 @@ class InferenceHardwareSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    accelerator = ma.fields.String(
+    accelerator = String(
         required=True,
         validate=validate.Length(1, 64),
         metadata={"description": "Catalog id (GET /v1/accelerators)", "example": "nvidia-rtx-4090"},
@@ -85,7 +85,7 @@ class InferenceRequestSchema(ma.Schema):
 
     model = ModelSpecField(required=True)
     weights = ma.fields.Nested(WeightsSchema)
-    kv_cache_precision = ma.fields.String(
+    kv_cache_precision = String(
         validate=validate.OneOf(KV_PRECISIONS), metadata={"description": "Default: the activation precision"}
     )
     batch_size = Integer(
@@ -93,7 +93,7 @@ class InferenceRequestSchema(ma.Schema):
     )
     prompt_tokens = Integer(validate=validate.Range(1, 10_000_000), metadata={"example": 512})
     output_tokens = Integer(validate=validate.Range(1, 10_000_000), metadata={"example": 256})
-    engine = ma.fields.String(validate=validate.OneOf(ENGINES), metadata={"example": "vllm"})
+    engine = String(validate=validate.OneOf(ENGINES), metadata={"example": "vllm"})
     hardware = ma.fields.Nested(InferenceHardwareSchema, required=True)
     targets = ma.fields.Nested(TargetsSchema)
     cost = ma.fields.Nested(CostSchema)

@@ -13,6 +13,7 @@ from service.store import keys
 
 from .auth import actor
 from .deps import db_session
+from .fields import String
 from .smorest import Blueprint
 
 blp = Blueprint("keys", __name__, url_prefix="/v1/keys", description="API keys and their roles (admin).")
@@ -22,29 +23,25 @@ class KeyCreateSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    name = ma.fields.String(
+    name = String(
         required=True,
         validate=[validate.Length(1, 128), validate.Regexp(r"^[A-Za-z0-9._@-]+$")],
         metadata={"description": "Unique name (letters, digits, . _ @ -)", "example": "ci-bot"},
     )
-    role = ma.fields.String(
-        required=True, validate=validate.OneOf(keys.ROLES), metadata={"example": "editor"}
-    )
+    role = String(required=True, validate=validate.OneOf(keys.ROLES), metadata={"example": "editor"})
 
 
 class KeySchema(ma.Schema):
-    name = ma.fields.String(metadata={"example": "ci-bot"})
-    role = ma.fields.String(metadata={"enum": list(keys.ROLES)})
-    prefix = ma.fields.String(metadata={"description": "First characters of the key, to recognise it"})
+    name = String(metadata={"example": "ci-bot"})
+    role = String(metadata={"enum": list(keys.ROLES)})
+    prefix = String(metadata={"description": "First characters of the key, to recognise it"})
     created_at = ma.fields.DateTime()
-    created_by = ma.fields.String(allow_none=True)
+    created_by = String(allow_none=True)
     revoked_at = ma.fields.DateTime(allow_none=True)
 
 
 class NewKeySchema(KeySchema):
-    key = ma.fields.String(
-        metadata={"description": "The secret; shown only in this response", "example": "sc_…"}
-    )
+    key = String(metadata={"description": "The secret; shown only in this response", "example": "sc_…"})
 
 
 @blp.route("")

@@ -7,7 +7,7 @@ from marshmallow import validate
 
 from service.engine.models import ARCHITECTURES, FFN_TYPES, PRESETS
 
-from .fields import Count, Float, Integer
+from .fields import Count, Float, Integer, String
 
 
 def _int(low: int, high: int, description: str, required: bool = False, **extra) -> ma.fields.Integer:
@@ -16,7 +16,7 @@ def _int(low: int, high: int, description: str, required: bool = False, **extra)
     )
 
 
-NAME = ma.fields.String(validate=validate.Length(max=200), metadata={"description": "Label for the model"})
+NAME = String(validate=validate.Length(max=200), metadata={"description": "Label for the model"})
 
 
 class PresetModelSchema(ma.Schema):
@@ -25,7 +25,7 @@ class PresetModelSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    preset = ma.fields.String(
+    preset = String(
         required=True,
         validate=validate.OneOf(sorted(PRESETS)),
         metadata={"description": "Preset id", "example": "llama-2-7b"},
@@ -49,7 +49,7 @@ class TransformerShapeModelSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    architecture = ma.fields.String(required=True, validate=validate.OneOf(["transformer"]))
+    architecture = String(required=True, validate=validate.OneOf(["transformer"]))
     name = NAME
     layers = _int(1, 1000, "Transformer blocks", required=True, example=32)
     hidden_size = _int(1, 1_000_000, "Model width d_model", required=True, example=4096)
@@ -59,7 +59,7 @@ class TransformerShapeModelSchema(ma.Schema):
     ffn_hidden_size = _int(
         1, 10_000_000, "FFN inner width (default 4·h for gelu, Llama rule for swiglu)", example=11008
     )
-    ffn_type = ma.fields.String(validate=validate.OneOf(FFN_TYPES), metadata={"example": "swiglu"})
+    ffn_type = String(validate=validate.OneOf(FFN_TYPES), metadata={"example": "swiglu"})
     vocab_size = _int(1, 10_000_000, "Vocabulary size", required=True, example=32000)
     tied_embeddings = ma.fields.Boolean(metadata={"description": "LM head shares the embedding matrix"})
     experts = _int(1, 10_000, "MoE routed experts (1 = dense)")
@@ -73,7 +73,7 @@ class ParameterCountModelSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    architecture = ma.fields.String(required=True, validate=validate.OneOf(["transformer", "lstm", "mlp"]))
+    architecture = String(required=True, validate=validate.OneOf(["transformer", "lstm", "mlp"]))
     name = NAME
     parameters = Count(
         required=True, metadata={"description": "Parameter count (number or '7B'/'350M'/'1.2T'), ≤ 1e14"}
@@ -87,7 +87,7 @@ class VisionModelSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    architecture = ma.fields.String(required=True, validate=validate.OneOf(["cnn", "vit"]))
+    architecture = String(required=True, validate=validate.OneOf(["cnn", "vit"]))
     name = NAME
     parameters = Count(required=True, metadata={"description": "Parameter count, ≤ 1e14", "example": 25.6e6})
     flops_per_sample = Count(
@@ -156,14 +156,14 @@ class ModelSpecField(ma.fields.Field):
 
 
 class PresetSchema(ma.Schema):
-    id = ma.fields.String(metadata={"example": "llama-2-7b"})
-    name = ma.fields.String(allow_none=True)
-    architecture = ma.fields.String(metadata={"enum": list(ARCHITECTURES)})
+    id = String(metadata={"example": "llama-2-7b"})
+    name = String(allow_none=True)
+    architecture = String(metadata={"enum": list(ARCHITECTURES)})
     total_parameters = Float(metadata={"description": "All weights (all experts)", "example": 6.74e9})
     active_parameters = Float(metadata={"description": "Weights a token touches (MoE: k experts)"})
     default_sequence_length = Integer(allow_none=True, metadata={"description": "tokens"})
     max_context_tokens = Integer(allow_none=True, metadata={"description": "tokens"})
     flops_per_sample = Float(allow_none=True, metadata={"description": "Forward FLOPs per sample"})
     shape = ma.fields.Dict(allow_none=True, metadata={"description": "The full transformer shape"})
-    source = ma.fields.String(allow_none=True, metadata={"description": "Where the shape comes from"})
-    notes = ma.fields.List(ma.fields.String())
+    source = String(allow_none=True, metadata={"description": "Where the shape comes from"})
+    notes = ma.fields.List(String())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from .fields import String
 from .inference_schemas import InferenceRequestSchema
 from .training_schemas import TrainingRequestSchema
 
@@ -28,18 +29,18 @@ class ScenarioWriteSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    name = ma.fields.String(
+    name = String(
         required=True,
         validate=validate.Length(1, 200),
         metadata={"description": "Unique name", "example": "llama-70b-q3"},
     )
-    description = ma.fields.String(allow_none=True, validate=validate.Length(max=5000))
+    description = String(allow_none=True, validate=validate.Length(max=5000))
     tags = ma.fields.List(
-        ma.fields.String(validate=validate.Length(1, 64)),
+        String(validate=validate.Length(1, 64)),
         validate=validate.Length(max=32),
         metadata={"example": ["q3-budget", "pretraining"]},
     )
-    kind = ma.fields.String(required=True, validate=validate.OneOf(KINDS))
+    kind = String(required=True, validate=validate.OneOf(KINDS))
     request = ma.fields.Dict(
         required=True,
         metadata={
@@ -72,20 +73,18 @@ class _ScenarioDocBase(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    name = ma.fields.String(
-        required=True, validate=validate.Length(1, 200), metadata={"example": "llama-70b-q3"}
-    )
-    description = ma.fields.String(allow_none=True, validate=validate.Length(max=5000))
-    tags = ma.fields.List(ma.fields.String(validate=validate.Length(1, 64)), validate=validate.Length(max=32))
+    name = String(required=True, validate=validate.Length(1, 200), metadata={"example": "llama-70b-q3"})
+    description = String(allow_none=True, validate=validate.Length(max=5000))
+    tags = ma.fields.List(String(validate=validate.Length(1, 64)), validate=validate.Length(max=32))
 
 
 class TrainingScenarioWriteSchema(_ScenarioDocBase):
-    kind = ma.fields.String(required=True, validate=validate.OneOf(["training"]))
+    kind = String(required=True, validate=validate.OneOf(["training"]))
     request = ma.fields.Nested(TrainingRequestSchema, required=True)
 
 
 class InferenceScenarioWriteSchema(_ScenarioDocBase):
-    kind = ma.fields.String(required=True, validate=validate.OneOf(["inference"]))
+    kind = String(required=True, validate=validate.OneOf(["inference"]))
     request = ma.fields.Nested(InferenceRequestSchema, required=True)
 
 
@@ -98,7 +97,7 @@ SCENARIO_BODY_DOC = {
 
 
 class ScenarioSummarySchema(ma.Schema):
-    accelerator = ma.fields.String()
+    accelerator = String()
     count = ma.fields.Raw(metadata={"description": "Devices"})
     fits = ma.fields.Boolean(allow_none=True)
     total_usd = ma.fields.Float(allow_none=True, metadata={"description": "Training: total USD"})
@@ -113,11 +112,11 @@ class ScenarioSummarySchema(ma.Schema):
 
 class ScenarioListItemSchema(ma.Schema):
     id = ma.fields.Integer()
-    name = ma.fields.String()
-    description = ma.fields.String(allow_none=True)
-    kind = ma.fields.String(metadata={"enum": KINDS})
-    tags = ma.fields.List(ma.fields.String())
-    owner = ma.fields.String(metadata={"description": "Name of the key that created it"})
+    name = String()
+    description = String(allow_none=True)
+    kind = String(metadata={"enum": KINDS})
+    tags = ma.fields.List(String())
+    owner = String(metadata={"description": "Name of the key that created it"})
     version = ma.fields.Integer(metadata={"description": "Revision number"})
     summary = ma.fields.Nested(ScenarioSummarySchema)
     created_at = ma.fields.DateTime()
@@ -131,13 +130,11 @@ class ScenarioSchema(ScenarioListItemSchema):
 
 
 class ScenarioQuerySchema(ma.Schema):
-    name = ma.fields.String(
-        validate=validate.Length(1, 200), metadata={"description": "Substring of the name"}
-    )
-    tag = ma.fields.String(validate=validate.Length(1, 64))
-    kind = ma.fields.String(validate=validate.OneOf(KINDS))
-    owner = ma.fields.String(validate=validate.Length(1, 128))
-    sort = ma.fields.String(
+    name = String(validate=validate.Length(1, 200), metadata={"description": "Substring of the name"})
+    tag = String(validate=validate.Length(1, 64))
+    kind = String(validate=validate.OneOf(KINDS))
+    owner = String(validate=validate.Length(1, 128))
+    sort = String(
         load_default="-updated_at",
         validate=validate.OneOf(["updated_at", "-updated_at", "name", "-name"]),
         metadata={"description": "Sort key; '-' for descending"},
@@ -146,14 +143,14 @@ class ScenarioQuerySchema(ma.Schema):
 
 class RevisionSchema(ma.Schema):
     revision = ma.fields.Integer()
-    action = ma.fields.String(metadata={"enum": ["create", "update", "delete"]})
-    author = ma.fields.String()
+    action = String(metadata={"enum": ["create", "update", "delete"]})
+    author = String()
     created_at = ma.fields.DateTime()
-    request_id = ma.fields.String(allow_none=True)
-    name = ma.fields.String()
-    description = ma.fields.String(allow_none=True)
-    kind = ma.fields.String()
-    tags = ma.fields.List(ma.fields.String())
+    request_id = String(allow_none=True)
+    name = String()
+    description = String(allow_none=True)
+    kind = String()
+    tags = ma.fields.List(String())
     request = ma.fields.Dict()
     estimate = ma.fields.Dict()
     prices = ma.fields.Dict()
@@ -167,7 +164,7 @@ class DeltaSchema(ma.Schema):
     percent = ma.fields.Float(
         allow_none=True, metadata={"description": "Change in percent of the saved figure"}
     )
-    basis = ma.fields.String(metadata={"enum": ["total_usd", "usd_per_hour"]})
+    basis = String(metadata={"enum": ["total_usd", "usd_per_hour"]})
 
 
 class RepricedSchema(ma.Schema):
@@ -189,8 +186,8 @@ class CompareSchema(ma.Schema):
 
 class CompareItemSchema(ScenarioSummarySchema):
     id = ma.fields.Integer()
-    name = ma.fields.String()
-    kind = ma.fields.String(metadata={"enum": KINDS})
+    name = String()
+    kind = String(metadata={"enum": KINDS})
 
 
 class CompareResultSchema(ma.Schema):

@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from .estimate_common import CostSchema, OutputSchema
-from .fields import Count, Float, Integer
+from .fields import Count, Float, Integer, String
 from .model_schemas import ModelSpecField
 
 TRAINING_PRECISIONS = ["fp32", "tf32", "bf16", "fp16", "fp8"]
@@ -59,13 +59,13 @@ class TrainingRunSchema(ma.Schema):
         validate=validate.Range(1, 1_000_000),
         metadata={"description": "Sequences per device per forward pass"},
     )
-    precision = ma.fields.String(validate=validate.OneOf(TRAINING_PRECISIONS), metadata={"example": "bf16"})
-    optimizer = ma.fields.String(validate=validate.OneOf(OPTIMIZERS), metadata={"example": "adamw"})
+    precision = String(validate=validate.OneOf(TRAINING_PRECISIONS), metadata={"example": "bf16"})
+    optimizer = String(validate=validate.OneOf(OPTIMIZERS), metadata={"example": "adamw"})
     optimizer_memory_multiplier = Float(
         validate=validate.Range(0, 64),
         metadata={"description": "Override optimizer-state bytes as a multiple of the parameter bytes"},
     )
-    activation_recomputation = ma.fields.String(
+    activation_recomputation = String(
         validate=validate.OneOf(RECOMPUTATION), metadata={"example": "selective"}
     )
     flash_attention = ma.fields.Boolean(metadata={"description": "Default true"})
@@ -101,7 +101,7 @@ class TrainingHardwareSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    accelerator = ma.fields.String(
+    accelerator = String(
         required=True,
         validate=validate.Length(1, 64),
         metadata={"description": "Catalog id (GET /v1/accelerators)", "example": "nvidia-h100-sxm-80gb"},

@@ -87,3 +87,11 @@ def test_unknown_query_parameter_is_422_naming_the_allowed_ones(client):
     message = response.json["errors"]["query.knd"][0]
     assert "kind" in message and "page_size" in message
     assert client.get("/v1/accelerators?kind=gpu&page=1&page_size=5").status_code == 200
+
+
+def test_nul_characters_are_refused_before_they_reach_the_database(client, admin_headers):
+    assert client.get("/v1/accelerators/nvidia%00t4").status_code == 404
+    response = client.get("/v1/accelerators?vendor=NV%00IDIA")
+    assert response.status_code == 422 and "NUL" in response.json["errors"]["query.vendor"][0]
+    body = {"name": "bad\u0000name", "role": "viewer"}
+    assert client.post("/v1/keys", json=body, headers=admin_headers).status_code == 422
