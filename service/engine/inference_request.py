@@ -10,6 +10,7 @@ from .errors import InvalidRequest
 from .hardware import Accelerator, Catalog
 from .inference_memory import Workload, tensor_degree_error, valid_counts
 from .models import ModelSpec, resolve_model
+from .pricing import resolve_price
 from .quantization import (
     ENGINE_KV_PRECISIONS,
     ENGINES,
@@ -106,7 +107,7 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> Parsed:
         else:
             targets[key] = float(value)
     cost = request.get("cost") or {}
-    usd, price_source = _price(cost, acc, catalog, bad)
+    usd, price_source = resolve_price(cost, acc, catalog, bad)
     overhead = cost.get("infrastructure_overhead", 0.0) or 0.0
     if isinstance(overhead, bool) or not isinstance(overhead, int | float) or overhead < 0:
         bad("cost.infrastructure_overhead", "Must be a non-negative fraction (0.15 = +15 %).")
@@ -206,43 +207,6 @@ def _check_context(w: Workload, bad) -> None:
             f"prompt_tokens + output_tokens = {w.context_tokens} exceeds the model's {cap}-token context; "
             f"at most {cap - w.prompt_tokens} output tokens.",
         )
-
-
-def _price(
-    cost: Mapping[str, Any], acc: Accelerator | None, catalog: Catalog, bad
-) -> tuple[float | None, Any]:
-    """USD per accelerator-hour and its source: request override > named provider (its cheapest on-demand
-    row) > catalog default (cheapest on-demand over providers) > none (cost fields null, with a note)."""
-    override = cost.get("usd_per_accelerator_hour")
-    if override is not None:
-        if isinstance(override, bool) or not isinstance(override, int | float) or override < 0:
-            bad("cost.usd_per_accelerator_hour", "Must be a non-negative number of USD per accelerator-hour.")
-            return None, None
-        return float(override), "override"
-    if acc is None:
-        return None, None
-    rows = catalog.prices.get(acc.id, ())
-    provider = cost.get("provider")
-    if provider:
-        mine = [r for r in rows if r.provider.lower() == str(provider).lower()]
-        if not mine:
-            listed = ", ".join(sorted({r.provider for r in rows})) or "none"
-            bad("cost.provider", f"No {provider!r} price for {acc.id}; providers listed: {listed}.")
-            return None, None
-        row = min([r for r in mine if r.pricing_model == "on-demand"] or mine, key=lambda r: r.usd_per_hour)
-    else:
-        row = catalog.default_price(acc.id)
-    if row is None:
-        return None, None
-    source = {
-        "provider": row.provider,
-        "instance_type": row.instance_type,
-        "region": row.region,
-        "pricing_model": row.pricing_model,
-        "as_of": row.as_of,
-        "source": row.source,
-    }
-    return row.usd_per_hour, source
 
 
 def _positive(request: Mapping[str, Any], key: str, default: int, bad) -> int:

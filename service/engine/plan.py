@@ -16,6 +16,7 @@ from .hardware import Accelerator, Catalog
 from .memory import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS
 from .models import resolve_model
 from .parallelism import DEVICES_PER_NODE, Parallelism
+from .pricing import resolve_price
 
 DEFAULT_SEQUENCE_LENGTH = (
     2048  # GPT-3 / Megatron default context when the model gives none (Brown et al. 2020)
@@ -136,7 +137,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
     if val_interval is not None and int(val_interval) < 1:
         bad("training.validation.interval_steps", "Must be at least 1.")
 
-    usd, source = _price(cost, acc, catalog, bad)
+    usd, source = resolve_price(cost, acc, catalog, bad)
     overhead = float(cost.get("infrastructure_overhead", 0.0) or 0.0)
     if overhead < 0:
         bad("cost.infrastructure_overhead", "Must be ≥ 0.")
@@ -269,41 +270,3 @@ def _batch(
             f"Must be divisible by micro_batch_size × data ({micro or 1} × {dp} = {dp * (micro or 1)}).",
         )
     return max(gbs, 1), micro
-
-
-def _price(
-    cost: Mapping[str, Any], acc: Accelerator | None, catalog: Catalog, bad: Any
-) -> tuple[float | None, Any]:
-    override = cost.get("usd_per_accelerator_hour")
-    if override is not None:
-        if float(override) < 0:
-            bad("cost.usd_per_accelerator_hour", "Must be ≥ 0.")
-        return float(override), "override"
-    if acc is None:
-        return None, None
-    rows = catalog.prices.get(acc.id, ())
-    provider = cost.get("provider")
-    if provider is not None:
-        matching = [r for r in rows if r.provider.lower() == str(provider).lower()]
-        if not matching:
-            providers = sorted({r.provider for r in rows})
-            bad(
-                "cost.provider",
-                f"No {provider!r} price for {acc.id}; providers: {', '.join(providers) or 'none'}.",
-            )
-            return None, None
-        on_demand = [r for r in matching if r.pricing_model == "on-demand"] or matching
-        row = min(on_demand, key=lambda r: r.usd_per_hour)
-    else:
-        row = catalog.default_price(acc.id)
-    if row is None:
-        return None, None
-    source = {
-        "provider": row.provider,
-        "instance_type": row.instance_type,
-        "region": row.region,
-        "pricing_model": row.pricing_model,
-        "as_of": row.as_of,
-        "source": row.source,
-    }
-    return row.usd_per_hour, source
