@@ -450,7 +450,14 @@ def environment(db: TempDatabase, scenarios: int, seed_s: float) -> list[str]:
         pass
     import locust
 
+    try:
+        commit = subprocess.run(
+            ["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True, check=False
+        ).stdout.strip()
+    except OSError:
+        commit = ""
     return [
+        f"- code: {commit or 'unknown'} ({dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC)",
         f"- cores: {os.cpu_count()} ({cpu}); load generator (locust) on the same machine",
         f"- server: gunicorn -c service/gunicorn_conf.py, {WORKERS} sync workers, "
         f"{os.environ.get('GUNICORN_THREADS', '1')} thread(s) each, access log on",

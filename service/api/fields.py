@@ -88,7 +88,10 @@ class String(ma.fields.String):
 
     def __init__(self, **kwargs):
         metadata = kwargs.pop("metadata", {})
-        metadata.setdefault("pattern", NO_NUL_PATTERN)
+        validators = kwargs.get("validate") or []
+        validators = validators if isinstance(validators, list | tuple) else [validators]
+        if not any(isinstance(v, ma.validate.Regexp | ma.validate.OneOf) for v in validators):
+            metadata.setdefault("pattern", NO_NUL_PATTERN)  # a Regexp or enum of its own says more
         super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):
