@@ -56,4 +56,8 @@ clean:
 # A much longer schemathesis campaign than the suite's (FUZZ_EXAMPLES examples per operation and mode).
 FUZZ_EXAMPLES ?= 300
 fuzz: install-dev
-	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest tests/contract/test_schemathesis.py -p no:cacheprovider -q -rfEs
+	rm -f .fuzz-report.tsv
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_REPORT=.fuzz-report.tsv $(BIN)/pytest tests/contract/test_schemathesis.py \
+		-p no:cacheprovider -q -rfEs; status=$$?; \
+	awk -F'\t' '{ops[$$1]=1; runs++; cases+=$$4} END {printf "fuzz: %d operations, %d runs (operation x mode x database), %d cases\n", length(ops), runs, cases}' .fuzz-report.tsv; \
+	exit $$status

@@ -22,6 +22,7 @@ from tests.conftest import make_key
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
+REPORT = os.environ.get("FUZZ_REPORT")
 
 
 @schemathesis.check
@@ -64,6 +65,7 @@ def test_api_conforms_to_its_contract(app, label, mode):
         database=None,
     )
     def run(case):
+        cases["n"] += 1
         # A negative case may drop or garble headers on purpose (e.g. Authorization): keep its headers then.
         meta = case.meta
         headers = {} if meta is not None and meta.is_negative_at(ParameterLocation.HEADER) else auth
@@ -76,9 +78,14 @@ def test_api_conforms_to_its_contract(app, label, mode):
             additional_checks=[schema_valid_requests_are_not_rejected],
         )
 
+    cases = {"n": 0}
     try:
         run()
     except Unsatisfiable:
         if mode is GenerationMode.POSITIVE:
             raise
         pytest.skip(f"{label} has no input that can be made schema-invalid")
+    finally:
+        if REPORT:  # make fuzz totals operations, cases and failures from these lines
+            with open(REPORT, "a", encoding="utf-8") as out:
+                out.write(f"{label}\t{mode.value}\t{app.config['DATABASE_URL'].split(':')[0]}\t{cases['n']}\n")
