@@ -56,13 +56,16 @@ RECOMPUTE = ("none", "selective", "full")
 
 def build_catalog():
     """The seeded catalog as the engine sees it, built the way the service builds it (bench/estimate_bench.py)."""
-    url = f"sqlite:///{tempfile.mkdtemp(prefix='scalecost-engine-bench-')}/bench.db"
-    migrate.upgrade(url)
-    app = create_app({"DATABASE_URL": url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
-    with app.extensions["scalecost.db"].transaction() as session:
-        seed_catalog(session)
-    with app.app_context():
-        return engine_catalog(db_session())
+    with tempfile.TemporaryDirectory(prefix="scalecost-engine-bench-") as tmp:
+        url = f"sqlite:///{tmp}/bench.db"
+        migrate.upgrade(url)
+        app = create_app({"DATABASE_URL": url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
+        with app.extensions["scalecost.db"].transaction() as session:
+            seed_catalog(session)
+        with app.app_context():
+            catalog = engine_catalog(db_session())  # pure dataclasses: outlive the database
+        app.extensions["scalecost.db"].dispose()
+    return catalog
 
 
 def sweep_grid(n: int) -> tuple[list[dict], int]:

@@ -14,7 +14,8 @@ requests/s with GET /healthz measured in the same run.
 Environment: BENCH_SECONDS (15) and BENCH_USERS (8) per run, BENCH_SCENARIOS (10000), WEB_CONCURRENCY (2),
 BENCH_DATABASE_URL (unset = SQLite), BENCH_PUT_SCENARIOS (64), BENCH_ONLY (comma list of
 healthz,training,inference,list,put), BENCH_RETRIES (0: re-run an endpoint up to N times while other
-processes take CPU, keeping the quietest run), BENCH_KEEP=1 keeps the temporary directory (logs, CSVs).
+processes take CPU, keeping the quietest run), BENCH_WAIT_QUIET (0: seconds to wait, before each run,
+for the machine to be idle; for shared machines), BENCH_KEEP=1 keeps the temporary directory (logs, CSVs).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ SCENARIOS = int(os.environ.get("BENCH_SCENARIOS", "10000"))
 WORKERS = os.environ.get("WEB_CONCURRENCY", "2")
 PUT_SCENARIOS = int(os.environ.get("BENCH_PUT_SCENARIOS", "64"))
 RETRIES = int(os.environ.get("BENCH_RETRIES", "0"))  # re-run an endpoint when other processes were busy
+WAIT_QUIET = float(os.environ.get("BENCH_WAIT_QUIET", "0"))  # seconds to wait for an idle machine per run
 NOISE_CORES = 0.15
 BATCH = 2000
 
@@ -121,7 +123,8 @@ def tree_cpu_s(pid: int) -> float:
 
 
 def postgres_cpu_s() -> float:
-    """CPU seconds of every local `postgres` process (server and backends; 0 without a local server)."""
+    """CPU seconds of every local `postgres` process (0 without a local server). The children's times
+    (cutime, cstime) count the backends and parallel workers that exited, which the postmaster reaps."""
     total = 0.0
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -130,10 +133,22 @@ def postgres_cpu_s() -> float:
             if (entry / "comm").read_text().strip() != "postgres":
                 continue
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / TICK
+            total += sum(int(x) for x in fields[11:15]) / TICK
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+def wait_quiet(max_s: float) -> None:
+    """Wait (up to max_s) for a 3-second window in which the machine is at least 90 % idle."""
+    deadline = time.monotonic() + max_s
+    while time.monotonic() < deadline:
+        busy0, t0 = machine_busy_s(), time.monotonic()
+        time.sleep(3)
+        busy = (machine_busy_s() - busy0) / (time.monotonic() - t0)
+        if busy <= 0.1 * (os.cpu_count() or 1):
+            return
+    log(f"machine still busy after {max_s:.0f} s; running anyway")
 
 
 def log(message: str) -> None:
@@ -273,7 +288,8 @@ def seed_scenarios(url: str, count: int) -> float:
             conn.execute(insert(ScenarioRevision), revisions)
     if engine.dialect.name == "postgresql":
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.execute(text("ANALYZE"))  # what autovacuum does shortly after a bulk load
+            # the steady state autovacuum reaches after a bulk load (only this schema's tables)
+            conn.execute(text("VACUUM ANALYZE scenarios, scenario_tags, scenario_revisions"))
     engine.dispose()
     return time.perf_counter() - started
 
@@ -460,10 +476,11 @@ def environment(db: TempDatabase, scenarios: int, seed_s: float) -> list[str]:
         f"- code: {commit or 'unknown'} ({dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC)",
         f"- cores: {os.cpu_count()} ({cpu}); load generator (locust) on the same machine",
         f"- server: gunicorn -c service/gunicorn_conf.py, {WORKERS} sync workers, "
-        f"{os.environ.get('GUNICORN_THREADS', '1')} thread(s) each, access log on",
+        f"{os.environ.get('GUNICORN_THREADS', '1')} thread(s) each, access log "
+        + ("on" if os.environ.get("LOG_LEVEL", "INFO").upper() in ("INFO", "DEBUG") else "off"),
         f"- database: {db.kind}",
         f"- scenarios in the database: {scenarios:,} (bulk insert took {seed_s:.1f} s)",
-        f"- locust {locust.__version__}: {USERS} users, no think time, {SECONDS} s per endpoint; "
+        f"- locust {locust.__version__}: {USERS} user{'s' if USERS != 1 else ''}, no think time, {SECONDS} s per endpoint; "
         f"Python {platform.python_version()}",
     ]
 
@@ -504,6 +521,8 @@ def main() -> None:
         for name, user_class, request_name, label in runs:
             best = None
             for attempt in range(1 + RETRIES):
+                if WAIT_QUIET:
+                    wait_quiet(WAIT_QUIET)
                 log(
                     f"locust {user_class}: {USERS} users × {SECONDS} s"
                     + (f" (retry {attempt})" if attempt else "")
