@@ -88,9 +88,9 @@ def upgrade() -> None:
     sa.UniqueConstraint('name', name=op.f('uq_scenarios_name'))
     )
     with op.batch_alter_table('scenarios', schema=None) as batch_op:
-        batch_op.create_index('ix_scenarios_kind_updated_at', ['kind', 'updated_at'], unique=False)
-        batch_op.create_index('ix_scenarios_owner_updated_at', ['owner', 'updated_at'], unique=False)
-        batch_op.create_index(batch_op.f('ix_scenarios_updated_at'), ['updated_at'], unique=False)
+        batch_op.create_index('ix_scenarios_kind_updated_at_id', ['kind', 'updated_at', 'id'], unique=False)
+        batch_op.create_index('ix_scenarios_owner_updated_at_id', ['owner', 'updated_at', 'id'], unique=False)
+        batch_op.create_index('ix_scenarios_updated_at_id', ['updated_at', 'id'], unique=False)
 
     op.create_table('scenario_tags',
     sa.Column('scenario_id', sa.Integer(), nullable=False),
@@ -109,9 +109,9 @@ def downgrade() -> None:
 
     op.drop_table('scenario_tags')
     with op.batch_alter_table('scenarios', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_scenarios_updated_at'))
-        batch_op.drop_index('ix_scenarios_owner_updated_at')
-        batch_op.drop_index('ix_scenarios_kind_updated_at')
+        batch_op.drop_index('ix_scenarios_updated_at_id')
+        batch_op.drop_index('ix_scenarios_owner_updated_at_id')
+        batch_op.drop_index('ix_scenarios_kind_updated_at_id')
 
     op.drop_table('scenarios')
     with op.batch_alter_table('scenario_revisions', schema=None) as batch_op:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flask import jsonify
 from flask.views import MethodView
 
 from . import estimating
@@ -45,7 +46,9 @@ class TrainingEstimate(MethodView):
 
         Impossible requests (parallel degrees whose product ≠ count, tensor degree not dividing the heads,
         precision the accelerator lacks, unknown ids…) are 422 problems naming each field."""
-        return estimating.run("training", body)
+        return jsonify(
+            estimating.run("training", body)
+        )  # already JSON-ready: no second pass through the schema
 
 
 @blp.route("/inference")
@@ -65,4 +68,4 @@ class InferenceEstimate(MethodView):
     @blp.response(200, InferenceEstimateSchema)
     def post(self, body):
         """Estimate serving: memory, latency, throughput, cost per million tokens, fitting hardware."""
-        return estimating.run("inference", body)
+        return jsonify(estimating.run("inference", body))

@@ -161,17 +161,15 @@ class Scenario(Base):
     owner: Mapped[str] = mapped_column(String(128))
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
-    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow, index=True)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
 
-    tag_rows: Mapped[list[ScenarioTag]] = relationship(
-        cascade="all, delete-orphan", passive_deletes=True, lazy="selectin"
-    )
+    tag_rows: Mapped[list[ScenarioTag]] = relationship(cascade="all, delete-orphan", passive_deletes=True)
 
-    # Every filter and sort of GET /v1/scenarios has an index: updated_at (and with kind / owner, so a
-    # filtered page is read in order), name (the unique constraint's index), tags (scenario_tags.tag).
+    # (…, updated_at, id) matches the listing's ORDER BY updated_at, id exactly, so a page is an index scan.
     __table_args__ = (
-        Index("ix_scenarios_kind_updated_at", "kind", "updated_at"),
-        Index("ix_scenarios_owner_updated_at", "owner", "updated_at"),
+        Index("ix_scenarios_updated_at_id", "updated_at", "id"),
+        Index("ix_scenarios_kind_updated_at_id", "kind", "updated_at", "id"),
+        Index("ix_scenarios_owner_updated_at_id", "owner", "updated_at", "id"),
     )
     __mapper_args__ = {"version_id_col": version}
 

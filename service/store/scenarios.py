@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Select, func, select
-from sqlalchemy.orm import Session, defer
+from sqlalchemy.orm import Session, load_only
 
 from .models import Scenario, ScenarioRevision, ScenarioTag
 
@@ -31,9 +31,9 @@ def query(
     kind: str | None = None,
     owner: str | None = None,
     sort: str = "-updated_at",
-) -> Select[tuple[Scenario]]:
-    # Listings never need the heavy JSON columns.
-    stmt = select(Scenario).options(defer(Scenario.request), defer(Scenario.estimate), defer(Scenario.prices))
+) -> Select[tuple[int]]:
+    """The ids of one listing, filtered and in order: an index scan (see the EXPLAIN test), no wide rows."""
+    stmt = select(Scenario.id)
     if name:
         stmt = stmt.where(Scenario.name.ilike(f"%{_escape_like(name)}%", escape="\\"))
     if tag:
@@ -45,9 +45,24 @@ def query(
     return stmt.order_by(*SORTS[sort])
 
 
-def page(session: Session, stmt: Select, offset: int, limit: int) -> tuple[Sequence[Scenario], int]:
-    total = session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery())) or 0
-    return session.scalars(stmt.offset(offset).limit(limit)).all(), total
+LIST_COLUMNS = (
+    Scenario.id, Scenario.name, Scenario.description, Scenario.kind, Scenario.tags, Scenario.owner,
+    Scenario.version, Scenario.summary, Scenario.created_at, Scenario.updated_at,
+)  # fmt: skip
+
+
+def page(session: Session, ids: Select[tuple[int]], offset: int, limit: int) -> tuple[list[Scenario], int]:
+    """One page and the total. The page's ids come first (a narrow index scan, however deep the offset),
+    then only those rows, without the heavy JSON columns (request, estimate, prices)."""
+    total = session.scalar(ids.with_only_columns(func.count(Scenario.id)).order_by(None)) or 0
+    page_ids = list(session.scalars(ids.offset(offset).limit(limit)))
+    if not page_ids:
+        return [], total
+    rows = session.scalars(
+        select(Scenario).options(load_only(*LIST_COLUMNS)).where(Scenario.id.in_(page_ids))
+    ).all()
+    by_id = {row.id: row for row in rows}
+    return [by_id[i] for i in page_ids if i in by_id], total
 
 
 def get(session: Session, scenario_id: int) -> Scenario | None:
@@ -95,14 +110,15 @@ def update(
     session: Session, scenario: Scenario, data: dict[str, Any], *, author: str, request_id: str | None
 ) -> Scenario:
     """Replace the content; the version column guards against lost updates (StaleDataError)."""
-    for field in CONTENT_FIELDS:
-        if field == "tags":
-            _set_tags(scenario, data.get("tags") or [])
-        elif field in data:
-            setattr(scenario, field, data[field])
-    if "description" not in data:
-        scenario.description = None
-    scenario.updated_at = dt.datetime.now(dt.UTC)
+    with session.no_autoflush:  # loading the old tag rows must not flush half the change (two versions)
+        for field in CONTENT_FIELDS:
+            if field == "tags":
+                _set_tags(scenario, data.get("tags") or [])
+            elif field in data:
+                setattr(scenario, field, data[field])
+        if "description" not in data:
+            scenario.description = None
+        scenario.updated_at = dt.datetime.now(dt.UTC)
     session.flush()
     session.add(_revision(scenario, "update", author, request_id))
     return scenario

@@ -88,4 +88,6 @@ def test_api_conforms_to_its_contract(app, label, mode):
     finally:
         if REPORT:  # make fuzz totals operations, cases and failures from these lines
             with open(REPORT, "a", encoding="utf-8") as out:
-                out.write(f"{label}\t{mode.value}\t{app.config['DATABASE_URL'].split(':')[0]}\t{cases['n']}\n")
+                out.write(
+                    f"{label}\t{mode.value}\t{app.config['DATABASE_URL'].split(':')[0]}\t{cases['n']}\n"
+                )
