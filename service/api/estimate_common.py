@@ -46,6 +46,9 @@ class OutputSchema(ma.Schema):
         validate=validate.Range(0, 6),
         metadata={"description": "Decimals in the human-readable strings (default 1)"},
     )
+    recommendations = ma.fields.Boolean(
+        metadata={"description": "Include recommendations (default true; false skips their re-estimates, for sweeps)"}
+    )
     suggestions = ma.fields.Boolean(
         metadata={
             "description": "Inference only: rank the catalog's accelerators for this request (default true)"

@@ -132,7 +132,8 @@ def _estimate(request: Mapping[str, Any], catalog: Catalog, advice: bool) -> dic
         from .inference_advice import recommendations, suggestions  # local: advice re-enters _estimate
 
         result["suggestions"] = suggestions(p, catalog) if p.suggestions else []
-        result["recommendations"] = recommendations(request, p, result, catalog)
+        wanted = (request.get("output") or {}).get("recommendations", True)
+        result["recommendations"] = recommendations(request, p, result, catalog) if wanted else []
     return result
 
 

@@ -26,7 +26,9 @@ def estimate_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str,
     plan = build_plan(request, catalog)
     ev = evaluate(plan)
     response = build_response(plan, ev)
-    response["recommendations"] = recommend(request, catalog, plan, ev)
+    wanted = (request.get("output") or {}).get("recommendations", True)
+    # a planner sweeping thousands of layouts skips the advice scan (each piece of advice re-estimates)
+    response["recommendations"] = recommend(request, catalog, plan, ev) if wanted else []
     return response
 
 

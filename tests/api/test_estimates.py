@@ -225,3 +225,13 @@ def test_engine_leaves_the_request_untouched(app, kind, body):
             loaded, engine_catalog(db_session())
         )
     assert loaded == snapshot
+
+
+def test_recommendations_can_be_skipped_for_sweeps(client):
+    without_zero = {k: v for k, v in FINE_TUNE.items() if k != "hardware"} | {
+        "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8}
+    }
+    advised = client.post("/v1/estimates/training", json=without_zero).json
+    assert any(r["code"] == "does_not_fit" for r in advised["recommendations"])
+    lean = client.post("/v1/estimates/training", json={**without_zero, "output": {"recommendations": False}}).json
+    assert lean["recommendations"] == [] and lean["memory"] == advised["memory"]
