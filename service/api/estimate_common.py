@@ -47,7 +47,9 @@ class OutputSchema(ma.Schema):
         metadata={"description": "Decimals in the human-readable strings (default 1)"},
     )
     recommendations = ma.fields.Boolean(
-        metadata={"description": "Include recommendations (default true; false skips their re-estimates, for sweeps)"}
+        metadata={
+            "description": "Include recommendations (default true; false skips their re-estimates, for sweeps)"
+        }
     )
     suggestions = ma.fields.Boolean(
         metadata={

@@ -81,11 +81,12 @@ class Scenarios(MethodView):
     @blp.paginate()
     def get(self, query, pagination_parameters):
         """List scenarios: filter by name substring, tag, kind, owner; sort by updated_at or name."""
+        session, ids = db_session(), store.query(**query)
+        filters = {k for k in ("name", "tag", "kind", "owner") if query.get(k)}
+        total = store.total(session, ids, kind_only=query.get("kind") if filters == {"kind"} else None,
+                            unfiltered=not filters)  # fmt: skip
         items, total = store.page(
-            db_session(),
-            store.query(**query),
-            pagination_parameters.first_item,
-            pagination_parameters.page_size,
+            session, ids, pagination_parameters.first_item, pagination_parameters.page_size, total_count=total
         )
         pagination_parameters.item_count = total
         return items

@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Select, func, select
+from sqlalchemy import delete as sql_delete
+from sqlalchemy import update as sql_update
 from sqlalchemy.orm import Session, load_only
 
-from .models import Scenario, ScenarioRevision, ScenarioTag
+from .models import Scenario, ScenarioRevision, ScenarioTag, ScenarioTotal
 
 SORTS = {
     "updated_at": (Scenario.updated_at.asc(), Scenario.id.asc()),
@@ -51,10 +53,43 @@ LIST_COLUMNS = (
 )  # fmt: skip
 
 
-def page(session: Session, ids: Select[tuple[int]], offset: int, limit: int) -> tuple[list[Scenario], int]:
+def total(
+    session: Session, ids: Select[tuple[int]], kind_only: str | None = None, unfiltered: bool = False
+) -> int:
+    """The listing's total: from scenario_totals when the filter is none or kind alone, else counted."""
+    if unfiltered or kind_only:
+        stmt = select(func.coalesce(func.sum(ScenarioTotal.scenarios), 0))
+        if kind_only:
+            stmt = stmt.where(ScenarioTotal.kind == kind_only)
+        return int(session.scalar(stmt) or 0)
+    return session.scalar(ids.with_only_columns(func.count(), maintain_column_froms=True).order_by(None)) or 0
+
+
+def _bump_total(session: Session, kind: str, delta: int) -> None:
+    updated = session.execute(
+        sql_update(ScenarioTotal)
+        .where(ScenarioTotal.kind == kind)
+        .values(scenarios=ScenarioTotal.scenarios + delta)
+    )
+    if updated.rowcount == 0:
+        session.add(ScenarioTotal(kind=kind, scenarios=delta))
+        session.flush()
+
+
+def recount(session: Session) -> None:
+    """Rebuild scenario_totals from the rows (after a bulk load that bypassed create/delete)."""
+    session.execute(sql_delete(ScenarioTotal))
+    for kind, count in session.execute(select(Scenario.kind, func.count()).group_by(Scenario.kind)):
+        session.add(ScenarioTotal(kind=kind, scenarios=count))
+    session.flush()
+
+
+def page(
+    session: Session, ids: Select[tuple[int]], offset: int, limit: int, *, total_count: int
+) -> tuple[list[Scenario], int]:
     """One page and the total. The page's ids come first (a narrow index scan, however deep the offset),
     then only those rows, without the heavy JSON columns (request, estimate, prices)."""
-    total = session.scalar(ids.with_only_columns(func.count(Scenario.id)).order_by(None)) or 0
+    total = total_count
     page_ids = list(session.scalars(ids.offset(offset).limit(limit)))
     if not page_ids:
         return [], total
@@ -102,6 +137,7 @@ def create(session: Session, data: dict[str, Any], *, owner: str, request_id: st
     _set_tags(scenario, data.get("tags") or [])
     session.add(scenario)
     session.flush()
+    _bump_total(session, scenario.kind, +1)
     session.add(_revision(scenario, "create", owner, request_id))
     return scenario
 
@@ -110,6 +146,7 @@ def update(
     session: Session, scenario: Scenario, data: dict[str, Any], *, author: str, request_id: str | None
 ) -> Scenario:
     """Replace the content; the version column guards against lost updates (StaleDataError)."""
+    old_kind = scenario.kind
     with session.no_autoflush:  # loading the old tag rows must not flush half the change (two versions)
         for field in CONTENT_FIELDS:
             if field == "tags":
@@ -120,6 +157,9 @@ def update(
             scenario.description = None
         scenario.updated_at = dt.datetime.now(dt.UTC)
     session.flush()
+    if scenario.kind != old_kind:
+        _bump_total(session, old_kind, -1)
+        _bump_total(session, scenario.kind, +1)
     session.add(_revision(scenario, "update", author, request_id))
     return scenario
 
@@ -129,6 +169,7 @@ def delete(session: Session, scenario: Scenario, *, author: str, request_id: str
     scenario.updated_at = dt.datetime.now(dt.UTC)
     session.flush()  # version bump: a concurrent writer fails with StaleDataError
     session.add(_revision(scenario, "delete", author, request_id))
+    _bump_total(session, scenario.kind, -1)
     session.delete(scenario)
     session.flush()
 

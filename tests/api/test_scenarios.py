@@ -203,3 +203,20 @@ def test_concurrent_scenario_updates_with_same_if_match_exactly_one_wins(app, db
     winner = next(p for p, code in results.items() if code == 200)
     revisions = app.test_client().get(f"{path}/revisions", headers=editor_headers).json
     assert [r["request"]["cost"]["provider"] for r in revisions] == ["aws", winner]
+
+
+def test_listing_totals_follow_creates_kind_changes_and_deletes(client, editor_headers):
+    def total(query=""):
+        import json
+
+        return json.loads(client.get(f"/v1/scenarios{query}", headers=editor_headers).headers["X-Pagination"])["total"]
+
+    a = _create(client, editor_headers, name="a")
+    _create(client, editor_headers, name="b", kind="inference", request=INFERENCE)
+    assert (total(), total("?kind=training"), total("?kind=inference")) == (2, 1, 1)
+    body = {"name": "a", "kind": "inference", "request": INFERENCE}
+    client.put(a.headers["Location"], json=body, headers={**editor_headers, "If-Match": a.headers["ETag"]})
+    assert (total(), total("?kind=training"), total("?kind=inference")) == (2, 0, 2)
+    etag = client.get(a.headers["Location"], headers=editor_headers).headers["ETag"]
+    client.delete(a.headers["Location"], headers={**editor_headers, "If-Match": etag})
+    assert (total(), total("?kind=inference"), total("?owner=test-editor&kind=inference")) == (1, 1, 1)
