@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
+from . import paging
 from .models import AuditEvent
 
 
@@ -38,5 +39,4 @@ def query(target: str | None = None, actor: str | None = None) -> Select[tuple[A
 
 
 def page(session: Session, stmt: Select, offset: int, limit: int) -> tuple[Sequence[AuditEvent], int]:
-    total = session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery())) or 0
-    return session.scalars(stmt.offset(offset).limit(limit)).all(), total
+    return paging.page(session, stmt, offset, limit)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
+from . import paging
 from .models import Accelerator, AcceleratorPrice
 
 
@@ -28,9 +29,7 @@ class CatalogRepository:
         return stmt.order_by(Accelerator.id)
 
     def page(self, stmt: Select, offset: int, limit: int) -> tuple[Sequence[Accelerator], int]:
-        total = self.session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery())) or 0
-        items = self.session.scalars(stmt.offset(offset).limit(limit)).all()
-        return items, total
+        return paging.page(self.session, stmt, offset, limit)
 
     def get(self, accelerator_id: str) -> Accelerator | None:
         return self.session.get(Accelerator, accelerator_id)
