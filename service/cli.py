@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import yaml
 
 from . import config as config_module
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 
 def _url(url: str | None) -> str:
@@ -19,6 +25,19 @@ def _url(url: str | None) -> str:
 @click.group()
 def main() -> None:
     """scalecost service administration."""
+
+
+@contextmanager
+def _transaction(url: str | None) -> Iterator[Session]:
+    """One transaction on the database at `url` (or $DATABASE_URL); the engine is disposed after."""
+    from .store.session import Database
+
+    database = Database(_url(url))
+    try:
+        with database.transaction() as session:
+            yield session
+    finally:
+        database.dispose()
 
 
 @main.group()
@@ -58,12 +77,9 @@ def catalog() -> None:
 def catalog_seed(url: str | None) -> None:
     """Insert the default catalog; never overwrites what an admin changed."""
     from .store.seeding import seed_catalog
-    from .store.session import Database
 
-    database = Database(_url(url))
-    with database.transaction() as session:
+    with _transaction(url) as session:
         report = seed_catalog(session)
-    database.dispose()
     click.echo(
         f"accelerators: {report.accelerators_added} added, {report.accelerators_kept} kept; "
         f"prices: {report.prices_added} added, {report.prices_kept} kept"
@@ -85,17 +101,13 @@ def keys_create(name: str, role: str, url: str | None) -> None:
     from sqlalchemy.exc import IntegrityError
 
     from .store import keys as key_store
-    from .store.session import Database
 
-    database = Database(_url(url))
     try:
-        with database.transaction() as session:
+        with _transaction(url) as session:
             key, secret = key_store.create(session, name, role, actor="cli")
             click.echo(f"created key '{key.name}' with role {key.role} (shown once, store it now):")
     except IntegrityError:
         raise click.ClickException(f"a key named '{name}' exists") from None
-    finally:
-        database.dispose()
     click.echo(secret)
 
 
@@ -104,16 +116,13 @@ def keys_create(name: str, role: str, url: str | None) -> None:
 def keys_list(url: str | None) -> None:
     """List keys: name, role, prefix, created, revoked."""
     from .store import keys as key_store
-    from .store.session import Database
 
-    database = Database(_url(url))
-    with database.transaction() as session:
+    with _transaction(url) as session:
         for key in key_store.list_keys(session):
             revoked = key.revoked_at.isoformat() if key.revoked_at else "-"
             click.echo(
                 f"{key.name}\t{key.role}\t{key.prefix}…\t{key.created_at.isoformat()}\trevoked:{revoked}"
             )
-    database.dispose()
 
 
 @keys.command("revoke")
@@ -122,16 +131,12 @@ def keys_list(url: str | None) -> None:
 def keys_revoke(name: str, url: str | None) -> None:
     """Revoke the key NAME (it stops working at once)."""
     from .store import keys as key_store
-    from .store.session import Database
 
-    database = Database(_url(url))
     try:
-        with database.transaction() as session:
+        with _transaction(url) as session:
             key_store.revoke(session, name, actor="cli")
     except key_store.KeyError_:
         raise click.ClickException(f"no live key named '{name}'") from None
-    finally:
-        database.dispose()
     click.echo(f"revoked '{name}'")
 
 

@@ -33,6 +33,15 @@ BACKENDS = [
 ]
 
 
+def free_port() -> int:
+    """A TCP port nothing listens on right now."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def _pg_schema_url(schema: str) -> str:
     base = normalise_url(PG_URL or "")
     sep = "&" if "?" in base else "?"

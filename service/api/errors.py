@@ -98,11 +98,9 @@ def handle_http_exception(error: HTTPException) -> Response:
     if status == 405 and valid_methods:
         headers["Allow"] = ", ".join(valid_methods)
     messages = data.get("errors") or data.get("messages")
-    errors = (
-        _flatten(messages.get("json", messages) if "json" in messages and len(messages) == 1 else messages)
-        if messages
-        else None
-    )
+    if isinstance(messages, dict) and set(messages) == {"json"}:
+        messages = messages["json"]  # body errors are named by field alone: `hardware.count`
+    errors = _flatten(messages) if messages else None
     detail = data.get("message") or error.description
     type_ = "about:blank"
     if status == 422 and errors:

@@ -14,15 +14,9 @@ from service import create_app
 from service.store import audit, catalog_admin
 from service.store.models import Accelerator, AcceleratorPrice, AuditEvent
 from service.store.session import normalise_url
-from tests.conftest import PG_SKIP_REASON, PG_URL
+from tests.conftest import PG_SKIP_REASON, PG_URL, free_port
 
 pg_only = pytest.mark.skipif(not PG_URL, reason=PG_SKIP_REASON)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class TcpForwarder:
@@ -73,7 +67,7 @@ def _assert_503_problem(response) -> None:
 def test_unreachable_database_at_start_is_503_then_recovers_when_it_returns(app, migrated_url, db_backend):
     if db_backend != "postgresql":
         pytest.skip("PostgreSQL only")
-    port = _free_port()
+    port = free_port()
     url = migrated_url.replace("127.0.0.1:5432", f"127.0.0.1:{port}")
     other = create_app({"DATABASE_URL": url, "TESTING": True})
     client = other.test_client()

@@ -233,5 +233,7 @@ def test_recommendations_can_be_skipped_for_sweeps(client):
     }
     advised = client.post("/v1/estimates/training", json=without_zero).json
     assert any(r["code"] == "does_not_fit" for r in advised["recommendations"])
-    lean = client.post("/v1/estimates/training", json={**without_zero, "output": {"recommendations": False}}).json
+    lean = client.post(
+        "/v1/estimates/training", json={**without_zero, "output": {"recommendations": False}}
+    ).json
     assert lean["recommendations"] == [] and lean["memory"] == advised["memory"]

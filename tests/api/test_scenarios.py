@@ -209,7 +209,9 @@ def test_listing_totals_follow_creates_kind_changes_and_deletes(client, editor_h
     def total(query=""):
         import json
 
-        return json.loads(client.get(f"/v1/scenarios{query}", headers=editor_headers).headers["X-Pagination"])["total"]
+        return json.loads(
+            client.get(f"/v1/scenarios{query}", headers=editor_headers).headers["X-Pagination"]
+        )["total"]
 
     a = _create(client, editor_headers, name="a")
     _create(client, editor_headers, name="b", kind="inference", request=INFERENCE)

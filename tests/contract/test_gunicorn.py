@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -12,13 +11,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+from tests.conftest import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait_until_up(port: int, timeout_s: float = 20) -> None:
@@ -33,7 +28,7 @@ def _wait_until_up(port: int, timeout_s: float = 20) -> None:
 
 
 def test_sigterm_lets_in_flight_requests_finish(tmp_path):
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "PORT": str(port),
