@@ -14,6 +14,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
 from service.engine.errors import InvalidRequest
+from service.store.session import unique_violation
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 # A field breaks the documented contract (type, range, enum): the request is not schema-valid.
@@ -116,6 +117,9 @@ def handle_unexpected(error: Exception) -> Response:
         return handle_http_exception(error)
     if isinstance(error, RecursionError):
         return problem(400, "The JSON body is nested too deeply.")
+    conflict = unique_violation(error)
+    if conflict:
+        return problem(409, conflict)
     if isinstance(error, StaleDataError):
         return problem(
             412, "The resource was modified concurrently; GET it again and retry with its new ETag."

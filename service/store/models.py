@@ -33,6 +33,11 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
+# Ids of these tables are named after their row is gone (revisions of a deleted scenario, audit targets, price
+# history), so they must never be handed out twice. PostgreSQL sequences never do; SQLite needs AUTOINCREMENT,
+# otherwise it reuses max(id) + 1 after the newest row is deleted (migration 0004).
+NEVER_REUSE_IDS = {"sqlite_autoincrement": True}
+
 PRECISION_COLUMNS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
 
 
@@ -119,7 +124,10 @@ class AcceleratorPrice(Base):
 
     accelerator: Mapped[Accelerator] = relationship(back_populates="prices")
 
-    __table_args__ = (Index("ix_accelerator_prices_lookup", "accelerator_id", "provider", "effective_to"),)
+    __table_args__ = (
+        Index("ix_accelerator_prices_lookup", "accelerator_id", "provider", "effective_to"),
+        NEVER_REUSE_IDS,
+    )
 
     @property
     def is_current(self) -> bool:
@@ -142,6 +150,8 @@ class ApiKey(Base):
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
     created_by: Mapped[str | None] = mapped_column(String(128))
     revoked_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime)
+
+    __table_args__ = (NEVER_REUSE_IDS,)
 
 
 class Scenario(Base):
@@ -170,6 +180,7 @@ class Scenario(Base):
         Index("ix_scenarios_updated_at_id", "updated_at", "id"),
         Index("ix_scenarios_kind_updated_at_id", "kind", "updated_at", "id"),
         Index("ix_scenarios_owner_updated_at_id", "owner", "updated_at", "id"),
+        NEVER_REUSE_IDS,
     )
     __mapper_args__ = {"version_id_col": version}
 
@@ -213,7 +224,7 @@ class ScenarioRevision(Base):
     request_id: Mapped[str | None] = mapped_column(String(128))
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
 
-    __table_args__ = (UniqueConstraint("scenario_id", "revision"),)
+    __table_args__ = (UniqueConstraint("scenario_id", "revision"), NEVER_REUSE_IDS)
 
 
 class AuditEvent(Base):
@@ -229,6 +240,8 @@ class AuditEvent(Base):
     before: Mapped[dict | None] = mapped_column(JSON)
     after: Mapped[dict | None] = mapped_column(JSON)
     request_id: Mapped[str | None] = mapped_column(String(128))
+
+    __table_args__ = (NEVER_REUSE_IDS,)
 
 
 __all__ = [

@@ -88,3 +88,35 @@ class Database:
     def dispose(self) -> None:
         if self._engine is not None:
             self._engine.dispose()
+
+
+# Unique constraints a client can run into, by the name the naming convention gives them (and, for SQLite,
+# which names no constraint in its message, by table.column): what the 409 problem says.
+_UNIQUE_MESSAGES = {
+    "uq_scenarios_name": ("scenarios.name", "A scenario with this name exists."),
+    "uq_api_keys_name": ("api_keys.name", "A key with this name exists."),
+    "pk_accelerators": ("accelerators.id", "An accelerator with this id exists."),
+}
+
+
+def unique_violation(error: BaseException) -> str | None:
+    """The client-facing message when `error` is a unique-constraint violation, else None.
+
+    Concurrent creates with one name both pass the application's "name taken?" check; the database's unique
+    constraint then refuses all but one (PostgreSQL SQLSTATE 23505, SQLite "UNIQUE constraint failed")."""
+    from sqlalchemy.exc import IntegrityError
+
+    if not isinstance(error, IntegrityError):
+        return None
+    orig = error.orig
+    sqlstate = getattr(orig, "sqlstate", None)
+    text = str(orig)
+    if sqlstate == "23505":
+        constraint = getattr(getattr(orig, "diag", None), "constraint_name", None) or ""
+        return _UNIQUE_MESSAGES.get(constraint, ("", "The resource conflicts with an existing one."))[1]
+    if "UNIQUE constraint failed" in text or "PRIMARY KEY" in text:
+        for column, message in _UNIQUE_MESSAGES.values():
+            if column in text:
+                return message
+        return "The resource conflicts with an existing one."
+    return None
