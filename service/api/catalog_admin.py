@@ -11,6 +11,7 @@ from flask_smorest import abort
 from marshmallow import validate
 from sqlalchemy.exc import IntegrityError
 
+from service.engine.hardware import SPEC_BOUNDS
 from service.store import catalog_admin
 from service.store.catalog import CatalogRepository
 
@@ -31,10 +32,17 @@ blp = Blueprint(
 )
 
 
+def _bounded(name: str, unit: str) -> validate.Range:
+    low, high = SPEC_BOUNDS[name]
+    return validate.Range(
+        min=low, max=high, error=f"Must be between {low:g} and {high:g} {unit} (physical bounds of a device)."
+    )
+
+
 def _peak(description: str) -> Float:
     return Float(
         allow_none=True,
-        validate=validate.Range(min=0, max=1e18, min_inclusive=False),
+        validate=_bounded("peak_flops_per_s", "FLOP/s"),
         metadata={"description": f"{description}; null when unsupported"},
     )
 
@@ -54,12 +62,12 @@ class PeakFlopsInSchema(ma.Schema):
     int4 = _peak("INT4 tensor OP/s")
 
 
-def _positive(max_value: float, description: str, required: bool = False, allow_none: bool = True):
+def _physical(name: str, unit: str, required: bool = False):
     return Float(
         required=required,
-        allow_none=allow_none and not required,
-        validate=validate.Range(min=0, max=max_value, min_inclusive=False),
-        metadata={"description": description},
+        allow_none=not required,
+        validate=_bounded(name, unit),
+        metadata={"description": unit},
     )
 
 
@@ -76,14 +84,20 @@ class AcceleratorWriteSchema(ma.Schema):
     vendor = String(required=True, validate=validate.Length(1, 64))
     kind = String(required=True, validate=validate.OneOf(KINDS))
     memory_bytes = Integer(
-        required=True, validate=validate.Range(1, 10**15), metadata={"description": "bytes"}
+        required=True,
+        validate=validate.Range(
+            int(SPEC_BOUNDS["memory_bytes"][0]),
+            int(SPEC_BOUNDS["memory_bytes"][1]),
+            error="Must be between {min} and {max} bytes (1 MiB .. 8 TB).",
+        ),
+        metadata={"description": "bytes"},
     )
-    memory_bandwidth_bytes_per_s = _positive(1e15, "bytes/s", required=True)
+    memory_bandwidth_bytes_per_s = _physical("memory_bandwidth_bytes_per_s", "bytes/s", required=True)
     peak_flops_per_s = ma.fields.Nested(
         PeakFlopsInSchema, metadata={"description": "Dense FLOP/s per precision"}
     )
-    interconnect_bandwidth_bytes_per_s = _positive(1e15, "bytes/s")
-    tdp_watts = _positive(1e5, "W")
+    interconnect_bandwidth_bytes_per_s = _physical("interconnect_bandwidth_bytes_per_s", "bytes/s")
+    tdp_watts = _physical("tdp_watts", "W")
     release_year = Integer(allow_none=True, validate=validate.Range(1990, 2100))
     source_specs = String(allow_none=True, validate=validate.Length(max=5000))
     notes = String(allow_none=True, validate=validate.Length(max=5000))

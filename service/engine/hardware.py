@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -33,6 +36,39 @@ class Accelerator:
         return self.peak(precision) is not None
 
 
+# Physical bounds of a catalog entry: the smallest value any real device has, with margin, and at most about ten
+# times the largest real part in the seed catalog (docs/formulas.md, "Catalog bounds"). The admin schemas refuse
+# values outside them; a catalog row that escapes them anyway (an old row, a direct SQL edit) is set aside by
+# Catalog instead of reaching a division.
+SPEC_BOUNDS: dict[str, tuple[float, float]] = {
+    "memory_bytes": (2.0**20, 8e12),  # 1 MiB .. 8 TB (largest part: 768 GB)
+    "memory_bandwidth_bytes_per_s": (1e8, 8e13),  # 0.1 GB/s .. 80 TB/s (largest: 8 TB/s)
+    "peak_flops_per_s": (1e9, 5e16),  # 1 GFLOP/s .. 50 PFLOP/s (largest: 5 PFLOP/s fp8)
+    "interconnect_bandwidth_bytes_per_s": (1e8, 1.8e13),  # 0.1 GB/s .. 18 TB/s (largest: 1.8 TB/s)
+    "tdp_watts": (1.0, 12_000.0),  # 1 W .. 12 kW (largest: 1.2 kW)
+}
+
+
+def _outside(value: float | None, bounds: tuple[float, float]) -> bool:
+    return value is not None and not (math.isfinite(value) and bounds[0] <= value <= bounds[1])
+
+
+def spec_problems(acc: Accelerator) -> list[str]:
+    """Why the engine cannot estimate on `acc` (a value outside SPEC_BOUNDS), or [] when it can."""
+    problems = [
+        f"{name} = {getattr(acc, name)!r} outside [{low:g}, {high:g}]"
+        for name, (low, high) in SPEC_BOUNDS.items()
+        if name != "peak_flops_per_s" and _outside(getattr(acc, name), (low, high))
+    ]
+    low, high = SPEC_BOUNDS["peak_flops_per_s"]
+    for precision, value in acc.peak_flops_per_s.items():
+        if value and _outside(float(value), (low, high)):
+            problems.append(f"peak {precision} FLOP/s = {value!r} outside [{low:g}, {high:g}]")
+    if acc.memory_bandwidth_bytes_per_s is None:
+        problems.append("memory_bandwidth_bytes_per_s is missing")
+    return problems
+
+
 @dataclass(frozen=True)
 class Price:
     """One catalog price row, per accelerator-hour (float here; Decimal lives in storage)."""
@@ -52,8 +88,73 @@ class Catalog:
 
     accelerators: Mapping[str, Accelerator]
     prices: Mapping[str, tuple[Price, ...]] = field(default_factory=dict)
+    # id -> why it cannot be estimated; filled from `accelerators` on construction, which then holds only
+    # devices every estimator and catalog scan can use
+    unusable: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unusable = dict(self.unusable)
+        usable = {}
+        for acc_id, acc in self.accelerators.items():
+            problems = spec_problems(acc)
+            if problems:
+                unusable[acc_id] = "; ".join(problems)
+            else:
+                usable[acc_id] = acc
+        if unusable:
+            object.__setattr__(self, "accelerators", usable)
+            object.__setattr__(self, "unusable", unusable)
+
+    def unusable_message(self, acc_id: str) -> str:
+        return (
+            f"The catalog entry of {acc_id} cannot be estimated ({self.unusable[acc_id]}); an admin can correct "
+            f"it with PATCH /v1/accelerators/{acc_id}."
+        )
+
+    def unusable_note(self) -> str | None:
+        """The note a catalog scan adds when it had to skip devices."""
+        if not self.unusable:
+            return None
+        names = ", ".join(f"{i} ({why})" for i, why in sorted(self.unusable.items()))
+        return f"Skipped accelerators whose catalog specs cannot be estimated: {names}."
 
     def default_price(self, accelerator_id: str) -> Price | None:
         """Cheapest on-demand price for the accelerator, or None."""
         rows = [p for p in self.prices.get(accelerator_id, ()) if p.pricing_model == "on-demand"]
         return min(rows, key=lambda p: p.usd_per_hour) if rows else None
+
+
+def closest_accelerators(given: object, accelerators: Mapping[str, Accelerator], limit: int = 5) -> list[str]:
+    """Catalog ids that `given` most likely meant, best first ("A100" -> the four A100 ids, SXM before PCIe,
+    larger memory first). Tokens of the given text ("h100", "sxm", "80gb") are matched against the tokens of
+    each id, exactly or as a substring ("mi300" in "mi300x", "6000" in "rtx6000"); difflib breaks ties and finds near-misses
+    ("nvidia-h100-sxm" / "nvidia-h10-sxm-80gb")."""
+    text = str(given or "").strip().lower()
+    wanted = [t for t in re.split(r"[^a-z0-9]+", text) if t]
+    scored: list[tuple[float, float, int, str]] = []
+    for acc_id, acc in accelerators.items():
+        tokens = acc_id.lower().split("-")
+        exact = sum(1 for t in wanted if t in tokens)
+        partial = sum(
+            1
+            for t in wanted
+            if t not in tokens and any((len(t) >= 2 and t in u) or (len(u) >= 3 and u in t) for u in tokens)
+        )
+        strength = (exact + 0.5 * partial) / len(wanted) if wanted else 0.0
+        ratio = max(
+            difflib.SequenceMatcher(None, text, acc_id).ratio(),
+            difflib.SequenceMatcher(None, text, acc_id.split("-", 1)[-1]).ratio(),  # without the vendor
+        )
+        if strength > 0 or ratio >= 0.75:
+            scored.append((strength, ratio, int(acc.memory_bytes or 0), acc_id))
+    scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
+    return [acc_id for *_, acc_id in scored[:limit]]
+
+
+def unknown_accelerator_message(given: object, accelerators: Mapping[str, Accelerator]) -> str:
+    """The 422 text for an id not in the catalog: the closest matches first, then every id."""
+    closest = closest_accelerators(given, accelerators)
+    every = ", ".join(sorted(accelerators))
+    if closest:
+        return f"Unknown accelerator {given!r}; did you mean {', '.join(closest)}? All ids: {every}."
+    return f"Unknown accelerator {given!r}; valid: {every}."

@@ -134,6 +134,8 @@ def _estimate(request: Mapping[str, Any], catalog: Catalog, advice: bool) -> dic
         result["suggestions"] = suggestions(p, catalog) if p.suggestions else []
         wanted = (request.get("output") or {}).get("recommendations", True)
         result["recommendations"] = recommendations(request, p, result, catalog) if wanted else []
+        if (p.suggestions or wanted) and catalog.unusable:  # the scans went over the catalog without these
+            result["notes"].append(catalog.unusable_note())
     return result
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InvalidRequest
-from .hardware import Accelerator, Catalog
+from .hardware import Accelerator, Catalog, unknown_accelerator_message
 from .inference_memory import Workload, tensor_degree_error, valid_counts
 from .models import ModelSpec, resolve_model
 from .pricing import resolve_price
@@ -73,9 +73,13 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> Parsed:
 
     hardware = request.get("hardware") or {}
     acc = catalog.accelerators.get(str(hardware.get("accelerator")))
-    if acc is None:
-        valid = ", ".join(sorted(catalog.accelerators))
-        bad("hardware.accelerator", f"Unknown accelerator {hardware.get('accelerator')!r}; valid: {valid}.")
+    if acc is None and str(hardware.get("accelerator")) in catalog.unusable:
+        bad("hardware.accelerator", catalog.unusable_message(str(hardware.get("accelerator"))))
+    elif acc is None:
+        bad(
+            "hardware.accelerator",
+            unknown_accelerator_message(hardware.get("accelerator"), catalog.accelerators),
+        )
     fraction = hardware.get("apple_metal_memory_fraction", DEFAULT_METAL_FRACTION)
     if not isinstance(fraction, int | float) or not 0 < fraction <= 1:
         bad("hardware.apple_metal_memory_fraction", "Must be a fraction in (0, 1], e.g. 0.75.")

@@ -12,7 +12,7 @@ from typing import Any
 
 from .architecture import ModelSpec
 from .errors import InvalidRequest
-from .hardware import Accelerator, Catalog
+from .hardware import Accelerator, Catalog, unknown_accelerator_message
 from .memory import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS
 from .models import resolve_model
 from .parallelism import DEVICES_PER_NODE, Parallelism
@@ -27,6 +27,11 @@ DEFAULT_BATCH_SAMPLES = 256  # ResNet-50 reference batch (Goyal et al. 2017 "Ima
 # stream per node; torch.distributed.checkpoint writes shards concurrently).
 CHECKPOINT_BYTES_PER_S_PER_NODE = 2e9
 SAMPLE_ARCHITECTURES = ("cnn", "vit")
+# training.precision when not given: the first the accelerator supports. bf16 mixed precision is the default of
+# Megatron-LM, NeMo and the Llama/OPT runs; fp16 mixed precision with loss scaling (Micikevicius et al. 2018)
+# where there is no bf16 (V100, T4); else the 4-byte formats. fp8 is never chosen for the user: it needs a
+# recipe (delayed scaling, Transformer Engine) and is asked for explicitly.
+DEFAULT_PRECISIONS = ("bf16", "fp16", "tf32", "fp32")
 
 
 @dataclass(frozen=True)
@@ -80,15 +85,23 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         errors.update(err.errors)
 
     acc = catalog.accelerators.get(str(hardware.get("accelerator")))
-    if acc is None:
-        bad("hardware.accelerator", f"Unknown accelerator; valid: {', '.join(sorted(catalog.accelerators))}.")
+    if acc is None and str(hardware.get("accelerator")) in catalog.unusable:
+        bad("hardware.accelerator", catalog.unusable_message(str(hardware.get("accelerator"))))
+    elif acc is None:
+        bad(
+            "hardware.accelerator",
+            unknown_accelerator_message(hardware.get("accelerator"), catalog.accelerators),
+        )
     count = int(hardware.get("count", 1) or 0)
     if count < 1:
         bad("hardware.count", "Must be at least 1.")
         count = 1
 
-    precision = str(training.get("precision", "bf16"))
-    if precision not in TRAINING_PRECISIONS:
+    if training.get("precision") is None:  # not given: the best the accelerator supports, said in the notes
+        precision = _default_precision(acc, notes) if acc is not None else DEFAULT_PRECISIONS[0]
+        if not precision:
+            bad("training.precision", f"{acc.name} supports none of {', '.join(DEFAULT_PRECISIONS)}.")
+    elif (precision := str(training["precision"])) not in TRAINING_PRECISIONS:
         bad("training.precision", f"Must be one of {', '.join(TRAINING_PRECISIONS)}.")
     elif acc is not None and not acc.supports(precision):
         supported = [p for p in TRAINING_PRECISIONS if acc.supports(p)]
@@ -174,6 +187,20 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         details=bool(output.get("details", False)),
         notes=tuple(notes),
     )
+
+
+def _default_precision(acc: Accelerator, notes: list[str]) -> str:
+    """The precision used when the request gives none (DEFAULT_PRECISIONS), said in the notes; "" if none."""
+    chosen = next((p for p in DEFAULT_PRECISIONS if acc.supports(p)), "")
+    if chosen == "bf16":
+        notes.append(f"training.precision not given: bf16 mixed precision, the best {acc.name} supports.")
+    elif chosen:
+        lacking = ", ".join(p for p in DEFAULT_PRECISIONS[: DEFAULT_PRECISIONS.index(chosen)])
+        notes.append(
+            f"training.precision not given: {chosen}{' mixed precision' if chosen == 'fp16' else ''}, the best "
+            f"{acc.name} supports (it has no {lacking})."
+        )
+    return chosen
 
 
 def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | None, bad: Any) -> Parallelism:

@@ -29,6 +29,8 @@ def estimate_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str,
     wanted = (request.get("output") or {}).get("recommendations", True)
     # a planner sweeping thousands of layouts skips the advice scan (each piece of advice re-estimates)
     response["recommendations"] = recommend(request, catalog, plan, ev) if wanted else []
+    if wanted and catalog.unusable:  # the advice scanned the catalog without these
+        response["assumptions"]["notes"].append(catalog.unusable_note())
     return response
 
 
