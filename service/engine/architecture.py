@@ -99,7 +99,7 @@ def attention_parameters(s: TransformerShape) -> int:
         kv = h * (r + rope) + r + r * a * ((s.qk_nope_head_dim or 0) + dv)
         return q + kv + a * dv * h
     d = s.head_dim
-    # GQA attention h·d·(a + 2g) + a·d·h — Megatron theoretical_memory_usage.py (FORMULAS.md)
+    # GQA attention h·d·(a + 2g) + a·d·h — Megatron theoretical_memory_usage.py (docs/formulas.md)
     params = h * d * (a + 2 * g) + a * d * h
     if s.biases or s.qkv_bias:
         params += (a + 2 * g) * d  # Q/K/V biases (GPT-2 c_attn, Qwen2 q/k/v_proj)
@@ -109,7 +109,7 @@ def attention_parameters(s: TransformerShape) -> int:
 
 
 def mlp_parameters(s: TransformerShape, ffn: int) -> int:
-    """One MLP (or one expert): SwiGLU 3·h·f, GELU 2·h·f — Shazeer 2020; Megatron (FORMULAS.md)."""
+    """One MLP (or one expert): SwiGLU 3·h·f, GELU 2·h·f — Shazeer 2020; Megatron (docs/formulas.md)."""
     h = s.hidden_size
     if s.ffn_type == "swiglu":
         return 3 * h * ffn + ((2 * ffn + h) if s.biases else 0)
@@ -128,7 +128,7 @@ def layer_parameters(s: TransformerShape) -> tuple[int, int, int]:
     if not s.is_moe:
         return dense, dense, dense
     expert = mlp_parameters(s, s.expert_ffn_hidden_size)
-    router = s.hidden_size * s.experts  # router h·E (Fedus et al. 2021; FORMULAS.md)
+    router = s.hidden_size * s.experts  # router h·E (Fedus et al. 2021; docs/formulas.md)
     shared = s.shared_experts * expert
     total = base + s.experts * expert + shared + router
     active = base + s.experts_per_token * expert + shared + router

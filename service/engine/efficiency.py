@@ -3,10 +3,10 @@
 Three calibrated quantities, each with the public measurement it was fitted to:
 - MBU: fraction of datasheet memory bandwidth a decode step achieves while streaming weights/KV;
 - per-layer step overhead: launch/Python/host time per layer per forward pass (why small models and fast
-  GPUs fall short of the bandwidth bound: FORMULAS.md "fixed per-step overhead");
+  GPUs fall short of the bandwidth bound: docs/formulas.md "fixed per-step overhead");
 - compute efficiency of GEMM-heavy phases (prefill, large-batch decode): eff_max · n/(n + n_half) for n
   tokens per forward — short prompts run small, inefficient GEMMs (TensorRT-LLM A100: ~35% at 128 tokens,
-  ~69% at 2048, FORMULAS.md).
+  ~69% at 2048, docs/formulas.md).
 The fits and their errors are pinned by tests/engine/test_efficiency_calibration.py.
 """
 

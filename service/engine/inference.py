@@ -284,7 +284,7 @@ def _details(w: Workload, acc: Accelerator, mem: MemoryPlan, speed: Speed) -> li
             "2·L·g·d·bytes (MLA: (r_kv + d_rope)·L·bytes), per device",
             mem.kv_bytes_per_token,
             "bytes",
-            "FORMULAS.md Inference memory",
+            "docs/formulas.md Inference memory",
         ),
         (
             "memory_bandwidth_efficiency",
@@ -310,7 +310,7 @@ def _details(w: Workload, acc: Accelerator, mem: MemoryPlan, speed: Speed) -> li
     ]
     if w.mode == "token":
         rows += [
-            ("prefill_flops", "2·N·b·s + b·L·s²·a·(d_qk + d_v)", t["prefill_flops"], "FLOP", "FORMULAS.md"),
+            ("prefill_flops", "2·N·b·s + b·L·s²·a·(d_qk + d_v)", t["prefill_flops"], "FLOP", "docs/formulas.md"),
             (
                 "prefill_compute_efficiency",
                 "eff_max·n/(n + n_half)",
@@ -323,21 +323,21 @@ def _details(w: Workload, acc: Accelerator, mem: MemoryPlan, speed: Speed) -> li
                 "weights − input embedding − untouched experts, per device",
                 t["decode_weight_bytes_per_device"],
                 "bytes",
-                "FORMULAS.md MoE decode",
+                "docs/formulas.md MoE decode",
             ),
             (
                 "decode_kv_bytes_per_step",
                 "b · mean context · KV bytes per token",
                 t["decode_kv_bytes_per_device"],
                 "bytes",
-                "FORMULAS.md Inference speed",
+                "docs/formulas.md Inference speed",
             ),
             (
                 "decode_step_s",
                 "max(W/(BW·MBU), 2·N·b/(peak·eff)) + KV/(BW·MBU_kv) + overhead + all-reduce",
                 speed.time_per_output_token_s,
                 "s",
-                "FORMULAS.md Inference speed",
+                "docs/formulas.md Inference speed",
             ),
             (
                 "allreduce_s_per_step",

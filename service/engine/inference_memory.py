@@ -25,12 +25,12 @@ from .units import GIB
 MAX_DEVICES = 64  # largest count "auto" tries (8 nodes of 8)
 _ACT_BYTES = 2  # activations in fp16/bf16 (fp32 models: 4)
 
-# Engine memory budgets (FORMULAS.md "Engine budgets"):
+# Engine memory budgets (docs/formulas.md "Engine budgets"):
 # vLLM: gpu_memory_utilization 0.9 of total (EngineArgs default); TensorRT-LLM: KvCacheConfig
 # free_gpu_memory_fraction 0.9 of what is free after weights; llama.cpp and transformers take what they allocate.
 _USABLE_FRACTION = {"vllm": 0.9, "tensorrt-llm": 1.0, "llama.cpp": 1.0, "hf-transformers": 1.0}
 _TRT_FREE_FRACTION = 0.9
-# Non-tensor memory: CUDA context + cuBLAS workspace 0.5-2 GiB (FORMULAS.md) plus CUDA-graph pools for the
+# Non-tensor memory: CUDA context + cuBLAS workspace 0.5-2 GiB (docs/formulas.md) plus CUDA-graph pools for the
 # graph-capturing engines (vLLM/TRT-LLM); llama.cpp and eager transformers only pay the context.
 _FIXED_OVERHEAD = {
     "vllm": 1.0 * GIB,
@@ -38,7 +38,7 @@ _FIXED_OVERHEAD = {
     "llama.cpp": 0.5 * GIB,
     "hf-transformers": 0.5 * GIB,
 }
-_HF_FRAGMENTATION = 0.10  # PyTorch caching-allocator fragmentation 5-10% (FORMULAS.md), upper end for eager
+_HF_FRAGMENTATION = 0.10  # PyTorch caching-allocator fragmentation 5-10% (docs/formulas.md), upper end for eager
 # Largest prefill chunk in flight: vLLM max_num_batched_tokens 8192 (assumed V1 online default), TensorRT-LLM
 # max_num_tokens 8192 (trtllm-build default), llama.cpp n_ubatch 512 (common.h); transformers does not chunk.
 PREFILL_CHUNK = {"vllm": 8192, "tensorrt-llm": 8192, "llama.cpp": 512}
@@ -112,7 +112,7 @@ class Workload:
 def kv_bytes_per_token(w: Workload, count: int = 1) -> float:
     """KV bytes per token on one device.
 
-    2·L·g·d·bytes (GQA/MQA use g, not a — FORMULAS.md; Llama-2-7B fp16 = 512 KiB, Llama-3-8B = 128 KiB);
+    2·L·g·d·bytes (GQA/MQA use g, not a — docs/formulas.md; Llama-2-7B fp16 = 512 KiB, Llama-3-8B = 128 KiB);
     MLA stores (kv_lora_rank + qk_rope_head_dim)·L·bytes (DeepSeek-V2 paper §2.1.2, V3 config).
     """
     s = w.model.shape
@@ -150,7 +150,7 @@ class MemoryPlan:
 
 def device_memory_bytes(w: Workload, acc: Accelerator) -> float:
     """Raw capacity one device offers: Apple unified memory counts only the Metal-wirable share
-    (recommendedMaxWorkingSetSize ≈ 65-75%, reference README)."""
+    (recommendedMaxWorkingSetSize ≈ 65-75%, docs/formulas.md "Catalog conventions")."""
     if acc.kind == "apple":
         return acc.memory_bytes * w.apple_metal_fraction
     return float(acc.memory_bytes)

@@ -21,7 +21,7 @@ from .quantization import (
 
 DEFAULT_BATCH, DEFAULT_PROMPT, DEFAULT_OUTPUT = 1, 512, 256
 MAX_COUNT = 1024  # explicit counts (the API's limit); "auto" searches up to inference_memory.MAX_DEVICES
-DEFAULT_METAL_FRACTION = 0.75  # macOS wires ~65-75% of unified memory for Metal by default (reference README)
+DEFAULT_METAL_FRACTION = 0.75  # macOS wires ~65-75% of unified memory for Metal by default (docs/formulas.md, "Catalog conventions")
 TARGET_KEYS = ("output_tokens_per_second", "time_to_first_token_s", "time_per_output_token_s")
 # Where each engine runs: TensorRT-LLM is NVIDIA-only; vLLM has CUDA/ROCm/TPU/Neuron/Gaudi/CPU backends but no
 # Metal; llama.cpp has CUDA/ROCm/Vulkan/Metal/CPU backends but no TPU or Neuron; transformers runs everywhere.

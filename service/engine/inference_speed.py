@@ -3,8 +3,8 @@
 Decode step = max(weight bytes ÷ (BW·MBU), 2·N_active·b ÷ (peak·eff)) + KV read ÷ (BW·MBU_kv)
               + L × per-layer overhead + tensor-parallel all-reduces (or layer-split hand-offs).
 Linear layers and attention are separate kernels, so the KV-read time adds to the linear-layer time rather
-than overlapping it; at batch 1 both are memory-bound and the sum is FORMULAS.md's (weights + KV)/(BW·MBU).
-MoE decode reads only the experts touched: E·(1 − (1 − k/E)^B) per layer at batch B (FORMULAS.md).
+than overlapping it; at batch 1 both are memory-bound and the sum is docs/formulas.md's (weights + KV)/(BW·MBU).
+MoE decode reads only the experts touched: E·(1 − (1 − k/E)^B) per layer at batch B (docs/formulas.md).
 Prefill = 2·N·tokens + L·s²·a·(d_qk + d_v) causal attention FLOPs (= 2·L·s²·h for d_qk = d_v) at a compute
 efficiency that grows with the tokens per forward (efficiency.py).
 """
@@ -151,7 +151,7 @@ def _weights_read(w: Workload, tokens: float) -> tuple[float, float]:
     """(dense, routed-expert) weight bytes one forward pass over `tokens` tokens streams (all devices).
 
     The input embedding is gathered row by row (never streamed); an MoE layer reads only the experts its
-    tokens touch: E·(1 − (1 − k/E)^B) of E (FORMULAS.md "MoE decode").
+    tokens touch: E·(1 − (1 − k/E)^B) of E (docs/formulas.md "MoE decode").
     """
     dense = w.weights_bytes - w.input_embedding_bytes - w.expert_bytes
     s = w.model.shape
@@ -170,7 +170,7 @@ def _stream_s(w: Workload, tokens: float, t: int, bandwidth: float) -> float:
 def _attention_flops(w: Workload, ctx: float, causal: bool, decode: bool = False) -> float:
     """Attention-score FLOPs per sequence.
 
-    Prefill over s tokens: L·s²·a·(d_qk + d_v) with causal masking (2·L·s²·h for d = h/a; FORMULAS.md).
+    Prefill over s tokens: L·s²·a·(d_qk + d_v) with causal masking (2·L·s²·h for d = h/a; docs/formulas.md).
     Decode of one token at context c: 2·L·c·a·(d_qk + d_v); absorbed MLA: 2·L·c·a·(2·r + d_rope)
     (DeepSeek-V2 paper §2.1 weight absorption).
     """

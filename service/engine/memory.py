@@ -42,10 +42,10 @@ OPTIMIZER_BYTES = {
     "adam-8bit": (6.0, 2.0),
     "lion": (8.0, 4.0),
 }
-# CUDA context + NCCL buffers + allocator pools, 0.5–2 GiB (FORMULAS.md; DeepSpeed #4527)
+# CUDA context + NCCL buffers + allocator pools, 0.5–2 GiB (docs/formulas.md; DeepSpeed #4527)
 CUDA_CONTEXT_BYTES = 1.0 * GIB
 FRAGMENTATION = (
-    0.05  # allocator fragmentation, 5–10 % of allocated memory (PyTorch caching allocator; FORMULAS.md)
+    0.05  # allocator fragmentation, 5–10 % of allocated memory (PyTorch caching allocator; docs/formulas.md)
 )
 ZERO3_LIVE_LAYER_FACTOR = (
     2.0  # ZeRO-3 keeps ~2 gathered layers live (prefetch + current): DeepSpeed "4 × largest layer" B
@@ -182,7 +182,7 @@ def activation_bytes(
     if p > 1 and par.virtual_pipeline > 1:
         in_flight *= 1.0 + (p - 1) / (p * par.virtual_pipeline)
     first = layers_per_stage * stored * in_flight + working
-    # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; FORMULAS.md)
+    # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; docs/formulas.md)
     logits = s_len * b * sh.vocab_size / t * (act_bytes + 4.0)
     last = layers_per_stage * stored + working + logits
     return max(first + (logits if p == 1 else 0.0), last)

@@ -211,7 +211,7 @@ def weight_split(model: ModelSpec) -> tuple[float, float]:
 
 
 def weight_bytes(model: ModelSpec, fmt: WeightFormat) -> float:
-    """Bytes held in memory: params × bits of the format / 8; an MoE holds every expert (FORMULAS.md)."""
+    """Bytes held in memory: params × bits of the format / 8; an MoE holds every expert (docs/formulas.md)."""
     body, embedding = weight_split(model)
     return (body * fmt.body_bits + embedding * fmt.embedding_bits) / 8.0
 

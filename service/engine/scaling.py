@@ -22,7 +22,7 @@ def chinchilla_loss(parameters: float, tokens: float) -> float:
 
 
 def compute_optimal_parameters(compute_flops: float) -> float:
-    """N_opt ≈ √(C/120): C = 6·N·D with D = 20·N (Hoffmann et al. 2022; FORMULAS.md)."""
+    """N_opt ≈ √(C/120): C = 6·N·D with D = 20·N (Hoffmann et al. 2022; docs/formulas.md)."""
     return math.sqrt(compute_flops / (6.0 * TOKENS_PER_PARAMETER))
 
 

@@ -58,7 +58,7 @@ def _tera(value: str) -> float | None:
 
 
 def memory_bytes_of(row: dict[str, str]) -> int | None:
-    """memory_gb is GB (1e9) unless the row's notes say the vendor quotes GiB (reference README)."""
+    """memory_gb is GB (1e9) unless the row's notes say the vendor quotes GiB (docs/formulas.md, "Catalog conventions")."""
     if not row["memory_gb"].strip():
         return None
     gb = float(row["memory_gb"])
@@ -82,7 +82,7 @@ def effective_from_of(as_of: str) -> dt.date:
 def accelerator_from_row(row: dict[str, str]) -> Accelerator | None:
     memory = memory_bytes_of(row)
     if memory is None:
-        return None  # no trustworthy capacity: an estimator cannot use it (reference README)
+        return None  # no trustworthy capacity: an estimator cannot use it (docs/formulas.md, "Catalog conventions")
     return Accelerator(
         id=row["id"],
         name=row["name"],
