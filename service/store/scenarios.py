@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func, insert, select
 from sqlalchemy import delete as sql_delete
 from sqlalchemy import update as sql_update
 from sqlalchemy.orm import Session, load_only
@@ -140,6 +141,55 @@ def create(session: Session, data: dict[str, Any], *, owner: str, request_id: st
     _bump_total(session, scenario.kind, +1)
     session.add(_revision(scenario, "create", owner, request_id))
     return scenario
+
+
+def bulk_insert(
+    session: Session, rows: Sequence[dict[str, Any]], *, request_id: str | None = None
+) -> list[int]:
+    """Save many scenarios in a few statements (seeding, imports, benchmarks): each row is what `create`
+    takes plus `owner` and optionally `created_at` / `updated_at`. Writes what `create` writes — the head,
+    one scenario_tags row per distinct tag, the 'create' revision and the per-kind totals — with one
+    multi-row INSERT per table instead of a flush per scenario. Returns the new ids in the rows' order."""
+    if not rows:
+        return []
+    heads = []
+    for row in rows:
+        head = {f: row[f] for f in CONTENT_FIELDS if f in row}
+        head["tags"] = list(dict.fromkeys(row.get("tags") or []))
+        head.setdefault("description", None)
+        head.setdefault("prices", {})
+        head.setdefault("summary", {})
+        now = dt.datetime.now(dt.UTC)
+        head.update(owner=row["owner"], version=1, created_at=row.get("created_at") or now)
+        head["updated_at"] = row.get("updated_at") or head["created_at"]
+        heads.append(head)
+    # Core inserts on the tables (not the ORM's bulk path, which splices RETURNING rows per batch):
+    # one multi-row INSERT … RETURNING per 1,000 heads ("insertmanyvalues"), ids in the rows' order.
+    heads_table, tags_table = Scenario.__table__, ScenarioTag.__table__
+    ids = list(
+        session.scalars(insert(heads_table).returning(heads_table.c.id, sort_by_parameter_order=True), heads)
+    )
+    tag_rows = [{"scenario_id": i, "tag": t} for i, h in zip(ids, heads, strict=True) for t in h["tags"]]
+    if tag_rows:
+        session.execute(insert(tags_table), tag_rows)
+    session.execute(
+        insert(ScenarioRevision.__table__),
+        [
+            {
+                "scenario_id": i,
+                "revision": 1,
+                "action": "create",
+                "author": h["owner"],
+                "request_id": request_id,
+                "created_at": h["created_at"],
+                **{f: h[f] for f in CONTENT_FIELDS if f != "summary"},
+            }
+            for i, h in zip(ids, heads, strict=True)
+        ],
+    )
+    for kind, count in Counter(h["kind"] for h in heads).items():
+        _bump_total(session, kind, count)
+    return ids
 
 
 def update(

@@ -1,0 +1,348 @@
+"""Listing benchmark at scale: GET /v1/scenarios with every documented filter and sort, 1 and 8 clients.
+
+    make bench-listing                                           # 1,000,000 scenarios, local PostgreSQL
+    .venv/bin/python bench/listing_bench.py --rows 100000        # smaller
+    .venv/bin/python bench/listing_bench.py --schema listing_1m --keep   # seed once, reuse on later runs
+
+Set-up: a PostgreSQL schema in --url (default $BENCH_DATABASE_URL, else the local test database) — a
+throwaway `bench_<hex>` dropped afterwards, or --schema NAME, created if missing and kept with --keep (a
+later run with the same --schema reuses the rows it finds and only adds what is missing); a SQLite URL is
+used as given. `scalecost` migrations to head, the catalog seed, then --rows scenarios through
+`service.store.scenarios.bulk_insert` (the store's bulk path: heads, tags, 'create' revisions, per-kind
+totals) in batches of --batch, committed per batch, then VACUUM ANALYZE (the state autovacuum reaches
+after a bulk load). The rows follow bench/load.py: names `{kind}-{i:07d}-{tag}`, 0–3 of 20 tags, 8 owners,
+4:1 training:inference, dates over a year; the request, estimate, price snapshot and summary are one real
+training and one real inference estimate (--content small stores an empty estimate instead, for quick runs).
+Besides, one scenario in 100 carries a rare tag `team-NNN` (1,000 of them), for a selective tag filter.
+
+Measurement: C client processes (C in --clients, default 1 and 8), each with its own app
+(`create_app`, production configuration but no rate limit) and Flask test client — the whole request
+inside the app (auth, query args, queries, serialisation, headers), without gunicorn and sockets. For each
+case every client sends the request back to back for --seconds; the table gives p50 / p95 of all clients'
+requests and the requests/s they achieved together. The machine's load average is printed: on a shared
+machine, a busy neighbour shows up as a higher p50 with 8 clients.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import multiprocessing as mp
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from sqlalchemy import func, select, text  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from service.store import migrate  # noqa: E402
+from service.store import scenarios as scenario_store  # noqa: E402
+from service.store.models import Scenario  # noqa: E402
+from service.store.session import Database, make_engine, normalise_url  # noqa: E402
+
+DEFAULT_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+TAGS = [
+    "q1-budget",
+    "q2-budget",
+    "q3-budget",
+    "q4-budget",
+    "pretraining",
+    "fine-tune",
+    "rlhf",
+    "eval",
+    "research",
+    "prod",
+    "staging",
+    "h100",
+    "a100",
+    "mi300x",
+    "tpu",
+    "long-context",
+    "moe",
+    "dense",
+    "distillation",
+    "serving",
+]  # fmt: skip  (as bench/load.py)
+OWNERS = ["bench", "alice", "bob", "carol", "dave", "erin", "platform-team", "research-team"]
+PAGE_SIZE = 20
+
+
+def log(message: str) -> None:
+    print(f"[listing-bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------------------------------------- database
+
+
+class BenchDatabase:
+    def __init__(self, base: str, schema: str | None, keep: bool):
+        self.base = normalise_url(base)
+        self.schema = None
+        self.keep = keep
+        if make_url(self.base).get_backend_name() != "postgresql":
+            self.url, self.kind = self.base, f"{make_url(self.base).get_backend_name()} ({self.base})"
+            return
+        self.schema = schema or f"bench_{uuid.uuid4().hex[:12]}"
+        self.keep = keep and schema is not None
+        engine = make_engine(self.base, single_use=True)
+        with engine.begin() as conn:
+            version = conn.execute(text("SHOW server_version")).scalar()
+            conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"'))
+        engine.dispose()
+        sep = "&" if "?" in self.base else "?"
+        self.url = f"{self.base}{sep}options={quote(f'-csearch_path={self.schema}')}"
+        self.kind = f"PostgreSQL {version} at {make_url(self.base).host}, schema {self.schema}"
+
+    def drop(self) -> None:
+        if self.schema is None or self.keep:
+            return
+        engine = make_engine(self.base, single_use=True)
+        with engine.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE'))
+        engine.dispose()
+
+
+def contents(url: str, small: bool) -> dict[str, dict]:
+    if small:
+        return {
+            k: {"request": {}, "estimate": {}, "prices": {}, "summary": {}} for k in ("training", "inference")
+        }
+    # bench/load.py: one real estimate per kind, as POST /v1/scenarios saves it
+    from load import real_estimates
+
+    return real_estimates(url)
+
+
+def seed(database: Database, rows: int, batch: int, small: bool) -> tuple[int, float]:
+    """Add scenarios until there are `rows`; returns (added, seconds)."""
+    with database.transaction() as session:
+        have = session.scalar(select(func.count()).select_from(Scenario)) or 0
+        if have == 0:
+            from service.store.seeding import seed_catalog
+
+            seed_catalog(session)
+    if have >= rows:
+        return 0, 0.0
+    content = contents(database.url, small)
+    started = time.perf_counter()
+    now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
+    for first in range(have, rows, batch):
+        rng = random.Random(first)  # per batch: a resumed seed writes what an uninterrupted one would
+        chunk = []
+        for i in range(first, min(first + batch, rows)):
+            kind = "inference" if i % 5 == 4 else "training"
+            tags = rng.sample(TAGS, rng.randint(0, 3))
+            if i % 100 == 7:
+                tags.append(f"team-{rng.randrange(1000):03d}")
+            created = now - dt.timedelta(seconds=rng.uniform(3600, 365 * 86400))
+            chunk.append(
+                {
+                    "name": f"{kind}-{i:07d}-{rng.choice(TAGS)}",
+                    "description": None if i % 3 else f"Budget scenario {i} for the {tags[:1]} review.",
+                    "kind": kind,
+                    "tags": tags,
+                    **content[kind],
+                    "owner": rng.choice(OWNERS),
+                    "created_at": created,
+                    "updated_at": min(now, created + dt.timedelta(seconds=rng.uniform(0, 30 * 86400))),
+                }
+            )
+        with database.transaction() as session:
+            scenario_store.bulk_insert(session, chunk)
+        done = min(first + batch, rows)
+        if (done - have) % (batch * 20) == 0 or done == rows:
+            rate = (done - have) / (time.perf_counter() - started)
+            log(f"seeded {done:,} / {rows:,} ({rate:,.0f} rows/s)")
+    return rows - have, time.perf_counter() - started
+
+
+def vacuum(database: Database) -> None:
+    if database.engine.dialect.name != "postgresql":
+        return
+    with database.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("VACUUM ANALYZE scenarios, scenario_tags, scenario_totals"))
+
+
+def make_viewer_key(database: Database) -> str:
+    from service.store import keys
+
+    with database.transaction() as session:
+        _key, secret = keys.create(session, f"listing-bench-{uuid.uuid4().hex[:8]}", "viewer", actor="bench")
+    return secret
+
+
+# ------------------------------------------------------------------------------------------------- cases
+
+
+def cases(client, auth: dict, total: int) -> list[tuple[str, str]]:
+    """(label, path) per documented filter and sort, with the deep pages; cursors are fetched here."""
+    last = max(1, -(-total // PAGE_SIZE))
+    middle = max(1, last // 2)
+
+    def path(**query) -> str:
+        return "/v1/scenarios?" + urlencode({**query, "page_size": PAGE_SIZE})
+
+    out = [
+        ("no filter, sort=-updated_at (default)", path()),
+        ("sort=updated_at", path(sort="updated_at")),
+        ("sort=name", path(sort="name")),
+        ("sort=-name", path(sort="-name")),
+        ("kind=inference", path(kind="inference")),
+        ("owner=carol", path(owner="carol")),
+        ("tag=rlhf (≈ 7 % of rows)", path(tag="rlhf")),
+        ("tag=team-042 (≈ 0.001 %)", path(tag="team-042")),
+        ("name=q3-budget (≈ 5 %)", path(name="q3-budget")),
+        ("name=inference (20 %)", path(name="inference")),
+        ("name=0424242 (1 row)", path(name="0424242")),
+        ("name=q3-budget&sort=name", path(name="q3-budget", sort="name")),
+        ("kind=training&owner=alice&tag=eval", path(kind="training", owner="alice", tag="eval")),
+        (f"page={last} (last, offset {(last - 1) * PAGE_SIZE:,})", path(page=last)),
+        (f"page={middle} (middle, offset {(middle - 1) * PAGE_SIZE:,})", path(page=middle)),
+    ]
+    # Keyset pages: the cursor that the middle page hands out for the page after it.
+    for label, query in (("", {}), (", tag=rlhf", {"tag": "rlhf"}), (", sort=name", {"sort": "name"})):
+        reply = client.get(path(page=middle, **query), headers=auth)
+        meta = json.loads(reply.headers.get("X-Pagination") or "{}")
+        if meta.get("next_cursor"):
+            out.append((f"cursor after page {middle}{label}", path(cursor=meta["next_cursor"], **query)))
+        else:
+            out.append((f"cursor after page {middle}{label}", ""))  # this version has no cursors
+    return out
+
+
+def _client_process(url: str, secret: str, paths: list[str], seconds: float, barrier, results) -> None:
+    from service import create_app
+
+    app = create_app({"DATABASE_URL": url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
+    client = app.test_client()
+    auth = {"Authorization": f"Bearer {secret}"}
+    out: list[list[float]] = []
+    for p in paths:
+        for _ in range(3):  # warm-up: connection, plan cache, pages in memory
+            if p:
+                client.get(p, headers=auth)
+        barrier.wait()
+        timings: list[float] = []
+        if p:
+            stop = time.perf_counter() + seconds
+            while (start := time.perf_counter()) < stop:
+                reply = client.get(p, headers=auth)
+                timings.append((time.perf_counter() - start) * 1000)
+                if reply.status_code != 200:
+                    raise SystemExit(f"{p}: {reply.status_code} {reply.get_data(as_text=True)[:300]}")
+        out.append(timings)
+        barrier.wait()
+    results.put(out)
+    app.extensions["scalecost.db"].dispose()
+
+
+def measure(url: str, secret: str, paths: list[str], clients: int, seconds: float) -> list[list[float]]:
+    ctx = mp.get_context("spawn")
+    barrier, results = ctx.Barrier(clients), ctx.Queue()
+    procs = [
+        ctx.Process(target=_client_process, args=(url, secret, paths, seconds, barrier, results))
+        for _ in range(clients)
+    ]
+    for proc in procs:
+        proc.start()
+    merged: list[list[float]] = [[] for _ in paths]
+    for _ in procs:
+        for i, timings in enumerate(results.get()):
+            merged[i].extend(timings)
+    for proc in procs:
+        proc.join()
+        if proc.exitcode:
+            raise SystemExit(f"a client process failed (exit {proc.exitcode})")
+    return merged
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+# -------------------------------------------------------------------------------------------------- main
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rows", type=int, default=int(os.environ.get("BENCH_ROWS", "1000000")))
+    parser.add_argument("--url", default=os.environ.get("BENCH_DATABASE_URL") or DEFAULT_URL)
+    parser.add_argument("--schema", default=os.environ.get("BENCH_SCHEMA"), help="PostgreSQL schema to use")
+    parser.add_argument("--keep", action="store_true", help="keep --schema afterwards (reuse it next time)")
+    parser.add_argument("--clients", default="1,8")
+    parser.add_argument("--seconds", type=float, default=float(os.environ.get("BENCH_SECONDS", "4")))
+    parser.add_argument("--batch", type=int, default=5000)
+    parser.add_argument("--content", choices=("real", "small"), default="real")
+    parser.add_argument("--only", default="", help="comma list of substrings of case labels")
+    args = parser.parse_args()
+
+    bench_db = BenchDatabase(args.url, args.schema, args.keep)
+    log(bench_db.kind)
+    try:
+        migrate.upgrade(bench_db.url)
+        database = Database(bench_db.url)
+        added, seconds = seed(database, args.rows, args.batch, args.content == "small")
+        if added:
+            log(f"seeded {added:,} scenarios in {seconds:.0f} s; VACUUM ANALYZE")
+        vacuum(database)
+        with database.transaction() as session:
+            total = session.scalar(select(func.count()).select_from(Scenario)) or 0
+        secret = make_viewer_key(database)
+        database.dispose()
+
+        from service import create_app
+
+        app = create_app({"DATABASE_URL": bench_db.url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
+        with app.app_context():
+            todo = cases(app.test_client(), {"Authorization": f"Bearer {secret}"}, total)
+        app.extensions["scalecost.db"].dispose()
+        if args.only:
+            wanted = [w.strip() for w in args.only.split(",") if w.strip()]
+            todo = [c for c in todo if any(w in c[0] for w in wanted)]
+
+        counts = [int(c) for c in args.clients.split(",")]
+        table: dict[int, list[list[float]]] = {}
+        for clients in counts:
+            log(f"{clients} client(s): {len(todo)} cases × {args.seconds:g} s")
+            table[clients] = measure(bench_db.url, secret, [p for _, p in todo], clients, args.seconds)
+            log(f"load average after the {clients}-client runs: {os.getloadavg()}")
+
+        print(f"\n{total:,} scenarios · {bench_db.kind} · {platform.python_version()} · "
+              f"{os.cpu_count()} CPUs · page_size={PAGE_SIZE} · {args.seconds:g} s per case")  # fmt: skip
+        head = "| case | " + " | ".join(
+            f"{c} client{'s' if c > 1 else ''} p50 / p95 ms (req/s)" for c in counts
+        )
+        print(head + " |")
+        print("|---|" + "---:|" * len(counts))
+        for i, (label, p) in enumerate(todo):
+            cells = []
+            for c in counts:
+                timings = table[c][i]
+                if not p or not timings:
+                    cells.append("n/a")
+                    continue
+                rps = len(timings) / args.seconds
+                cells.append(
+                    f"{statistics.median(timings):.1f} / {percentile(timings, 0.95):.1f} ({rps:.0f})"
+                )
+            print(f"| {label} | " + " | ".join(cells) + " |")
+    finally:
+        bench_db.drop()
+
+
+if __name__ == "__main__":
+    main()
