@@ -15,29 +15,49 @@ SECONDS_PER_HOUR = 3600.0
 SECONDS_PER_DAY = 86400.0
 SECONDS_PER_YEAR = 365.25 * 86400.0  # Julian year (IAU)
 
-# Count suffixes: k/K thousand, M million, B/G billion, T trillion (ML-paper convention, "7B", "1.2T").
-_COUNT_SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12, "P": 1e15}
-_COUNT_RE = re.compile(r"^\s*([0-9][0-9_,]*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?\s*([kKMBGTP]?)\s*$")
+# Count suffixes, in either case: k thousand, M million, B/G billion, T trillion, P quadrillion (ML-paper
+# convention, "7B", "7b", "1.2T"). A point is the decimal mark; a comma is refused, never guessed at:
+# "1,5B" (European decimal) and "1,500M" (thousands separator) would otherwise read alike.
+_COUNT_SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
+_COUNT_RE = re.compile(
+    r"^\s*([0-9][0-9_]*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?\s*([kKmMbBgGtTpP]?)\s*$"
+)
+
+
+def comma_message(text: str) -> str:
+    """What to write instead of a count with a comma: "1,5B" -> "1.5B", "1,000,000" -> "1000000"."""
+    stripped = text.strip()
+    head, _, tail = stripped.partition(",")
+    tail_digits = re.match(r"[0-9]*", tail).group(0)
+    thousands = "," in tail or len(tail_digits) == 3
+    suggestion = stripped.replace(",", "") if thousands else f"{head}.{tail}"
+    return (
+        f'A count has no comma: write "{suggestion}", not "{stripped}" (a point marks decimals, as in "1.5B"; '
+        "no thousands separators)."
+    )
 
 
 def parse_count(value: object) -> float:
-    """Parse a count such as 7e9, "7B", "350M", "1.2T", "25.6k" or "7,000" into a float.
+    """Parse a count such as 7e9, "7B", "7b", "350M", "1.2T" or "25.6k" into a float.
 
-    Raises ValueError for anything else (booleans, negatives, NaN/inf, unknown suffixes).
+    Raises ValueError for anything else (booleans, negatives, NaN/inf, unknown suffixes, commas: "1,5B" is
+    refused with a message that says to write "1.5B").
     """
     if isinstance(value, bool):
         raise ValueError(f"not a count: {value!r}")
     if isinstance(value, int | float):
         number = float(value)
     elif isinstance(value, str):
+        if "," in value:
+            raise ValueError(comma_message(value))
         match = _COUNT_RE.match(value)
         if not match:
             raise ValueError(f"not a count: {value!r} (use a number or e.g. '7B', '350M', '1.2T', '25.6k')")
         mantissa, exponent, suffix = match.groups()
-        number = float(mantissa.replace(",", "").replace("_", ""))
+        number = float(mantissa.replace("_", ""))
         if exponent:
             number *= 10.0 ** int(exponent)
-        number *= _COUNT_SUFFIX[suffix]
+        number *= _COUNT_SUFFIX[suffix.lower()]
     else:
         raise ValueError(f"not a count: {value!r}")
     if not math.isfinite(number) or number < 0:
@@ -104,7 +124,15 @@ def human_count(n: float, decimals: int = 2) -> str:
 
 
 def human_usd(n: float, decimals: int = 2) -> str:
-    """US dollars with thousands separators: 1234.561 -> "$1,234.56"."""
+    """US dollars with thousands separators, `decimals` places and at least two significant digits:
+    1234.561 -> "$1,234.56", 0.5 -> "$0.50", 0.0003 -> "$0.00030", 0.000314 -> "$0.00031" (a job that costs
+    something never shows as "$0.00"); below a millionth of a dollar, scientific notation ("$3.1e-09")."""
     value = float(n)
     sign = "-" if value < 0 else ""
-    return f"{sign}${abs(value):,.{decimals}f}"
+    magnitude = abs(value)
+    places = decimals
+    if 0 < magnitude < 1e-6:
+        return f"{sign}${magnitude:.1e}"
+    if 0 < magnitude < 1:
+        places = max(decimals, 1 - math.floor(math.log10(magnitude)))  # two significant digits
+    return f"{sign}${magnitude:,.{places}f}"

@@ -27,7 +27,7 @@ from service.engine.units import (
         (7e9, 7e9),
         (12, 12.0),
         ("7e9", 7e9),
-        ("1,000,000", 1e6),
+        ("7b", 7e9),
         (" 13 B ", 13e9),
     ],
 )
@@ -36,7 +36,8 @@ def test_parse_count_accepts_numbers_and_ml_suffixes(text: object, value: float)
 
 
 @pytest.mark.parametrize(
-    "junk", ["", "seven", "7X", "7BB", "-7B", None, True, float("nan"), float("inf"), "1e"]
+    "junk",
+    ["", "seven", "7X", "7BB", "-7B", None, True, float("nan"), float("inf"), "1e", "1,000,000", "1,5B"],
 )
 def test_parse_count_rejects_junk(junk: object) -> None:
     with pytest.raises(ValueError):
