@@ -1,0 +1,188 @@
+"""Slow clients cannot take the service down: a real gunicorn with the production config keeps answering
+/healthz and estimates fast while 64 sockets trickle a request body one byte every 2 s (issue 9, item 2).
+
+With the former sync workers four such sockets held every worker and /healthz waited 35 s; this test then
+times out each request after REQUEST_TIMEOUT_S and fails.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from tests.conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+SLOW_SOCKETS = 64
+SAMPLES = 20  # per endpoint
+REQUEST_TIMEOUT_S = 3.0
+MEASURE_BUDGET_S = 15.0  # stop measuring (and fail) past this: the test stays bounded whatever happens
+P99_LIMIT_S = 1.0
+
+ESTIMATE = {
+    "model": {"preset": "llama-2-7b"},
+    "training": {"tokens": "1B", "global_batch_size": 64, "sequence_length": 4096},
+    "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8, "parallelism": {"data": 8}},
+}
+
+
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.99 * len(ordered)) - 1)]
+
+
+class _Server:
+    """`gunicorn -c service/gunicorn_conf.py 'service:create_app()'`, as `make run` starts it."""
+
+    def __init__(self, database_url: str, log_path: Path):
+        self.port = free_port()
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "PORT": str(self.port),
+            "LOG_LEVEL": "WARNING",
+        }
+        self.log_path = log_path
+        self.proc: subprocess.Popen | None = None
+
+    def prepare_database(self) -> None:
+        for args in (["db", "upgrade"], ["catalog", "seed"]):
+            subprocess.run([str(BIN / "scalecost"), *args], cwd=ROOT, env=self.env, check=True, timeout=60)
+
+    def start(self) -> None:
+        self._log = self.log_path.open("wb")  # a file, not a pipe: a full pipe would stall gunicorn
+        self.proc = subprocess.Popen(
+            [str(BIN / "gunicorn"), "-c", "service/gunicorn_conf.py", "service:create_app()"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, self.log_tail()
+            try:
+                with urllib.request.urlopen(self.url("/healthz"), timeout=1) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise AssertionError(f"gunicorn did not become healthy\n{self.log_tail()}")
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        if self.proc is not None:
+            self._log.close()
+
+    def log_tail(self) -> str:
+        return self.log_path.read_text(errors="replace")[-3000:]
+
+
+class _SlowClients:
+    """Sockets that send complete headers announcing a 100 kB body, then one body byte every 2 s."""
+
+    def __init__(self, port: int, count: int):
+        self.port, self.count = port, count
+        self.sockets: list[socket.socket] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._trickle, daemon=True)
+
+    def open(self) -> None:
+        head = (
+            f"POST /v1/estimates/training HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
+        ).encode()
+        for _ in range(self.count):
+            sock = socket.create_connection(("127.0.0.1", self.port), timeout=5)
+            sock.sendall(head)
+            self.sockets.append(sock)
+        self._thread.start()
+
+    def _trickle(self) -> None:
+        while not self._stop.wait(2.0):
+            for sock in self.sockets:
+                try:
+                    sock.send(b" ")
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        for sock in self.sockets:
+            sock.close()
+
+
+def _timed(request: urllib.request.Request) -> tuple[float, int | str]:
+    start = time.monotonic()
+    try:
+        with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_S) as response:
+            response.read()
+            outcome: int | str = response.status
+    except urllib.error.HTTPError as error:
+        outcome = error.code
+    except OSError as error:  # timed out or refused: counts as the whole timeout
+        return REQUEST_TIMEOUT_S, type(error).__name__
+    return time.monotonic() - start, outcome
+
+
+def test_64_slow_sockets_leave_healthz_and_estimates_fast(empty_db_url, tmp_path):
+    server = _Server(empty_db_url, tmp_path / "gunicorn.log")
+    server.prepare_database()
+    slow = _SlowClients(server.port, SLOW_SOCKETS)
+    try:
+        server.start()
+        slow.open()
+        time.sleep(2.5)  # every slow socket is accepted and has trickled at least once
+        requests = {
+            "GET /healthz": lambda: urllib.request.Request(server.url("/healthz")),
+            "POST /v1/estimates/training": lambda: urllib.request.Request(
+                server.url("/v1/estimates/training"),
+                data=json.dumps(ESTIMATE).encode(),
+                headers={"Content-Type": "application/json"},
+                method="POST",
+            ),
+        }
+        results: dict[str, list[tuple[float, int | str]]] = {name: [] for name in requests}
+        deadline = time.monotonic() + MEASURE_BUDGET_S
+        for _ in range(SAMPLES):
+            for name, make in requests.items():
+                if time.monotonic() < deadline:
+                    results[name].append(_timed(make()))
+        reports = []
+        for name, samples in results.items():
+            seconds = [s for s, _ in samples]
+            outcomes = {o for _, o in samples}
+            reports.append(f"{name}: {len(samples)} samples, p99 {_p99(seconds):.3f} s, outcomes {outcomes}")
+        report = f"with {SLOW_SOCKETS} slow sockets open: " + "; ".join(reports)
+        print(report)
+        for samples in results.values():
+            assert len(samples) == SAMPLES, f"measurement budget exceeded; {report}"
+            assert {o for _, o in samples} == {200}, report
+            assert _p99([s for s, _ in samples]) < P99_LIMIT_S, report
+        assert server.proc.poll() is None, server.log_tail()
+    finally:
+        slow.close()
+        server.stop()
