@@ -40,6 +40,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.url_map.converters["string"] = NoNulStringConverter  # ids with NUL can match nothing: 404
     app.config.update(config_module.from_env())
+    from .api import docs_assets
+
     app.config.update(
         API_TITLE="scalecost",
         API_VERSION=API_VERSION,
@@ -47,7 +49,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="/docs",
-        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+        OPENAPI_SWAGGER_UI_URL=docs_assets.assets_url(),  # pinned assets served by this app, no CDN
+        OPENAPI_SWAGGER_UI_CONFIG=docs_assets.SWAGGER_UI_CONFIG,
         API_SPEC_OPTIONS={
             "info": {
                 "description": (
@@ -104,4 +107,5 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.extensions["scalecost.api"] = api
     strict_query.init_app(app)
+    docs_assets.init_app(app)
     return app
