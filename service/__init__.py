@@ -12,33 +12,66 @@ if TYPE_CHECKING:  # the engine imports this package: keep Flask out of its impo
 API_VERSION = "0.1.0"
 
 
-def _no_nul_converter():
-    from werkzeug.routing import UnicodeConverter
+# Longest string path segment the routes take unless a rule says more (`<string(maxlength=128):name>`):
+# accelerator ids and providers are 64-character columns, and PostgreSQL refuses a longer value on write.
+PATH_SEGMENT_MAX = 64
+
+
+def _converters():
+    from werkzeug.routing import IntegerConverter, UnicodeConverter
 
     class NoNulStringConverter(UnicodeConverter):
-        """The default `string` path converter, minus NUL (PostgreSQL text cannot hold it)."""
+        """The default `string` path converter, minus NUL (PostgreSQL text cannot hold it), at most
+        PATH_SEGMENT_MAX characters unless the rule says otherwise; the contract states the bound."""
 
-        def __init__(self, map, minlength=1, maxlength=None, length=None):  # noqa: A002
+        def __init__(self, map, minlength=1, maxlength=PATH_SEGMENT_MAX, length=None):  # noqa: A002
             super().__init__(map, minlength, maxlength, length)
             self.regex = self.regex.replace("[^/]", "[^/\\x00]")
 
-    return NoNulStringConverter
+    class AsciiIntegerConverter(IntegerConverter):
+        """werkzeug's `int` matches any Unicode digit (`\\d`) and int() reads them: /v1/scenarios/١٢ was
+        scenario 12. Only ASCII digits name an id."""
+
+        regex = r"[0-9]+"
+
+    return NoNulStringConverter, AsciiIntegerConverter
+
+
+def _json_provider():
+    from flask.json.provider import DefaultJSONProvider
+
+    from .api import json_body
+
+    class StrictJSONProvider(DefaultJSONProvider):
+        """Answers are strict JSON: a NaN or infinity is an error (a 500 we notice), never `NaN` on the wire.
+        Bodies read through Flask are I-JSON (service.api.json_body)."""
+
+        def dumps(self, obj: Any, **kwargs: Any) -> str:
+            kwargs.setdefault("allow_nan", False)
+            return super().dumps(obj, **kwargs)
+
+        def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+            return json_body.loads(s, **kwargs)
+
+    return StrictJSONProvider
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the WSGI app. Needs no database connection (the spec can be generated offline)."""
     from flask import Flask, request
 
-    NoNulStringConverter = _no_nul_converter()
+    NoNulStringConverter, AsciiIntegerConverter = _converters()
     from werkzeug.exceptions import UnsupportedMediaType
 
-    from .api import errors, limits, observability, strict_query
+    from .api import errors, json_body, limits, observability, strict_query
     from .api.deps import DB_KEY, close_session
     from .api.smorest import Api
     from .store.session import Database
 
     app = Flask(__name__)
+    app.json = _json_provider()(app)
     app.url_map.converters["string"] = NoNulStringConverter  # ids with NUL can match nothing: 404
+    app.url_map.converters["int"] = AsciiIntegerConverter  # /v1/scenarios/١٢ is no id: 404
     app.config.update(config_module.from_env())
     from .api import docs_assets
 
@@ -84,6 +117,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         if request.method in {"POST", "PUT", "PATCH"} and (request.content_length or request.data):
             if not request.is_json:
                 raise UnsupportedMediaType()
+            refused = json_body.check(request.get_data(cache=True))
+            if refused:  # a 5,000-digit integer, 1e999, NaN, a lone surrogate: 422 naming the field
+                errors.abort_invalid_fields(refused)
 
     api = Api(app)
     from .api import accelerators, audit, catalog_admin, estimates, health, keys, models_api, scenarios

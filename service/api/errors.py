@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import logging
 from http import HTTPStatus
-from typing import Any
+from typing import Any, NoReturn
 
 import marshmallow as ma
-from flask import Response, g, json
+from flask import Response, g, json, request
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.orm.exc import StaleDataError
@@ -133,6 +133,28 @@ def handle_unexpected(error: Exception) -> Response:
     return problem(500, "An unexpected error occurred. Quote the request id when reporting it.")
 
 
+def abort_invalid_fields(errors: dict[str, list[str]]) -> NoReturn:
+    """422 invalid-field problem naming each field (dotted path) with its messages."""
+    from flask_smorest import abort
+
+    abort(422, errors=errors)
+    raise AssertionError("unreachable")  # abort raises
+
+
+def json_options_answer(response: Response) -> Response:
+    """Flask answers OPTIONS itself with an empty text/html 200; say the allowed methods in JSON instead."""
+    if (
+        request.method == "OPTIONS"
+        and response.status_code == 200
+        and response.mimetype == "text/html"
+        and not response.get_data()
+    ):
+        allow = [m.strip() for m in response.headers.get("Allow", "").split(",") if m.strip()]
+        response.set_data(json.dumps({"allow": allow}))
+        response.mimetype = "application/json"
+    return response
+
+
 def handle_invalid_request(error: InvalidRequest) -> Response:
     """The engine's physical and catalog checks: 422 naming each field."""
     detail = "The request cannot be estimated: " + ", ".join(sorted(error.errors)) + "."
@@ -143,3 +165,4 @@ def register(app) -> None:
     app.register_error_handler(InvalidRequest, handle_invalid_request)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(Exception, handle_unexpected)
+    app.after_request(json_options_answer)

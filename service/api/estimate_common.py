@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
-from .fields import Float, Integer, String
+from .fields import Boolean, Float, Integer, String, fraction_range
 
 PROVIDER_EXAMPLE = "aws"
 
@@ -22,13 +22,16 @@ class CostSchema(ma.Schema):
         },
     )
     usd_per_accelerator_hour = Float(
-        validate=validate.Range(min=0, max=10_000, min_inclusive=False),
-        metadata={"description": "Override the catalog: USD per accelerator-hour", "example": 2.49},
+        validate=validate.Range(min=0.0001, max=10_000),
+        metadata={
+            "description": "Override the catalog: USD per accelerator-hour (0.0001 to 10,000)",
+            "example": 2.49,
+        },
     )
     infrastructure_overhead = Float(
-        validate=validate.Range(0, 10),
+        validate=fraction_range(0, 3),
         metadata={
-            "description": "Fraction added for storage, network, CPUs (0.15 = +15 %); default 0",
+            "description": "Fraction added for storage, network, CPUs (0.15 = +15 %), at most 3; default 0",
             "example": 0.1,
         },
     )
@@ -41,17 +44,17 @@ class OutputSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    details = ma.fields.Boolean(metadata={"description": "Include the step-by-step calculation"})
+    details = Boolean(metadata={"description": "Include the step-by-step calculation"})
     decimal_places = Integer(
         validate=validate.Range(0, 6),
         metadata={"description": "Decimals in the human-readable strings (default 1)"},
     )
-    recommendations = ma.fields.Boolean(
+    recommendations = Boolean(
         metadata={
             "description": "Include recommendations (default true; false skips their re-estimates, for sweeps)"
         }
     )
-    suggestions = ma.fields.Boolean(
+    suggestions = Boolean(
         metadata={
             "description": "Inference only: rank the catalog's accelerators for this request (default true)"
         }

@@ -87,7 +87,10 @@ class TrainingCostSchema(ma.Schema):
     total_usd = num("USD")
     usd_per_million_tokens = num("USD per million training tokens")
     usd_per_million_samples = num("USD per million training samples (cnn/vit)")
-    priced_as_of = F.String(metadata={"description": "Catalog prices in force on this day (when cost.as_of)"})
+    priced_as_of = F.String(
+        allow_none=True,
+        metadata={"description": "Catalog prices in force on this day (when cost.as_of); null otherwise"},
+    )
     human = strings("Human-readable strings")
 
 
@@ -175,7 +178,13 @@ class InferenceCostSchema(ma.Schema):
     usd_per_million_input_tokens = num("USD")
     usd_per_million_samples = num("USD (cnn/vit)")
     price_source = F.Raw(metadata={"description": "`override`, or the catalog row used"})
-    priced_as_of = F.String()
+    priced_as_of = F.String(
+        allow_none=True,
+        metadata={
+            "description": "Date of the catalog price used (cost.as_of, or the price row's as_of); null for "
+            "an override or when no price is known"
+        },
+    )
 
 
 class SuggestionSchema(ma.Schema):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import marshmallow as ma
 
@@ -49,6 +50,8 @@ class Count(ma.fields.Field):
             number = float(value) if isinstance(value, int | float) else parse_count(value)
         except (ValueError, TypeError):
             raise self.make_error("invalid") from None
+        except OverflowError:  # an integer beyond a float's range
+            raise self.make_error("range", min=self.min_value, max=self.max_value) from None
         if not math.isfinite(number) or not self.min_value <= number <= self.max_value:
             raise self.make_error("range", min=self.min_value, max=self.max_value)
         return number
@@ -66,6 +69,24 @@ class Float(ma.fields.Float):
         return super()._validated(value)
 
 
+FRACTION_MESSAGE = "Must be between {min:g} and {max:g}: a fraction, 0.05 means 5 %."
+
+
+def fraction_range(low: float, high: float) -> ma.validate.Range:
+    """A Range whose message says the value is a fraction (80 where 0.8 was meant is refused with a hint)."""
+    return ma.validate.Range(min=low, max=high, error=FRACTION_MESSAGE)
+
+
+class Boolean(ma.fields.Boolean):
+    """A JSON true or false. marshmallow also reads 0, 1, "yes", "on"…; the contract says boolean, so only
+    the two JSON literals are accepted."""
+
+    def _deserialize(self, value, attr, data, **kwargs) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 class Integer(ma.fields.Integer):
     """A JSON integer: strings, floats and booleans are refused."""
 
@@ -79,12 +100,17 @@ class Integer(ma.fields.Integer):
 
 
 NO_NUL_PATTERN = "^[^\\u0000]*$"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class String(ma.fields.String):
-    """Text without NUL characters: PostgreSQL text cannot hold them, so the contract says so."""
+    """Text without NUL characters: PostgreSQL text cannot hold them, so the contract says so. Lone UTF-16
+    surrogates (JSON "\\ud800") are no text either (UTF-8 cannot encode them): refused too."""
 
-    default_error_messages = {"nul": "Must not contain NUL (\\u0000) characters."}
+    default_error_messages = {
+        "nul": "Must not contain NUL (\\u0000) characters.",
+        "surrogate": "Must not contain a lone UTF-16 surrogate (\\ud800–\\udfff): not Unicode text.",
+    }
 
     def __init__(self, **kwargs):
         metadata = kwargs.pop("metadata", {})
@@ -98,4 +124,6 @@ class String(ma.fields.String):
         text = super()._deserialize(value, attr, data, **kwargs)
         if "\x00" in text:
             raise self.make_error("nul")
+        if _SURROGATE.search(text):
+            raise self.make_error("surrogate")
         return text

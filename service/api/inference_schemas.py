@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from .estimate_common import CostSchema, OutputSchema
-from .fields import Float, Integer, String
+from .fields import Float, Integer, String, fraction_range
 from .model_schemas import ModelSpecField
 
 WEIGHT_PRECISIONS = ["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
@@ -58,7 +58,7 @@ class InferenceHardwareSchema(ma.Schema):
     )
     count = DeviceCount(metadata={"description": 'Tensor-parallel degree, or "auto" (default 1)'})
     apple_metal_memory_fraction = Float(
-        validate=validate.Range(min=0.1, max=1),
+        validate=fraction_range(0.1, 1),
         metadata={"description": "Share of Apple unified memory Metal may use (default 0.75)"},
     )
 
@@ -68,14 +68,14 @@ class TargetsSchema(ma.Schema):
         unknown = ma.RAISE
 
     output_tokens_per_second = Float(
-        validate=validate.Range(min=0, max=1e9, min_inclusive=False),
-        metadata={"description": "Aggregate tokens/s"},
+        validate=validate.Range(min=0.001, max=1e9),
+        metadata={"description": "Aggregate tokens/s (0.001 to 1e9)"},
     )
     time_to_first_token_s = Float(
-        validate=validate.Range(min=0, max=86400, min_inclusive=False), metadata={"description": "seconds"}
+        validate=validate.Range(min=1e-6, max=86400), metadata={"description": "seconds (1e-6 to 86,400)"}
     )
     time_per_output_token_s = Float(
-        validate=validate.Range(min=0, max=3600, min_inclusive=False), metadata={"description": "seconds"}
+        validate=validate.Range(min=1e-6, max=3600), metadata={"description": "seconds (1e-6 to 3,600)"}
     )
 
 

@@ -70,7 +70,7 @@ class Keys(MethodView):
         return [keys.as_dict(k) for k in keys.list_keys(db_session())]
 
 
-@blp.route("/<string:name>")
+@blp.route("/<string(maxlength=128):name>")  # key names are up to 128 characters
 class KeyItem(MethodView):
     @blp.auth("admin")
     @blp.response(204)

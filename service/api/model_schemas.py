@@ -7,7 +7,7 @@ from marshmallow import validate
 
 from service.engine.models import ARCHITECTURES, FFN_TYPES, PRESETS
 
-from .fields import Count, Float, Integer, String
+from .fields import Boolean, Count, Float, Integer, String
 
 
 def _int(low: int, high: int, description: str, required: bool = False, **extra) -> ma.fields.Integer:
@@ -33,13 +33,85 @@ class PresetModelSchema(ma.Schema):
     name = NAME
 
 
+def _hf_int(low: int, high: int, description: str) -> ma.fields.Integer:
+    """A config.json key the estimate reads: null (as real configs write it) or an integer in range."""
+    return Integer(allow_none=True, validate=validate.Range(low, high), metadata={"description": description})
+
+
+def _hf_text(description: str) -> ma.fields.String:
+    return String(allow_none=True, validate=validate.Length(max=200), metadata={"description": description})
+
+
+def _hf_flag(description: str) -> ma.fields.Boolean:
+    return Boolean(allow_none=True, metadata={"description": description})
+
+
+# The keys of a config.json that the estimate reads, typed and bounded like the explicit shape (a string
+# `intermediate_size` or a 10^29-wide model was a 500 or a meaningless figure); every other key is kept and
+# ignored.
+_HfConfigBase = ma.Schema.from_dict(
+    {
+        "model_type": _hf_text("llama, mistral, mixtral, qwen2, gpt2, gpt_neox, bert, deepseek_v2…"),
+        "_name_or_path": _hf_text("Model name"),
+        "name": _hf_text("Model name"),
+        "num_hidden_layers": _hf_int(1, 1000, "Transformer blocks (aliases n_layer, num_layers)"),
+        "n_layer": _hf_int(1, 1000, "GPT-2: transformer blocks"),
+        "num_layers": _hf_int(1, 1000, "Transformer blocks"),
+        "hidden_size": _hf_int(1, 1_000_000, "Model width (aliases n_embd, d_model)"),
+        "n_embd": _hf_int(1, 1_000_000, "GPT-2: model width"),
+        "d_model": _hf_int(1, 1_000_000, "Model width"),
+        "num_attention_heads": _hf_int(1, 10_000, "Query heads (alias n_head)"),
+        "n_head": _hf_int(1, 10_000, "GPT-2: query heads"),
+        "vocab_size": _hf_int(1, 10_000_000, "Vocabulary size"),
+        "hidden_act": _hf_text("Activation (silu/swish make a gated FFN)"),
+        "activation_function": _hf_text("GPT-2: activation"),
+        "hidden_activation": _hf_text("Gemma: activation"),
+        "intermediate_size": _hf_int(1, 10_000_000, "FFN inner width (aliases n_inner, ffn_dim)"),
+        "n_inner": _hf_int(1, 10_000_000, "GPT-2: FFN inner width (null: 4·n_embd)"),
+        "ffn_dim": _hf_int(1, 10_000_000, "FFN inner width"),
+        "num_key_value_heads": _hf_int(1, 10_000, "Key/value heads (alias num_kv_heads)"),
+        "num_kv_heads": _hf_int(1, 10_000, "Key/value heads"),
+        "multi_query": _hf_flag("One key/value head"),
+        "num_local_experts": _hf_int(1, 10_000, "MoE routed experts (aliases n_routed_experts, num_experts)"),
+        "n_routed_experts": _hf_int(1, 10_000, "DeepSeek: routed experts"),
+        "num_experts": _hf_int(1, 10_000, "Qwen-MoE: routed experts"),
+        "num_experts_per_tok": _hf_int(1, 10_000, "Experts active per token"),
+        "moe_intermediate_size": _hf_int(1, 10_000_000, "Routed expert FFN width"),
+        "n_shared_experts": _hf_int(0, 10_000, "DeepSeek: shared experts"),
+        "shared_expert_intermediate_size": _hf_int(1, 10_000_000, "Qwen2-MoE: shared expert FFN width"),
+        "first_k_dense_replace": _hf_int(0, 1000, "DeepSeek: leading dense layers"),
+        "max_position_embeddings": _hf_int(1, 100_000_000, "Longest context, tokens"),
+        "n_positions": _hf_int(1, 100_000_000, "GPT-2: longest context, tokens"),
+        "n_ctx": _hf_int(1, 100_000_000, "GPT-2: longest context, tokens"),
+        "type_vocab_size": _hf_int(0, 1_000_000, "BERT: token type embeddings"),
+        "head_dim": _hf_int(1, 10_000, "Per-head width"),
+        "tie_word_embeddings": _hf_flag("LM head shares the embedding matrix"),
+        "attention_bias": _hf_flag("Biases in the attention projections"),
+        "kv_lora_rank": _hf_int(1, 1_000_000, "DeepSeek MLA: compressed KV rank"),
+        "q_lora_rank": _hf_int(1, 1_000_000, "DeepSeek MLA: compressed query rank"),
+        "qk_rope_head_dim": _hf_int(1, 10_000, "DeepSeek MLA: rotary head width"),
+        "qk_nope_head_dim": _hf_int(1, 10_000, "DeepSeek MLA: non-rotary head width"),
+        "v_head_dim": _hf_int(1, 10_000, "DeepSeek MLA: value head width"),
+    },
+    name="HfConfigBase",
+)
+
+
+class HfConfigSchema(_HfConfigBase):
+    """A Hugging Face config.json. The keys listed are the ones the estimate reads; any other key is
+    accepted and ignored."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+
 class HfConfigModelSchema(ma.Schema):
     """A Hugging Face config.json pasted as an object, read offline (Llama, Mistral, Mixtral, Qwen, GPT-2, NeoX)."""
 
     class Meta:
         unknown = ma.RAISE
 
-    hf_config = ma.fields.Dict(required=True, metadata={"description": "The config.json object"})
+    hf_config = ma.fields.Nested(HfConfigSchema, required=True, metadata={"description": "The config.json object"})
     name = NAME
 
 
@@ -61,7 +133,7 @@ class TransformerShapeModelSchema(ma.Schema):
     )
     ffn_type = String(validate=validate.OneOf(FFN_TYPES), metadata={"example": "swiglu"})
     vocab_size = _int(1, 10_000_000, "Vocabulary size", required=True, example=32000)
-    tied_embeddings = ma.fields.Boolean(metadata={"description": "LM head shares the embedding matrix"})
+    tied_embeddings = Boolean(metadata={"description": "LM head shares the embedding matrix"})
     experts = _int(1, 10_000, "MoE routed experts (1 = dense)")
     experts_per_token = _int(1, 10_000, "MoE experts active per token")
     max_context_tokens = _int(1, 100_000_000, "Longest context the model supports, tokens")

@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from .estimate_common import CostSchema, OutputSchema
-from .fields import Count, Float, Integer, String
+from .fields import Boolean, Count, Float, Integer, String, fraction_range
 from .model_schemas import ModelSpecField
 
 TRAINING_PRECISIONS = ["fp32", "tf32", "bf16", "fp16", "fp8"]
@@ -43,8 +43,8 @@ class TrainingRunSchema(ma.Schema):
         max_value=1e13, metadata={"description": "Training samples per epoch (cnn/vit)", "example": 1281167}
     )
     epochs = Float(
-        validate=validate.Range(min=0, max=10_000, min_inclusive=False),
-        metadata={"description": "Passes over `tokens`/`samples` (default 1)", "example": 90},
+        validate=validate.Range(min=0.001, max=10_000),
+        metadata={"description": "Passes over `tokens`/`samples` (default 1; 0.001 to 10,000)", "example": 90},
     )
     global_batch_size = Integer(
         required=True,
@@ -68,7 +68,7 @@ class TrainingRunSchema(ma.Schema):
     activation_recomputation = String(
         validate=validate.OneOf(RECOMPUTATION), metadata={"example": "selective"}
     )
-    flash_attention = ma.fields.Boolean(metadata={"description": "Default true"})
+    flash_attention = Boolean(metadata={"description": "Default true"})
     checkpoint_interval_steps = Integer(
         validate=validate.Range(1, 10**9), metadata={"description": "Write a checkpoint every N steps"}
     )
@@ -77,7 +77,7 @@ class TrainingRunSchema(ma.Schema):
         metadata={"description": "Storage write bandwidth, bytes/s"},
     )
     validation = ma.fields.Nested(ValidationRunSchema)
-    include_pretraining = ma.fields.Boolean(
+    include_pretraining = Boolean(
         metadata={"description": "Add what the base model's pre-training cost"}
     )
     pretraining_tokens = Count(
@@ -94,7 +94,7 @@ class ParallelismSchema(ma.Schema):
     pipeline = Integer(validate=validate.Range(1, 4096), metadata={"description": "Pipeline stages"})
     expert = Integer(validate=validate.Range(1, 4096), metadata={"description": "Expert-parallel degree"})
     zero_stage = Integer(validate=validate.Range(0, 3), metadata={"description": "ZeRO stage 0–3"})
-    sequence_parallel = ma.fields.Boolean(metadata={"description": "Megatron sequence parallelism"})
+    sequence_parallel = Boolean(metadata={"description": "Megatron sequence parallelism"})
 
 
 class TrainingHardwareSchema(ma.Schema):
@@ -112,8 +112,11 @@ class TrainingHardwareSchema(ma.Schema):
         metadata={"description": "Devices", "example": 8},
     )
     utilization = Float(
-        validate=validate.Range(min=0, max=1, min_inclusive=False),
-        metadata={"description": "Model FLOPs utilisation in (0, 1]; predicted when absent", "example": 0.4},
+        validate=fraction_range(0.01, 1),
+        metadata={
+            "description": "Model FLOPs utilisation, a fraction from 0.01 to 1 (0.4 = 40 %); predicted when absent",
+            "example": 0.4,
+        },
     )
     parallelism = ma.fields.Nested(ParallelismSchema)
 

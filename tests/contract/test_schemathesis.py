@@ -6,7 +6,10 @@ with an admin key. `make fuzz` runs the same with a much larger budget (FUZZ_EXA
 
 from __future__ import annotations
 
+import json
+import math
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -43,6 +46,40 @@ def schema_valid_requests_are_not_rejected(ctx, response, case) -> None:
     return None
 
 
+_NON_FINITE_WORD = re.compile(r"\b(nan|inf|infinity)\b", re.IGNORECASE)
+
+
+def _refuse_constant(name: str):
+    raise AssertionError(f"{name} in a response: not JSON")
+
+
+def _non_finite(value, path: str = "", human: bool = False):
+    """Paths of non-finite numbers, and of human strings that show one ("nan years")."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield path
+    elif isinstance(value, str) and human and _NON_FINITE_WORD.search(value):
+        yield path
+    elif isinstance(value, dict):
+        for key, child in value.items():
+            yield from _non_finite(child, f"{path}.{key}", human or key == "human")
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            yield from _non_finite(child, f"{path}.{i}", human)
+
+
+@schemathesis.check
+def every_number_is_finite(ctx, response, case) -> None:
+    """Every number in every answer is a finite JSON number (no NaN/Infinity, no "nan years")."""
+    content_type = (response.headers.get("content-type") or [""])[0]
+    if not response.content or "json" not in content_type or len(response.content) < response.content_size:
+        return None
+    text = response.content.decode("utf-8")
+    value = json.loads(text, parse_constant=_refuse_constant)
+    bad = list(_non_finite(value))
+    assert not bad, f"non-finite numbers at {bad[:10]}: {text[:500]} body={case.body!r}"[:3000]
+    return None
+
+
 SCHEMA = schemathesis.openapi.from_path(ROOT / "openapi.yaml")
 OPERATIONS = {result.ok().label: result.ok() for result in SCHEMA.get_all_operations()}
 POSITIVE_ACCEPTANCE = [positive_data_acceptance]
@@ -75,7 +112,7 @@ def test_api_conforms_to_its_contract(app, label, mode):
             headers=headers,
             transport_kwargs={"app": app, "headers": headers},
             excluded_checks=POSITIVE_ACCEPTANCE,
-            additional_checks=[schema_valid_requests_are_not_rejected],
+            additional_checks=[schema_valid_requests_are_not_rejected, every_number_is_finite],
         )
 
     cases = {"n": 0}
