@@ -35,7 +35,13 @@ def problem_response(status_int: int, reason: str, mesg: str) -> bytes:
     if mesg and status_int < 500:
         detail = f"{detail} ({mesg[:200]})"
     body = json.dumps(
-        {"type": "about:blank", "title": phrase, "status": status_int, "detail": detail, "request_id": request_id}
+        {
+            "type": "about:blank",
+            "title": phrase,
+            "status": status_int,
+            "detail": detail,
+            "request_id": request_id,
+        }
     ).encode("utf-8")
     head = (
         f"HTTP/1.1 {status_int} {reason}\r\n"

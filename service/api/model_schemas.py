@@ -111,7 +111,9 @@ class HfConfigModelSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
-    hf_config = ma.fields.Nested(HfConfigSchema, required=True, metadata={"description": "The config.json object"})
+    hf_config = ma.fields.Nested(
+        HfConfigSchema, required=True, metadata={"description": "The config.json object"}
+    )
     name = NAME
 
 

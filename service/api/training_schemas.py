@@ -44,7 +44,10 @@ class TrainingRunSchema(ma.Schema):
     )
     epochs = Float(
         validate=validate.Range(min=0.001, max=10_000),
-        metadata={"description": "Passes over `tokens`/`samples` (default 1; 0.001 to 10,000)", "example": 90},
+        metadata={
+            "description": "Passes over `tokens`/`samples` (default 1; 0.001 to 10,000)",
+            "example": 90,
+        },
     )
     global_batch_size = Integer(
         required=True,
@@ -77,9 +80,7 @@ class TrainingRunSchema(ma.Schema):
         metadata={"description": "Storage write bandwidth, bytes/s"},
     )
     validation = ma.fields.Nested(ValidationRunSchema)
-    include_pretraining = Boolean(
-        metadata={"description": "Add what the base model's pre-training cost"}
-    )
+    include_pretraining = Boolean(metadata={"description": "Add what the base model's pre-training cost"})
     pretraining_tokens = Count(
         max_value=1e16, metadata={"description": "Pre-training tokens (default: compute-optimal 20·N)"}
     )

@@ -95,3 +95,54 @@ def test_nul_characters_are_refused_before_they_reach_the_database(client, admin
     assert response.status_code == 422 and "NUL" in response.json["errors"]["query.vendor"][0]
     body = {"name": "bad\u0000name", "role": "viewer"}
     assert client.post("/v1/keys", json=body, headers=admin_headers).status_code == 422
+
+
+@pytest.mark.parametrize("status", [414, 431])
+def test_uri_and_header_limits_raised_in_the_app_are_problems(offline_app, status):
+    from werkzeug.exceptions import RequestHeaderFieldsTooLarge, RequestURITooLarge
+
+    error = {414: RequestURITooLarge, 431: RequestHeaderFieldsTooLarge}[status]
+
+    @offline_app.route("/too-large")
+    def too_large():
+        raise error()
+
+    _assert_problem(offline_app.test_client().get("/too-large"), status)
+
+
+def test_options_is_json_with_the_allowed_methods(offline_app):
+    response = offline_app.test_client().options("/healthz")
+    assert response.status_code == 200 and response.mimetype == "application/json"
+    assert "GET" in response.json["allow"] and "GET" in response.headers["Allow"]
+
+
+@pytest.mark.parametrize(
+    ("status", "reason"),
+    [(400, "Bad Request"), (414, "URI Too Long"), (431, "Request Header Fields Too Large")],
+)
+def test_gunicorn_own_errors_are_written_as_problems(status, reason):
+    import socket
+
+    from gunicorn import util
+
+    from service.gunicorn_errors import install
+
+    original = util.write_error
+    ours, theirs = socket.socketpair()
+    try:
+        install()
+        util.write_error(ours, status, reason, "Request Line is too large (5000 > 4094)")
+        ours.close()
+        raw = theirs.makefile("rb").read()
+    finally:
+        util.write_error = original
+        theirs.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, v in (line.split(":", 1) for line in lines[1:])}
+    assert lines[0] == f"HTTP/1.1 {status} {reason}"
+    assert headers["content-type"] == "application/problem+json"
+    assert int(headers["content-length"]) == len(body)
+    problem = json.loads(body)
+    assert PROBLEM_KEYS <= set(problem) and problem["status"] == status
+    assert problem["request_id"] == headers["x-request-id"]

@@ -51,20 +51,34 @@ def _etag(client, path=H100) -> str:
 @pytest.mark.parametrize(
     ("path", "body", "field"),
     [
-        ("/v1/estimates/training", {**TRAINING, "training": {**TRAINING["training"], "global_batch_size": "@"}},
-         "training.global_batch_size"),
-        ("/v1/estimates/training", {**TRAINING, "hardware": {**TRAINING["hardware"], "utilization": "@"}},
-         "hardware.utilization"),
+        (
+            "/v1/estimates/training",
+            {**TRAINING, "training": {**TRAINING["training"], "global_batch_size": "@"}},
+            "training.global_batch_size",
+        ),
+        (
+            "/v1/estimates/training",
+            {**TRAINING, "hardware": {**TRAINING["hardware"], "utilization": "@"}},
+            "hardware.utilization",
+        ),
         ("/v1/estimates/inference", {**INFERENCE, "batch_size": "@"}, "batch_size"),
-        ("/v1/estimates/inference", {**INFERENCE, "model": {"hf_config": {"hidden_size": "@"}}},
-         "model.hf_config.hidden_size"),
+        (
+            "/v1/estimates/inference",
+            {**INFERENCE, "model": {"hf_config": {"hidden_size": "@"}}},
+            "model.hf_config.hidden_size",
+        ),
         ("/v1/scenarios/compare", {"ids": [1, "@"]}, "ids.1"),
-        ("/v1/scenarios", {"name": "x", "kind": "training", "request": {**TRAINING, "output": {"decimal_places": "@"}}},
-         "request.output.decimal_places"),
+        (
+            "/v1/scenarios",
+            {"name": "x", "kind": "training", "request": {**TRAINING, "output": {"decimal_places": "@"}}},
+            "request.output.decimal_places",
+        ),
     ],
 )
 @pytest.mark.parametrize("number", [HUGE, "-" + HUGE, "1e999", "NaN", "-Infinity"])
-def test_huge_or_non_finite_json_numbers_are_422_naming_the_field(client, admin_headers, path, body, field, number):
+def test_huge_or_non_finite_json_numbers_are_422_naming_the_field(
+    client, admin_headers, path, body, field, number
+):
     text = json.dumps(body).replace('"@"', number)
     problem = _problem(_post_raw(client, path, text, admin_headers), 422)
     assert field in problem["errors"], problem
@@ -84,7 +98,10 @@ def test_huge_number_in_an_admin_body_is_422(client, admin_headers):
 def test_a_thirty_digit_integer_is_still_read_and_judged_by_the_schema(client):
     text = json.dumps({**INFERENCE, "batch_size": "@"}).replace('"@"', "9" * 30)
     problem = _problem(_post_raw(client, "/v1/estimates/inference", text), 422)
-    assert "Must be greater than or equal to 1 and less than or equal to 100000." in problem["errors"]["batch_size"]
+    assert (
+        "Must be greater than or equal to 1 and less than or equal to 100000."
+        in problem["errors"]["batch_size"]
+    )
 
 
 # --- path parameters: bounded length, ASCII digits -------------------------------------------------------
@@ -135,7 +152,9 @@ def test_every_path_parameter_is_bounded_in_the_contract(offline_app):
 
 def test_path_ids_in_non_ascii_digits_are_404(client, editor_headers):
     created = client.post(
-        "/v1/scenarios", json={"name": "digits", "kind": "training", "request": TRAINING}, headers=editor_headers
+        "/v1/scenarios",
+        json={"name": "digits", "kind": "training", "request": TRAINING},
+        headers=editor_headers,
     )
     assert created.status_code == 201, created.json
     scenario_id = created.json["id"]
@@ -172,7 +191,9 @@ def test_lone_surrogate_in_free_form_hf_config_is_422(client, editor_headers):
 
 
 def test_valid_surrogate_pairs_are_text(client, editor_headers):
-    body = '{"name": "rocket \\ud83d\\ude80", "kind": "training", "request": @}'.replace("@", json.dumps(TRAINING))
+    body = '{"name": "rocket \\ud83d\\ude80", "kind": "training", "request": @}'.replace(
+        "@", json.dumps(TRAINING)
+    )
     response = _post_raw(client, "/v1/scenarios", body, editor_headers)
     assert response.status_code == 201 and response.json["name"] == "rocket 🚀"
 
@@ -182,10 +203,21 @@ def test_valid_surrogate_pairs_are_text(client, editor_headers):
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("intermediate_size", "x"), ("head_dim", "x"), ("max_position_embeddings", "x"), ("hidden_size", 10**29)],
+    [
+        ("intermediate_size", "x"),
+        ("head_dim", "x"),
+        ("max_position_embeddings", "x"),
+        ("hidden_size", 10**29),
+    ],
 )
 def test_hf_config_keys_with_wrong_types_are_422(client, key, value):
-    config = {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, key: value}
+    config = {
+        "num_hidden_layers": 2,
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "vocab_size": 100,
+        key: value,
+    }
     response = client.post("/v1/estimates/training", json={**TRAINING, "model": {"hf_config": config}})
     assert f"model.hf_config.{key}" in _problem(response, 422)["errors"]
 
@@ -258,14 +290,19 @@ def test_the_answer_refuses_to_serialize_non_finite_numbers(offline_app):
 @pytest.mark.parametrize("value", [0, 1, "true", "yes", None])
 @pytest.mark.parametrize("flag", ["details", "recommendations", "suggestions"])
 def test_boolean_output_flags_accept_only_true_and_false(client, flag, value):
-    problem = _problem(client.post("/v1/estimates/inference", json={**INFERENCE, "output": {flag: value}}), 422)
+    problem = _problem(
+        client.post("/v1/estimates/inference", json={**INFERENCE, "output": {flag: value}}), 422
+    )
     assert f"output.{flag}" in problem["errors"]
 
 
 def test_boolean_request_flags_accept_only_true_and_false(client):
     body = json.loads(json.dumps(TRAINING))
     body["training"]["flash_attention"] = 0
-    assert "training.flash_attention" in _problem(client.post("/v1/estimates/training", json=body), 422)["errors"]
+    assert (
+        "training.flash_attention"
+        in _problem(client.post("/v1/estimates/training", json=body), 422)["errors"]
+    )
     body["training"]["flash_attention"] = False
     assert client.post("/v1/estimates/training", json=body).status_code == 200
 
@@ -300,7 +337,12 @@ def _gunicorn(tmp_path, port: int) -> subprocess.Popen:
         "    from service.gunicorn_errors import install\n"
         "    install()\n"
     )
-    env = {**os.environ, "PORT": str(port), "WEB_CONCURRENCY": "1", "DATABASE_URL": f"sqlite:///{tmp_path}/g.db"}
+    env = {
+        **os.environ,
+        "PORT": str(port),
+        "WEB_CONCURRENCY": "1",
+        "DATABASE_URL": f"sqlite:///{tmp_path}/g.db",
+    }
     return subprocess.Popen(
         [str(Path(sys.executable).with_name("gunicorn")), "-c", str(config), "service:create_app()"],
         cwd=ROOT,
@@ -337,7 +379,9 @@ def test_gunicorn_answers_414_and_431_as_problem_json(tmp_path):
         cases = {
             # over the 4,094-byte limit, yet read whole by gunicorn (no reset from unread bytes)
             414: b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
-            431: b"GET / HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(150)) + b"\r\n",
+            431: b"GET / HTTP/1.1\r\nHost: x\r\n"
+            + b"".join(b"X-%d: 1\r\n" % i for i in range(150))
+            + b"\r\n",
         }
         for status, request in cases.items():
             got, headers, body = _raw_request(port, request)
