@@ -9,7 +9,8 @@ import marshmallow as ma
 
 from service.engine.units import parse_count
 
-SUFFIXES = {"": 1.0, "k": 1e3, "M": 1e6, "B": 1e9, "T": 1e12, "P": 1e15}
+# Count suffixes as regex classes: either case, as parse_count reads them ("7b" = "7B"; G = B, billion).
+SUFFIXES = {"": 1.0, "[kK]": 1e3, "[mM]": 1e6, "[bBgG]": 1e9, "[tT]": 1e12, "[pP]": 1e15}
 
 
 def count_pattern(max_value: float) -> str:
@@ -24,7 +25,8 @@ def count_pattern(max_value: float) -> str:
 
 
 class Count(ma.fields.Field):
-    """A positive count given as a number (7e9) or a string with a suffix ("7B", "350M", "1.2T")."""
+    """A positive count given as a number (7e9) or a string with a suffix in either case ("7B", "7b", "350M",
+    "1.2T"). A comma is refused with what to write instead ("1,5B": write "1.5B")."""
 
     default_error_messages = {
         "invalid": 'Not a count: give a number or a string such as "7B", "350M", "1.2T".',
@@ -48,7 +50,9 @@ class Count(ma.fields.Field):
             raise self.make_error("invalid")
         try:
             number = float(value) if isinstance(value, int | float) else parse_count(value)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError) as error:
+            if isinstance(value, str) and "," in value:  # parse_count says what to write instead
+                raise ma.ValidationError(str(error)) from None
             raise self.make_error("invalid") from None
         except OverflowError:  # an integer beyond a float's range
             raise self.make_error("range", min=self.min_value, max=self.max_value) from None

@@ -18,6 +18,16 @@ from .smorest import Blueprint
 
 blp = Blueprint("keys", __name__, url_prefix="/v1/keys", description="API keys and their roles (admin).")
 
+# Letters, digits, . _ @ -, and not one of the audit trail's own actors (cli, anonymous, seed) in any case: the
+# lookahead says so in the contract too (JSON Schema patterns are ECMA-262 regexes, which have it).
+_RESERVED = "|".join("".join(f"[{c}{c.upper()}]" for c in name) for name in keys.RESERVED_NAMES)
+NAME_PATTERN = rf"^(?!(?:{_RESERVED})$)[A-Za-z0-9._@-]+$"
+NAME_MESSAGE = (
+    "Letters, digits and . _ @ - only, and not "
+    + ", ".join(keys.RESERVED_NAMES)
+    + " (in any case): those are the audit trail's own actors."
+)
+
 
 class KeyCreateSchema(ma.Schema):
     class Meta:
@@ -25,8 +35,12 @@ class KeyCreateSchema(ma.Schema):
 
     name = String(
         required=True,
-        validate=[validate.Length(1, 128), validate.Regexp(r"^[A-Za-z0-9._@-]+$")],
-        metadata={"description": "Unique name (letters, digits, . _ @ -)", "example": "ci-bot"},
+        validate=[validate.Length(1, 128), validate.Regexp(NAME_PATTERN, error=NAME_MESSAGE)],
+        metadata={
+            "description": "Unique name (letters, digits, . _ @ -); not cli, anonymous or seed, in any case "
+            "(the audit trail's own actors)",
+            "example": "ci-bot",
+        },
     )
     role = String(required=True, validate=validate.OneOf(keys.ROLES), metadata={"example": "editor"})
 
@@ -75,11 +89,23 @@ class KeyItem(MethodView):
     @blp.auth("admin")
     @blp.response(204)
     @blp.problem(404, "No live key has this name.")
+    @blp.problem(409, "This is the last live admin key: create another admin key first.")
     def delete(self, name: str):
-        """Revoke a key; it stops working at once."""
+        """Revoke a key; it stops working at once.
+
+        The last live admin key cannot be revoked (409): nobody is locked out of key and catalog
+        administration by accident."""
         session = db_session()
         try:
             keys.revoke(session, name, actor=actor(), request_id=g.request_id)
         except keys.KeyError_:
+            session.rollback()
             abort(404, message=f"No live key named '{name}'.")
+        except keys.LastAdminKey:
+            session.rollback()
+            abort(
+                409,
+                message=f"'{name}' is the last live admin key; revoking it would leave nobody able to manage "
+                "keys or the catalog. Create another admin key first (POST /v1/keys or scalecost keys create).",
+            )
         session.commit()

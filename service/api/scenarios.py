@@ -29,7 +29,14 @@ blp = Blueprint(
     "scenarios",
     __name__,
     url_prefix="/v1/scenarios",
-    description="Named budget scenarios: saved requests with their estimate and the prices used.",
+    description=(
+        "Named budget scenarios: saved requests with their estimate and the prices used. Who may change a "
+        "scenario: scenarios are shared by the team, not private. Any key with the `viewer` role reads every "
+        "scenario; any `editor` or `admin` key may create one and may replace or delete any scenario, "
+        "whoever created it. `owner` is the key that created the scenario and never changes; every change "
+        "is a revision whose `author` is the key that made it (GET /v1/scenarios/{id}/revisions, kept after "
+        "deletion)."
+    ),
 )
 
 
@@ -130,7 +137,10 @@ class ScenarioItem(MethodView):
     @blp.problem(404, "No scenario has this id.")
     @blp.problem(409, "Another scenario has this name.")
     def put(self, data, scenario_id: int):
-        """Replace a scenario (If-Match required); re-estimates and records a new revision."""
+        """Replace a scenario (If-Match required); re-estimates and records a new revision.
+
+        Any `editor` or `admin` key may replace any scenario, not only its owner's: `owner` stays the
+        creator, and the new revision's `author` is the key that made this change."""
         scenario = _get_or_404(scenario_id)
         blp.check_etag(_etag_data(scenario))
         _name_free(data["name"], except_id=scenario_id)
@@ -146,7 +156,10 @@ class ScenarioItem(MethodView):
     @blp.response(204)
     @blp.problem(404, "No scenario has this id.")
     def delete(self, scenario_id: int):
-        """Delete a scenario (If-Match required); its revisions stay readable."""
+        """Delete a scenario (If-Match required); its revisions stay readable.
+
+        Any `editor` or `admin` key may delete any scenario, not only its owner's; the closing `delete`
+        revision records which key did."""
         scenario = _get_or_404(scenario_id)
         blp.check_etag(_etag_data(scenario))
         session = db_session()

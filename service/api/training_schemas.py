@@ -62,7 +62,15 @@ class TrainingRunSchema(ma.Schema):
         validate=validate.Range(1, 1_000_000),
         metadata={"description": "Sequences per device per forward pass"},
     )
-    precision = String(validate=validate.OneOf(TRAINING_PRECISIONS), metadata={"example": "bf16"})
+    precision = String(
+        validate=validate.OneOf(TRAINING_PRECISIONS),
+        metadata={
+            "description": "Training precision. Not given: the best the accelerator supports, in the order "
+            "bf16, fp16 (V100, T4), tf32, fp32 (never fp8); `assumptions.precision` and "
+            "`assumptions.notes` say which was used",
+            "example": "bf16",
+        },
+    )
     optimizer = String(validate=validate.OneOf(OPTIMIZERS), metadata={"example": "adamw"})
     optimizer_memory_multiplier = Float(
         validate=validate.Range(0, 64),

@@ -7,7 +7,7 @@ import hashlib
 import secrets
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from . import audit
@@ -15,10 +15,27 @@ from .models import ApiKey
 
 ROLES = ("viewer", "editor", "admin")
 KEY_PREFIX = "sc_"
+# The audit trail's own actors (the command line, a request without a key, the seeded catalog): a key with one
+# of these names would make its changes look like theirs. Refused in any case ("CLI" too).
+RESERVED_NAMES = ("cli", "anonymous", "seed")
 
 
 class KeyError_(LookupError):
     """No live key of that name."""
+
+
+class LastAdminKey(RuntimeError):
+    """Revoking this key would leave no live admin key (nobody could manage keys or the catalog)."""
+
+
+def reserved_name_message(name: str) -> str | None:
+    """Why `name` cannot name a key, or None when it can."""
+    if name.lower() in RESERVED_NAMES:
+        return (
+            f"'{name}' is one of the audit trail's own actors ({', '.join(RESERVED_NAMES)}, in any case): "
+            "choose another name."
+        )
+    return None
 
 
 def digest(secret: str) -> str:
@@ -44,6 +61,9 @@ def create(
     """Create a key; returns the row and the secret (the only time it exists in clear)."""
     if role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)}")
+    reserved = reserved_name_message(name)
+    if reserved:
+        raise ValueError(reserved)
     secret = KEY_PREFIX + secrets.token_urlsafe(32)
     key = ApiKey(name=name, role=role, prefix=secret[:10], key_hash=digest(secret), created_by=actor)
     session.add(key)
@@ -69,12 +89,43 @@ def get(session: Session, name: str) -> ApiKey | None:
 
 
 def revoke(session: Session, name: str, *, actor: str, request_id: str | None = None) -> ApiKey:
+    """Revoke the live key `name`. Raises KeyError_ when there is none, LastAdminKey when it is the last live
+    admin key; the caller then rolls the transaction back.
+
+    Two admins revoking each other's keys at once must not both succeed. On PostgreSQL the live admin rows are
+    locked (SELECT … FOR UPDATE, in id order) before the count, so the second revocation waits for the first
+    and then counts without it. On SQLite, which has no row locks, the UPDATE comes first: it takes the
+    database's single write lock (waiting for the other writer), and the count after it sees every committed
+    revocation."""
     key = get(session, name)
     if key is None or key.revoked_at is not None:
         raise KeyError_(name)
+    if key.role == "admin":
+        live_admins = (
+            select(ApiKey.id)
+            .where(ApiKey.role == "admin", ApiKey.revoked_at.is_(None))
+            .order_by(ApiKey.id)
+            .with_for_update()
+        )
+        if key.id not in session.scalars(live_admins).all():
+            raise KeyError_(name)  # revoked meanwhile by a concurrent request
     before = _jsonable(as_dict(key))
-    key.revoked_at = dt.datetime.now(dt.UTC)
-    session.flush()
+    revoked = session.execute(
+        update(ApiKey)
+        .where(ApiKey.id == key.id, ApiKey.revoked_at.is_(None))
+        .values(revoked_at=dt.datetime.now(dt.UTC))
+    )
+    if revoked.rowcount != 1:
+        raise KeyError_(name)  # revoked meanwhile (SQLite: between the read and the write lock)
+    if key.role == "admin":
+        left = session.scalar(
+            select(func.count())
+            .select_from(ApiKey)
+            .where(ApiKey.role == "admin", ApiKey.revoked_at.is_(None))
+        )
+        if not left:
+            raise LastAdminKey(name)
+    session.refresh(key)
     audit.record(
         session,
         actor=actor,

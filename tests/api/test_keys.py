@@ -75,7 +75,7 @@ def test_key_changes_are_audited(app, client, admin_headers):
         )
 
 
-def test_cli_creates_lists_and_revokes_keys(app, migrated_url):
+def test_cli_creates_lists_and_revokes_keys(app, migrated_url, admin_headers):  # another admin: not the last
     runner = CliRunner()
     created = runner.invoke(
         cli, ["keys", "create", "--name", "cli-key", "--role", "admin", "--url", migrated_url]
