@@ -31,3 +31,10 @@ loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 # app's sockets, locks and psycopg's waits (psycopg picks a gevent-friendly wait when select is patched)
 # all cooperate.
 preload_app = False
+
+
+def post_worker_init(worker):
+    """The errors gunicorn answers itself (400, 414, 431) are problem+json too (service/gunicorn_errors.py)."""
+    from service.gunicorn_errors import install
+
+    install()
