@@ -157,6 +157,20 @@ def test_nginx_upstream_names_the_replicas_and_buffers_requests():
         assert seconds(directives[name][0]) <= 30, name
 
 
+def test_nginx_answers_its_own_errors_as_problem_json():
+    server = one(one(parse_nginx(NGINX_CONF.read_text()), "http")[1], "server")[1]
+    named = {args[0]: children for args, children in find(server, "location") if args[0].startswith("@")}
+    pages = find(server, "error_page")
+    assert {"408", "413", "502", "504"} <= {code for args, _ in pages for code in args[:-1]}
+    for args, _ in pages:
+        target = named[args[-1]]
+        assert one(target, "default_type")[0] == ["application/problem+json"]
+        status, body = one(target, "return")[0]
+        codes = [a for a in args[:-1] if not a.startswith("=")]
+        answered = [a[1:] for a in args if a.startswith("=")] or codes  # `=503` changes the status
+        assert set(answered) == {status} and f'"status": {status}' in body, args
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
