@@ -138,8 +138,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.document_request_body("/v1/scenarios/{scenario_id}", "put", SCENARIO_BODY_DOC)
     limits.init_app(
         app,
-        write_blueprints=[catalog_admin.blp, scenarios.blp, estimates.blp],
+        write_blueprints=[catalog_admin.blp, scenarios.blp],
         all_method_blueprints=[keys.blp],
+        estimate_blueprints=[estimates.blp],
     )
     app.extensions["scalecost.api"] = api
     strict_query.init_app(app)

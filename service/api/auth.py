@@ -22,6 +22,20 @@ def _bearer() -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
+def current_key():
+    """The live key the Authorization header names, or None. Looked up once per request: the rate
+    limiter (which runs before the view) asks first, authenticate() then reuses the answer."""
+    token = _bearer()
+    if token is None:
+        return None
+    cached = g.get("_api_key_lookup")
+    if cached is not None and cached[0] == token:
+        return cached[1]
+    key = keys.authenticate(db_session(), token)
+    g._api_key_lookup = (token, key)
+    return key
+
+
 def authenticate(role: str, *, read: bool) -> None:
     """Set g.actor/g.role or abort 401/403. Reads are open unless REQUIRE_AUTH_FOR_READS."""
     token = _bearer()
@@ -30,7 +44,7 @@ def authenticate(role: str, *, read: bool) -> None:
         return
     if token is None:
         abort(401, message="Send an API key: Authorization: Bearer sc_…", headers=WWW_AUTHENTICATE)
-    key = keys.authenticate(db_session(), token)
+    key = current_key()
     if key is None:
         abort(401, message="The API key is unknown or revoked.", headers=WWW_AUTHENTICATE)
     if RANK[key.role] < RANK[role]:
