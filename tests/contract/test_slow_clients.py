@@ -19,6 +19,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -165,9 +166,8 @@ def _timed(request: urllib.request.Request) -> tuple[float, int | str]:
     return time.monotonic() - start, outcome
 
 
-def _measure(base_url: str) -> None:
-    """SAMPLES of each request, one at a time; p99 < P99_LIMIT_S and every answer 200."""
-    requests = {
+def _requests(base_url: str) -> dict:
+    return {
         "GET /healthz": lambda: urllib.request.Request(base_url + "/healthz"),
         "POST /v1/estimates/training": lambda: urllib.request.Request(
             base_url + "/v1/estimates/training",
@@ -176,6 +176,19 @@ def _measure(base_url: str) -> None:
             method="POST",
         ),
     }
+
+
+def _warm_up(base_url: str) -> None:
+    """A worker's first request loads the catalog and the migration scripts: done before measuring, from
+    concurrent clients so that every worker gets some, as it would long before anyone trickles a body."""
+    makers = list(_requests(base_url).values()) * 16
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(lambda make: _timed(make()), makers))
+
+
+def _measure(base_url: str) -> None:
+    """SAMPLES of each request, one at a time; p99 < P99_LIMIT_S and every answer 200."""
+    requests = _requests(base_url)
     results: dict[str, list[tuple[float, int | str]]] = {name: [] for name in requests}
     deadline = time.monotonic() + MEASURE_BUDGET_S
     for _ in range(SAMPLES):
@@ -202,6 +215,7 @@ def test_64_slow_sockets_leave_healthz_and_estimates_fast(empty_db_url, tmp_path
     slow = _SlowClients(server.port, SLOW_SOCKETS)
     try:
         server.start()
+        _warm_up(server.url(""))
         slow.open()
         time.sleep(2.5)  # every slow socket is accepted and has trickled at least once
         _measure(server.url(""))
@@ -255,6 +269,7 @@ def test_the_compose_proxy_shields_even_sync_workers_from_slow_sockets(tmp_path)
         )
         base_url = f"http://127.0.0.1:{proxy_port}"
         _wait_healthy(base_url, nginx, tmp_path / "nginx.log")
+        _warm_up(base_url)
         slow.open()
         time.sleep(2.5)
         _measure(base_url)
