@@ -330,13 +330,7 @@ def test_options_on_an_unknown_path_is_a_404_problem(client):
 
 
 def _gunicorn(tmp_path, port: int) -> subprocess.Popen:
-    config = tmp_path / "gunicorn_conf.py"
-    config.write_text(
-        f"exec(open({str(ROOT / 'service' / 'gunicorn_conf.py')!r}).read())\n"
-        "def post_worker_init(worker):\n"
-        "    from service.gunicorn_errors import install\n"
-        "    install()\n"
-    )
+    """gunicorn with the production config (its post_worker_init installs service.gunicorn_errors)."""
     env = {
         **os.environ,
         "PORT": str(port),
@@ -344,7 +338,12 @@ def _gunicorn(tmp_path, port: int) -> subprocess.Popen:
         "DATABASE_URL": f"sqlite:///{tmp_path}/g.db",
     }
     return subprocess.Popen(
-        [str(Path(sys.executable).with_name("gunicorn")), "-c", str(config), "service:create_app()"],
+        [
+            str(Path(sys.executable).with_name("gunicorn")),
+            "-c",
+            "service/gunicorn_conf.py",
+            "service:create_app()",
+        ],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
