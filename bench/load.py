@@ -330,6 +330,7 @@ class Server:
             # The bench sends every write from one key: lift the per-client write limit so that it measures
             # the endpoint, not the limiter's 429s (the limiter itself still runs on every write).
             "RATELIMIT_WRITES": os.environ.get("BENCH_RATELIMIT_WRITES", "1000000 per minute"),
+            "RATELIMIT_ESTIMATES": os.environ.get("BENCH_RATELIMIT_ESTIMATES", "1000000 per minute"),
         }
         self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(

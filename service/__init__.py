@@ -101,6 +101,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if config:
         app.config.update(config)
     app.json.sort_keys = False
+    if app.config.get("TRUSTED_PROXIES"):  # client address and scheme from the proxy's X-Forwarded-* headers
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        hops = int(app.config["TRUSTED_PROXIES"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
 
     observability.configure_logging(app.config["LOG_LEVEL"])
     app.extensions[DB_KEY] = Database(

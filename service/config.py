@@ -20,7 +20,11 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
     return {
         "DATABASE_URL": env.get("DATABASE_URL", DEFAULT_DATABASE_URL),
         "PORT": int(env.get("PORT", "8000")),
-        "LOG_LEVEL": env.get("LOG_LEVEL", "INFO"),
+        "LOG_LEVEL": env.get("LOG_LEVEL", "INFO").strip().upper(),  # `warning` and `WARNING` alike
+        # Number of reverse proxies in front of the app whose X-Forwarded-For/-Proto to trust (werkzeug
+        # ProxyFix); 0 = none. docker-compose.yml sets 1 for its nginx: without it, every anonymous client
+        # behind the proxy shares the proxy's address and one rate-limit bucket.
+        "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", "0")),
         "REQUIRE_AUTH_FOR_READS": _bool(env.get("REQUIRE_AUTH_FOR_READS"), False),
         "MAX_CONTENT_LENGTH": int(env.get("MAX_CONTENT_LENGTH", str(256 * 1024))),
         "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI") or "local://",
@@ -28,6 +32,9 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "RATELIMIT_ESTIMATES": env.get("RATELIMIT_ESTIMATES", "6000 per minute"),
         "RATELIMIT_KEY_PREFIX": env.get("RATELIMIT_KEY_PREFIX", ""),
         "RATELIMIT_ENABLED": _bool(env.get("RATELIMIT_ENABLED"), True),
+        # A limiter store that cannot be reached (Redis down) lets requests through, logged, rather than
+        # failing every request with a 500: the service stays up and the limit is back when the store is.
+        "RATELIMIT_FAIL_OPEN": _bool(env.get("RATELIMIT_FAIL_OPEN"), True),
         "CATALOG_CACHE_TTL_S": float(env.get("CATALOG_CACHE_TTL_S", "1.0")),
         "DB_POOL_SIZE": int(env.get("DB_POOL_SIZE", "5")),
         "DB_STATEMENT_TIMEOUT_MS": int(env.get("DB_STATEMENT_TIMEOUT_MS", "5000")),

@@ -69,6 +69,10 @@ def init_app(app: Flask, *, write_blueprints, all_method_blueprints, estimate_bl
     """Writes of `write_blueprints` and every method of `all_method_blueprints` share the client's
     RATELIMIT_WRITES budget; POSTs of `estimate_blueprints` (and COMPUTATIONS) share RATELIMIT_ESTIMATES."""
     app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)
+    if app.config.get("RATELIMIT_FAIL_OPEN", True):
+        # storage down (Redis unreachable): count in this worker's memory meanwhile, never answer 500
+        app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
+        app.config.setdefault("RATELIMIT_SWALLOW_ERRORS", True)
     uri = app.config["RATELIMIT_STORAGE_URI"]
     _warn_if_counted_per_worker(uri)
     limiter = Limiter(client_key, app=app, storage_uri=uri)
