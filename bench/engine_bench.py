@@ -34,9 +34,11 @@ from service.api.catalog_adapter import engine_catalog  # noqa: E402
 from service.api.deps import db_session  # noqa: E402
 from service.api.inference_schemas import InferenceRequestSchema  # noqa: E402
 from service.api.training_schemas import TrainingRequestSchema  # noqa: E402
-from service.engine.errors import InvalidRequest  # noqa: E402
-from service.engine.inference import estimate_inference  # noqa: E402
-from service.engine.training import estimate_training  # noqa: E402
+from service.engine import (
+    InvalidRequest,  # noqa: E402
+    estimate_inference,  # noqa: E402
+    estimate_training,  # noqa: E402
+)
 from service.store import migrate  # noqa: E402
 from service.store.seeding import seed_catalog  # noqa: E402
 

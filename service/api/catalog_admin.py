@@ -11,7 +11,7 @@ from flask_smorest import abort
 from marshmallow import validate
 from sqlalchemy.exc import IntegrityError
 
-from service.engine.hardware import SPEC_BOUNDS
+from service.engine import SPEC_BOUNDS
 from service.store import catalog_admin
 from service.store.catalog import CatalogRepository
 

@@ -13,7 +13,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
-from service.engine.errors import InvalidRequest
+from service.engine import InvalidRequest
 from service.store.session import unique_violation
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"

@@ -5,8 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from service.engine.inference import estimate_inference
-from service.engine.training import estimate_training
+from service.engine import estimate_inference, estimate_training
 
 from .catalog_adapter import engine_catalog
 from .deps import db_session

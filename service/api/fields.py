@@ -7,7 +7,7 @@ import re
 
 import marshmallow as ma
 
-from service.engine.units import parse_count
+from service.engine import parse_count
 
 # Count suffixes as regex classes: either case, as parse_count reads them ("7b" = "7B"; G = B, billion).
 SUFFIXES = {"": 1.0, "[kK]": 1e3, "[mM]": 1e6, "[bBgG]": 1e9, "[tT]": 1e12, "[pP]": 1e15}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
-from service.engine.models import ARCHITECTURES, FFN_TYPES, PRESETS
+from service.engine import ARCHITECTURES, FFN_TYPES, PRESETS
 
 from .fields import Boolean, Count, Float, Integer, String
 

@@ -7,7 +7,7 @@ import dataclasses
 from flask.views import MethodView
 from flask_smorest import abort
 
-from service.engine.models import PRESETS
+from service.engine import PRESETS
 
 from .model_schemas import PresetSchema
 from .smorest import Blueprint

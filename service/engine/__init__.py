@@ -1,1 +1,48 @@
-"""Pure estimator engine: dataclasses and functions, no Flask, SQLAlchemy or I/O."""
+"""Pure estimator engine: dataclasses and functions, no Flask, SQLAlchemy or I/O.
+
+Two symmetric wings over a shared base:
+- `training/` and `inference/`, each with the same roles: `request` (request dict → typed plan, every field error
+  at once), `memory`, `step_time`/`speed`, `evaluate` (plan → frozen numbers), `response` (numbers → JSON with
+  human strings), `advice` (rules over plan + evaluation that re-evaluate a patched plan) and `estimate` (the door).
+- the base: `units`, `errors`, `hardware` (accelerators, catalog, bounds), `pricing`, `parallelism`,
+  `architecture`/`models`/`presets` (model shapes shared by both wings), `patch` (RFC 7386 merge patch).
+
+This module is the public surface: the api, use cases, tests of the contract and bench import from here.
+"""
+
+from .architecture import ARCHITECTURES, FFN_TYPES
+from .errors import InvalidRequest
+from .hardware import KINDS, PRECISIONS, SPEC_BOUNDS, Accelerator, Catalog, Price
+from .inference.estimate import estimate_inference
+from .inference.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRECISIONS
+from .models import PRESETS, list_presets, resolve_model
+from .patch import merge_patch
+from .training.estimate import estimate_training
+from .training.memory import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS
+from .units import parse_count
+
+__all__ = [
+    "ARCHITECTURES",
+    "ENGINES",
+    "FFN_TYPES",
+    "FORMATS",
+    "KINDS",
+    "KV_PRECISIONS",
+    "OPTIMIZERS",
+    "PRECISIONS",
+    "PRESETS",
+    "RECOMPUTATION",
+    "SPEC_BOUNDS",
+    "TRAINING_PRECISIONS",
+    "WEIGHT_PRECISIONS",
+    "Accelerator",
+    "Catalog",
+    "InvalidRequest",
+    "Price",
+    "estimate_inference",
+    "estimate_training",
+    "list_presets",
+    "merge_patch",
+    "parse_count",
+    "resolve_model",
+]

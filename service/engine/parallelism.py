@@ -52,7 +52,9 @@ def scale_up_bytes_per_s(acc: Accelerator) -> float:
     bidir = acc.interconnect_bandwidth_bytes_per_s
     if not bidir:
         return PCIE_GEN4_BYTES_PER_S
-    return bidir / 2.0 * NCCL_BUS_EFFICIENCY  # catalog figure is aggregate bidirectional (docs/formulas.md, "Catalog conventions")
+    return (
+        bidir / 2.0 * NCCL_BUS_EFFICIENCY
+    )  # catalog figure is aggregate bidirectional (docs/formulas.md, "Catalog conventions")
 
 
 def scale_out_bytes_per_s(acc: Accelerator) -> float:

@@ -6,8 +6,8 @@ import pytest
 
 from service.api.catalog_adapter import engine_catalog
 from service.api.deps import db_session
-from service.engine.inference import estimate_inference
-from service.engine.training import estimate_training
+from service.engine.inference.estimate import estimate_inference
+from service.engine.training.estimate import estimate_training
 
 FINE_TUNE = {
     "model": {"preset": "llama-2-7b"},

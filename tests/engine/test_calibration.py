@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.engine.evaluation import evaluate
 from service.engine.hardware import Catalog
-from service.engine.plan import build_plan
+from service.engine.training.evaluate import evaluate
+from service.engine.training.request import build_plan
 
 
 @dataclass(frozen=True)

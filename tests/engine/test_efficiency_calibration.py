@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from service.engine.inference_memory import Workload
-from service.engine.inference_speed import Speed, estimate_speed
+from service.engine.inference.formats import WeightFormat, default_kv_precision, weight_format
+from service.engine.inference.memory import Workload
+from service.engine.inference.speed import Speed, estimate_speed
 from service.engine.models import PRESETS
-from service.engine.quantization import WeightFormat, default_kv_precision, weight_format
 
 from .reference_catalog import load_catalog
 

@@ -8,7 +8,7 @@ import pytest
 
 from service.engine.errors import InvalidRequest
 from service.engine.hardware import Catalog
-from service.engine.inference import estimate_inference
+from service.engine.inference.estimate import estimate_inference
 
 from .reference_catalog import load_catalog
 

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.engine.inference import estimate_inference
-from service.engine.inference_advice import suggestions
-from service.engine.inference_request import parse_request
+from service.engine.inference.estimate import estimate_inference
 from service.engine.patch import merge_patch
 
 from .reference_catalog import load_catalog
@@ -207,27 +204,6 @@ def test_suggestions_can_be_turned_off() -> None:
         CATALOG,
     )
     assert r["suggestions"] == []
-
-
-@pytest.mark.parametrize("preset", ["llama-3-8b", "llama-3-70b", "deepseek-v3", "resnet-50"])
-def test_whole_catalog_ranking_stays_well_under_10_ms(preset: str) -> None:
-    parsed = parse_request(
-        {
-            "model": {"preset": preset},
-            "targets": {"output_tokens_per_second": 50},
-            "hardware": {"accelerator": "nvidia-h100-sxm-80gb"},
-        },
-        CATALOG,
-    )
-    suggestions(parsed, CATALOG)  # warm caches
-    runs = []
-    for _ in range(5):
-        start = time.perf_counter()
-        suggestions(parsed, CATALOG)
-        runs.append(time.perf_counter() - start)
-    assert sorted(runs)[2] < 0.010, (
-        f"median {sorted(runs)[2] * 1e3:.2f} ms over {len(CATALOG.accelerators)} devices"
-    )
 
 
 @settings(max_examples=40, deadline=None)

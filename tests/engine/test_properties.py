@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.engine.hardware import Catalog
-from service.engine.training import estimate_training
+from service.engine.training.estimate import estimate_training
 
 from .conftest import load_catalog
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.engine.training import estimate_training
+from service.engine.training.estimate import estimate_training
 
 from .reference_catalog import load_catalog
 

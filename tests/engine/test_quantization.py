@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.engine.models import PRESETS
-from service.engine.quantization import (
+from service.engine.inference.formats import (
     ENGINE_FORMATS,
     ENGINES,
     FORMAT_PRECISION,
@@ -14,6 +13,7 @@ from service.engine.quantization import (
     weight_bytes,
     weight_format,
 )
+from service.engine.models import PRESETS
 
 LLAMA2_7B = PRESETS["llama-2-7b"]
 

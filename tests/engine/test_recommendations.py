@@ -12,7 +12,7 @@ import pytest
 from service.engine.errors import InvalidRequest
 from service.engine.hardware import Catalog
 from service.engine.patch import merge_patch
-from service.engine.training import estimate_training
+from service.engine.training.estimate import estimate_training
 
 OPS = {"==": operator.eq, "<": operator.lt, ">": operator.gt}
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from service.engine.errors import InvalidRequest
 from service.engine.hardware import SPEC_BOUNDS, Accelerator, Catalog
-from service.engine.inference import estimate_inference
-from service.engine.training import estimate_training
+from service.engine.inference.estimate import estimate_inference
+from service.engine.training.estimate import estimate_training
 
 from .conftest import load_catalog
 

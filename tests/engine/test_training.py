@@ -6,11 +6,11 @@ import pytest
 
 from service.engine.architecture import ModelSpec
 from service.engine.hardware import Catalog
-from service.engine.memory import layer_activation_bytes, training_memory
 from service.engine.models import PRESETS
 from service.engine.parallelism import Parallelism, pipeline_bubble_fraction
-from service.engine.scaling import chinchilla_loss
-from service.engine.training import estimate_training
+from service.engine.training.estimate import estimate_training
+from service.engine.training.memory import layer_activation_bytes, training_memory
+from service.engine.training.scaling import chinchilla_loss
 
 
 @pytest.mark.parametrize(("zero", "gigabytes"), [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)])

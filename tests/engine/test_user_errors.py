@@ -10,8 +10,8 @@ import pytest
 
 from service.engine.errors import InvalidRequest
 from service.engine.hardware import closest_accelerators, unknown_accelerator_message
-from service.engine.plan import build_plan
-from service.engine.training import estimate_training
+from service.engine.training.estimate import estimate_training
+from service.engine.training.request import build_plan
 from service.engine.units import human_usd, parse_count
 
 A100S = {"nvidia-a100-sxm-80gb", "nvidia-a100-sxm-40gb", "nvidia-a100-pcie-80gb", "nvidia-a100-pcie-40gb"}

@@ -5,15 +5,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .architecture import (
+from ..architecture import (
     ModelSpec,
     TransformerShape,
     embedding_parameters,
     largest_layer_parameters,
     layer_parameters,
 )
-from .parallelism import Parallelism
-from .units import GIB
+from ..parallelism import Parallelism
+from ..units import GIB
 
 TRAINING_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")
 OPTIMIZERS = ("adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion")

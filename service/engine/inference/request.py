@@ -6,18 +6,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InvalidRequest
-from .hardware import Accelerator, Catalog, unknown_accelerator_message
-from .inference_memory import Workload, tensor_degree_error, valid_counts
-from .models import ModelSpec, resolve_model
-from .pricing import resolve_price
-from .quantization import (
+from ..errors import InvalidRequest
+from ..hardware import Accelerator, Catalog, unknown_accelerator_message
+from ..models import ModelSpec, resolve_model
+from ..pricing import resolve_price
+from .formats import (
     ENGINE_KV_PRECISIONS,
     ENGINES,
     KV_PRECISIONS,
     default_kv_precision,
     resolve_weight_format,
 )
+from .memory import Workload, tensor_degree_error, valid_counts
 
 DEFAULT_BATCH, DEFAULT_PROMPT, DEFAULT_OUTPUT = 1, 512, 256
 MAX_COUNT = 1024  # explicit counts (the API's limit); "auto" searches up to inference_memory.MAX_DEVICES

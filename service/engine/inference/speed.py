@@ -15,7 +15,9 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .architecture import TransformerShape, matmul_parameters_per_token
+from ..architecture import TransformerShape, matmul_parameters_per_token
+from ..hardware import Accelerator
+from ..parallelism import all_reduce_seconds, group_bandwidth
 from .efficiency import (
     LAYER_SPLIT_HOP_S,
     MOE_EXPERT_EFFICIENCY,
@@ -29,9 +31,7 @@ from .efficiency import (
     peak_flops,
     vision_efficiency,
 )
-from .hardware import Accelerator
-from .inference_memory import PREFILL_CHUNK, Workload, kv_bytes_per_token
-from .parallelism import all_reduce_seconds, group_bandwidth
+from .memory import PREFILL_CHUNK, Workload, kv_bytes_per_token
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .architecture import ModelSpec, embedding_parameters
+from ..architecture import ModelSpec, embedding_parameters
 
 ENGINES = ("vllm", "tensorrt-llm", "llama.cpp", "hf-transformers")
 WEIGHT_PRECISIONS = ("fp32", "fp16", "bf16", "fp8", "int8", "int4")

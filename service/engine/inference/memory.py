@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from .architecture import ModelSpec, mlp_parameters
+from ..architecture import ModelSpec, mlp_parameters
+from ..hardware import Accelerator
+from ..units import GIB
 from .efficiency import TENSOR_PARALLEL_ENGINES
-from .hardware import Accelerator
-from .quantization import WeightFormat, input_embedding_bytes, kv_element_bytes, weight_bytes
-from .units import GIB
+from .formats import WeightFormat, input_embedding_bytes, kv_element_bytes, weight_bytes
 
 MAX_DEVICES = 64  # largest count "auto" tries (8 nodes of 8)
 _ACT_BYTES = 2  # activations in fp16/bf16 (fp32 models: 4)
@@ -38,7 +38,9 @@ _FIXED_OVERHEAD = {
     "llama.cpp": 0.5 * GIB,
     "hf-transformers": 0.5 * GIB,
 }
-_HF_FRAGMENTATION = 0.10  # PyTorch caching-allocator fragmentation 5-10% (docs/formulas.md), upper end for eager
+_HF_FRAGMENTATION = (
+    0.10  # PyTorch caching-allocator fragmentation 5-10% (docs/formulas.md), upper end for eager
+)
 # Largest prefill chunk in flight: vLLM max_num_batched_tokens 8192 (assumed V1 online default), TensorRT-LLM
 # max_num_tokens 8192 (trtllm-build default), llama.cpp n_ubatch 512 (common.h); transformers does not chunk.
 PREFILL_CHUNK = {"vllm": 8192, "tensorrt-llm": 8192, "llama.cpp": 512}

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .architecture import attention_score_flops_per_token, matmul_parameters_per_token
+from ..architecture import attention_score_flops_per_token, matmul_parameters_per_token
+from ..units import SECONDS_PER_HOUR
 from .memory import MemoryBreakdown, bytes_per_parameter, parameters_per_device, training_memory
-from .plan import TrainingPlan
-from .units import SECONDS_PER_HOUR
-from .utilization import StepTime, predict_step
+from .request import TrainingPlan
+from .step_time import StepTime, predict_step
 
 MAX_AUTO_MICRO_BATCH_TOKENS = (
     16384  # beyond ~16k tokens per micro-batch GEMMs are saturated (NeMo recipes use 2-16k)

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .evaluation import Evaluation, evaluate
-from .hardware import Catalog
+from ..hardware import Catalog
+from ..parallelism import pipeline_bubble_fraction
+from ..units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_usd
+from .advice import recommend
+from .evaluate import Evaluation, evaluate
 from .memory import CUDA_CONTEXT_BYTES, FRAGMENTATION, bytes_per_parameter
-from .parallelism import pipeline_bubble_fraction
-from .plan import TrainingPlan, build_plan
-from .recommendations import recommend
+from .request import TrainingPlan, build_plan
 from .scaling import scaling_summary
-from .units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_usd
-from .utilization import best_gemm_efficiency
+from .step_time import best_gemm_efficiency
 
 # Spread of utilization comparable public runs achieved around our prediction: Megatron-LM Table 1 spans
 # 44–52 % HFU and NeMo 24.09 H100 FP8 35–45 % of FP8 peak; the calibration residuals are within about ±20 %.

@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .architecture import ModelSpec
-from .errors import InvalidRequest
-from .hardware import Accelerator, Catalog, unknown_accelerator_message
+from ..architecture import ModelSpec
+from ..errors import InvalidRequest
+from ..hardware import Accelerator, Catalog, unknown_accelerator_message
+from ..models import resolve_model
+from ..parallelism import DEVICES_PER_NODE, Parallelism
+from ..pricing import resolve_price
 from .memory import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS
-from .models import resolve_model
-from .parallelism import DEVICES_PER_NODE, Parallelism
-from .pricing import resolve_price
 
 DEFAULT_SEQUENCE_LENGTH = (
     2048  # GPT-3 / Megatron default context when the model gives none (Brown et al. 2020)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .hardware import Accelerator
+from ..hardware import Accelerator
 
 CLASSES = ("hbm-gpu", "gddr-gpu", "apple", "cpu", "tpu", "asic")
 TENSOR_PARALLEL_ENGINES = frozenset({"vllm", "tensorrt-llm"})  # others split layers across devices

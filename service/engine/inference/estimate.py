@@ -15,6 +15,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..hardware import Accelerator, Catalog
+from ..units import SECONDS_PER_HOUR, human_bytes, human_duration
 from .efficiency import (
     MOE_EXPERT_EFFICIENCY,
     accelerator_class,
@@ -23,8 +25,7 @@ from .efficiency import (
     kv_bandwidth_efficiency,
     layer_overhead_s,
 )
-from .hardware import Accelerator, Catalog
-from .inference_memory import (
+from .memory import (
     MemoryPlan,
     Workload,
     fewest_fitting,
@@ -32,9 +33,8 @@ from .inference_memory import (
     max_context_tokens,
     plan_memory,
 )
-from .inference_request import Parsed, parse_request
-from .inference_speed import Speed, estimate_speed
-from .units import SECONDS_PER_HOUR, human_bytes, human_duration
+from .request import Parsed, parse_request
+from .speed import Speed, estimate_speed
 
 __all__ = ["estimate_inference", "meets_targets"]
 
@@ -129,7 +129,7 @@ def _estimate(request: Mapping[str, Any], catalog: Catalog, advice: bool) -> dic
     if p.details:
         result["details"] = _details(w, acc, mem, speed)
     if advice:
-        from .inference_advice import recommendations, suggestions  # local: advice re-enters _estimate
+        from .advice import recommendations, suggestions  # local: advice re-enters _estimate
 
         result["suggestions"] = suggestions(p, catalog) if p.suggestions else []
         wanted = (request.get("output") or {}).get("recommendations", True)
@@ -310,7 +310,13 @@ def _details(w: Workload, acc: Accelerator, mem: MemoryPlan, speed: Speed) -> li
     ]
     if w.mode == "token":
         rows += [
-            ("prefill_flops", "2·N·b·s + b·L·s²·a·(d_qk + d_v)", t["prefill_flops"], "FLOP", "docs/formulas.md"),
+            (
+                "prefill_flops",
+                "2·N·b·s + b·L·s²·a·(d_qk + d_v)",
+                t["prefill_flops"],
+                "FLOP",
+                "docs/formulas.md",
+            ),
             (
                 "prefill_compute_efficiency",
                 "eff_max·n/(n + n_half)",

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .architecture import ModelSpec
-from .hardware import Accelerator
-from .parallelism import Parallelism, all_reduce_seconds, group_bandwidth, pipeline_bubble_fraction
+from ..architecture import ModelSpec
+from ..hardware import Accelerator
+from ..parallelism import Parallelism, all_reduce_seconds, group_bandwidth, pipeline_bubble_fraction
 
 # Best single BF16 GEMM as a fraction of dense peak — ml-engineering "Maximum Achievable Matmul FLOPS" (MAMF).
 BEST_GEMM_EFFICIENCY = (

@@ -10,15 +10,15 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import InvalidRequest
-from .hardware import Accelerator, Catalog
-from .inference import _estimate, meets_targets
-from .inference_memory import fewest_fitting
-from .inference_request import GPU_ONLY_FORMATS, Parsed, hardware_problems
-from .inference_speed import estimate_speed
-from .patch import merge_patch
-from .quantization import ENGINE_KV_PRECISIONS
-from .units import SECONDS_PER_HOUR, human_bytes
+from ..errors import InvalidRequest
+from ..hardware import Accelerator, Catalog
+from ..patch import merge_patch
+from ..units import SECONDS_PER_HOUR, human_bytes
+from .estimate import _estimate, meets_targets
+from .formats import ENGINE_KV_PRECISIONS
+from .memory import fewest_fitting
+from .request import GPU_ONLY_FORMATS, Parsed, hardware_problems
+from .speed import estimate_speed
 
 # Step-down formats to try, largest first, per engine (what each engine loads: quantization.py).
 _QUANTIZE_STEPS: dict[str, tuple[dict[str, Any], ...]] = {

@@ -11,13 +11,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from .errors import InvalidRequest
-from .evaluation import Evaluation, evaluate
-from .hardware import Catalog
-from .patch import merge_patch
-from .plan import TrainingPlan, build_plan
+from ..errors import InvalidRequest
+from ..hardware import Catalog
+from ..patch import merge_patch
+from ..units import human_bytes, human_count, human_duration, human_usd
+from .evaluate import Evaluation, evaluate
+from .request import TrainingPlan, build_plan
 from .scaling import TOKENS_PER_PARAMETER, chinchilla_loss, loss_optimal_parameters
-from .units import human_bytes, human_count, human_duration, human_usd
 
 OVERHEAD_WARNING_SHARE = 0.03  # checkpointing / validation above 3 % of wall time is worth tuning
 OVERHEAD_TARGET_SHARE = 0.01
