@@ -150,4 +150,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["scalecost.api"] = api
     strict_query.init_app(app)
     docs_assets.init_app(app)
+    from . import web  # the page at `/`, outside the API contract
+
+    web.init_app(app)
     return app

@@ -1,0 +1,486 @@
+// The estimate forms, declared field by field: each field names its place in the request body (`path`), so
+// one builder draws the form, one reader turns it into a request and one filler puts a request (a saved
+// scenario, or a request with a recommendation's merge patch applied) back into it.
+import { t } from "./i18n.js";
+
+const TRAINING_PRECISIONS = ["bf16", "fp16", "fp8", "tf32", "fp32"];
+const OPTIMIZERS = ["adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion"];
+const RECOMPUTATION = ["none", "selective", "full"];
+const WEIGHT_PRECISIONS = ["fp16", "bf16", "fp32", "fp8", "int8", "int4"];
+const KV_PRECISIONS = ["fp16", "bf16", "fp32", "fp8", "int8"];
+const WEIGHT_FORMATS = ["gptq", "awq", "gguf-q4_0", "gguf-q4_k_m", "gguf-q8_0", "bnb-nf4", "bnb-int8"];
+const ENGINES = ["vllm", "tensorrt-llm", "llama.cpp", "hf-transformers"];
+const PRICING_MODELS = ["on-demand", "spot", "reserved-1y", "reserved-3y"];
+
+export const MODEL_MODES = ["preset", "parameters", "shape", "hf"];
+
+const model = (preset) => [
+  { path: "model.preset", type: "select", options: "presets", value: preset, modes: ["preset"], wide: true },
+  { path: "model.architecture", type: "select", options: ["transformer", "lstm", "mlp", "cnn", "vit"], modes: ["parameters"] },
+  { path: "model.parameters", type: "count", modes: ["parameters"], placeholder: "7B", hint: true },
+  { path: "model.flops_per_sample", type: "count", modes: ["parameters"], placeholder: "8.2e9", hint: true },
+  { path: "model.architecture", type: "const", value: "transformer", modes: ["shape"] },
+  { path: "model.layers", type: "int", modes: ["shape"], placeholder: "32" },
+  { path: "model.hidden_size", type: "int", modes: ["shape"], placeholder: "4096" },
+  { path: "model.attention_heads", type: "int", modes: ["shape"], placeholder: "32" },
+  { path: "model.kv_heads", type: "int", modes: ["shape"], placeholder: "8" },
+  { path: "model.ffn_hidden_size", type: "int", modes: ["shape"], placeholder: "11008" },
+  { path: "model.ffn_type", type: "select", options: ["swiglu", "gelu"], auto: true, modes: ["shape"] },
+  { path: "model.vocab_size", type: "int", modes: ["shape"], placeholder: "32000" },
+  { path: "model.experts", type: "int", modes: ["shape"] },
+  { path: "model.experts_per_token", type: "int", modes: ["shape"] },
+  { path: "model.tied_embeddings", type: "bool", modes: ["shape"] },
+  { path: "model.name", type: "text", modes: ["parameters", "shape"], wide: true },
+  { path: "model.hf_config", type: "json", modes: ["hf"], wide: true, hint: true, placeholder: '{"model_type": "llama", …}' },
+];
+
+const COST = [
+  { path: "cost.provider", type: "select", options: "providers", auto: "opt.cheapest" },
+  { path: "cost.usd_per_accelerator_hour", type: "float", placeholder: "2.49", hint: true },
+  { path: "cost.infrastructure_overhead", type: "percent", placeholder: "10", hint: true },
+  { path: "cost.as_of", type: "date" },
+];
+
+export const TRAINING = [
+  { id: "model", model: true, fields: model("llama-2-7b") },
+  {
+    id: "training",
+    fields: [
+      { path: "training.tokens", type: "count", value: "1B", placeholder: "1B", hint: true },
+      { path: "training.global_batch_size", type: "int", value: 64 },
+      { path: "training.sequence_length", type: "int", value: 4096 },
+      { path: "training.precision", type: "select", options: TRAINING_PRECISIONS, auto: true },
+      { path: "training.optimizer", type: "select", options: OPTIMIZERS, auto: true },
+      { path: "training.activation_recomputation", type: "select", options: RECOMPUTATION, auto: true },
+      { path: "training.micro_batch_size", type: "int" },
+      { path: "training.samples", type: "count", hint: true },
+      { path: "training.epochs", type: "float" },
+    ],
+  },
+  {
+    id: "hardware",
+    fields: [
+      { path: "hardware.accelerator", type: "select", options: "accelerators", value: "nvidia-h100-sxm-80gb", wide: true },
+      { path: "hardware.count", type: "int", value: 8 },
+      { path: "hardware.parallelism.data", type: "int" },
+      { path: "hardware.parallelism.tensor", type: "int" },
+      { path: "hardware.parallelism.pipeline", type: "int" },
+      { path: "hardware.parallelism.expert", type: "int" },
+      { path: "hardware.parallelism.zero_stage", type: "select", options: ["0", "1", "2", "3"], auto: true, number: true },
+      { path: "hardware.parallelism.sequence_parallel", type: "bool" },
+      { path: "hardware.utilization", type: "percent", hint: true },
+    ],
+  },
+  { id: "cost", fields: COST },
+  {
+    id: "advanced",
+    collapsed: true,
+    fields: [
+      { path: "training.validation.interval_steps", type: "int" },
+      { path: "training.validation.tokens", type: "count" },
+      { path: "training.checkpoint_interval_steps", type: "int" },
+      { path: "training.checkpoint_write_bandwidth_bytes_per_s", type: "float", placeholder: "2e9", hint: true },
+      { path: "training.include_pretraining", type: "bool" },
+      { path: "training.pretraining_tokens", type: "count", hint: true },
+      { path: "output.decimal_places", type: "int", placeholder: "1" },
+      { path: "output.details", type: "bool" },
+    ],
+  },
+];
+
+export const INFERENCE = [
+  { id: "model", model: true, fields: model("llama-3-8b") },
+  {
+    id: "weights",
+    fields: [
+      { path: "weights.precision", type: "select", options: WEIGHT_PRECISIONS, auto: true },
+      { path: "weights.format", type: "select", options: WEIGHT_FORMATS, auto: "opt.none" },
+      { path: "kv_cache_precision", type: "select", options: KV_PRECISIONS, auto: true },
+      { path: "engine", type: "select", options: ENGINES, auto: true },
+    ],
+  },
+  {
+    id: "workload",
+    fields: [
+      { path: "batch_size", type: "int", value: 1 },
+      { path: "prompt_tokens", type: "int", value: 512 },
+      { path: "output_tokens", type: "int", value: 256 },
+    ],
+  },
+  {
+    id: "inference_hardware",
+    fields: [
+      { path: "hardware.accelerator", type: "select", options: "accelerators", value: "nvidia-l40s", wide: true },
+      { path: "hardware.count", type: "devices", value: 1, placeholder: "1 / auto", hint: true },
+      { path: "output.suggestions", type: "bool", value: true, sendFalse: true, wide: true },
+    ],
+  },
+  {
+    id: "targets",
+    collapsed: true,
+    fields: [
+      { path: "targets.output_tokens_per_second", type: "float" },
+      { path: "targets.time_to_first_token_s", type: "float" },
+      { path: "targets.time_per_output_token_s", type: "float" },
+    ],
+  },
+  { id: "cost", fields: COST },
+  {
+    id: "advanced",
+    collapsed: true,
+    fields: [
+      { path: "output.decimal_places", type: "int", placeholder: "1" },
+      { path: "output.details", type: "bool" },
+    ],
+  },
+];
+
+export const PRICE = [
+  { id: "price", bare: true, fields: [
+    { path: "provider", type: "text", placeholder: "aws", list: "providers", required: true },
+    { path: "usd_per_hour", type: "float", placeholder: "2.49", required: true },
+    { path: "pricing_model", type: "select", options: PRICING_MODELS, auto: true },
+    { path: "instance_type", type: "text", placeholder: "p5.48xlarge" },
+    { path: "region", type: "text", placeholder: "us-east-1" },
+    { path: "effective_from", type: "date" },
+    { path: "source", type: "text", wide: true },
+  ] },
+];
+
+// --- paths -------------------------------------------------------------------------------------------------
+
+export function getPath(obj, path) {
+  return path.split(".").reduce((o, k) => (o && typeof o === "object" ? o[k] : undefined), obj);
+}
+
+function setPath(obj, path, value) {
+  const keys = path.split(".");
+  let o = obj;
+  for (const k of keys.slice(0, -1)) o = o[k] && typeof o[k] === "object" ? o[k] : (o[k] = {});
+  o[keys[keys.length - 1]] = value;
+}
+
+/** 1.5e9 → "1.5B" when the short form is exact (at most 3 decimals); anything else stays a plain number. */
+export function countText(value) {
+  if (typeof value === "string") return value;
+  if (!Number.isFinite(value)) return "";
+  for (const [suffix, size] of [["T", 1e12], ["B", 1e9], ["M", 1e6], ["k", 1e3]]) {
+    const v = value / size;
+    if (Math.abs(value) >= size && Math.abs(v * 1000 - Math.round(v * 1000)) < 1e-6) return `${Math.round(v * 1000) / 1000}${suffix}`;
+  }
+  return String(value);
+}
+
+function numberOrText(raw, integer) {
+  const v = Number(raw);
+  if (raw !== "" && Number.isFinite(v) && (!integer || Number.isInteger(v))) return v;
+  return raw; // the API answers with the field's error
+}
+
+// --- building ------------------------------------------------------------------------------------------------
+
+function fieldId(form, spec) {
+  return `${form}-${spec.path.replace(/[._]/g, "-")}`;
+}
+
+function control(form, spec, options) {
+  const id = fieldId(form, spec);
+  let input;
+  if (spec.type === "select") {
+    input = document.createElement("select");
+    input.dataset.options = typeof spec.options === "string" ? spec.options : "";
+    fillSelect(input, spec, typeof spec.options === "string" ? options[spec.options] || [] : spec.options.map((v) => ({ value: v, label: v })));
+  } else if (spec.type === "json") {
+    input = document.createElement("textarea");
+    input.spellcheck = false;
+  } else {
+    input = document.createElement("input");
+    input.type = spec.type === "bool" ? "checkbox" : spec.type === "date" ? "date" : "text";
+    if (["int", "float", "percent", "count", "devices"].includes(spec.type)) {
+      input.inputMode = spec.type === "int" ? "numeric" : "decimal";
+      input.autocomplete = "off";
+    }
+    if (spec.list) input.setAttribute("list", `${form}-${spec.list}-list`);
+  }
+  input.id = id;
+  input.name = spec.path;
+  input.dataset.path = spec.path;
+  if (spec.placeholder) input.placeholder = spec.placeholder;
+  if (spec.required) input.required = true;
+  return input;
+}
+
+function fillSelect(select, spec, items) {
+  const previous = select.value;
+  const nodes = [];
+  if (spec.auto) {
+    const auto = document.createElement("option");
+    auto.value = "";
+    auto.textContent = t(typeof spec.auto === "string" ? spec.auto : "opt.auto");
+    auto.dataset.i18n = typeof spec.auto === "string" ? spec.auto : "opt.auto";
+    nodes.push(auto);
+  }
+  for (const item of items) {
+    const option = document.createElement("option");
+    option.value = item.value;
+    option.textContent = item.label;
+    nodes.push(option);
+  }
+  select.replaceChildren(...nodes);
+  if (previous && items.some((i) => i.value === previous)) select.value = previous;
+  else if (spec.value !== undefined && items.some((i) => i.value === String(spec.value))) select.value = String(spec.value);
+}
+
+/** Replace the options of every select fed by `name` (presets, accelerators, providers), keeping the value. */
+export function setOptions(formEl, name, items) {
+  for (const select of formEl.querySelectorAll(`select[data-options="${name}"]`)) {
+    const spec = select._spec;
+    fillSelect(select, spec, items);
+  }
+}
+
+/** Draw the groups of `specs` into `formEl`'s .fields container. */
+export function buildForm(formEl, specs, options = {}) {
+  const form = formEl.id.replace(/-form$/, "");
+  const container = formEl.querySelector(".fields");
+  container.replaceChildren();
+  for (const group of specs) {
+    let box;
+    let body;
+    if (group.bare) {
+      box = body = document.createElement("div");
+      body.className = "grid";
+    } else if (group.collapsed) {
+      box = document.createElement("details");
+      box.className = "group";
+      const summary = document.createElement("summary");
+      summary.dataset.i18n = `group.${group.id}`;
+      summary.textContent = t(`group.${group.id}`);
+      box.appendChild(summary);
+      body = document.createElement("div");
+      body.className = "grid";
+      box.appendChild(body);
+    } else {
+      box = document.createElement("fieldset");
+      const legend = document.createElement("legend");
+      legend.dataset.i18n = `group.${group.id}`;
+      legend.textContent = t(`group.${group.id}`);
+      box.appendChild(legend);
+      body = document.createElement("div");
+      body.className = "grid";
+      box.appendChild(body);
+    }
+    box.dataset.group = group.id;
+    if (group.model) {
+      const modes = document.createElement("div");
+      modes.className = "modes";
+      modes.setAttribute("role", "radiogroup");
+      modes.setAttribute("aria-label", t("group.model_form"));
+      modes.dataset.i18nAriaLabel = "group.model_form";
+      for (const mode of MODEL_MODES) {
+        const label = document.createElement("label");
+        const radio = document.createElement("input");
+        radio.type = "radio";
+        radio.name = `${form}-model-mode`;
+        radio.value = mode;
+        radio.id = `${form}-mode-${mode}`;
+        radio.checked = mode === "preset";
+        radio.addEventListener("change", () => showMode(formEl));
+        const span = document.createElement("span");
+        span.dataset.i18n = `mode.${mode}`;
+        span.textContent = t(`mode.${mode}`);
+        label.append(radio, span);
+        modes.appendChild(label);
+      }
+      box.insertBefore(modes, body);
+    }
+    for (const spec of group.fields) {
+      if (spec.type === "const") continue;
+      const wrap = document.createElement("div");
+      wrap.className = `field${spec.type === "bool" ? " check" : ""}${spec.wide || spec.type === "json" ? " wide" : ""}`;
+      if (spec.modes) wrap.dataset.modes = spec.modes.join(" ");
+      const input = control(form, spec, options);
+      input._spec = spec;
+      const label = document.createElement("label");
+      label.htmlFor = input.id;
+      label.dataset.i18n = `f.${spec.path}`;
+      label.textContent = t(`f.${spec.path}`);
+      const error = document.createElement("p");
+      error.className = "error";
+      error.id = `${input.id}-error`;
+      error.hidden = true;
+      const described = [error.id];
+      let hint;
+      if (spec.hint) {
+        hint = document.createElement("p");
+        hint.className = "hint";
+        hint.id = `${input.id}-hint`;
+        hint.dataset.i18n = `h.${spec.path}`;
+        hint.textContent = t(`h.${spec.path}`);
+        described.unshift(hint.id);
+      }
+      input.setAttribute("aria-describedby", described.join(" "));
+      if (spec.type === "bool") wrap.append(input, label);
+      else wrap.append(label, input);
+      if (hint) wrap.appendChild(hint);
+      wrap.appendChild(error);
+      body.appendChild(wrap);
+    }
+    container.appendChild(box);
+  }
+  for (const spec of specs.flatMap((g) => g.fields)) {
+    if (spec.list) {
+      const list = document.createElement("datalist");
+      list.id = `${form}-${spec.list}-list`;
+      container.appendChild(list);
+    }
+  }
+  formEl._specs = specs;
+  resetForm(formEl);
+}
+
+export function modeOf(formEl) {
+  const checked = formEl.querySelector('input[type="radio"][name$="-model-mode"]:checked');
+  return checked ? checked.value : null;
+}
+
+export function showMode(formEl) {
+  const mode = modeOf(formEl);
+  for (const wrap of formEl.querySelectorAll(".field[data-modes]")) {
+    wrap.hidden = !wrap.dataset.modes.split(" ").includes(mode);
+  }
+}
+
+function inputFor(formEl, spec) {
+  return spec.type === "const" ? null : formEl.querySelector(`#${fieldId(formEl.id.replace(/-form$/, ""), spec)}`);
+}
+
+function activeSpecs(formEl) {
+  const mode = modeOf(formEl);
+  return formEl._specs.flatMap((g) => g.fields).filter((s) => !s.modes || s.modes.includes(mode));
+}
+
+/** Put every field back to its default. */
+export function resetForm(formEl) {
+  for (const spec of formEl._specs.flatMap((g) => g.fields)) {
+    const input = inputFor(formEl, spec);
+    if (!input) continue;
+    if (spec.type === "bool") input.checked = spec.value === true;
+    else if (spec.type === "select") input.value = spec.value ?? "";
+    else input.value = spec.value ?? "";
+  }
+  const preset = formEl.querySelector('input[value="preset"][name$="-model-mode"]');
+  if (preset) preset.checked = true;
+  showMode(formEl);
+}
+
+/** The request body the form says. Throws {path, message} for a config.json that is not JSON. */
+export function readForm(formEl) {
+  const out = {};
+  for (const spec of activeSpecs(formEl)) {
+    if (spec.type === "const") {
+      setPath(out, spec.path, spec.value);
+      continue;
+    }
+    const input = inputFor(formEl, spec);
+    if (!input) continue;
+    if (spec.type === "bool") {
+      if (input.checked) setPath(out, spec.path, true);
+      else if (spec.sendFalse) setPath(out, spec.path, false);
+      continue;
+    }
+    const raw = input.value.trim();
+    if (raw === "") continue;
+    let value = raw;
+    if (spec.type === "int") value = numberOrText(raw, true);
+    else if (spec.type === "float") value = numberOrText(raw, false);
+    else if (spec.type === "percent") {
+      const v = numberOrText(raw, false);
+      value = typeof v === "number" ? Number((v / 100).toPrecision(12)) : v;
+    } else if (spec.type === "devices") value = raw.toLowerCase() === "auto" ? "auto" : numberOrText(raw, true);
+    else if (spec.type === "select" && spec.number) value = Number(raw);
+    else if (spec.type === "json") {
+      try {
+        value = JSON.parse(raw);
+      } catch (error) {
+        throw Object.assign(new Error(t("error.json")), { path: spec.path });
+      }
+    }
+    setPath(out, spec.path, value);
+  }
+  return out;
+}
+
+function detectMode(model) {
+  if (!model || typeof model !== "object") return "preset";
+  if ("preset" in model) return "preset";
+  if ("hf_config" in model) return "hf";
+  if ("layers" in model || (model.architecture === "transformer" && !("parameters" in model))) return "shape";
+  return "parameters";
+}
+
+/** Show `request` in the form (fields it does not name go back to empty). */
+export function fillForm(formEl, request) {
+  const mode = detectMode(request.model);
+  const radio = formEl.querySelector(`input[value="${mode}"][name$="-model-mode"]`);
+  if (radio) radio.checked = true;
+  showMode(formEl);
+  for (const spec of formEl._specs.flatMap((g) => g.fields)) {
+    const input = inputFor(formEl, spec);
+    if (!input) continue;
+    if (spec.modes && !spec.modes.includes(mode)) continue;
+    const value = getPath(request, spec.path);
+    if (spec.type === "bool") {
+      input.checked = value === undefined ? spec.sendFalse && spec.value === true : value === true;
+    } else if (value === undefined || value === null) {
+      input.value = "";
+    } else if (spec.type === "select") {
+      const text = String(value);
+      if (![...input.options].some((o) => o.value === text)) {
+        const option = document.createElement("option");
+        option.value = option.textContent = text;
+        input.appendChild(option);
+      }
+      input.value = text;
+    } else if (spec.type === "percent") {
+      input.value = typeof value === "number" ? String(Number((value * 100).toPrecision(12))) : String(value);
+    } else if (spec.type === "count") {
+      input.value = countText(value);
+    } else if (spec.type === "json") {
+      input.value = JSON.stringify(value, null, 2);
+    } else {
+      input.value = String(value);
+    }
+  }
+}
+
+export function clearErrors(formEl) {
+  for (const p of formEl.querySelectorAll(".field .error")) {
+    p.hidden = true;
+    p.textContent = "";
+  }
+  for (const input of formEl.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
+}
+
+/**
+ * Mark the fields a problem's `errors` name ("hardware.count", "request.training.tokens", …).
+ * Returns the first input marked, or null.
+ */
+export function showErrors(formEl, errors, prefix = "") {
+  let first = null;
+  for (const [key, messages] of Object.entries(errors || {})) {
+    const path = prefix && key.startsWith(prefix) ? key.slice(prefix.length) : key;
+    const input = [...formEl.querySelectorAll("[data-path]")]
+      .filter((el) => !el.closest(".field")?.hidden)
+      .find((el) => path === el.dataset.path || path.startsWith(`${el.dataset.path}.`));
+    if (!input) continue;
+    input.setAttribute("aria-invalid", "true");
+    const error = formEl.querySelector(`#${input.id}-error`);
+    if (error) {
+      error.textContent = [].concat(messages).join(" ");
+      error.hidden = false;
+    }
+    first = first || input;
+  }
+  return first;
+}
