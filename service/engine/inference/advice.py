@@ -14,10 +14,10 @@ from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog
 from ..patch import merge_patch
 from ..units import SECONDS_PER_HOUR, human_bytes
-from .estimate import _estimate, meets_targets
+from .evaluate import InferenceEvaluation, evaluate, meets_targets
 from .formats import ENGINE_KV_PRECISIONS
 from .memory import fewest_fitting
-from .request import GPU_ONLY_FORMATS, Parsed, hardware_problems
+from .request import GPU_ONLY_FORMATS, InferencePlan, hardware_problems, parse_request
 from .speed import estimate_speed
 
 # Step-down formats to try, largest first, per engine (what each engine loads: quantization.py).
@@ -43,7 +43,7 @@ DIMINISHING = 0.98
 _BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4}
 
 
-def suggestions(p: Parsed, catalog: Catalog) -> list[dict[str, Any]]:
+def suggestions(p: InferencePlan, catalog: Catalog) -> list[dict[str, Any]]:
     """Accelerators that can serve the request, cheapest per million output tokens first among those
     meeting the targets. Lean: memory and speed only, no advice, no details."""
     w = p.workload
@@ -112,28 +112,30 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
     ">=": lambda a, b: a is not None and a >= b,
     "<=": lambda a, b: a is not None and a <= b,
 }
-
-
-def _field(result: Mapping[str, Any], path: str) -> Any:
-    value: Any = result
-    for key in path.split("."):
-        value = value[key]
-    return value
+# A claim names a field of the answer (what a client checks after applying the change); the advice reads the
+# same value from the evaluation, exactly as response.py renders it.
+_FIELDS: dict[str, Callable[[InferenceEvaluation], Any]] = {
+    "memory.fits": lambda ev: ev.memory.fits,
+    "memory.max_batch_size": lambda ev: ev.max_batch_size,
+    "memory.kv_cache_bytes_per_token": lambda ev: round(ev.memory.kv_bytes_per_token),
+    "devices_needed.targets_met": lambda ev: ev.targets_met,
+    "throughput.output_tokens_per_second": lambda ev: ev.speed.output_tokens_per_second,
+}
 
 
 def recommendations(
-    request: Mapping[str, Any], p: Parsed, result: Mapping[str, Any], catalog: Catalog
+    request: Mapping[str, Any], p: InferencePlan, ev: InferenceEvaluation, catalog: Catalog
 ) -> list[dict[str, Any]]:
-    """Concrete request changes. Each carries `expected` {field, op, value}: the changed request was estimated
+    """Concrete request changes. Each carries `expected` {field, op, value}: the changed request was evaluated
     again and the claim held (the same check a client can repeat)."""
     out: list[dict[str, Any]] = []
 
-    def verified(change: dict[str, Any], *claims: tuple[str, str, Any]) -> dict[str, Any] | None:
-        try:
-            after = _estimate(merge_patch(dict(request), change), catalog, advice=False)
+    def verified(change: dict[str, Any], *claims: tuple[str, str, Any]) -> InferenceEvaluation | None:
+        try:  # lean: the patched request becomes a plan and is evaluated; nothing is rendered
+            after = evaluate(parse_request(merge_patch(dict(request), change), catalog))
         except InvalidRequest:
             return None
-        ok = all(_OPS[op](_field(after, path), value) for path, op, value in claims)
+        ok = all(_OPS[op](_FIELDS[path](after), value) for path, op, value in claims)
         return after if ok else None
 
     def add(
@@ -150,13 +152,13 @@ def recommendations(
             }
         )
 
-    w, mem = p.workload, result["memory"]
-    count, acc = result["hardware"]["count"], p.accelerator
+    w, mem, dec = p.workload, ev.memory, p.decimal_places
+    count, acc = ev.count, p.accelerator
     fits = ("memory.fits", "==", True)
     met = ("devices_needed.targets_met", "==", True)
-    tps = result["throughput"]["output_tokens_per_second"]
+    tps = ev.speed.output_tokens_per_second
 
-    if not mem["fits"]:
+    if not mem.fits:
         for step in _QUANTIZE_STEPS[w.engine]:
             if _BITS[step["precision"]] >= _BITS[w.fmt.precision]:
                 continue
@@ -166,8 +168,9 @@ def recommendations(
                 add(
                     "quantize-weights-to-fit",
                     "warning",
-                    f"Weights in {step['format'] or step['precision']} take {after['memory']['human']['weights']} "
-                    f"per device instead of {mem['human']['weights']}; the request then fits on {count} × {acc.id}.",
+                    f"Weights in {step['format'] or step['precision']} take "
+                    f"{human_bytes(after.memory.weights_bytes, dec)} per device instead of "
+                    f"{human_bytes(mem.weights_bytes, dec)}; the request then fits on {count} × {acc.id}.",
                     change,
                     fits,
                 )
@@ -175,7 +178,7 @@ def recommendations(
         if w.kv_precision != "fp8" and "fp8" in ENGINE_KV_PRECISIONS[w.engine] and acc.supports("fp8"):
             change = {"kv_cache_precision": "fp8"}
             if verified(change, fits):
-                kv = mem["breakdown"]["kv_cache"]
+                kv = round(mem.kv_cache_bytes)
                 add(
                     "fp8-kv-cache",
                     "warning",
@@ -184,7 +187,7 @@ def recommendations(
                     change,
                     fits,
                 )
-        to_fit = result["devices_needed"]["to_fit"]
+        to_fit = ev.to_fit
         if to_fit and to_fit != count:
             change = {"hardware": {"count": to_fit}}
             if verified(change, fits):
@@ -195,17 +198,17 @@ def recommendations(
                     change,
                     fits,
                 )
-        if 1 <= mem["max_batch_size"] < w.batch:
-            change = {"batch_size": mem["max_batch_size"]}
+        if 1 <= ev.max_batch_size < w.batch:
+            change = {"batch_size": ev.max_batch_size}
             if verified(change, fits):
                 add(
                     "reduce-batch",
                     "warning",
-                    f"At most {mem['max_batch_size']} concurrent sequences of {w.context_tokens} tokens fit.",
+                    f"At most {ev.max_batch_size} concurrent sequences of {w.context_tokens} tokens fit.",
                     change,
                     fits,
                 )
-        ctx = mem["max_context_tokens"]
+        ctx = ev.max_context_tokens
         if w.mode == "token" and ctx is not None and 2 <= ctx < w.context_tokens:
             prompt = max(1, math.floor(w.prompt_tokens * ctx / w.context_tokens))
             change = {"prompt_tokens": prompt, "output_tokens": max(1, ctx - prompt)}
@@ -218,7 +221,7 @@ def recommendations(
                     fits,
                 )
 
-    if mem["fits"] and w.layout == "tensor" and mem["max_batch_size"] < 2 * w.batch:
+    if mem.fits and w.layout == "tensor" and ev.max_batch_size < 2 * w.batch:
         more = next((c for c in w.counts if c > count), None)
         room = ("memory.max_batch_size", ">=", 4 * w.batch)
         after = verified({"hardware": {"count": more}}, room) if more else None
@@ -226,18 +229,18 @@ def recommendations(
             add(
                 "more-devices-for-headroom",
                 "info",
-                f"The request fits with room for only {mem['max_batch_size']} sequences; {more} × {acc.id} hold "
-                f"{after['memory']['max_batch_size']}.",
+                f"The request fits with room for only {ev.max_batch_size} sequences; {more} × {acc.id} hold "
+                f"{after.max_batch_size}.",
                 {"hardware": {"count": more}},
                 room,
             )
 
     s = w.model.shape
-    kv_share = mem["breakdown"]["kv_cache"] / max(mem["per_device_bytes"], 1)
+    kv_share = round(mem.kv_cache_bytes) / max(round(mem.per_device_bytes), 1)
     mha = s is not None and not s.kv_lora_rank and s.kv_heads == s.attention_heads and s.attention_heads > 8
     if mha and s is not None and w.mode == "token" and s.attention_heads % 8 == 0 and kv_share >= 0.25:
         change = _gqa_change(request, p)
-        before = mem["kv_cache_bytes_per_token"]
+        before = round(mem.kv_bytes_per_token)
         claim = ("memory.kv_cache_bytes_per_token", "==", round(before * 8 / s.attention_heads))
         if change and verified(change, claim):
             add(
@@ -249,8 +252,8 @@ def recommendations(
                 claim,
             )
 
-    if p.targets and not result["devices_needed"]["targets_met"]:
-        to_meet = result["devices_needed"]["to_meet_targets"]
+    if p.targets and not ev.targets_met:
+        to_meet = ev.to_meet
         if to_meet and to_meet != count and verified({"hardware": {"count": to_meet}}, met):
             add(
                 "more-devices-for-targets",
@@ -288,7 +291,7 @@ def recommendations(
         faster = ("throughput.output_tokens_per_second", ">=", 1.5 * tps)
         after = verified({"engine": "vllm"}, faster)
         if after:
-            gain = after["throughput"]["output_tokens_per_second"] / tps
+            gain = after.speed.output_tokens_per_second / tps
             add(
                 "switch-engine",
                 "info",
@@ -297,16 +300,16 @@ def recommendations(
                 faster,
             )
 
-    if tps and mem["fits"] and w.mode == "token" and mem["max_batch_size"] >= 2 * w.batch and not p.targets:
-        batch = min(mem["max_batch_size"], 8 * w.batch)
+    if tps and mem.fits and w.mode == "token" and ev.max_batch_size >= 2 * w.batch and not p.targets:
+        batch = min(ev.max_batch_size, 8 * w.batch)
         faster = ("throughput.output_tokens_per_second", ">=", 1.3 * tps)
         after = verified({"batch_size": batch}, fits, faster)
         if after:
-            gain = after["throughput"]["output_tokens_per_second"] / tps
+            gain = after.speed.output_tokens_per_second / tps
             add(
                 "raise-batch",
                 "info",
-                f"Memory holds {mem['max_batch_size']} sequences; batch {batch} gives {gain:.1f}× the aggregate "
+                f"Memory holds {ev.max_batch_size} sequences; batch {batch} gives {gain:.1f}× the aggregate "
                 "output tokens/s (decode is memory-bound, extra sequences share the weight reads).",
                 {"batch_size": batch},
                 faster,
@@ -314,7 +317,7 @@ def recommendations(
     return out
 
 
-def _gqa_change(request: Mapping[str, Any], p: Parsed) -> dict[str, Any] | None:
+def _gqa_change(request: Mapping[str, Any], p: InferencePlan) -> dict[str, Any] | None:
     """A merge patch that turns the request's model into its 8-KV-head variant, or None."""
     spec = request.get("model") or {}
     s = p.workload.model.shape

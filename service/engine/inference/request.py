@@ -36,7 +36,7 @@ GPU_ONLY_FORMATS = frozenset({"gptq", "awq", "bnb-nf4", "bnb-int8"})
 
 
 @dataclass(frozen=True)
-class Parsed:
+class InferencePlan:
     workload: Workload
     accelerator: Accelerator
     count: int | None  # None = "auto"
@@ -50,7 +50,7 @@ class Parsed:
     suggestions: bool
 
 
-def parse_request(request: Mapping[str, Any], catalog: Catalog) -> Parsed:
+def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan:
     errors: dict[str, list[str]] = {}
 
     def bad(path: str, message: str) -> None:
@@ -130,7 +130,7 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> Parsed:
     if errors:
         raise InvalidRequest(errors)
     assert model is not None and fmt is not None and acc is not None
-    return Parsed(
+    return InferencePlan(
         workload=workload,
         accelerator=acc,
         count=count,

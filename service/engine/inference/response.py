@@ -1,0 +1,309 @@
+"""InferenceEvaluation → the JSON answer, human strings included (no physics here).
+
+Conventions: bytes are per device unless named `total_`; `output_tokens_per_second` aggregates the batch
+(batch × output tokens ÷ end-to-end time, prefill included); cost per million output tokens charges all
+serving time to output tokens, cost per million input tokens charges only the prefill time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..hardware import Accelerator
+from ..units import SECONDS_PER_HOUR, human_bytes, human_duration
+from .efficiency import (
+    MOE_EXPERT_EFFICIENCY,
+    accelerator_class,
+    bandwidth_efficiency,
+    compute_profile,
+    kv_bandwidth_efficiency,
+    layer_overhead_s,
+)
+from .evaluate import InferenceEvaluation
+from .memory import MemoryPlan, Workload
+from .request import InferencePlan
+from .speed import Speed
+
+
+def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
+    w, acc, dec = p.workload, p.accelerator, p.decimal_places
+    count, mem, speed = ev.count, ev.memory, ev.speed
+    notes: list[str] = list(w.model.notes) + ([ev.count_note] if ev.count_note else [])
+    notes += _notes(p, count, ev.to_meet)
+    cls = accelerator_class(acc)
+    mbu = bandwidth_efficiency(w.engine, cls, w.fmt.family)
+    overhead = layer_overhead_s(w.engine, cls)
+    eff_max, n_half, compute_source = compute_profile(w.engine, cls)
+
+    result: dict[str, Any] = {
+        "model": {
+            "name": w.model.name,
+            "architecture": w.model.architecture,
+            "total_parameters": w.model.total_parameters,
+            "active_parameters": w.model.active_parameters,
+            "source": w.model.source,
+            "weights": {
+                "precision": w.fmt.precision,
+                "format": w.fmt.name,
+                "bits_per_weight": w.fmt.body_bits,
+                "embedding_bits_per_weight": w.fmt.embedding_bits,
+                "bytes": w.weights_bytes,
+                "source": w.fmt.source,
+            },
+            "kv_cache_precision": w.kv_precision,
+        },
+        "hardware": {
+            "accelerator": acc.id,
+            "name": acc.name,
+            "count": count,
+            "engine": w.engine,
+            "layout": w.layout,
+            "accelerator_class": cls,
+        },
+        "memory": _memory_section(ev, dec),
+        "latency": {
+            "time_to_first_token_s": speed.time_to_first_token_s,
+            "time_per_output_token_s": speed.time_per_output_token_s,
+            "end_to_end_s": speed.end_to_end_s,
+            "bound": {"prefill": speed.prefill_bound, "decode": speed.decode_bound},
+            "human": _latency_human(speed, dec),
+        },
+        "throughput": {
+            "output_tokens_per_second": speed.output_tokens_per_second,
+            "per_sequence_tokens_per_second": speed.per_sequence_tokens_per_second,
+            "requests_per_second": speed.requests_per_second,
+            "samples_per_second": speed.samples_per_second,
+        },
+        "cost": _cost_section(w, speed, count, p),
+        "devices_needed": {
+            "to_fit": ev.to_fit,
+            "to_meet_targets": ev.to_meet,
+            "targets_met": ev.targets_met,
+        },
+        "assumptions": {
+            "workload": {
+                "batch_size": w.batch,
+                "prompt_tokens": w.prompt_tokens,
+                "output_tokens": w.output_tokens,
+            },
+            "memory_bandwidth_efficiency": {"value": mbu.value, "source": mbu.source},
+            "kv_bandwidth_efficiency": kv_bandwidth_efficiency(w.engine, cls).value,
+            "layer_overhead_s": {"value": overhead.value, "source": overhead.source},
+            "compute_efficiency": {"max": eff_max, "tokens_at_half": n_half, "source": compute_source},
+            "usd_per_accelerator_hour": p.usd_per_accelerator_hour,
+            "infrastructure_overhead": p.infrastructure_overhead,
+        },
+        "notes": notes,
+    }
+    if w.model.shape is not None and w.model.shape.is_moe:
+        result["assumptions"]["moe_expert_efficiency"] = MOE_EXPERT_EFFICIENCY.value
+    if p.details:
+        result["details"] = _details(w, acc, mem, speed)
+    if w.model.shape is not None and w.model.shape.is_moe:
+        result["assumptions"]["moe_expert_efficiency"] = MOE_EXPERT_EFFICIENCY.value
+    if p.details:
+        result["details"] = _details(w, acc, mem, speed)
+    return result
+
+
+def _notes(p: InferencePlan, count: int, to_meet: int | None) -> list[str]:
+    w, notes = p.workload, []
+    if p.usd_per_accelerator_hour is None:
+        notes.append(
+            f"No price listed for {p.accelerator.id}: give cost.usd_per_accelerator_hour for cost figures."
+        )
+    if p.targets and to_meet is None:
+        notes.append("No device count meets every target with this model, format and engine.")
+    if w.mode == "sample":
+        notes.append(
+            f"{w.model.architecture} models are served as replicas in samples/s; the engine only sets memory "
+            "reservations, and latency is per batch."
+        )
+    s = w.model.shape
+    if s is not None and s.is_moe and s.experts >= 64 and w.mode == "token":
+        notes.append(
+            f"Fine-grained MoE ({s.experts} experts): routing and grouped-GEMM launches are not calibrated here "
+            "(our MoE fit is Mixtral's 8 experts); treat decode speed as an upper bound."
+        )
+    if w.layout == "layer" and count > 1:
+        notes.append(
+            f"{w.engine} splits layers across the {count} devices: memory divides, devices run in turn."
+        )
+    return notes
+
+
+def _latency_human(speed: Speed, dec: int) -> dict[str, str]:
+    human = {"end_to_end": human_duration(speed.end_to_end_s, dec)}
+    if speed.time_to_first_token_s is not None:
+        human["time_to_first_token"] = human_duration(speed.time_to_first_token_s, dec)
+    if speed.time_per_output_token_s is not None:
+        human["time_per_output_token"] = human_duration(speed.time_per_output_token_s, dec)
+    return human
+
+
+def _memory_section(ev: InferenceEvaluation, dec: int) -> dict[str, Any]:
+    mem = ev.memory
+    headroom = mem.capacity_bytes - mem.per_device_bytes
+    return {
+        "per_device_bytes": round(mem.per_device_bytes),
+        "total_bytes": round(mem.total_bytes),
+        "device_capacity_bytes": round(mem.capacity_bytes),
+        "fits": mem.fits,
+        "breakdown": {
+            "weights": round(mem.weights_bytes),
+            "kv_cache": round(mem.kv_cache_bytes),
+            "activations": round(mem.activations_bytes),
+            "overhead": round(mem.overhead_bytes),
+        },
+        "kv_cache_bytes_per_token": round(mem.kv_bytes_per_token),
+        "max_batch_size": ev.max_batch_size,
+        "max_context_tokens": ev.max_context_tokens,
+        "human": {
+            "per_device": human_bytes(mem.per_device_bytes, dec),
+            "total": human_bytes(mem.total_bytes, dec),
+            "device_capacity": human_bytes(mem.capacity_bytes, dec),
+            "headroom": ("" if headroom >= 0 else "-") + human_bytes(abs(headroom), dec),
+            "weights": human_bytes(mem.weights_bytes, dec),
+            "kv_cache": human_bytes(mem.kv_cache_bytes, dec),
+            "kv_cache_per_token": human_bytes(mem.kv_bytes_per_token, dec),
+        },
+    }
+
+
+def _cost_section(w: Workload, speed: Speed, count: int, p: InferencePlan) -> dict[str, Any]:
+    """Cost per hour × (1 + infrastructure overhead); output tokens carry all serving time, input tokens
+    only the prefill time (module docstring)."""
+    usd = p.usd_per_accelerator_hour
+    source = p.price_source
+    as_of = source.get("as_of") if isinstance(source, dict) else None
+    if usd is None:
+        return {
+            "usd_per_hour": None,
+            "usd_per_million_output_tokens": None,
+            "usd_per_million_input_tokens": None,
+            "usd_per_million_samples": None,
+            "price_source": None,
+            "priced_as_of": None,
+        }
+    per_hour = usd * count * (1.0 + p.infrastructure_overhead)
+    per_second = per_hour / SECONDS_PER_HOUR
+    out = in_ = samples = None
+    if speed.output_tokens_per_second:
+        out = per_second / speed.output_tokens_per_second * 1e6
+    if speed.time_to_first_token_s is not None:
+        in_ = per_second * speed.time_to_first_token_s / (w.batch * w.prompt_tokens) * 1e6
+    if speed.samples_per_second:
+        samples = per_second / speed.samples_per_second * 1e6
+    return {
+        "usd_per_hour": per_hour,
+        "usd_per_million_output_tokens": out,
+        "usd_per_million_input_tokens": in_,
+        "usd_per_million_samples": samples,
+        "price_source": source,
+        "priced_as_of": as_of,
+    }
+
+
+def _details(w: Workload, acc: Accelerator, mem: MemoryPlan, speed: Speed) -> list[dict[str, Any]]:
+    cls = accelerator_class(acc)
+    t = speed.terms
+    rows = [
+        (
+            "weights_bytes_total",
+            "N_blocks·bits/8 + N_embed·bits_embed/8",
+            w.weights_bytes,
+            "bytes",
+            w.fmt.source,
+        ),
+        (
+            "kv_cache_bytes_per_token",
+            "2·L·g·d·bytes (MLA: (r_kv + d_rope)·L·bytes), per device",
+            mem.kv_bytes_per_token,
+            "bytes",
+            "docs/formulas.md Inference memory",
+        ),
+        (
+            "memory_bandwidth_efficiency",
+            "achieved / datasheet bandwidth (MBU)",
+            bandwidth_efficiency(w.engine, cls, w.fmt.family).value,
+            "fraction",
+            bandwidth_efficiency(w.engine, cls, w.fmt.family).source,
+        ),
+        (
+            "step_overhead_s",
+            "layers × per-layer overhead",
+            t.get("step_overhead_s", 0.0),
+            "s",
+            layer_overhead_s(w.engine, cls).source,
+        ),
+        (
+            "peak_flops_per_s",
+            "dense peak at the compute precision",
+            t.get("peak_flops_per_s", 0.0),
+            "FLOP/s",
+            "catalog (reference accelerators.csv)",
+        ),
+    ]
+    if w.mode == "token":
+        rows += [
+            (
+                "prefill_flops",
+                "2·N·b·s + b·L·s²·a·(d_qk + d_v)",
+                t["prefill_flops"],
+                "FLOP",
+                "docs/formulas.md",
+            ),
+            (
+                "prefill_compute_efficiency",
+                "eff_max·n/(n + n_half)",
+                t["prefill_compute_efficiency"],
+                "fraction",
+                "efficiency.py (TensorRT-LLM TTFT fit)",
+            ),
+            (
+                "decode_weight_bytes_per_step",
+                "weights − input embedding − untouched experts, per device",
+                t["decode_weight_bytes_per_device"],
+                "bytes",
+                "docs/formulas.md MoE decode",
+            ),
+            (
+                "decode_kv_bytes_per_step",
+                "b · mean context · KV bytes per token",
+                t["decode_kv_bytes_per_device"],
+                "bytes",
+                "docs/formulas.md Inference speed",
+            ),
+            (
+                "decode_step_s",
+                "max(W/(BW·MBU), 2·N·b/(peak·eff)) + KV/(BW·MBU_kv) + overhead + all-reduce",
+                speed.time_per_output_token_s,
+                "s",
+                "docs/formulas.md Inference speed",
+            ),
+            (
+                "allreduce_s_per_step",
+                "2·L·(latency + 2(t−1)/t·b·h·bytes/link)",
+                t["allreduce_s"],
+                "s",
+                "efficiency.py (gpt-fast TP fit); parallelism.py",
+            ),
+        ]
+    else:
+        rows += [
+            (
+                "flops_per_sample",
+                "forward FLOPs per sample",
+                t["flops_per_sample"],
+                "FLOP",
+                w.model.source or "",
+            ),
+            (
+                "compute_efficiency",
+                "eff_max·b/(b + n_half)",
+                t["compute_efficiency"],
+                "fraction",
+                "efficiency.py VISION_COMPUTE",
+            ),
+        ]
+    return [{"name": n, "formula": f, "value": v, "unit": u, "source": s} for n, f, v, u, s in rows]
