@@ -29,9 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from estimate_bench import INFERENCE, INFERENCE_NO_SUGGESTIONS, TRAINING, row, timed  # noqa: E402
 
-from service import create_app  # noqa: E402
-from service.api.catalog_adapter import engine_catalog  # noqa: E402
-from service.api.deps import db_session  # noqa: E402
 from service.api.inference_schemas import InferenceRequestSchema  # noqa: E402
 from service.api.training_schemas import TrainingRequestSchema  # noqa: E402
 from service.engine import (
@@ -41,6 +38,8 @@ from service.engine import (
 )
 from service.store import migrate  # noqa: E402
 from service.store.seeding import seed_catalog  # noqa: E402
+from service.store.session import Database  # noqa: E402
+from service.usecases.catalog import engine_catalog  # noqa: E402
 
 SECONDS = float(os.environ.get("BENCH_ENGINE_SECONDS", "2"))
 SWEEP = int(os.environ.get("BENCH_SWEEP", "10000"))
@@ -59,12 +58,12 @@ def build_catalog():
     with tempfile.TemporaryDirectory(prefix="scalecost-engine-bench-") as tmp:
         url = f"sqlite:///{tmp}/bench.db"
         migrate.upgrade(url)
-        app = create_app({"DATABASE_URL": url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
-        with app.extensions["scalecost.db"].transaction() as session:
+        database = Database(url)  # no Flask app: the catalog use case takes a session
+        with database.transaction() as session:
             seed_catalog(session)
-        with app.app_context():
-            catalog = engine_catalog(db_session())  # pure dataclasses: outlive the database
-        app.extensions["scalecost.db"].dispose()
+            session.flush()
+            catalog = engine_catalog(session)  # pure dataclasses: outlive the database
+        database.dispose()
     return catalog
 
 

@@ -15,8 +15,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from service import create_app  # noqa: E402
-from service.api.catalog_adapter import engine_catalog  # noqa: E402
-from service.api.deps import db_session  # noqa: E402
 from service.api.inference_schemas import InferenceRequestSchema  # noqa: E402
 from service.api.training_schemas import TrainingRequestSchema  # noqa: E402
 from service.engine import (
@@ -25,6 +23,7 @@ from service.engine import (
 )
 from service.store import migrate  # noqa: E402
 from service.store.seeding import seed_catalog  # noqa: E402
+from service.usecases.catalog import engine_catalog  # noqa: E402
 
 TRAINING = {
     "model": {"preset": "llama-2-7b"},
@@ -66,8 +65,8 @@ def main() -> None:
     with app.extensions["scalecost.db"].transaction() as session:
         seed_catalog(session)
     client = app.test_client()
-    with app.app_context():
-        catalog = engine_catalog(db_session())
+    with app.extensions["scalecost.db"].transaction() as session:
+        catalog = engine_catalog(session)
     t_body = TrainingRequestSchema().load(TRAINING)
     i_body = InferenceRequestSchema().load(INFERENCE)
     i_plain = InferenceRequestSchema().load(INFERENCE_NO_SUGGESTIONS)

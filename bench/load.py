@@ -204,10 +204,10 @@ def cli(*args: str) -> str:
 def real_estimates(url: str) -> dict[str, dict]:
     """One real training and one real inference estimate, exactly as POST /v1/scenarios stores them."""
     from service import create_app
-    from service.api import estimating
-    from service.api.deps import close_session
+    from service.api.deps import close_session, run_estimate
     from service.api.inference_schemas import InferenceRequestSchema
     from service.api.training_schemas import TrainingRequestSchema
+    from service.usecases import estimates
 
     app = create_app({"DATABASE_URL": url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
     out = {}
@@ -217,12 +217,12 @@ def real_estimates(url: str) -> dict[str, dict]:
     ):
         with app.test_request_context():
             loaded = schema().load(body)
-            estimate = json.loads(json.dumps(estimating.run(kind, loaded)))
+            estimate = json.loads(json.dumps(run_estimate(kind, loaded)))
             out[kind] = {
                 "request": body,
                 "estimate": estimate,
-                "prices": estimating.price_snapshot(kind, loaded, estimate),
-                "summary": estimating.summary(kind, loaded, estimate),
+                "prices": estimates.price_snapshot(kind, loaded, estimate),
+                "summary": estimates.summary(kind, loaded, estimate),
             }
             close_session()
     app.extensions["scalecost.db"].dispose()

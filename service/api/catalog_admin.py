@@ -15,12 +15,11 @@ from service.engine import SPEC_BOUNDS
 from service.store import catalog_admin
 from service.store.catalog import CatalogRepository
 
-from . import catalog_adapter
 from .accelerator_schemas import KINDS, PRICING_MODELS, AcceleratorSchema, PriceSchema
 from .accelerators import accelerator_to_dict
 from .accelerators import blp as read_blp
 from .auth import actor
-from .deps import db_session
+from .deps import db_session, invalidate_catalog
 from .fields import Float, Integer, String
 from .smorest import Blueprint
 
@@ -145,7 +144,7 @@ class HistoryQuerySchema(ma.Schema):
 def _invalidate_catalog_cache(response):
     """Estimates in this process see a catalog change at once (other workers within CATALOG_CACHE_TTL_S)."""
     if request.method != "GET":
-        catalog_adapter.invalidate()
+        invalidate_catalog()
     return response
 
 

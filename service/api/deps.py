@@ -1,13 +1,20 @@
-"""Per-request dependencies: the database session (one per request, closed at teardown)."""
+"""Per-request dependencies: the database session (one per request, closed at teardown), the app's catalog
+cache, and the estimate use case bound to both."""
 
 from __future__ import annotations
+
+import datetime as dt
+from typing import Any
 
 from flask import current_app, g
 from sqlalchemy.orm import Session
 
 from service.store.session import Database
+from service.usecases import estimates
+from service.usecases.catalog import CatalogCache
 
 DB_KEY = "scalecost.db"
+CATALOG_CACHE_KEY = "scalecost.catalog_cache"
 
 
 def database() -> Database:
@@ -26,3 +33,21 @@ def close_session(_exc: BaseException | None = None) -> None:
     session = g.pop("_db_session", None)
     if session is not None:
         session.close()  # rolls back anything not committed
+
+
+def catalog_cache() -> CatalogCache:
+    cache = current_app.extensions.get(CATALOG_CACHE_KEY)
+    if cache is None:
+        cache = current_app.extensions[CATALOG_CACHE_KEY] = CatalogCache(
+            current_app.config["CATALOG_CACHE_TTL_S"]
+        )
+    return cache
+
+
+def invalidate_catalog() -> None:
+    """After a catalog write in this process: the next estimate reloads it."""
+    catalog_cache().invalidate()
+
+
+def run_estimate(kind: str, request: dict[str, Any], *, as_of: dt.date | None = None) -> dict[str, Any]:
+    return estimates.estimate(kind, request, db_session(), cache=catalog_cache(), as_of=as_of)

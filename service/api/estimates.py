@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import jsonify
 from flask.views import MethodView
 
-from . import estimating
+from .deps import run_estimate
 from .estimate_responses import InferenceEstimateSchema, TrainingEstimateSchema
 from .inference_schemas import InferenceRequestSchema
 from .smorest import Blueprint
@@ -47,7 +47,7 @@ class TrainingEstimate(MethodView):
         Impossible requests (parallel degrees whose product ≠ count, tensor degree not dividing the heads,
         precision the accelerator lacks, unknown ids…) are 422 problems naming each field."""
         return jsonify(
-            estimating.run("training", body)
+            run_estimate("training", body)
         )  # already JSON-ready: no second pass through the schema
 
 
@@ -68,4 +68,4 @@ class InferenceEstimate(MethodView):
     @blp.response(200, InferenceEstimateSchema)
     def post(self, body):
         """Estimate serving: memory, latency, throughput, cost per million tokens, fitting hardware."""
-        return jsonify(estimating.run("inference", body))
+        return jsonify(run_estimate("inference", body))

@@ -9,10 +9,10 @@ from flask_smorest import abort
 from service.engine.errors import InvalidRequest
 from service.store import scenarios as store
 from service.store.models import Scenario
+from service.usecases import estimates
 
-from . import estimating
 from .auth import actor
-from .deps import db_session
+from .deps import db_session, run_estimate
 from .scenario_schemas import (
     CompareResultSchema,
     CompareSchema,
@@ -43,7 +43,7 @@ blp = Blueprint(
 def _estimate(data: dict) -> dict:
     """Run the estimate for a scenario body; engine errors are reported under `request.`."""
     try:
-        return estimating.run(data["kind"], data["loaded_request"])
+        return run_estimate(data["kind"], data["loaded_request"])
     except InvalidRequest as exc:
         raise InvalidRequest({f"request.{k}": v for k, v in exc.errors.items()}) from None
 
@@ -58,8 +58,8 @@ def _content(data: dict) -> dict:
         "tags": data.get("tags") or [],
         "request": data["request"],
         "estimate": estimate,
-        "prices": estimating.price_snapshot(data["kind"], loaded, estimate),
-        "summary": estimating.summary(data["kind"], loaded, estimate),
+        "prices": estimates.price_snapshot(data["kind"], loaded, estimate),
+        "summary": estimates.summary(data["kind"], loaded, estimate),
     }
 
 
@@ -192,11 +192,11 @@ class ScenarioRepriced(MethodView):
             {"name": scenario.name, "kind": scenario.kind, "request": scenario.request}
         )["loaded_request"]
         try:
-            current = estimating.run(scenario.kind, loaded)
+            current = run_estimate(scenario.kind, loaded)
         except InvalidRequest as exc:  # e.g. the saved accelerator has left the catalog
             raise InvalidRequest({f"request.{k}": v for k, v in exc.errors.items()}) from None
-        now = estimating.headline_usd(scenario.kind, current)
-        then = estimating.headline_usd(scenario.kind, scenario.estimate)
+        now = estimates.headline_usd(scenario.kind, current)
+        then = estimates.headline_usd(scenario.kind, scenario.estimate)
         delta = {
             "basis": "total_usd" if scenario.kind == "training" else "usd_per_hour",
             "total_usd": None if now is None or then is None else now - then,

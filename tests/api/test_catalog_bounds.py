@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import update
 
-from service.api import catalog_adapter
+from service.api.deps import invalidate_catalog
 from service.store.models import Accelerator
 
 H100 = "/v1/accelerators/nvidia-h100-sxm-80gb"
@@ -57,7 +57,7 @@ def _break_h100_in_the_database(app) -> None:
             .values(interconnect_bandwidth_bytes_per_s=5e-324, version=Accelerator.version + 1)
         )
     with app.app_context():  # another process's write is seen within CATALOG_CACHE_TTL_S; do not wait
-        catalog_adapter.invalidate()
+        invalidate_catalog()
 
 
 def test_an_out_of_bounds_row_is_a_422_for_itself_and_skipped_by_every_scan(client, app, editor_headers):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from service.api.catalog_adapter import engine_catalog
 from service.api.deps import db_session
 from service.engine.inference.estimate import estimate_inference
 from service.engine.training.estimate import estimate_training
+from service.usecases.catalog import engine_catalog
 
 FINE_TUNE = {
     "model": {"preset": "llama-2-7b"},

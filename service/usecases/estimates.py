@@ -1,25 +1,34 @@
-"""Run an estimate: load the catalog (priced today or `cost.as_of`), call the pure engine."""
+"""Use cases around an estimate: run it on the catalog priced today (or on `cost.as_of`), and the figures a
+saved scenario keeps of it (its prices and its summary)."""
 
 from __future__ import annotations
 
 import datetime as dt
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from service.engine import estimate_inference, estimate_training
 
-from .catalog_adapter import engine_catalog
-from .deps import db_session
+from .catalog import CatalogCache, engine_catalog
 
 ESTIMATORS = {"training": estimate_training, "inference": estimate_inference}
 
 
-def run(kind: str, request: dict[str, Any], *, as_of: dt.date | None = None) -> dict[str, Any]:
-    """`request` is the marshmallow-loaded body. Raises engine InvalidRequest for impossible input."""
+def estimate(
+    kind: str,
+    request: dict[str, Any],
+    session: Session,
+    *,
+    cache: CatalogCache | None = None,
+    as_of: dt.date | None = None,
+) -> dict[str, Any]:
+    """`request` is the validated body. Raises the engine's InvalidRequest for impossible input."""
     body = dict(request)  # the engine never mutates its input; only `cost.as_of` is taken out here
     cost = dict(body.get("cost") or {})
     day = cost.pop("as_of", None) or as_of
     body["cost"] = cost
-    catalog = engine_catalog(db_session(), day)
+    catalog = engine_catalog(session, day, cache)
     estimate = ESTIMATORS[kind](body, catalog)
     if day is not None:
         estimate.setdefault("cost", {})["priced_as_of"] = day.isoformat()

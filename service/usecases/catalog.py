@@ -1,4 +1,4 @@
-"""The catalog as the engine's pure dataclasses, cached per app until the catalog changes.
+"""Use case: the catalog as the engine's pure dataclasses, cached until the catalog changes.
 
 The cache is keyed by the catalog's fingerprint (counts and version sums, one query). The fingerprint
 itself is re-read at most every CATALOG_CACHE_TTL_S seconds (default 1 s): a change made through this
@@ -10,28 +10,29 @@ import datetime as dt
 import threading
 import time
 
-from flask import current_app
 from sqlalchemy.orm import Session
 
-from service.engine import hardware
+from service.engine import Accelerator as EngineAccelerator
+from service.engine import Catalog
+from service.engine import Price as EnginePrice
 from service.store.catalog import CatalogRepository, prices_on
 from service.store.models import PRECISION_COLUMNS, Accelerator, AcceleratorPrice
 
-KEY = "scalecost.catalog_cache"
-
 
 class CatalogCache:
+    """One per app (the api keeps it in `app.extensions`); thread-safe."""
+
     def __init__(self, ttl_s: float):
         self.ttl_s = ttl_s
         self._lock = threading.Lock()
-        self._catalogs: dict[tuple, hardware.Catalog] = {}
+        self._catalogs: dict[tuple, Catalog] = {}
         self._fingerprint: tuple | None = None
         self._checked_at = 0.0
 
     def invalidate(self) -> None:
         self._fingerprint = None
 
-    def get(self, session: Session, as_of: dt.date | None) -> hardware.Catalog:
+    def get(self, session: Session, as_of: dt.date | None) -> Catalog:
         repo = CatalogRepository(session)
         fingerprint = self._fingerprint
         if fingerprint is None or time.monotonic() - self._checked_at >= self.ttl_s:
@@ -42,7 +43,7 @@ class CatalogCache:
         if cached is not None:
             return cached
         accelerators = repo.all()
-        catalog = hardware.Catalog(
+        catalog = Catalog(
             accelerators={a.id: to_engine(a) for a in accelerators},
             prices={a.id: tuple(to_engine_price(p) for p in prices_on(a, as_of)) for a in accelerators},
         )
@@ -53,23 +54,17 @@ class CatalogCache:
         return catalog
 
 
-def engine_catalog(session: Session, as_of: dt.date | None = None) -> hardware.Catalog:
-    """Specs and the prices in force today (or on `as_of`)."""
-    cache = current_app.extensions.get(KEY)
+def engine_catalog(
+    session: Session, as_of: dt.date | None = None, cache: CatalogCache | None = None
+) -> Catalog:
+    """Specs and the prices in force today (or on `as_of`); through `cache` when one is given."""
     if cache is None:
-        cache = current_app.extensions[KEY] = CatalogCache(current_app.config["CATALOG_CACHE_TTL_S"])
+        cache = CatalogCache(ttl_s=0.0)
     return cache.get(session, as_of)
 
 
-def invalidate() -> None:
-    """Call after a catalog write in this process."""
-    cache = current_app.extensions.get(KEY)
-    if cache is not None:
-        cache.invalidate()
-
-
-def to_engine(acc: Accelerator) -> hardware.Accelerator:
-    return hardware.Accelerator(
+def to_engine(acc: Accelerator) -> EngineAccelerator:
+    return EngineAccelerator(
         id=acc.id,
         name=acc.name,
         vendor=acc.vendor,
@@ -83,8 +78,8 @@ def to_engine(acc: Accelerator) -> hardware.Accelerator:
     )
 
 
-def to_engine_price(p: AcceleratorPrice) -> hardware.Price:
-    return hardware.Price(
+def to_engine_price(p: AcceleratorPrice) -> EnginePrice:
+    return EnginePrice(
         provider=p.provider,
         usd_per_hour=float(p.usd_per_hour),
         instance_type=p.instance_type,
