@@ -257,11 +257,28 @@ def test_phone_width_360(page, live):
     page.screenshot("admin-360")
 
 
+def test_field_errors_land_on_the_field(page):
+    """A 422 names its fields: the page marks each one (aria-invalid, message, focus)."""
+    page.open("#training")
+    page.type("#training-training-tokens", "1,5B")  # a comma: the API says to write 1.5B
+    page.css("#training-form button[type=submit]").click()
+    page.wait(lambda d: page.css("#training-training-tokens").get_attribute("aria-invalid") == "true")
+    message = page.css("#training-training-tokens-error")
+    assert message.is_displayed() and "1.5B" in message.text
+    assert page.js("return document.activeElement.id") == "training-training-tokens"
+    assert page.css("#training-results .problem").is_displayed()
+
+
 def test_planner_placeholder_and_only_the_service_is_asked(page, live):
     page.open("#planner")
     page.wait(lambda d: page.css("#planner-status").get_attribute("data-available") == "false")
     assert "not available" in page.css("#planner-status").text
     page.screenshot("planner-desktop")
+    from selenium.webdriver.common.keys import Keys
+
+    page.css("#tab-planner").send_keys(Keys.ARROW_RIGHT)  # tabs follow the arrow keys
+    page.wait(lambda d: page.css("#view-scenarios").is_displayed())
+    assert page.js("return document.activeElement.id") == "tab-scenarios"
     urls = requested_urls(page.driver)
     assert any(u.endswith("/assets/js/app.js") for u in urls)
     assert any("/v1/accelerators" in u for u in urls) and any("/v1/models" in u for u in urls)

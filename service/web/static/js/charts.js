@@ -179,7 +179,7 @@ export function barChart({ caption, label, items, color = COLORS[0], fmt, limit 
     const labelW = Math.min(170, Math.floor(width * 0.42));
     const right = 74;
     const height = top + rows.length * rowH + 22;
-    const axis = ticks(Math.max(...rows.map((r) => r.value), 0) * 1.02, width < 420 ? 2 : 4);
+    const axis = ticks(Math.max(...rows.map((r) => r.value), 0) * 1.02, width < 420 ? 3 : 4);
     const max = axis[axis.length - 1];
     const x = (v) => labelW + ((width - labelW - right) * v) / max;
     svg.setAttribute("viewBox", `0 0 ${width} ${height}`);

@@ -366,8 +366,10 @@ export function resetForm(formEl) {
     const input = inputFor(formEl, spec);
     if (!input) continue;
     if (spec.type === "bool") input.checked = spec.value === true;
-    else if (spec.type === "select") input.value = spec.value ?? "";
-    else input.value = spec.value ?? "";
+    else if (spec.type === "select") {
+      input.value = spec.value ?? "";
+      if (input.selectedIndex < 0 && input.options.length) input.selectedIndex = 0; // no "(automatic)": the first
+    } else input.value = spec.value ?? "";
   }
   const preset = formEl.querySelector('input[value="preset"][name$="-model-mode"]');
   if (preset) preset.checked = true;
@@ -434,6 +436,7 @@ export function fillForm(formEl, request) {
       input.checked = value === undefined ? spec.sendFalse && spec.value === true : value === true;
     } else if (value === undefined || value === null) {
       input.value = "";
+      if (spec.type === "select" && input.selectedIndex < 0 && input.options.length) input.selectedIndex = 0;
     } else if (spec.type === "select") {
       const text = String(value);
       if (![...input.options].some((o) => o.value === text)) {
