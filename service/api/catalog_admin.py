@@ -9,11 +9,11 @@ from flask import g, request, url_for
 from flask.views import MethodView
 from flask_smorest import abort
 from marshmallow import validate
-from sqlalchemy.exc import IntegrityError
 
 from service.engine import SPEC_BOUNDS
 from service.store import catalog_admin
 from service.store.catalog import CatalogRepository
+from service.store.errors import Conflict
 
 from .accelerator_schemas import KINDS, PRICING_MODELS, AcceleratorSchema, PriceSchema
 from .accelerators import accelerator_to_dict
@@ -168,7 +168,7 @@ class AcceleratorCreate(MethodView):
         try:
             acc = catalog_admin.add_accelerator(session, body, actor=actor(), request_id=g.request_id)
             session.commit()
-        except IntegrityError:
+        except Conflict:
             session.rollback()
             abort(409, message=f"An accelerator '{body['id']}' exists.")
         return (

@@ -7,9 +7,8 @@ import datetime as dt
 from typing import Any
 
 from flask import current_app, g
-from sqlalchemy.orm import Session
 
-from service.store.session import Database
+from service.store.session import Database, Session
 from service.usecases import estimates
 from service.usecases.catalog import CatalogCache
 

@@ -8,13 +8,10 @@ from typing import Any, NoReturn
 
 import marshmallow as ma
 from flask import Response, g, json, request
-from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeoutError
-from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
 from service.engine import InvalidRequest
-from service.store.session import unique_violation
+from service.store.errors import ConcurrentChange, is_unavailable, unique_violation
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 # A field breaks the documented contract (type, range, enum): the request is not schema-valid.
@@ -120,13 +117,11 @@ def handle_unexpected(error: Exception) -> Response:
     conflict = unique_violation(error)
     if conflict:
         return problem(409, conflict)
-    if isinstance(error, StaleDataError):
+    if isinstance(error, ConcurrentChange):
         return problem(
             412, "The resource was modified concurrently; GET it again and retry with its new ETag."
         )
-    if isinstance(error, OperationalError | PoolTimeoutError) or (
-        isinstance(error, DBAPIError) and error.connection_invalidated
-    ):
+    if is_unavailable(error):
         log.error("database unavailable: %s", type(error).__name__)
         return problem(503, "The database is unavailable; retry shortly.", headers={"Retry-After": "5"})
     log.exception("unhandled error")

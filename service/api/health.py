@@ -5,10 +5,8 @@ from __future__ import annotations
 import marshmallow as ma
 from flask import jsonify
 from flask.views import MethodView
-from sqlalchemy import text
-from sqlalchemy.exc import SQLAlchemyError
 
-from service.store.migrate import current_revision, head_revision
+from service.store.migrate import database_status
 
 from .deps import database
 from .smorest import Blueprint
@@ -43,14 +41,8 @@ class Health(MethodView):
     )
     def get(self):
         """Health check: 200 when the database answers and is migrated to head, 503 otherwise."""
-        body = {"status": "ok", "database": "ok", "migrations": "current"}
-        try:
-            with database().engine.connect() as conn:
-                conn.execute(text("SELECT 1"))
-                if current_revision(conn) != head_revision():
-                    body["migrations"] = "pending"
-        except SQLAlchemyError:
-            body.update(database="unavailable", migrations="unknown")
+        db, migrations = database_status(database().engine)
+        body = {"status": "ok", "database": db, "migrations": migrations}
         if body["database"] != "ok" or body["migrations"] != "current":
             body["status"] = "degraded"
             response = jsonify(body)

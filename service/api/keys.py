@@ -7,9 +7,9 @@ from flask import g
 from flask.views import MethodView
 from flask_smorest import abort
 from marshmallow import validate
-from sqlalchemy.exc import IntegrityError
 
 from service.store import keys
+from service.store.errors import Conflict
 
 from .auth import actor
 from .deps import db_session
@@ -72,7 +72,7 @@ class Keys(MethodView):
                 session, body["name"], body["role"], actor=actor(), request_id=g.request_id
             )
             session.commit()
-        except IntegrityError:
+        except Conflict:
             session.rollback()
             abort(409, message=f"A key named '{body['name']}' exists.")
         return {**keys.as_dict(key), "key": secret}

@@ -13,7 +13,8 @@ import os
 from flask import Flask, current_app, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
-from sqlalchemy.exc import SQLAlchemyError
+
+from service.store.errors import DatabaseError
 
 from . import auth, limit_storage  # noqa: F401 - limit_storage registers the local:// and sqlite:// schemes
 from .deps import db_session
@@ -29,11 +30,11 @@ def client_key() -> str:
     """`key:<id>` for a live API key (however auth accepts it spelled), else `ip:<address>`."""
     try:
         key = auth.current_key()
-    except SQLAlchemyError:  # database unreachable: auth will answer for it; count by address meanwhile
+    except DatabaseError:  # database unreachable: auth will answer for it; count by address meanwhile
         log.warning("rate limiter could not look up the API key; counting by address", exc_info=True)
         try:
             db_session().rollback()
-        except SQLAlchemyError:
+        except DatabaseError:
             pass
         key = None
     if key is not None:

@@ -39,3 +39,16 @@ def head_revision() -> str | None:
 
 def current_revision(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
+
+
+def database_status(engine) -> tuple[str, str]:
+    """("ok" | "unavailable", "current" | "pending" | "unknown") for /healthz."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+            return "ok", "current" if current_revision(conn) == head_revision() else "pending"
+    except SQLAlchemyError:
+        return "unavailable", "unknown"

@@ -36,3 +36,70 @@ def test_engine_source_has_no_io_or_environment_access():
         source = path.read_text(encoding="utf-8")
         for forbidden in ("import os", "open(", "import logging", "os.environ"):
             assert forbidden not in source, f"{path.name} uses {forbidden!r}"
+
+
+def test_usecases_do_not_import_flask():
+    loaded = _modules_loaded_by("service.usecases")
+    assert not loaded & {"flask", "flask_smorest", "werkzeug"}
+
+
+def _imports(path: Path) -> set[str]:
+    """Absolute names of the service modules `path` imports, at module level or inside functions."""
+    import ast
+
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    if path.name == "__init__.py":
+        package = ".".join(path.relative_to(ROOT).parts[:-1])
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            names.add(module)
+            names.update(f"{module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return {n for n in names if n.startswith("service")}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_training_and_inference_wings_never_import_each_other():
+    engine = ROOT / "service" / "engine"
+    for wing, other in (("training", "inference"), ("inference", "training")):
+        for path in (engine / wing).rglob("*.py"):
+            crossing = {n for n in _imports(path) if n.startswith(f"service.engine.{other}")}
+            assert not crossing, f"{path.relative_to(ROOT)} imports {sorted(crossing)}"
+
+
+def test_engine_modules_form_no_cycle():
+    engine = ROOT / "service" / "engine"
+    modules = {_module_name(p): p for p in engine.rglob("*.py") if p.name != "__init__.py"}
+    graph = {m: {n for n in _imports(p) if n in modules and n != m} for m, p in modules.items()}
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in graph[node]:
+            if state.get(nxt) == 1:
+                raise AssertionError("import cycle: " + " → ".join(trail[trail.index(nxt) :] + [nxt]))
+            if nxt not in state:
+                visit(nxt, trail + [nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_api_does_not_import_sqlalchemy():
+    for path in (ROOT / "service" / "api").rglob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        assert "import sqlalchemy" not in source and "from sqlalchemy" not in source, path.name
