@@ -5,9 +5,11 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from service import engine
+
 from .fields import String
 
-KINDS = ["gpu", "tpu", "asic", "apple", "cpu"]
+KINDS = list(engine.KINDS)  # one source: the engine's tuple
 PRICING_MODELS = ["on-demand", "spot", "reserved-1y", "reserved-3y"]
 
 

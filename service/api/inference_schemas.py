@@ -5,14 +5,17 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from service import engine
+
 from .estimate_common import CostSchema, OutputSchema
 from .fields import Float, Integer, String, fraction_range
 from .model_schemas import ModelSpecField
 
-WEIGHT_PRECISIONS = ["fp32", "fp16", "bf16", "fp8", "int8", "int4"]
-KV_PRECISIONS = ["fp32", "fp16", "bf16", "fp8", "int8"]
-WEIGHT_FORMATS = ["gptq", "awq", "gguf-q4_0", "gguf-q4_k_m", "gguf-q8_0", "bnb-nf4", "bnb-int8"]
-ENGINES = ["vllm", "tensorrt-llm", "llama.cpp", "hf-transformers"]
+# one source for every enum: the engine's tuples
+WEIGHT_PRECISIONS = list(engine.WEIGHT_PRECISIONS)
+KV_PRECISIONS = list(engine.KV_PRECISIONS)
+WEIGHT_FORMATS = list(engine.FORMATS)
+ENGINES = list(engine.ENGINES)
 
 
 class WeightsSchema(ma.Schema):

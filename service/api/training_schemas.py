@@ -5,13 +5,16 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from service import engine
+
 from .estimate_common import CostSchema, OutputSchema
 from .fields import Boolean, Count, Float, Integer, String, fraction_range
 from .model_schemas import ModelSpecField
 
-TRAINING_PRECISIONS = ["fp32", "tf32", "bf16", "fp16", "fp8"]
-OPTIMIZERS = ["adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion"]
-RECOMPUTATION = ["none", "selective", "full"]
+# one source for every enum: the engine's tuples (the schema refuses early, the engine relies on it)
+TRAINING_PRECISIONS = list(engine.TRAINING_PRECISIONS)
+OPTIMIZERS = list(engine.OPTIMIZERS)
+RECOMPUTATION = list(engine.RECOMPUTATION)
 MAX_DEVICES = 1_000_000
 
 
@@ -104,6 +107,14 @@ class ParallelismSchema(ma.Schema):
     expert = Integer(validate=validate.Range(1, 4096), metadata={"description": "Expert-parallel degree"})
     zero_stage = Integer(validate=validate.Range(0, 3), metadata={"description": "ZeRO stage 0–3"})
     sequence_parallel = Boolean(metadata={"description": "Megatron sequence parallelism"})
+    virtual_pipeline = Integer(
+        validate=validate.Range(1, 128),
+        metadata={
+            "description": "Interleaved 1F1B model chunks per pipeline stage (Megatron "
+            "--num-layers-per-virtual-pipeline-stage); divides the bubble by this factor "
+            "(Narayanan et al. 2021 §2.2.2). 1 without pipeline parallelism. Default 1"
+        },
+    )
 
 
 class TrainingHardwareSchema(ma.Schema):
