@@ -18,7 +18,7 @@ from .inference.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRECISION
 from .models import PRESETS, list_presets, resolve_model
 from .patch import merge_patch
 from .training.estimate import estimate_training
-from .training.memory import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS
+from .training.plan import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
 from .units import parse_count
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "Catalog",
     "InvalidRequest",
     "Price",
+    "TrainingPlan",
     "estimate_inference",
     "estimate_training",
     "list_presets",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from service.engine.architecture import ModelSpec
@@ -10,6 +12,7 @@ from service.engine.models import PRESETS
 from service.engine.parallelism import Parallelism, pipeline_bubble_fraction
 from service.engine.training.estimate import estimate_training
 from service.engine.training.memory import layer_activation_bytes, training_memory
+from service.engine.training.request import build_plan
 from service.engine.training.scaling import chinchilla_loss
 
 
@@ -17,10 +20,23 @@ from service.engine.training.scaling import chinchilla_loss
 def test_zero_paper_figure_1_model_states(zero: int, gigabytes: float) -> None:
     # Rajbhandari et al. 2020 (ZeRO) Fig. 1: Ψ = 7.5B, N_d = 64, K = 12 → 120 / 31.4 / 16.6 / 1.9 GB per device
     model = ModelSpec("7.5B", "mlp", 7.5e9, 7.5e9)
-    par = Parallelism(data=64, zero_stage=zero)
-    mem = training_memory(model, par, "fp16", "adam", None, "selective", True, 1, 1, 1)
+    plan = replace(
+        _plan(_gpt3_request()),
+        model=model,
+        par=Parallelism(data=64, zero_stage=zero),
+        precision="fp16",
+        optimizer="adam",
+        sequence_length=1,
+    )
+    mem = training_memory(plan, 1, 1)
     states = mem.weights + mem.gradients + mem.optimizer_states
     assert states / 1e9 == pytest.approx(gigabytes, abs=0.05)
+
+
+def _plan(request: dict):
+    from .conftest import load_catalog
+
+    return build_plan(request, load_catalog())
 
 
 def _gpt3_request(**training: object) -> dict:

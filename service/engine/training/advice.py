@@ -16,7 +16,8 @@ from ..hardware import Catalog
 from ..patch import merge_patch
 from ..units import human_bytes, human_count, human_duration, human_usd
 from .evaluate import Evaluation, evaluate
-from .request import TrainingPlan, build_plan
+from .plan import TrainingPlan
+from .request import build_plan
 from .scaling import TOKENS_PER_PARAMETER, chinchilla_loss, loss_optimal_parameters
 
 OVERHEAD_WARNING_SHARE = 0.03  # checkpointing / validation above 3 % of wall time is worth tuning

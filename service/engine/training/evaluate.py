@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..architecture import attention_score_flops_per_token, matmul_parameters_per_token
 from ..units import SECONDS_PER_HOUR
-from .memory import MemoryBreakdown, bytes_per_parameter, parameters_per_device, training_memory
-from .request import TrainingPlan
-from .step_time import StepTime, predict_step
+from .memory import MemoryBreakdown, bytes_per_parameter, training_memory
+from .plan import TrainingPlan
+from .step_time import StepTime, flops_per_unit, predict_step
 
 MAX_AUTO_MICRO_BATCH_TOKENS = (
     16384  # beyond ~16k tokens per micro-batch GEMMs are saturated (NeMo recipes use 2-16k)
@@ -79,50 +78,25 @@ class Evaluation:
         return devices * (self.seconds if seconds is None else seconds) / SECONDS_PER_HOUR
 
 
-def flops_per_unit(plan: TrainingPlan) -> tuple[float, float]:
-    """(matmul FLOPs, attention-score FLOPs) per token — or per sample for CNN/ViT — forward + backward."""
-    model, seq = plan.model, plan.sequence_length
-    shape = model.shape
-    if model.flops_per_sample:  # training = forward + 2× forward for backward (Kaplan et al. 2020 §2.1)
-        total = 3.0 * model.flops_per_sample
-        attention = attention_score_flops_per_token(shape, seq) * seq if shape is not None else 0.0
-        attention = min(attention, 0.5 * total)
-        return total - attention, attention
-    if shape is None:  # LSTM / MLP: 6·N per token (Kaplan et al. 2020)
-        return 6.0 * model.active_parameters, 0.0
-    attention = attention_score_flops_per_token(shape, seq)
-    if model.shape_inferred:
-        return 6.0 * model.active_parameters, attention
-    return 6.0 * matmul_parameters_per_token(shape), attention
-
-
 def evaluate(plan: TrainingPlan) -> Evaluation:
     """Numbers for a validated plan."""
-    par, acc, seq = plan.par, plan.accelerator, plan.sequence_length
-    gemm_unit, attn_unit = flops_per_unit(plan)
-    per_unit = gemm_unit + attn_unit
-    units_per_step = plan.global_batch * (seq if plan.unit == "token" else 1)
+    par, acc = plan.par, plan.accelerator
+    flops = flops_per_unit(plan)
+    gemm_unit, attn_unit, per_unit = flops.gemm, flops.attention, flops.total
+    units_per_step = plan.units_per_step
     steps = math.ceil(plan.units / units_per_step)
     pre_steps = math.ceil(plan.pretraining_units / units_per_step) if plan.pretraining_units else 0
-    per_replica = plan.global_batch // par.data
+    per_replica = plan.per_replica_batch
 
     def memory_for(micro: int) -> MemoryBreakdown:
-        return training_memory(
-            plan.model, par, plan.precision, plan.optimizer, plan.optimizer_multiplier, plan.recompute,
-            plan.flash_attention, seq, micro, per_replica // micro,
-        )  # fmt: skip
+        return training_memory(plan, micro, per_replica // micro)
 
     capacity = acc.memory_bytes
     chosen = plan.micro_batch is None
-    w_b, g_b, _ = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
-    dense, expert = parameters_per_device(plan.model, par)
+    w_b, _, _ = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
 
     def step_for(micro: int, memory: MemoryBreakdown) -> StepTime:
-        state = memory.weights + memory.gradients + memory.optimizer_states
-        return predict_step(
-            plan.model, acc, par, plan.precision, plan.recompute, plan.flash_attention, seq, micro,
-            per_replica // micro, units_per_step, gemm_unit, attn_unit, state, (dense + expert) * g_b,
-        )  # fmt: skip
+        return predict_step(plan, micro, memory, flops)
 
     if plan.micro_batch is not None:
         micro = plan.micro_batch

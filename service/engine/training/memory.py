@@ -14,10 +14,7 @@ from ..architecture import (
 )
 from ..parallelism import Parallelism
 from ..units import GIB
-
-TRAINING_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")
-OPTIMIZERS = ("adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion")
-RECOMPUTATION = ("none", "selective", "full")
+from .plan import TrainingPlan
 
 # Bytes per parameter (weights, gradients) by precision. Mixed precision keeps 16-bit weights and gradients
 # plus an fp32 master copy in the optimizer; FP8 runs the matmuls in FP8 but keeps the same 16/32-bit state
@@ -78,20 +75,10 @@ def bytes_per_parameter(
     return weight, grad, optim
 
 
-def training_memory(
-    model: ModelSpec,
-    par: Parallelism,
-    precision: str,
-    optimizer: str,
-    optimizer_multiplier: float | None,
-    recompute: str,
-    flash_attention: bool,
-    sequence_length: int,
-    micro_batch: int,
-    micro_batches_per_step: int,
-) -> MemoryBreakdown:
+def training_memory(plan: TrainingPlan, micro_batch: int, micro_batches_per_step: int) -> MemoryBreakdown:
     """Peak bytes on the busiest device (first pipeline stage, or last when it also holds the logits)."""
-    w_b, g_b, o_b = bytes_per_parameter(precision, optimizer, optimizer_multiplier)
+    model, par = plan.model, plan.par
+    w_b, g_b, o_b = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
     dense, expert = parameters_per_device(model, par)
     dp = par.data
     edp = max(1, par.data // par.expert)  # expert-data-parallel degree (experts sharded across expert ranks)
@@ -101,17 +88,7 @@ def training_memory(
     weights = (dense / (dp if z >= 3 else 1) + expert / (edp if z >= 3 else 1)) * w_b
     grads = (dense / (dp if z >= 2 else 1) + expert / (edp if z >= 2 else 1)) * g_b
     optim = (dense / (dp if z >= 1 else 1) + expert / (edp if z >= 1 else 1)) * o_b
-    act_bytes = 4.0 if precision in ("fp32", "tf32") else 2.0
-    activations = activation_bytes(
-        model,
-        par,
-        recompute,
-        flash_attention,
-        sequence_length,
-        micro_batch,
-        micro_batches_per_step,
-        act_bytes,
-    )
+    activations = activation_bytes(plan, micro_batch, micro_batches_per_step)
     gathered = 0.0
     if z >= 3:
         layer = largest_layer_parameters(model.shape) / par.tensor if model.shape is not None else 0.0
@@ -151,18 +128,10 @@ def _expert_parameters(s: TransformerShape) -> int:
     return (3 if s.ffn_type == "swiglu" else 2) * s.hidden_size * f
 
 
-def activation_bytes(
-    model: ModelSpec,
-    par: Parallelism,
-    recompute: str,
-    flash_attention: bool,
-    sequence_length: int,
-    micro_batch: int,
-    micro_batches_per_step: int,
-    act_bytes: float,
-) -> float:
+def activation_bytes(plan: TrainingPlan, micro_batch: int, micro_batches_per_step: int) -> float:
     """Stored activations on the busiest device for one training step."""
-    s_len, b = sequence_length, micro_batch
+    model, par, act_bytes = plan.model, plan.par, plan.activation_bytes_per_value
+    s_len, b = plan.sequence_length, micro_batch
     if model.shape is None:
         if model.flops_per_sample:  # CNN / ViT without a shape: rough FLOPs-based rule (see constant)
             per_sample = model.flops_per_sample / CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE * act_bytes / 2.0
@@ -174,7 +143,9 @@ def activation_bytes(
         return 16.0 * width * layers * s_len * b * act_bytes / 2.0 / (par.tensor * par.pipeline)
     sh = model.shape
     t, p = par.tensor, par.pipeline
-    stored, working = layer_activation_bytes(sh, par, recompute, flash_attention, s_len, b, act_bytes)
+    stored, working = layer_activation_bytes(
+        sh, par, plan.recompute, plan.flash_attention, s_len, b, act_bytes
+    )
     layers_per_stage = math.ceil(sh.layers / p)
     # 1F1B: the first stage holds up to p micro-batches (Narayanan et al. 2021 §2.2.1)
     in_flight: float = min(p, max(1, micro_batches_per_step))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..architecture import ModelSpec
@@ -16,7 +15,7 @@ from ..hardware import Accelerator, Catalog, unknown_accelerator_message
 from ..models import resolve_model
 from ..parallelism import DEVICES_PER_NODE, Parallelism
 from ..pricing import resolve_price
-from .memory import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS
+from .plan import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
 
 DEFAULT_SEQUENCE_LENGTH = (
     2048  # GPT-3 / Megatron default context when the model gives none (Brown et al. 2020)
@@ -32,37 +31,6 @@ SAMPLE_ARCHITECTURES = ("cnn", "vit")
 # where there is no bf16 (V100, T4); else the 4-byte formats. fp8 is never chosen for the user: it needs a
 # recipe (delayed scaling, Transformer Engine) and is asked for explicitly.
 DEFAULT_PRECISIONS = ("bf16", "fp16", "tf32", "fp32")
-
-
-@dataclass(frozen=True)
-class TrainingPlan:
-    """A validated training request with every default filled in."""
-
-    model: ModelSpec
-    accelerator: Accelerator
-    par: Parallelism
-    precision: str
-    optimizer: str
-    optimizer_multiplier: float | None
-    recompute: str
-    flash_attention: bool
-    sequence_length: int  # 1 for CNNs
-    global_batch: int  # sequences or samples per optimizer step
-    micro_batch: int | None  # None = choose the largest that fits
-    units: float  # training tokens (token models) or samples (CNN/ViT), epochs applied
-    unit: str  # "token" or "sample"
-    pretraining_units: float
-    utilization: float | None
-    checkpoint_interval: int | None
-    checkpoint_bytes_per_s: float
-    validation_interval: int | None
-    validation_units: float
-    usd_per_hour: float | None
-    price_source: Any
-    infrastructure_overhead: float
-    decimals: int
-    details: bool
-    notes: tuple[str, ...] = ()
 
 
 def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:

@@ -9,7 +9,7 @@ from ..parallelism import pipeline_bubble_fraction
 from ..units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_usd
 from .evaluate import Evaluation
 from .memory import CUDA_CONTEXT_BYTES, FRAGMENTATION, bytes_per_parameter
-from .request import TrainingPlan
+from .plan import TrainingPlan
 from .scaling import scaling_summary
 from .step_time import best_gemm_efficiency
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..architecture import ModelSpec
+from ..architecture import attention_score_flops_per_token, matmul_parameters_per_token
 from ..hardware import Accelerator
-from ..parallelism import Parallelism, all_reduce_seconds, group_bandwidth, pipeline_bubble_fraction
+from ..parallelism import all_reduce_seconds, group_bandwidth, pipeline_bubble_fraction
+from .memory import MemoryBreakdown, bytes_per_parameter, parameters_per_device
+from .plan import TrainingPlan
 
 # Best single BF16 GEMM as a fraction of dense peak — ml-engineering "Maximum Achievable Matmul FLOPS" (MAMF).
 BEST_GEMM_EFFICIENCY = (
@@ -99,104 +101,143 @@ def best_gemm_efficiency(acc: Accelerator, precision: str) -> float:
     return base * FP8_GEMM_RATIO if precision == "fp8" else base
 
 
-def predict_step(
-    model: ModelSpec,
-    acc: Accelerator,
-    par: Parallelism,
-    precision: str,
-    recompute: str,
-    flash_attention: bool,
-    sequence_length: int,
-    micro_batch: int,
-    micro_batches: int,
-    units_per_step: float,
-    gemm_flops_per_unit: float,
-    attention_flops_per_unit: float,
-    state_bytes_per_device: float,
-    grad_bytes_per_device: float,
-) -> StepTime:
-    """Step time at the predicted efficiency. `units` are tokens (or samples for CNN/ViT); FLOPs are model FLOPs."""
-    devices = par.devices
-    peak = acc.peak(precision) or 0.0
-    peak16 = acc.peak("bf16") or acc.peak("fp16") or peak  # attention kernels run in 16-bit even under FP8
-    act_bytes = 4.0 if precision in ("fp32", "tf32") else 2.0
-    e_gemm = best_gemm_efficiency(acc, precision) * GEMM_IN_MODEL
+@dataclass(frozen=True)
+class UnitFlops:
+    """Model FLOPs per token (or per sample for CNN/ViT), forward + backward."""
+
+    gemm: float
+    attention: float
+
+    @property
+    def total(self) -> float:
+        return self.gemm + self.attention
+
+
+def flops_per_unit(plan: TrainingPlan) -> UnitFlops:
+    """Matmul and attention-score FLOPs per token — or per sample for CNN/ViT — forward + backward."""
+    model, seq = plan.model, plan.sequence_length
     shape = model.shape
-    hidden = shape.hidden_size if shape else 4096
-    tokens_mb = micro_batch * sequence_length if shape else 4096.0
-    f_shape = 1.0 / (1.0 + GEMM_WIDTH_KNEE * par.tensor / hidden + GEMM_TOKENS_KNEE / max(tokens_mb, 1.0))
-    if shape is None:
-        f_shape *= SHAPELESS_KERNEL_EFFICIENCY.get(model.architecture, 1.0)
-    # Hardware FLOPs: full recompute repeats the forward (+1/3), selective/FlashAttention re-run attention scores.
-    gemm_hw = gemm_flops_per_unit * (4.0 / 3.0 if recompute == "full" else 1.0)
-    attn_extra = 1.0 / 3.0 if recompute != "none" or flash_attention else 0.0
-    attn_hw = attention_flops_per_unit * (1.0 + attn_extra)
-    gemm_s = units_per_step * gemm_hw / (devices * peak * e_gemm * f_shape)
-    attn_eff = best_gemm_efficiency(acc, "bf16") * (
-        FLASH_ATTENTION_EFFICIENCY if flash_attention else UNFUSED_ATTENTION_EFFICIENCY
-    )
-    attention_s = units_per_step * attn_hw / (devices * peak16 * attn_eff) if attn_hw else 0.0
-    bandwidth = acc.memory_bandwidth_bytes_per_s
-    memory_bound_s = 0.0
-    if shape is not None:
-        per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * act_bytes / 2.0
-        if not flash_attention:
-            per_token += SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * sequence_length * 0.5
-        repeat = 4.0 / 3.0 if recompute == "full" else 1.0
-        memory_bound_s = units_per_step * shape.layers * per_token * repeat / (devices * bandwidth)
-    optimizer_s = OPTIMIZER_PASSES * state_bytes_per_device / bandwidth
-    tensor_s = pipeline_s = expert_s = 0.0
-    if shape is not None:
-        layers_per_stage = -(-shape.layers // par.pipeline)
-        payload = micro_batch * sequence_length * hidden * act_bytes
-        # 2 all-reduces forward + 2 backward per layer (Shoeybi et al. 2019 Fig. 4); full recompute adds 2.
-        collectives = 4 + (2 if recompute == "full" else 0)
-        tp_bw = group_bandwidth(acc, par.tensor, 1)
-        tensor_s = (
-            TP_EXPOSED
-            * micro_batches
-            * layers_per_stage
-            * collectives
-            * all_reduce_seconds(payload, par.tensor, tp_bw)
-        )
-        if (
-            par.pipeline > 1
-        ):  # one activation forward, one gradient backward per micro-batch per stage boundary
-            pp_bw = group_bandwidth(acc, par.pipeline, par.tensor * par.data)
-            pipeline_s = 2 * micro_batches * payload / (par.tensor if par.sequence_parallel else 1) / pp_bw
-        if (
-            shape.is_moe and par.expert > 1
-        ):  # dispatch + combine, forward and backward: 4 all-to-alls per layer
-            ep_bw = group_bandwidth(acc, par.expert, par.tensor)
-            routed = micro_batch * sequence_length * shape.experts_per_token * hidden * act_bytes
-            share = (par.expert - 1) / par.expert
-            expert_s = (
-                MOE_DISPATCH_EXPOSED
-                * micro_batches
-                * shape.moe_layers
-                / par.pipeline
-                * 4
-                * routed
-                * share
-                / ep_bw
-            )
+    if model.flops_per_sample:  # training = forward + 2× forward for backward (Kaplan et al. 2020 §2.1)
+        total = 3.0 * model.flops_per_sample
+        attention = attention_score_flops_per_token(shape, seq) * seq if shape is not None else 0.0
+        attention = min(attention, 0.5 * total)
+        return UnitFlops(total - attention, attention)
+    if shape is None:  # LSTM / MLP: 6·N per token (Kaplan et al. 2020)
+        return UnitFlops(6.0 * model.active_parameters, 0.0)
+    attention = attention_score_flops_per_token(shape, seq)
+    if model.shape_inferred:
+        return UnitFlops(6.0 * model.active_parameters, attention)
+    return UnitFlops(6.0 * matmul_parameters_per_token(shape), attention)
+
+
+def predict_step(plan: TrainingPlan, micro_batch: int, memory: MemoryBreakdown, flops: UnitFlops) -> StepTime:
+    """Step time at the predicted efficiency for `plan` run with `micro_batch` (its `memory` and `flops`)."""
+    micro_batches = plan.per_replica_batch // micro_batch
+    gemm_s, attention_s, memory_bound_s = _compute_times(plan, micro_batch, flops)
     compute_s = gemm_s + attention_s + memory_bound_s
-    dp_bw = group_bandwidth(acc, par.data, par.tensor)
-    # ZeRO-3 moves 1.5× the all-reduce volume (Rajbhandari et al. 2020 §7.2)
-    volume = 1.5 if par.zero_stage >= 3 else 1.0
-    data_total = volume * all_reduce_seconds(grad_bytes_per_device, par.data, dp_bw)
-    if par.zero_stage >= 3:  # parameters are re-gathered every micro-batch, prefetched behind compute
-        data_total *= micro_batches
-        hidden_behind = 0.8 * compute_s
-    else:  # gradients reduce during the last micro-batch's backward (2/3 of its compute)
-        hidden_behind = compute_s / max(micro_batches, 1) * 2.0 / 3.0
-    data_s = max(DP_MIN_EXPOSED * data_total, data_total - hidden_behind)
+    bandwidth = plan.accelerator.memory_bandwidth_bytes_per_s
+    optimizer_s = OPTIMIZER_PASSES * (memory.weights + memory.gradients + memory.optimizer_states) / bandwidth
+    tensor_s, pipeline_s, expert_s = _model_parallel_comm(plan, micro_batch, micro_batches)
+    data_s = _data_parallel_comm(plan, micro_batches, compute_s)
+    par = plan.par
     stage_work = compute_s + tensor_s + pipeline_s + expert_s
     bubble = pipeline_bubble_fraction(par.pipeline, micro_batches, par.virtual_pipeline)
     bubble_s = stage_work * bubble / (1.0 - bubble) if bubble else 0.0
     return StepTime(
         gemm_s, attention_s, memory_bound_s, optimizer_s, tensor_s, pipeline_s, data_s, expert_s, bubble_s
     )
+
+
+def _compute_times(plan: TrainingPlan, micro_batch: int, flops: UnitFlops) -> tuple[float, float, float]:
+    """(GEMM, attention, memory-bound element-wise) seconds per step."""
+    model, acc, par, precision = plan.model, plan.accelerator, plan.par, plan.precision
+    devices, units = par.devices, plan.units_per_step
+    peak = acc.peak(precision) or 0.0
+    peak16 = acc.peak("bf16") or acc.peak("fp16") or peak  # attention kernels run in 16-bit even under FP8
+    e_gemm = best_gemm_efficiency(acc, precision) * GEMM_IN_MODEL
+    shape = model.shape
+    hidden = shape.hidden_size if shape else 4096
+    tokens_mb = micro_batch * plan.sequence_length if shape else 4096.0
+    f_shape = 1.0 / (1.0 + GEMM_WIDTH_KNEE * par.tensor / hidden + GEMM_TOKENS_KNEE / max(tokens_mb, 1.0))
+    if shape is None:
+        f_shape *= SHAPELESS_KERNEL_EFFICIENCY.get(model.architecture, 1.0)
+    # Hardware FLOPs: full recompute repeats the forward (+1/3), selective/FlashAttention re-run attention scores.
+    gemm_hw = flops.gemm * (4.0 / 3.0 if plan.recompute == "full" else 1.0)
+    attn_extra = 1.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 0.0
+    attn_hw = flops.attention * (1.0 + attn_extra)
+    gemm_s = units * gemm_hw / (devices * peak * e_gemm * f_shape)
+    attn_eff = best_gemm_efficiency(acc, "bf16") * (
+        FLASH_ATTENTION_EFFICIENCY if plan.flash_attention else UNFUSED_ATTENTION_EFFICIENCY
+    )
+    attention_s = units * attn_hw / (devices * peak16 * attn_eff) if attn_hw else 0.0
+    memory_bound_s = 0.0
+    if shape is not None:
+        per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
+        if not plan.flash_attention:
+            per_token += SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
+        repeat = 4.0 / 3.0 if plan.recompute == "full" else 1.0
+        memory_bound_s = (
+            units * shape.layers * per_token * repeat / (devices * acc.memory_bandwidth_bytes_per_s)
+        )
+    return gemm_s, attention_s, memory_bound_s
+
+
+def _model_parallel_comm(
+    plan: TrainingPlan, micro_batch: int, micro_batches: int
+) -> tuple[float, float, float]:
+    """(tensor, pipeline, expert) communication seconds per step on the critical path."""
+    shape, acc, par = plan.model.shape, plan.accelerator, plan.par
+    if shape is None:
+        return 0.0, 0.0, 0.0
+    hidden, seq, act_bytes = shape.hidden_size, plan.sequence_length, plan.activation_bytes_per_value
+    layers_per_stage = -(-shape.layers // par.pipeline)
+    payload = micro_batch * seq * hidden * act_bytes
+    # 2 all-reduces forward + 2 backward per layer (Shoeybi et al. 2019 Fig. 4); full recompute adds 2.
+    collectives = 4 + (2 if plan.recompute == "full" else 0)
+    tp_bw = group_bandwidth(acc, par.tensor, 1)
+    tensor_s = (
+        TP_EXPOSED
+        * micro_batches
+        * layers_per_stage
+        * collectives
+        * all_reduce_seconds(payload, par.tensor, tp_bw)
+    )
+    pipeline_s = expert_s = 0.0
+    if par.pipeline > 1:  # one activation forward, one gradient backward per micro-batch per stage boundary
+        pp_bw = group_bandwidth(acc, par.pipeline, par.tensor * par.data)
+        pipeline_s = 2 * micro_batches * payload / (par.tensor if par.sequence_parallel else 1) / pp_bw
+    if shape.is_moe and par.expert > 1:  # dispatch + combine, forward and backward: 4 all-to-alls per layer
+        ep_bw = group_bandwidth(acc, par.expert, par.tensor)
+        routed = micro_batch * seq * shape.experts_per_token * hidden * act_bytes
+        share = (par.expert - 1) / par.expert
+        expert_s = (
+            MOE_DISPATCH_EXPOSED
+            * micro_batches
+            * shape.moe_layers
+            / par.pipeline
+            * 4
+            * routed
+            * share
+            / ep_bw
+        )
+    return tensor_s, pipeline_s, expert_s
+
+
+def _data_parallel_comm(plan: TrainingPlan, micro_batches: int, compute_s: float) -> float:
+    """Exposed data-parallel gradient (and ZeRO-3 parameter) communication seconds per step."""
+    par = plan.par
+    _, g_b, _ = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
+    dense, expert = parameters_per_device(plan.model, par)
+    dp_bw = group_bandwidth(plan.accelerator, par.data, par.tensor)
+    # ZeRO-3 moves 1.5× the all-reduce volume (Rajbhandari et al. 2020 §7.2)
+    volume = 1.5 if par.zero_stage >= 3 else 1.0
+    data_total = volume * all_reduce_seconds((dense + expert) * g_b, par.data, dp_bw)
+    if par.zero_stage >= 3:  # parameters are re-gathered every micro-batch, prefetched behind compute
+        data_total *= micro_batches
+        hidden_behind = 0.8 * compute_s
+    else:  # gradients reduce during the last micro-batch's backward (2/3 of its compute)
+        hidden_behind = compute_s / max(micro_batches, 1) * 2.0 / 3.0
+    return max(DP_MIN_EXPOSED * data_total, data_total - hidden_behind)
 
 
 def model_flops_utilization(

@@ -1,0 +1,64 @@
+"""The typed training plan: what every training function takes instead of a dozen of its fields.
+
+Built and validated from a request by request.py; evaluated by evaluate.py; patched (dataclasses.replace) by
+advice.py and by planners that sweep layouts without going through JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..architecture import ModelSpec
+from ..hardware import Accelerator
+from ..parallelism import Parallelism
+
+TRAINING_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")
+OPTIMIZERS = ("adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion")
+RECOMPUTATION = ("none", "selective", "full")
+
+
+@dataclass(frozen=True)
+class TrainingPlan:
+    """A validated training request with every default filled in."""
+
+    model: ModelSpec
+    accelerator: Accelerator
+    par: Parallelism
+    precision: str
+    optimizer: str
+    optimizer_multiplier: float | None
+    recompute: str
+    flash_attention: bool
+    sequence_length: int  # 1 for CNNs
+    global_batch: int  # sequences or samples per optimizer step
+    micro_batch: int | None  # None = choose the largest that fits
+    units: float  # training tokens (token models) or samples (CNN/ViT), epochs applied
+    unit: str  # "token" or "sample"
+    pretraining_units: float
+    utilization: float | None
+    checkpoint_interval: int | None
+    checkpoint_bytes_per_s: float
+    validation_interval: int | None
+    validation_units: float
+    usd_per_hour: float | None
+    price_source: Any
+    infrastructure_overhead: float
+    decimals: int
+    details: bool
+    notes: tuple[str, ...] = ()
+
+    @property
+    def units_per_step(self) -> int:
+        """Tokens (or samples) per optimizer step."""
+        return self.global_batch * (self.sequence_length if self.unit == "token" else 1)
+
+    @property
+    def per_replica_batch(self) -> int:
+        """Sequences (or samples) per data-parallel replica per step."""
+        return self.global_batch // self.par.data
+
+    @property
+    def activation_bytes_per_value(self) -> float:
+        """Activations are kept in 4 bytes under fp32/tf32, else in 16 bits."""
+        return 4.0 if self.precision in ("fp32", "tf32") else 2.0
