@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .hardware import Accelerator, Catalog
+from .hardware import Accelerator, Catalog, Price
 
 
 def resolve_price(
@@ -29,7 +29,9 @@ def resolve_price(
             listed = ", ".join(sorted({r.provider for r in rows})) or "none"
             bad("cost.provider", f"No {provider!r} price for {acc.id}; providers listed: {listed}.")
             return None, None
-        row = min([r for r in mine if r.pricing_model == "on-demand"] or mine, key=lambda r: r.usd_per_hour)
+        row: Price | None = min(
+            [r for r in mine if r.pricing_model == "on-demand"] or mine, key=lambda r: r.usd_per_hour
+        )
     else:
         row = catalog.default_price(acc.id)
     if row is None:

@@ -28,7 +28,7 @@ def comma_message(text: str) -> str:
     """What to write instead of a count with a comma: "1,5B" -> "1.5B", "1,000,000" -> "1000000"."""
     stripped = text.strip()
     head, _, tail = stripped.partition(",")
-    tail_digits = re.match(r"[0-9]*", tail).group(0)
+    tail_digits = re.match(r"[0-9]*", tail).group(0)  # type: ignore[union-attr]  # [0-9]* always matches
     thousands = "," in tail or len(tail_digits) == 3
     suggestion = stripped.replace(",", "") if thousands else f"{head}.{tail}"
     return (

@@ -162,7 +162,7 @@ def recommendations(
         for step in _QUANTIZE_STEPS[w.engine]:
             if _BITS[step["precision"]] >= _BITS[w.fmt.precision]:
                 continue
-            change = {"weights": step}
+            change: dict[str, Any] = {"weights": step}
             after = verified(change, fits)
             if after:
                 add(
@@ -239,16 +239,16 @@ def recommendations(
     kv_share = round(mem.kv_cache_bytes) / max(round(mem.per_device_bytes), 1)
     mha = s is not None and not s.kv_lora_rank and s.kv_heads == s.attention_heads and s.attention_heads > 8
     if mha and s is not None and w.mode == "token" and s.attention_heads % 8 == 0 and kv_share >= 0.25:
-        change = _gqa_change(request, p)
+        gqa = _gqa_change(request, p)
         before = round(mem.kv_bytes_per_token)
         claim = ("memory.kv_cache_bytes_per_token", "==", round(before * 8 / s.attention_heads))
-        if change and verified(change, claim):
+        if gqa and verified(gqa, claim):
             add(
                 "use-gqa-model",
                 "info",
                 f"The KV cache is {kv_share:.0%} of memory: a grouped-query variant with 8 KV heads (as Llama-2-70B, "
                 f"Llama 3 and Mistral use) stores {human_bytes(claim[2])} per token instead of {human_bytes(before)}.",
-                change,
+                gqa,
                 claim,
             )
 
@@ -291,7 +291,7 @@ def recommendations(
         faster = ("throughput.output_tokens_per_second", ">=", 1.5 * tps)
         after = verified({"engine": "vllm"}, faster)
         if after:
-            gain = after.speed.output_tokens_per_second / tps
+            gain = (after.speed.output_tokens_per_second or 0.0) / tps
             add(
                 "switch-engine",
                 "info",
@@ -305,7 +305,7 @@ def recommendations(
         faster = ("throughput.output_tokens_per_second", ">=", 1.3 * tps)
         after = verified({"batch_size": batch}, fits, faster)
         if after:
-            gain = after.speed.output_tokens_per_second / tps
+            gain = (after.speed.output_tokens_per_second or 0.0) / tps
             add(
                 "raise-batch",
                 "info",

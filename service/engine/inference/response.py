@@ -207,7 +207,7 @@ def _cost_section(w: Workload, speed: Speed, count: int, p: InferencePlan) -> di
 def _details(w: Workload, acc: Accelerator, mem: MemoryPlan, speed: Speed) -> list[dict[str, Any]]:
     cls = accelerator_class(acc)
     t = speed.terms
-    rows = [
+    rows: list[tuple[str, str, float | None, str, str]] = [
         (
             "weights_bytes_total",
             "N_blocks·bits/8 + N_embed·bits_embed/8",

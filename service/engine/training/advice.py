@@ -135,6 +135,7 @@ def _fit(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: E
         key=lambda a: (price(a.id) is None, getattr(price(a.id), "usd_per_hour", 0.0)),
     )  # fmt: skip
     levers = merge_patch(_par_patch(zero_stage=3) if par.data > 1 else {}, recompute_full)
+    extra: dict[str, Any]
     for extra in ({}, levers):
         for acc in bigger:
             change = merge_patch({"hardware": {"accelerator": acc.id}, "cost": {"provider": None}}, extra)
@@ -300,7 +301,7 @@ def _cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, e
         floor_usd = (
             ev.total_flops
             * price.usd_per_hour
-            / (acc.peak(plan.precision) * (plan.utilization or 1.0) * 3600.0)
+            / ((acc.peak(plan.precision) or 0.0) * (plan.utilization or 1.0) * 3600.0)
         )
         if floor_usd < current * (1.0 - CHEAPER_MIN_SAVING):
             candidates.append((floor_usd, acc, price))

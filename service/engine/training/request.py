@@ -68,7 +68,10 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
     if training.get("precision") is None:  # not given: the best the accelerator supports, said in the notes
         precision = _default_precision(acc, notes) if acc is not None else DEFAULT_PRECISIONS[0]
         if not precision:
-            bad("training.precision", f"{acc.name} supports none of {', '.join(DEFAULT_PRECISIONS)}.")
+            bad(
+                "training.precision",
+                f"{acc.name if acc else 'The device'} supports none of {', '.join(DEFAULT_PRECISIONS)}.",
+            )
     elif (precision := str(training["precision"])) not in TRAINING_PRECISIONS:
         bad("training.precision", f"Must be one of {', '.join(TRAINING_PRECISIONS)}.")
     elif acc is not None and not acc.supports(precision):
@@ -224,12 +227,12 @@ def _data(training: Mapping[str, Any], model: ModelSpec | None, bad: Any) -> tup
             samples = 0
         seq = int(model.default_sequence_length or 1)
         return seq, "sample", float(samples or 0) * epochs
-    seq = training.get("sequence_length")
+    given: int | None = training.get("sequence_length")
     max_ctx = model.shape.max_context_tokens if model is not None and model.shape is not None else None
-    if seq is None:
-        seq = (model.default_sequence_length if model is not None else None) or DEFAULT_SEQUENCE_LENGTH
-        seq = min(seq, max_ctx) if max_ctx else seq
-    seq = int(seq)
+    if given is None:
+        given = (model.default_sequence_length if model is not None else None) or DEFAULT_SEQUENCE_LENGTH
+        given = min(given, max_ctx) if max_ctx else given
+    seq = int(given)
     if seq < 1:
         bad("training.sequence_length", "Must be at least 1.")
         seq = 1
