@@ -40,9 +40,11 @@ test: install-dev
 openapi: install
 	$(BIN)/scalecost openapi write
 
+# ruff (style, imports, complexity) and mypy on service/: .ci/run runs this before the tests.
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check service tests
+	$(BIN)/mypy
 
 # Load test of the real server (gunicorn + locust, one run per endpoint), then the engine alone.
 # Knobs: BENCH_SECONDS, BENCH_USERS, BENCH_SCENARIOS, WEB_CONCURRENCY, BENCH_DATABASE_URL (docs/benchmarks.md).

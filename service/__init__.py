@@ -100,7 +100,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     if config:
         app.config.update(config)
-    app.json.sort_keys = False
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # DefaultJSONProvider has it
     if app.config.get("TRUSTED_PROXIES"):  # client address and scheme from the proxy's X-Forwarded-* headers
         from werkzeug.middleware.proxy_fix import ProxyFix
 

@@ -68,4 +68,5 @@ class AcceleratorItem(MethodView):
         acc = CatalogRepository(db_session()).get(accelerator_id)
         if acc is None:
             abort(404, message=f"Unknown accelerator '{accelerator_id}'. GET /v1/accelerators lists the ids.")
+        assert acc is not None  # abort raised
         return accelerator_to_dict(acc)

@@ -97,7 +97,7 @@ _HfConfigBase = ma.Schema.from_dict(
 )
 
 
-class HfConfigSchema(_HfConfigBase):
+class HfConfigSchema(_HfConfigBase):  # type: ignore[valid-type,misc]  # a class made at run time
     """A Hugging Face config.json. The keys listed are the ones the estimate reads; any other key is
     accepted and ignored."""
 

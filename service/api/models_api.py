@@ -20,7 +20,7 @@ blp = Blueprint(
 def preset_to_dict(preset_id: str) -> dict:
     spec = PRESETS[preset_id]
     shape = dataclasses.asdict(spec.shape) if spec.shape else None
-    if shape is not None:
+    if shape is not None and spec.shape is not None:
         shape["head_dim"] = spec.shape.head_dim
     return {
         "id": preset_id,

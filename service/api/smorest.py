@@ -32,7 +32,7 @@ def _pagination_parameters_schema_factory(def_page, def_page_size, def_max_page_
     (an unbounded page overflows the database's OFFSET)."""
     base = _original_factory(def_page, def_page_size, def_max_page_size)
 
-    class PaginationParametersSchema(base):
+    class PaginationParametersSchema(base):  # type: ignore[valid-type,misc]  # a class made at run time
         page = ma.fields.Integer(load_default=def_page, validate=ma.validate.Range(min=1, max=MAX_PAGE))
 
     return PaginationParametersSchema
@@ -113,7 +113,7 @@ class Blueprint(flask_smorest.Blueprint):
             )
             if not read:
                 guarded = self.problem(403, f"The API key lacks the '{role}' role.")(guarded)
-            security = [{"bearerAuth": []}]
+            security: list[dict[str, list[str]]] = [{"bearerAuth": []}]
             if read:
                 security.append({})  # open unless REQUIRE_AUTH_FOR_READS
             return self.doc(security=security)(guarded)

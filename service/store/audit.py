@@ -29,7 +29,7 @@ def record(
     return event
 
 
-def query(target: str | None = None, actor: str | None = None) -> Select[tuple[AuditEvent]]:
+def query(target: str | None = None, actor: str | None = None) -> Select[Any]:
     stmt = select(AuditEvent)
     if target:
         stmt = stmt.where(AuditEvent.target == target)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
@@ -18,7 +19,7 @@ class CatalogRepository:
 
     def query(
         self, vendor: str | None = None, kind: str | None = None, min_memory_bytes: int | None = None
-    ) -> Select[tuple[Accelerator]]:
+    ) -> Select[Any]:
         stmt = select(Accelerator)
         if vendor:
             stmt = stmt.where(func.lower(Accelerator.vendor) == vendor.lower())

@@ -201,7 +201,7 @@ def delete_price(
         after={"prices": [price_snapshot(r) for r in rows]},
         request_id=request_id,
     )
-    return rows
+    return list(rows)
 
 
 def price_history(session: Session, acc: Accelerator) -> list[AcceleratorPrice]:

@@ -115,7 +115,7 @@ def revoke(session: Session, name: str, *, actor: str, request_id: str | None = 
         .where(ApiKey.id == key.id, ApiKey.revoked_at.is_(None))
         .values(revoked_at=dt.datetime.now(dt.UTC))
     )
-    if revoked.rowcount != 1:
+    if revoked.rowcount != 1:  # type: ignore[attr-defined]  # an UPDATE returns a CursorResult
         raise KeyError_(name)  # revoked meanwhile (SQLite: between the read and the write lock)
     if key.role == "admin":
         left = session.scalar(
