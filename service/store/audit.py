@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Select, select
@@ -27,6 +29,43 @@ def record(
     )
     session.add(event)
     return event
+
+
+@dataclass
+class Change:
+    """What an audited write records: the state before (given) and after (set by the body)."""
+
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None = None
+
+
+@contextmanager
+def change(
+    session: Session,
+    *,
+    actor: str,
+    action: str,
+    target: str,
+    request_id: str | None,
+    before: dict[str, Any] | None = None,
+) -> Iterator[Change]:
+    """One audited write in one gesture (Balrog's idea): who, on which version, and the history row.
+
+    The body changes rows and sets `change.after`. On leaving, the change is flushed first, so a concurrent
+    writer's version check (StaleDataError) or a unique constraint fails before anything is recorded, then
+    the audit event joins the same transaction: it commits with the change or not at all."""
+    pending = Change(before)
+    yield pending
+    session.flush()
+    record(
+        session,
+        actor=actor,
+        action=action,
+        target=target,
+        before=pending.before,
+        after=pending.after,
+        request_id=request_id,
+    )
 
 
 def query(target: str | None = None, actor: str | None = None) -> Select[Any]:

@@ -68,37 +68,32 @@ def add_accelerator(
     session: Session, data: dict[str, Any], *, actor: str, request_id: str | None
 ) -> Accelerator:
     acc = Accelerator(id=data["id"])
-    _apply_specs(acc, data)
-    session.add(acc)
-    session.flush()
-    audit.record(
-        session,
-        actor=actor,
-        action="accelerator.create",
-        target=f"accelerator:{acc.id}",
-        before=None,
-        after=snapshot(acc),
-        request_id=request_id,
-    )
+    target = f"accelerator:{acc.id}"
+    with audit.change(
+        session, actor=actor, action="accelerator.create", target=target, request_id=request_id
+    ) as c:
+        _apply_specs(acc, data)
+        session.add(acc)
+        session.flush()
+        c.after = snapshot(acc)
     return acc
 
 
 def patch_accelerator(
     session: Session, acc: Accelerator, data: dict[str, Any], *, actor: str, request_id: str | None
 ) -> Accelerator:
-    before = snapshot(acc)
-    _apply_specs(acc, data)
-    _touch(acc)
-    session.flush()  # raises StaleDataError if another writer got there first
-    audit.record(
+    with audit.change(
         session,
         actor=actor,
         action="accelerator.update",
         target=f"accelerator:{acc.id}",
-        before=before,
-        after=snapshot(acc),
         request_id=request_id,
-    )
+        before=snapshot(acc),
+    ) as c:
+        _apply_specs(acc, data)
+        _touch(acc)
+        session.flush()  # raises StaleDataError if another writer got there first
+        c.after = snapshot(acc)
     return acc
 
 
@@ -133,11 +128,36 @@ def set_price(
                 f"effective_from {starts.isoformat()} is before the current price's start "
                 f"{row.effective_from.isoformat()}"
             )
-    before = [price_snapshot(r) for r in previous]
-    for row in previous:
-        row.effective_to = starts
-    template = previous[0] if previous else None
-    price = AcceleratorPrice(
+    with audit.change(
+        session,
+        actor=actor,
+        action="price.set",
+        target=f"accelerator:{acc.id}",
+        request_id=request_id,
+        before={"prices": [price_snapshot(r) for r in previous]},
+    ) as c:
+        for row in previous:
+            row.effective_to = starts
+        price = _new_price(provider, data, pricing_model, starts, actor, previous[0] if previous else None)
+        acc.prices.append(price)  # keeps the loaded collection current for the response
+        _touch(acc)
+        session.flush()
+        c.after = {
+            "prices": [*(price_snapshot(r) for r in previous), price_snapshot(price)]
+        }  # closed + opened
+    return price
+
+
+def _new_price(
+    provider: str,
+    data: dict[str, Any],
+    pricing_model: str,
+    starts: dt.date,
+    actor: str,
+    template: AcceleratorPrice | None,
+) -> AcceleratorPrice:
+    """The row a price change opens; unspecified details carry over from the row it replaces."""
+    return AcceleratorPrice(
         provider=provider,
         instance_type=data.get("instance_type", template.instance_type if template else None),
         accelerators_per_instance=data.get(
@@ -151,19 +171,6 @@ def set_price(
         source=data.get("source") or f"set by {actor}",
         created_by=actor,
     )
-    acc.prices.append(price)  # keeps the loaded collection current for the response
-    _touch(acc)
-    session.flush()
-    audit.record(
-        session,
-        actor=actor,
-        action="price.set",
-        target=f"accelerator:{acc.id}",
-        before={"prices": before},
-        after={"prices": [*(price_snapshot(r) for r in previous), price_snapshot(price)]},  # closed + opened
-        request_id=request_id,
-    )
-    return price
 
 
 def delete_price(
@@ -186,21 +193,19 @@ def delete_price(
     rows = session.scalars(stmt).all()
     if not rows:
         return []
-    before = [price_snapshot(r) for r in rows]
-    today = dt.date.today()
-    for row in rows:
-        row.effective_to = max(today, row.effective_from)
-    _touch(acc)
-    session.flush()
-    audit.record(
+    with audit.change(
         session,
         actor=actor,
         action="price.delete",
         target=f"accelerator:{acc.id}",
-        before={"prices": before},
-        after={"prices": [price_snapshot(r) for r in rows]},
         request_id=request_id,
-    )
+        before={"prices": [price_snapshot(r) for r in rows]},
+    ) as c:
+        today = dt.date.today()
+        for row in rows:
+            row.effective_to = max(today, row.effective_from)
+        _touch(acc)
+        c.after = {"prices": [price_snapshot(r) for r in rows]}
     return list(rows)
 
 

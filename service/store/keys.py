@@ -66,17 +66,12 @@ def create(
         raise ValueError(reserved)
     secret = KEY_PREFIX + secrets.token_urlsafe(32)
     key = ApiKey(name=name, role=role, prefix=secret[:10], key_hash=digest(secret), created_by=actor)
-    session.add(key)
-    session.flush()
-    audit.record(
-        session,
-        actor=actor,
-        action="key.create",
-        target=f"key:{name}",
-        before=None,
-        after=_jsonable(as_dict(key)),
-        request_id=request_id,
-    )
+    with audit.change(
+        session, actor=actor, action="key.create", target=f"key:{name}", request_id=request_id
+    ) as c:
+        session.add(key)
+        session.flush()
+        c.after = _jsonable(as_dict(key))
     return key, secret
 
 
@@ -134,7 +129,7 @@ def revoke(session: Session, name: str, *, actor: str, request_id: str | None = 
         before=before,
         after=_jsonable(as_dict(key)),
         request_id=request_id,
-    )
+    )  # the revocation is an UPDATE statement checked row by row above, not an ORM change: recorded directly
     return key
 
 
