@@ -158,7 +158,8 @@ def catalog_seed(url: str | None) -> None:
     with _transaction(url) as session:
         report = seed_catalog(session)
     click.echo(
-        f"accelerators: {report.accelerators_added} added, {report.accelerators_kept} kept; "
+        f"accelerators: {report.accelerators_added} added, {report.accelerators_kept} kept, "
+        f"{report.accelerators_corrected} capacities corrected; "
         f"prices: {report.prices_added} added, {report.prices_kept} kept"
         + (f"; skipped (no capacity): {', '.join(report.skipped)}" if report.skipped else "")
     )

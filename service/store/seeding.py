@@ -31,6 +31,7 @@ class SeedReport:
     accelerators_kept: int = 0
     prices_added: int = 0
     prices_kept: int = 0
+    accelerators_corrected: int = 0  # decimal-GB capacities replaced by the driver-reported ones
     skipped: tuple[str, ...] = ()
 
 
@@ -57,10 +58,23 @@ def _tera(value: str) -> float | None:
     return float(value) * TERA if value.strip() else None
 
 
-def memory_bytes_of(row: dict[str, str]) -> int | None:
-    """memory_gb is GB (1e9) unless the row's notes say the vendor quotes GiB (docs/formulas.md, "Catalog conventions")."""
+MIB = 2**20
+
+
+def reported_memory() -> dict[str, int]:
+    """Capacity as the driver reports it (nvidia-smi "MiB" totals), by accelerator id, from
+    seed/accelerator_memory.csv (each row with its source). Vendors market decimal GB that undercount it:
+    an "80 GB" H100 reports 81,559 MiB = 85.5e9 bytes."""
+    return {r["id"]: int(r["reported_mib"]) * MIB for r in _rows("accelerator_memory.csv")}
+
+
+def memory_bytes_of(row: dict[str, str], reported: dict[str, int] | None = None) -> int | None:
+    """The driver-reported capacity where known (reported_memory), else memory_gb as GB (1e9) unless the
+    row's notes say the vendor quotes GiB (docs/formulas.md, "Catalog conventions")."""
     if not row["memory_gb"].strip():
         return None
+    if reported and row["id"] in reported:
+        return reported[row["id"]]
     gb = float(row["memory_gb"])
     in_gib = re.search(r"Memory is [\d.]+ GiB", row.get("notes", ""))
     return int(gb * (GIB if in_gib else GB))
@@ -79,8 +93,8 @@ def effective_from_of(as_of: str) -> dt.date:
     return dt.date(year, 1, 1)
 
 
-def accelerator_from_row(row: dict[str, str]) -> Accelerator | None:
-    memory = memory_bytes_of(row)
+def accelerator_from_row(row: dict[str, str], reported: dict[str, int] | None = None) -> Accelerator | None:
+    memory = memory_bytes_of(row, reported)
     if memory is None:
         return None  # no trustworthy capacity: an estimator cannot use it (docs/formulas.md, "Catalog conventions")
     return Accelerator(
@@ -111,16 +125,43 @@ def _price_key(p) -> tuple:
     return (p.accelerator_id, p.provider, p.instance_type or "", p.region or "", p.pricing_model)
 
 
+def _correct_memory(
+    session: Session, row: dict[str, str], reported: dict[str, int], report: SeedReport
+) -> None:
+    """A row that still holds the decimal-GB capacity the seed once wrote gets the driver-reported capacity: a
+    correction of the seed, audited as the seed's. Any other value is an admin's and is never touched."""
+    acc = session.get(Accelerator, row["id"])
+    if acc is None or row["id"] not in reported:
+        return
+    if acc.memory_bytes != memory_bytes_of(row) or acc.memory_bytes == reported[row["id"]]:
+        return
+    from . import audit
+
+    with audit.change(
+        session,
+        actor="seed",
+        action="accelerator.update",
+        target=f"accelerator:{acc.id}",
+        request_id=None,
+        before={"memory_bytes": acc.memory_bytes},
+    ) as change:
+        acc.memory_bytes = reported[row["id"]]
+        change.after = {"memory_bytes": acc.memory_bytes, "source": "seed/accelerator_memory.csv"}
+    report.accelerators_corrected += 1
+
+
 def seed_catalog(session: Session) -> SeedReport:
     """Insert missing accelerators and price rows; never touch existing ones. Caller commits."""
     report = SeedReport()
     skipped: list[str] = []
     existing_ids = set(session.scalars(select(Accelerator.id)))
+    reported = reported_memory()
     for row in _rows("accelerators.csv"):
         if row["id"] in existing_ids:
             report.accelerators_kept += 1
+            _correct_memory(session, row, reported, report)
             continue
-        acc = accelerator_from_row(row)
+        acc = accelerator_from_row(row, reported)
         if acc is None:
             skipped.append(row["id"])
             continue

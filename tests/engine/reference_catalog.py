@@ -32,11 +32,18 @@ def _kind(row: dict[str, str]) -> str:
     return {"google": "tpu", "apple": "apple", "aws": "asic", "intel": "asic"}.get(vendor, "gpu")
 
 
+@lru_cache(maxsize=1)
+def _reported_memory() -> dict[str, int]:
+    """Driver-reported capacities (seed/accelerator_memory.csv), as service/store/seeding.py reads them."""
+    with (SEED / "accelerator_memory.csv").open(encoding="utf-8") as f:
+        return {r["id"]: int(r["reported_mib"]) * 2**20 for r in csv.DictReader(f)}
+
+
 def _accelerator(row: dict[str, str]) -> Accelerator | None:
     if not row["memory_gb"].strip():
         return None
     gib = re.search(r"Memory is [\d.]+ GiB", row.get("notes", ""))
-    memory = int(float(row["memory_gb"]) * (2**30 if gib else 1e9))
+    memory = _reported_memory().get(row["id"]) or int(float(row["memory_gb"]) * (2**30 if gib else 1e9))
     peaks = {p: float(row[c]) * 1e12 if row[c].strip() else None for p, c in _PEAK_COLUMNS.items()}
     fabric = row["interconnect_gbps"].strip()
     return Accelerator(

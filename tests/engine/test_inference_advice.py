@@ -34,6 +34,9 @@ SCENARIOS: list[tuple[dict[str, Any], set[str]]] = [
             "weights": {"precision": "fp8"},
             "kv_cache_precision": "fp8",
             "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 1},
+            "batch_size": 8,  # 70 GB of fp8 weights fit the 81,559 MiB alone; their KV cache does not
+            "prompt_tokens": 6144,
+            "output_tokens": 1024,
         },
         {"quantize-weights-to-fit", "more-devices"},
     ),
@@ -48,7 +51,11 @@ SCENARIOS: list[tuple[dict[str, Any], set[str]]] = [
         {"fp8-kv-cache"},
     ),
     (
-        {"model": {"preset": "llama-3-70b"}, "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 2}},
+        {
+            "model": {"preset": "llama-3-70b"},
+            "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 2},
+            "batch_size": 16,  # fits, with room for fewer than twice as many
+        },
         {"more-devices-for-headroom"},
     ),
     (

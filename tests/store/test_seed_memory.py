@@ -1,0 +1,41 @@
+"""Capacities are what the driver reports (seed/accelerator_memory.csv), not the vendor's decimal GB, and a
+database seeded with the old decimal figure is corrected unless an admin set the value."""
+
+from __future__ import annotations
+
+from sqlalchemy import select, update
+
+from service.store.models import Accelerator, AuditEvent
+from service.store.seeding import reported_memory, seed_catalog
+
+
+def test_h100_capacity_is_the_driver_reported_81559_mib(app):
+    with app.extensions["scalecost.db"].transaction() as session:
+        h100 = session.get(Accelerator, "nvidia-h100-sxm-80gb")
+        assert h100 is not None and h100.memory_bytes == 81559 * 2**20  # 85.5e9 bytes, not 80e9
+    assert all(value > 10 * 2**30 for value in reported_memory().values())
+
+
+def test_reseeding_corrects_the_old_decimal_figure_but_not_an_admin_value(app):
+    database = app.extensions["scalecost.db"]
+    with database.transaction() as session:  # as an older release seeded them
+        session.execute(
+            update(Accelerator)
+            .where(Accelerator.id == "nvidia-h100-sxm-80gb")
+            .values(memory_bytes=80_000_000_000)
+        )
+        session.execute(
+            update(Accelerator)
+            .where(Accelerator.id == "nvidia-a100-sxm-80gb")
+            .values(memory_bytes=79_000_000_000)
+        )
+    with database.transaction() as session:
+        report = seed_catalog(session)
+    assert report.accelerators_corrected == 1
+    with database.transaction() as session:
+        assert session.get(Accelerator, "nvidia-h100-sxm-80gb").memory_bytes == 81559 * 2**20
+        assert session.get(Accelerator, "nvidia-a100-sxm-80gb").memory_bytes == 79_000_000_000  # an admin's
+        events = session.scalars(select(AuditEvent).where(AuditEvent.actor == "seed")).all()
+        assert [e.target for e in events] == ["accelerator:nvidia-h100-sxm-80gb"]
+    with database.transaction() as session:
+        assert seed_catalog(session).accelerators_corrected == 0  # idempotent
