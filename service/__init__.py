@@ -127,7 +127,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                 errors.abort_invalid_fields(refused)
 
     api = Api(app)
-    from .api import accelerators, audit, catalog_admin, estimates, health, keys, models_api, scenarios
+    from .api import (
+        accelerators,
+        audit,
+        catalog_admin,
+        estimate_batches,
+        estimates,
+        health,
+        keys,
+        models_api,
+        scenarios,
+    )
 
     api.register_blueprint(health.blp)
     api.register_blueprint(accelerators.blp)
@@ -136,6 +146,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(audit.blp)
     api.register_blueprint(models_api.blp)
     api.register_blueprint(estimates.blp)
+    api.register_blueprint(estimate_batches.blp)
     api.register_blueprint(scenarios.blp)
     from .api.scenario_schemas import SCENARIO_BODY_DOC
 
@@ -146,6 +157,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         write_blueprints=[catalog_admin.blp, scenarios.blp],
         all_method_blueprints=[keys.blp],
         estimate_blueprints=[estimates.blp],
+        batch_blueprints=[estimate_batches.blp],
     )
     app.extensions["scalecost.api"] = api
     strict_query.init_app(app)

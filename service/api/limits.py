@@ -66,7 +66,16 @@ def _warn_if_counted_per_worker(uri: str) -> None:
         )
 
 
-def init_app(app: Flask, *, write_blueprints, all_method_blueprints, estimate_blueprints) -> Limiter:
+def _batch_cost() -> int:
+    """A batch counts one estimate per item against the estimates budget (at least 1)."""
+    body = request.get_json(silent=True)
+    items = body.get("items") if isinstance(body, dict) else None
+    return max(1, len(items)) if isinstance(items, list) else 1
+
+
+def init_app(
+    app: Flask, *, write_blueprints, all_method_blueprints, estimate_blueprints, batch_blueprints=()
+) -> Limiter:
     """Writes of `write_blueprints` and every method of `all_method_blueprints` share the client's
     RATELIMIT_WRITES budget; POSTs of `estimate_blueprints` (and COMPUTATIONS) share RATELIMIT_ESTIMATES."""
     app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)
@@ -86,4 +95,6 @@ def init_app(app: Flask, *, write_blueprints, all_method_blueprints, estimate_bl
         limiter.shared_limit(_write_limit, "writes")(blp)
     for blp in estimate_blueprints:
         limiter.shared_limit(_estimate_limit, "estimates", methods=["POST"])(blp)
+    for blp in batch_blueprints:
+        limiter.shared_limit(_estimate_limit, "estimates", methods=["POST"], cost=_batch_cost)(blp)
     return limiter
