@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export DATABASE_URL ?= sqlite:///scalecost.db
 
-.PHONY: run test install install-dev migrate seed openapi lint fuzz bench clean
+.PHONY: run test install install-dev migrate seed openapi lint fuzz bench bench-compare clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,11 @@ lint: install-dev
 bench: install-dev
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/engine_bench.py
+
+# Our training estimate (lean and with verified recommendations) side by side with llm-analysis 0.2.2, in one run.
+# Installs nothing: llm-analysis is looked up in this venv, then in bench/.venv-llm-analysis (docs/benchmarks.md).
+bench-compare: install-dev
+	$(BIN)/python bench/compare_llm_analysis.py
 
 clean:
 	rm -rf $(VENV) scalecost.db scalecost.db-wal scalecost.db-shm .pytest_cache

@@ -13,7 +13,7 @@ requests/s with GET /healthz measured in the same run.
 
 Environment: BENCH_SECONDS (15) and BENCH_USERS (8) per run, BENCH_SCENARIOS (10000), WEB_CONCURRENCY (2),
 BENCH_DATABASE_URL (unset = SQLite), BENCH_PUT_SCENARIOS (64), BENCH_ONLY (comma list of
-healthz,training,inference,list,put), BENCH_RETRIES (0: re-run an endpoint up to N times while other
+healthz,training,training70b,inference,list,put), BENCH_RETRIES (0: re-run an endpoint up to N times while other
 processes take CPU, keeping the quietest run), BENCH_WAIT_QUIET (0: seconds to wait, before each run,
 for the machine to be idle; for shared machines), BENCH_KEEP=1 keeps the temporary directory (logs, CSVs).
 """
@@ -68,6 +68,12 @@ BATCH = 2000
 RUNS = [
     ("healthz", "Healthz", lf.HEALTHZ, "GET /healthz"),
     ("training", "TrainingEstimate", lf.TRAINING_NAME, "POST /v1/estimates/training"),
+    (
+        "training70b",
+        "ReadmeTrainingEstimate",
+        lf.README_TRAINING_NAME,
+        "POST /v1/estimates/training (README 70B)",
+    ),
     ("inference", "InferenceEstimate", lf.INFERENCE_NAME, "POST /v1/estimates/inference (+suggestions)"),
     ("list", "ScenarioList", lf.LIST_NAME, "GET /v1/scenarios?page=rand&page_size=20"),
     ("put", "ScenarioPut", lf.PUT_NAME, "PUT /v1/scenarios/{id} (If-Match)"),
@@ -77,6 +83,7 @@ EXTRA_ROWS = {"put": [(lf.PUT_GET_NAME, "↳ GET /v1/scenarios/{id} before each 
 ACCESS = {
     lf.HEALTHZ: ("GET", re.compile(r"/healthz$")),
     lf.TRAINING_NAME: ("POST", re.compile(r"/v1/estimates/training$")),
+    lf.README_TRAINING_NAME: ("POST", re.compile(r"/v1/estimates/training$")),  # its own run: lines don't mix
     lf.INFERENCE_NAME: ("POST", re.compile(r"/v1/estimates/inference$")),
     lf.LIST_NAME: ("GET", re.compile(r"/v1/scenarios$")),
     lf.PUT_NAME: ("PUT", re.compile(r"/v1/scenarios/\d+$")),

@@ -2,7 +2,7 @@
 
     locust -f bench/locustfile.py --headless -u 8 -r 8 -t 15s --host http://127.0.0.1:8000 Healthz
 
-Classes: Healthz, TrainingEstimate, InferenceEstimate, ScenarioList, ScenarioPut. They send requests
+Classes: Healthz, TrainingEstimate, ReadmeTrainingEstimate, InferenceEstimate, ScenarioList, ScenarioPut. They send requests
 back to back (no think time), so requests/s is what the server sustains for that many concurrent clients.
 bench/load.py passes the set-up through the environment:
 
@@ -32,6 +32,16 @@ TRAINING = {
     "training": {"tokens": "1B", "global_batch_size": 64, "sequence_length": 4096},
     "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8},
 }
+TRAINING_README = {  # README.md "Example": Llama 2 70B as Meta trained it (Touvron et al. 2023, Table 2)
+    "model": {"preset": "llama-2-70b"},
+    "training": {"tokens": "2T", "global_batch_size": 1024, "sequence_length": 4096},
+    "hardware": {
+        "accelerator": "nvidia-a100-sxm-80gb",
+        "count": 2048,
+        "parallelism": {"data": 64, "tensor": 8, "pipeline": 4, "zero_stage": 1, "sequence_parallel": True},
+    },
+    "cost": {"provider": "aws"},
+}
 INFERENCE = {  # output.suggestions defaults to true: the catalog ranking runs on every request
     "model": {"preset": "llama-3-70b"},
     "weights": {"precision": "fp16"},
@@ -42,6 +52,7 @@ INFERENCE = {  # output.suggestions defaults to true: the catalog ranking runs o
 # Request names: bench/load.py looks these up in the _stats.csv.
 HEALTHZ = "GET /healthz"
 TRAINING_NAME = "POST /v1/estimates/training"
+README_TRAINING_NAME = "POST /v1/estimates/training (README 70B)"
 INFERENCE_NAME = "POST /v1/estimates/inference"
 LIST_NAME = "GET /v1/scenarios?page=…&page_size=20"
 PUT_NAME = "PUT /v1/scenarios/{id}"
@@ -63,6 +74,12 @@ class TrainingEstimate(_Bench):
     @task
     def training(self) -> None:
         self.client.post("/v1/estimates/training", json=TRAINING, name=TRAINING_NAME)
+
+
+class ReadmeTrainingEstimate(_Bench):
+    @task
+    def training(self) -> None:
+        self.client.post("/v1/estimates/training", json=TRAINING_README, name=README_TRAINING_NAME)
 
 
 class InferenceEstimate(_Bench):
