@@ -5,6 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from . import estimate_responses as responses
 from .fields import String
 from .inference_schemas import InferenceRequestSchema
 from .training_schemas import TrainingRequestSchema
@@ -98,7 +99,7 @@ SCENARIO_BODY_DOC = {
 
 class ScenarioSummarySchema(ma.Schema):
     accelerator = String()
-    count = ma.fields.Raw(metadata={"description": "Devices"})
+    count = ma.fields.Raw(allow_none=True, metadata={"description": "Devices", "type": "integer"})
     fits = ma.fields.Boolean(allow_none=True)
     total_usd = ma.fields.Float(allow_none=True, metadata={"description": "Training: total USD"})
     accelerator_hours = ma.fields.Float(allow_none=True)
@@ -123,10 +124,47 @@ class ScenarioListItemSchema(ma.Schema):
     updated_at = ma.fields.DateTime()
 
 
+class PriceSnapshotSchema(ma.Schema):
+    """usecases/estimates.price_snapshot: the price an estimate used, kept with the scenario."""
+
+    taken_at = ma.fields.String(
+        metadata={"description": "When the snapshot was taken", "format": "date-time"}
+    )
+    accelerator = ma.fields.String(
+        metadata={"description": "Accelerator id", "example": "nvidia-h100-sxm-80gb"}
+    )
+    usd_per_accelerator_hour = ma.fields.Float(
+        allow_none=True, metadata={"description": "USD per device-hour used; null when no price was known"}
+    )
+    price_source = responses.price_source(
+        "`override` (the request's price), the catalog row used, or null when no price was known"
+    )
+
+
+SAVED_REQUEST = [responses.ref("TrainingRequest"), responses.ref("InferenceRequest")]
+SAVED_ESTIMATE = [responses.ref("TrainingEstimate"), responses.ref("InferenceEstimate")]
+SAVED = (
+    " (`kind` tells which; sent as it was saved, so a scenario saved by an older version may lack a field added "
+    "since)"
+)
+
+
+def saved_request(description: str) -> responses.Documented:
+    return responses.Documented(description=description + SAVED, one_of=SAVED_REQUEST)
+
+
+def saved_estimate(description: str) -> responses.Documented:
+    return responses.Documented(description=description + SAVED, one_of=SAVED_ESTIMATE)
+
+
+def price_snapshot(description: str) -> responses.AsIs:
+    return responses.AsIs(PriceSnapshotSchema, metadata={"description": description})
+
+
 class ScenarioSchema(ScenarioListItemSchema):
-    request = ma.fields.Dict(metadata={"description": "The estimate request as saved"})
-    estimate = ma.fields.Dict(metadata={"description": "The estimate computed at save time"})
-    prices = ma.fields.Dict(metadata={"description": "Snapshot of the prices the estimate used"})
+    request = saved_request("The estimate request as saved")
+    estimate = saved_estimate("The estimate computed at save time")
+    prices = price_snapshot("Snapshot of the prices the estimate used")
 
 
 class ScenarioQuerySchema(ma.Schema):
@@ -151,9 +189,9 @@ class RevisionSchema(ma.Schema):
     description = String(allow_none=True)
     kind = String()
     tags = ma.fields.List(String())
-    request = ma.fields.Dict()
-    estimate = ma.fields.Dict()
-    prices = ma.fields.Dict()
+    request = saved_request("The estimate request of this revision")
+    estimate = saved_estimate("The estimate of this revision")
+    prices = price_snapshot("Snapshot of the prices this revision's estimate used")
 
 
 class DeltaSchema(ma.Schema):
@@ -168,8 +206,11 @@ class DeltaSchema(ma.Schema):
 
 
 class RepricedSchema(ma.Schema):
-    current = ma.fields.Dict(metadata={"description": "The estimate re-run with today's catalog prices"})
-    saved = ma.fields.Dict(metadata={"description": "The estimate stored at save time"})
+    current = responses.Documented(
+        description="The estimate re-run with today's catalog prices (the scenario's `kind`)",
+        one_of=SAVED_ESTIMATE,
+    )
+    saved = saved_estimate("The estimate stored at save time")
     delta = ma.fields.Nested(DeltaSchema)
 
 

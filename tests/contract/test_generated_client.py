@@ -1,0 +1,295 @@
+"""A client generated from openapi.yaml (openapi-python-client) talks to a live server with typed models.
+
+The contract is complete when a generated client gets typed attributes all the way down, not untyped dicts:
+a training estimate, an inference estimate and a saved scenario round-trip through it, each attribute is
+the type the contract promises, and each model gives back exactly the JSON the server sent (a property the
+contract does not list would be lost on the way, and the comparison would show it)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import json
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tests.conftest import free_port
+from tests.golden.record import app_on_fresh_database
+
+from .strict_schema import ROOT, StrictContract
+
+PACKAGE = "scalecost_generated_client"
+TRAINING = {
+    "model": {"preset": "llama-2-7b"},
+    "training": {"tokens": "1B", "global_batch_size": 64, "sequence_length": 4096, "precision": "bf16"},
+    "hardware": {
+        "accelerator": "nvidia-a100-sxm-80gb",
+        "count": 8,
+        "parallelism": {"data": 8, "zero_stage": 3},
+    },
+    "cost": {"provider": "aws"},
+    "output": {"details": True},
+}
+INFERENCE = {
+    "model": {"preset": "llama-3-8b"},
+    "weights": {"precision": "int4", "format": "awq"},
+    "batch_size": 1,
+    "prompt_tokens": 512,
+    "output_tokens": 256,
+    "hardware": {"accelerator": "nvidia-rtx-4090", "count": 1},
+    "targets": {"output_tokens_per_second": 50},
+}
+
+
+def _generator() -> Path:
+    pytest.importorskip("openapi_python_client", reason="openapi-python-client is not installed (dev extra)")
+    script = Path(sys.executable).with_name("openapi-python-client")
+    found = script if script.exists() else shutil.which("openapi-python-client")
+    if not found:
+        pytest.skip("openapi-python-client is installed but its command is not on this interpreter's path")
+    return Path(found)
+
+
+@pytest.fixture(scope="module")
+def client_package(tmp_path_factory) -> Iterator[ModuleType]:
+    """The client generated from the committed openapi.yaml, imported as a package."""
+    generator = _generator()
+    where = tmp_path_factory.mktemp("generated")
+    config = where / "config.yaml"
+    config.write_text("post_hooks: []\n", encoding="utf-8")  # no ruff pass over the generated code
+    done = subprocess.run(
+        [
+            str(generator),
+            "generate",
+            "--path",
+            str(ROOT / "openapi.yaml"),
+            "--output-path",
+            str(where / PACKAGE),
+            "--meta",
+            "none",
+            "--config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    # the generator says so when it drops an operation or a schema it could not read
+    assert "Warning" not in output and "Unable to" not in output, output
+    sys.path.insert(0, str(where))
+    try:
+        yield importlib.import_module(PACKAGE)
+    finally:
+        sys.path.remove(str(where))
+        for name in [n for n in sys.modules if n == PACKAGE or n.startswith(PACKAGE + ".")]:
+            del sys.modules[name]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[SimpleNamespace]:
+    """The app on a migrated, seeded SQLite database, served over HTTP on a free port; an editor key."""
+    from werkzeug.serving import make_server
+
+    from service.store import keys
+
+    app = app_on_fresh_database(str(tmp_path_factory.mktemp("db")))
+    with app.extensions["scalecost.db"].transaction() as session:
+        _key, secret = keys.create(session, "generated-client", "editor", actor="test")
+    port = free_port()
+    http = make_server("127.0.0.1", port, app, threaded=True)
+    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", key=secret)
+    finally:
+        http.shutdown()
+        thread.join(timeout=10)
+        app.extensions["scalecost.db"].dispose()
+
+
+@pytest.fixture(scope="module")
+def api(client_package, server) -> SimpleNamespace:
+    """The generated client, logged in, with the modules the tests call."""
+
+    def load(name: str) -> ModuleType:
+        return importlib.import_module(f"{PACKAGE}.{name}")
+
+    return SimpleNamespace(
+        client=client_package.AuthenticatedClient(base_url=server.url, token=server.key, timeout=60.0),
+        models=load("models"),
+        types=load("types"),
+        training=load("api.estimates.post_v1_estimates_training"),
+        inference=load("api.estimates.post_v1_estimates_inference"),
+        create_scenario=load("api.scenarios.post_v1_scenarios"),
+        get_scenario=load("api.scenarios.get_v1_scenarios_scenario_id"),
+        repriced=load("api.scenarios.get_v1_scenarios_scenario_id_estimate"),
+        revisions=load("api.scenarios.get_v1_scenarios_scenario_id_revisions"),
+    )
+
+
+def _typed(value: Any, kind: type | tuple[type, ...]) -> Any:
+    assert isinstance(value, kind), f"{value!r} is a {type(value).__name__}, not {kind}"
+    return value
+
+
+def _sent_back(model: Any, content: bytes) -> None:
+    """The typed model gives back the JSON the server sent: nothing was lost on the way."""
+    assert model.to_dict() == json.loads(content)
+
+
+OPEN = {"change"}  # a recommendation's merge patch: an open object by design
+
+
+def _loose(value: Any, path: str) -> list[str]:
+    """Where the parsed model holds a plain dict, or properties the contract did not list."""
+    if isinstance(value, dict):
+        return [path]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _loose(v, f"{path}[{i}]")]
+    out = []
+    for attribute in getattr(type(value), "__attrs_attrs__", ()):
+        inner = getattr(value, attribute.name)
+        if attribute.name == "additional_properties":
+            out += [f"{path}.{key}" for key in inner]
+        elif attribute.name not in OPEN:
+            out += _loose(inner, f"{path}.{attribute.name}")
+    return out
+
+
+def test_a_training_estimate_round_trips_with_typed_attributes(api):
+    m = api.models
+    response = api.training.sync_detailed(client=api.client, body=m.TrainingRequest.from_dict(TRAINING))
+    assert response.status_code == 200, response.content
+    result = _typed(response.parsed, m.TrainingEstimate)
+    assert _loose(result, "training") == []
+
+    _typed(result.model, m.TrainingResolvedModel)
+    _typed(result.model.total_parameters, float)
+    _typed(result.compute.total_flops, float)
+    _typed(result.compute.human, m.TrainingComputeHuman)
+    _typed(result.compute.human.total_flops, str)
+    _typed(result.memory.breakdown.optimizer_states, float)
+    _typed(result.memory.human.per_device, str)
+    _typed(result.memory.fits, bool)
+    _typed(result.time.breakdown.compute_s, float)
+    _typed(result.time.phases.training_s, float)
+    _typed(result.cost.total_usd, float)
+    _typed(result.cost.human, m.TrainingCostHuman)
+    _typed(result.cost.human.total, str)
+    source = _typed(result.cost.price_source, m.TrainingCostPriceSourceType1)
+    assert _typed(source.provider, str).lower() == "aws"
+    _typed(result.range_, m.Range)
+    _typed(result.range_.low, m.RangeEnd)
+    _typed(result.scaling, m.Scaling)
+    _typed(result.scaling.kaplan.alpha_parameters, float)
+    assumptions = _typed(result.assumptions, m.TrainingAssumptions)
+    _typed(assumptions.parallelism, m.ParallelismUsed)
+    assert _typed(assumptions.parallelism.data, int) == 8 and assumptions.parallelism.zero_stage == 3
+    _typed(assumptions.bytes_per_parameter.weights, float)
+    _typed(assumptions.efficiency.best_gemm_efficiency, float)
+    assert _typed(assumptions.global_batch_size, int) == 64
+    assert result.details and all(isinstance(d.value, float | int) for d in result.details)
+    for advice in result.recommendations:
+        _typed(advice.expected, m.RecommendationExpected)
+        _typed(advice.expected.value, bool | float | int)
+        _typed(advice.change, m.RecommendationChange)  # a merge patch: open by design
+    _sent_back(result, response.content)
+
+
+def test_an_inference_estimate_round_trips_with_typed_attributes(api):
+    m = api.models
+    response = api.inference.sync_detailed(client=api.client, body=m.InferenceRequest.from_dict(INFERENCE))
+    assert response.status_code == 200, response.content
+    result = _typed(response.parsed, m.InferenceEstimate)
+    assert _loose(result, "inference") == []
+
+    hardware = _typed(result.hardware, m.InferenceResolvedHardware)
+    assert _typed(hardware.count, int) == 1 and _typed(hardware.accelerator, str) == "nvidia-rtx-4090"
+    _typed(hardware.engine, str)
+    _typed(result.model.weights, m.InferenceWeightsUsed)
+    _typed(result.model.weights.bits_per_weight, float | int)
+    _typed(result.memory.breakdown.kv_cache, int)
+    _typed(result.memory.human.kv_cache, str)
+    _typed(result.latency.bound, m.LatencyBound)
+    _typed(result.latency.bound.decode, str)
+    _typed(result.latency.human.time_to_first_token, str)
+    _typed(result.throughput.output_tokens_per_second, float)
+    _typed(result.cost.usd_per_million_output_tokens, float)
+    _typed(result.cost.price_source, m.InferenceCostPriceSourceType1)
+    needed = _typed(result.devices_needed, m.DevicesNeeded)
+    _typed(needed.to_fit, int)
+    _typed(needed.targets_met, bool)
+    _typed(result.assumptions.workload.prompt_tokens, int)
+    _typed(result.assumptions.memory_bandwidth_efficiency.source, str)
+    _typed(result.assumptions.compute_efficiency.max_, float)
+    assert result.suggestions and all(isinstance(s.count, int) for s in result.suggestions)
+    _sent_back(result, response.content)
+
+
+def test_an_override_price_is_typed_as_the_override(api):
+    m = api.models
+    body = {**TRAINING, "cost": {"usd_per_accelerator_hour": 2.5}}
+    response = api.training.sync_detailed(client=api.client, body=m.TrainingRequest.from_dict(body))
+    assert response.status_code == 200, response.content
+    source = response.parsed.cost.price_source
+    assert source == m.TrainingCostPriceSourceType0.OVERRIDE and source == "override"
+
+
+def test_a_scenario_round_trips_with_a_typed_estimate(api):
+    m = api.models
+    write = m.TrainingScenarioWrite.from_dict(
+        {"name": "generated-client", "kind": "training", "tags": ["contract"], "request": TRAINING}
+    )
+    created = api.create_scenario.sync_detailed(client=api.client, body=write)
+    assert created.status_code == 201, created.content
+    scenario_id = _typed(created.parsed, m.Scenario).id
+
+    response = api.get_scenario.sync_detailed(client=api.client, scenario_id=scenario_id)
+    assert response.status_code == 200, response.content
+    scenario = _typed(response.parsed, m.Scenario)
+    assert _loose(scenario, "scenario") == []
+    assert scenario.name == "generated-client" and scenario.kind == m.ScenarioKind.TRAINING
+    _typed(scenario.created_at, dt.datetime)
+    estimate = _typed(scenario.estimate, m.TrainingEstimate)  # a model, not a dict
+    _typed(estimate.cost.total_usd, float)
+    _typed(estimate.cost.human.total, str)
+    _typed(estimate.assumptions.parallelism.zero_stage, int)
+    request = _typed(scenario.request, m.TrainingRequest)
+    _typed(request.training, m.TrainingRun)
+    prices = _typed(scenario.prices, m.PriceSnapshot)
+    _typed(prices.taken_at, dt.datetime)
+    _typed(prices.usd_per_accelerator_hour, float)
+    _typed(prices.price_source, m.PriceSnapshotPriceSourceType1)
+    _typed(scenario.summary.count, int)
+    raw = json.loads(response.content)
+    contract = StrictContract()
+    assert contract.errors("Scenario", raw) == []
+    again = scenario.to_dict()
+    for moment in ("created_at", "updated_at"):  # datetimes come back in Python's isoformat
+        assert dt.datetime.fromisoformat(again.pop(moment)) == dt.datetime.fromisoformat(raw.pop(moment))
+    raw["prices"]["taken_at"] = dt.datetime.fromisoformat(raw["prices"]["taken_at"]).isoformat()
+    assert again == raw
+
+    repriced = api.repriced.sync_detailed(client=api.client, scenario_id=scenario_id)
+    assert repriced.status_code == 200, repriced.content
+    _typed(repriced.parsed.current, m.TrainingEstimate)
+    _typed(repriced.parsed.saved, m.TrainingEstimate)
+    _typed(repriced.parsed.delta.percent, float)
+    assert contract.errors("Repriced", json.loads(repriced.content)) == []
+
+    revisions = api.revisions.sync_detailed(client=api.client, scenario_id=scenario_id)
+    assert revisions.status_code == 200, revisions.content
+    (revision,) = revisions.parsed
+    _typed(revision.estimate, m.TrainingEstimate)
+    _typed(revision.prices, m.PriceSnapshot)
+    assert contract.errors("Revision", json.loads(revisions.content)[0]) == []

@@ -1,0 +1,98 @@
+"""The documented estimate answers are the JSON the service sends: every golden answer (tests/golden, 306 of
+status 200) validates against its response schema in openapi.yaml with no undocumented property allowed, and
+every object in those schemas lists its properties.
+
+The estimate endpoints send the engine's JSON as it is (no pass through the schema), so this test is what
+keeps the contract from drifting away from it."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+from typing import Any
+
+import pytest
+
+from tests.golden.record import GOLDEN
+
+from .strict_schema import StrictContract, committed_spec, undescribed
+
+COMPONENT = {"training": "TrainingEstimate", "inference": "InferenceEstimate"}
+
+
+@pytest.fixture(scope="module")
+def spec() -> dict[str, Any]:
+    return committed_spec()
+
+
+@pytest.fixture(scope="module")
+def contract(spec) -> StrictContract:
+    return StrictContract(spec)
+
+
+@pytest.fixture(scope="module")
+def golden() -> list[dict[str, Any]]:
+    with gzip.open(GOLDEN, "rt", encoding="utf-8") as f:
+        return [r for r in json.load(f) if r["status"] == 200]
+
+
+def test_the_golden_corpus_covers_both_kinds(golden):
+    assert {r["kind"] for r in golden} == {"training", "inference"} and len(golden) >= 300
+
+
+def test_every_golden_answer_conforms_to_its_documented_schema(contract, golden):
+    failures = []
+    for i, answer in enumerate(golden):
+        errors = contract.errors(COMPONENT[answer["kind"]], answer["body"])
+        failures += [f"#{i} {answer['kind']} {e}" for e in errors[:3]]
+    assert not failures, f"{len(failures)} answers stray from openapi.yaml:\n" + "\n".join(failures[:30])
+
+
+@pytest.mark.parametrize(
+    "component", ["TrainingEstimate", "InferenceEstimate", "Scenario", "Revision", "Repriced"]
+)
+def test_every_nested_object_is_described(spec, component):
+    assert undescribed(spec, component) == []
+
+
+def _first(golden, kind: str, has: str) -> dict[str, Any]:
+    return copy.deepcopy(
+        next(r["body"] for r in golden if r["kind"] == kind and has in json.dumps(r["body"]))
+    )
+
+
+@pytest.mark.parametrize(
+    "kind, path, value",
+    [
+        ("training", ("cost", "human", "surprise"), "x"),
+        ("training", ("assumptions", "parallelism", "context"), 2),
+        ("training", ("cost", "price_source", "surprise"), 1),
+        ("inference", ("hardware", "surprise"), "x"),
+        ("inference", ("devices_needed", "to_fit"), "2"),
+        ("inference", ("cost", "price_source"), "catalog"),
+        ("inference", ("surprise",), {}),
+    ],
+)
+def test_an_undocumented_or_mistyped_field_fails(contract, golden, kind, path, value):
+    """The strict reading is strict: one extra property or one wrong type anywhere is reported."""
+    answer = _first(golden, kind, '"provider"')
+    node = answer
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    assert contract.errors(COMPONENT[kind], answer)
+
+
+@pytest.mark.parametrize("price_source", ["override", None])
+def test_price_source_is_override_a_catalog_row_or_null(contract, golden, price_source):
+    answer = _first(golden, "training", '"provider"')
+    assert isinstance(answer["cost"]["price_source"], dict)
+    answer["cost"]["price_source"] = price_source
+    assert contract.errors("TrainingEstimate", answer) == []
+
+
+def test_a_training_answer_is_not_an_inference_answer(contract, golden):
+    """Scenario.estimate is oneOf the two: each answer matches exactly one of them."""
+    for kind, other in (("training", "inference"), ("inference", "training")):
+        assert contract.errors(COMPONENT[other], _first(golden, kind, "{"))
