@@ -59,6 +59,11 @@ class PriceSchema(ma.Schema):
     source = String(allow_none=True, metadata={"description": "Where the price comes from"})
 
 
+class AcceleratorSourcesSchema(ma.Schema):
+    specs = String(allow_none=True, metadata={"description": "Where the specs come from (datasheets, …)"})
+    notes = String(allow_none=True, metadata={"description": "Caveats about the figures"})
+
+
 class AcceleratorSchema(ma.Schema):
     id = String(metadata={"example": "nvidia-h100-sxm-80gb"})
     name = String(metadata={"example": "H100 SXM5 80GB"})
@@ -91,10 +96,8 @@ class AcceleratorSchema(ma.Schema):
         },
     )
     prices = ma.fields.List(ma.fields.Nested(PriceSchema), metadata={"description": "Current prices"})
-    sources = ma.fields.Dict(
-        keys=String(),
-        values=String(allow_none=True),
-        metadata={"description": "Where the specs come from, and notes"},
+    sources = ma.fields.Nested(
+        AcceleratorSourcesSchema, metadata={"description": "Where the specs come from, and notes"}
     )
 
 

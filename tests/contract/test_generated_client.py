@@ -134,6 +134,7 @@ def api(client_package, server) -> SimpleNamespace:
         get_scenario=load("api.scenarios.get_v1_scenarios_scenario_id"),
         repriced=load("api.scenarios.get_v1_scenarios_scenario_id_estimate"),
         revisions=load("api.scenarios.get_v1_scenarios_scenario_id_revisions"),
+        accelerator=load("api.accelerators.get_v1_accelerators_accelerator_id"),
     )
 
 
@@ -293,3 +294,14 @@ def test_a_scenario_round_trips_with_a_typed_estimate(api):
     _typed(revision.estimate, m.TrainingEstimate)
     _typed(revision.prices, m.PriceSnapshot)
     assert contract.errors("Revision", json.loads(revisions.content)[0]) == []
+
+
+def test_an_accelerator_has_typed_sources(api):
+    m = api.models
+    response = api.accelerator.sync_detailed(client=api.client, accelerator_id="nvidia-rtx-4090")
+    assert response.status_code == 200, response.content
+    accelerator = _typed(response.parsed, m.Accelerator)
+    assert _loose(accelerator, "accelerator") == []
+    _typed(accelerator.sources, m.AcceleratorSources)
+    _typed(accelerator.sources.specs, str)
+    _sent_back(accelerator, response.content)
