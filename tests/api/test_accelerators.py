@@ -71,7 +71,7 @@ def test_item_has_specs_dense_peaks_prices_and_sources(client):
     response = client.get("/v1/accelerators/nvidia-h100-sxm-80gb")
     assert response.status_code == 200 and response.headers["ETag"]
     item = response.json
-    assert item["memory_bytes"] == 80 * 10**9
+    assert item["memory_bytes"] == 81559 * 2**20  # as nvidia-smi reports it (seed/accelerator_memory.csv)
     assert item["peak_flops_per_s"]["bf16"] == 989e12  # dense, not the 1979 sparse figure
     assert item["peak_flops_per_s"]["int4"] is None
     assert {p["provider"] for p in item["prices"]} >= {"aws", "lambda", "runpod"}
