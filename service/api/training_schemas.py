@@ -117,6 +117,29 @@ class ParallelismSchema(ma.Schema):
     )
 
 
+class InterconnectSchema(ma.Schema):
+    """The cluster the devices sit in, when it differs from the catalog's system for the part."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+    scale_up_domain_devices = Integer(
+        validate=validate.Range(1, 100_000),
+        metadata={
+            "description": "Devices per NVLink / Infinity Fabric / ICI domain (8 for HGX, 72 for GB200 NVL72)",
+            "example": 72,
+        },
+    )
+    scale_out_bytes_per_s = Float(
+        validate=validate.Range(min=1e8, max=1e12),
+        metadata={
+            "description": "Network rate per device between domains, one direction, bytes/s "
+            "(400 Gb/s InfiniBand per GPU = 5e10)",
+            "example": 5e10,
+        },
+    )
+
+
 class TrainingHardwareSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
@@ -139,6 +162,12 @@ class TrainingHardwareSchema(ma.Schema):
         },
     )
     parallelism = ma.fields.Nested(ParallelismSchema)
+    interconnect = ma.fields.Nested(
+        InterconnectSchema,
+        metadata={
+            "description": "Override the catalog's scale-up domain and scale-out network for this cluster"
+        },
+    )
 
 
 class TrainingRequestSchema(ma.Schema):

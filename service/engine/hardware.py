@@ -26,6 +26,9 @@ class Accelerator:
     interconnect_bandwidth_bytes_per_s: float | None = None  # aggregate bidirectional scale-up
     tdp_watts: float | None = None
     release_year: int | None = None
+    # The system the part is built into (catalog, with sources; a request may override both):
+    scale_up_domain: int | None = None  # devices sharing one NVLink / Infinity Fabric / ICI domain
+    scale_out_bandwidth_bytes_per_s: float | None = None  # per-device network (NIC) rate, one direction
 
     def peak(self, precision: str) -> float | None:
         """Dense peak FLOP/s for `precision`, or None when the device lacks it."""
@@ -46,6 +49,8 @@ SPEC_BOUNDS: dict[str, tuple[float, float]] = {
     "peak_flops_per_s": (1e9, 5e16),  # 1 GFLOP/s .. 50 PFLOP/s (largest: 5 PFLOP/s fp8)
     "interconnect_bandwidth_bytes_per_s": (1e8, 1.8e13),  # 0.1 GB/s .. 18 TB/s (largest: 1.8 TB/s)
     "tdp_watts": (1.0, 12_000.0),  # 1 W .. 12 kW (largest: 1.2 kW)
+    "scale_up_domain": (1.0, 100_000.0),  # one device .. a TPU v5p pod (8,960 chips) with margin
+    "scale_out_bandwidth_bytes_per_s": (1e8, 1e12),  # 0.8 Gb/s .. 8 Tb/s per device (largest: 800 Gb/s)
 }
 
 

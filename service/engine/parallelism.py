@@ -6,16 +6,22 @@ from dataclasses import dataclass
 
 from .hardware import Accelerator
 
-DEVICES_PER_NODE = 8  # HGX/DGX, MI300X OAM and Gaudi boards carry 8 accelerators per scale-up domain
+DEVICES_PER_NODE = (
+    8  # HGX/DGX, MI300X OAM and Gaudi boards: 8 accelerators per node (scale-up domain default)
+)
 NCCL_BUS_EFFICIENCY = (
     0.8  # NCCL all-reduce bus bandwidth ≈ 80 % of NVLink per-direction rate (nccl-tests READMEs)
 )
 PCIE_GEN4_BYTES_PER_S = (
     25e9  # PCIe 4.0 x16 ≈ 32 GB/s raw per direction, ~25 GB/s achieved (PCI-SIG; nccl-tests)
 )
-# Scale-out per device: DGX A100 1× HDR 200 Gb/s, DGX H100 1× NDR 400 Gb/s per GPU (NVIDIA DGX user guides),
-# GB200/B200 ConnectX-8 800 Gb/s; 80 % achieved.
-SCALE_OUT_BYTES_PER_S = {2017: 12.5e9 * 0.8, 2020: 25e9 * 0.8, 2022: 50e9 * 0.8, 2024: 100e9 * 0.8}
+# Scale-out per device when the catalog has no figure for a part with a scale-up fabric, by release year: DGX-1
+# 100 Gb/s, DGX A100 1× HDR 200 Gb/s, DGX H100 1× NDR 400 Gb/s per GPU (NVIDIA DGX user guides); 80 % achieved.
+SCALE_OUT_BYTES_PER_S = {2017: 12.5e9 * 0.8, 2020: 25e9 * 0.8, 2022: 50e9 * 0.8}
+NIC_EFFICIENCY = 0.8  # NCCL reaches ~80 % of the NIC line rate across nodes (nccl-tests READMEs)
+# Parts without a scale-up fabric (PCIe workstation and inference cards) are not built into training clusters:
+# their servers typically carry 2× 100 GbE for 8 cards, 25 Gb/s per card (assumption; a request may override).
+PCIE_SERVER_SCALE_OUT_BYTES_PER_S = 25e9 / 8
 
 
 @dataclass(frozen=True)
@@ -57,8 +63,18 @@ def scale_up_bytes_per_s(acc: Accelerator) -> float:
     )  # catalog figure is aggregate bidirectional (docs/formulas.md, "Catalog conventions")
 
 
+def domain_size(acc: Accelerator) -> int:
+    """Devices that share one scale-up domain: the catalog's figure (GB200 NVL72: 72; a TPU pod), else a node."""
+    return acc.scale_up_domain or DEVICES_PER_NODE
+
+
 def scale_out_bytes_per_s(acc: Accelerator) -> float:
-    """Achievable per-device bandwidth between nodes (InfiniBand/RoCE NIC per accelerator)."""
+    """Achievable per-device bandwidth between scale-up domains: the system's NIC rate from the catalog (or the
+    request), else a default by kind of part (a property of the system, not of the chip's release year)."""
+    if acc.scale_out_bandwidth_bytes_per_s:
+        return min(acc.scale_out_bandwidth_bytes_per_s * NIC_EFFICIENCY, scale_up_bytes_per_s(acc))
+    if not acc.interconnect_bandwidth_bytes_per_s:
+        return PCIE_SERVER_SCALE_OUT_BYTES_PER_S * NIC_EFFICIENCY
     year = acc.release_year or 2020
     best = SCALE_OUT_BYTES_PER_S[2017]
     for since, bandwidth in sorted(SCALE_OUT_BYTES_PER_S.items()):
@@ -67,11 +83,16 @@ def scale_out_bytes_per_s(acc: Accelerator) -> float:
     return min(best, scale_up_bytes_per_s(acc))
 
 
+def builds_training_clusters(acc: Accelerator) -> bool:
+    """Whether multi-node clusters of this part are a known build: a scale-up fabric or a catalog network figure."""
+    return bool(acc.interconnect_bandwidth_bytes_per_s or acc.scale_out_bandwidth_bytes_per_s)
+
+
 def group_bandwidth(acc: Accelerator, group_size: int, stride: int) -> float:
     """Bandwidth for a collective over `group_size` ranks spaced `stride` apart (rank order t, then d, then p)."""
     if group_size <= 1:
         return float("inf")
-    if group_size * stride <= DEVICES_PER_NODE:
+    if group_size * stride <= domain_size(acc):
         return scale_up_bytes_per_s(acc)
     return scale_out_bytes_per_s(acc)
 

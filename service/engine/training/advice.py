@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import InvalidRequest
 from ..hardware import Catalog
+from ..parallelism import builds_training_clusters, domain_size
 from ..patch import merge_patch
 from ..units import human_bytes, human_count, human_duration, human_usd
 from .evaluate import Evaluation, evaluate
@@ -294,6 +295,8 @@ def _cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, e
     for acc in catalog.accelerators.values():
         if acc.id == plan.accelerator.id or not acc.supports(plan.precision) or not _trains(acc):
             continue
+        if devices > domain_size(acc) and not builds_training_clusters(acc):
+            continue  # nobody builds multi-node training clusters of this part: never suggest one
         price = catalog.default_price(acc.id)
         if price is None or acc.memory_bytes <= states:
             continue

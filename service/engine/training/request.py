@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..architecture import ModelSpec
@@ -60,6 +61,8 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
             "hardware.accelerator",
             unknown_accelerator_message(hardware.get("accelerator"), catalog.accelerators),
         )
+    if acc is not None and hardware.get("interconnect"):
+        acc = _with_interconnect(acc, hardware["interconnect"], notes)
     count = int(hardware.get("count", 1) or 0)
     if count < 1:
         bad("hardware.count", "Must be at least 1.")
@@ -158,6 +161,17 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         details=bool(output.get("details", False)),
         notes=tuple(notes),
     )
+
+
+def _with_interconnect(acc: Accelerator, given: Mapping[str, Any], notes: list[str]) -> Accelerator:
+    """The catalog part in the request's own cluster: its scale-up domain size and per-device network rate."""
+    domain = given.get("scale_up_domain_devices") or acc.scale_up_domain
+    network = given.get("scale_out_bytes_per_s") or acc.scale_out_bandwidth_bytes_per_s
+    notes.append(
+        f"Cluster as given: {domain or 'default'} devices per scale-up domain, "
+        f"{network / 1e9 * 8 if network else 'default'} Gb/s per device between domains."
+    )
+    return replace(acc, scale_up_domain=domain, scale_out_bandwidth_bytes_per_s=network)
 
 
 def _default_precision(acc: Accelerator, notes: list[str]) -> str:

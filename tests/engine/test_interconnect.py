@@ -1,0 +1,83 @@
+"""Scale-up domains and scale-out networks are properties of the system (issue 11 item 3)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from service.engine import estimate_training
+from service.engine.hardware import Catalog
+from service.engine.parallelism import (
+    builds_training_clusters,
+    domain_size,
+    group_bandwidth,
+    scale_out_bytes_per_s,
+)
+
+from .conftest import load_catalog
+
+BASE = load_catalog()
+A100 = BASE.accelerators["nvidia-a100-sxm-80gb"]
+RTX = BASE.accelerators["nvidia-rtx-6000-ada"]
+
+
+def test_a_pcie_workstation_card_gets_less_network_than_an_a100():
+    """The bug: RTX 6000 Ada (2022, no NVLink) got more inter-node bandwidth than an A100 (2020)."""
+    assert scale_out_bytes_per_s(RTX) < scale_out_bytes_per_s(A100)
+    assert not builds_training_clusters(RTX) and builds_training_clusters(A100)
+
+
+def test_a_72_gpu_domain_keeps_a_64_way_group_on_the_fabric():
+    nvl72 = replace(A100, id="nvl72-like", scale_up_domain=72)
+    assert domain_size(nvl72) == 72 and domain_size(A100) == 8
+    assert group_bandwidth(nvl72, 64, 1) > group_bandwidth(A100, 64, 1)
+
+
+def test_catalog_network_figure_wins_over_the_release_year_default():
+    fast = replace(A100, scale_out_bandwidth_bytes_per_s=100e9)
+    assert scale_out_bytes_per_s(fast) > scale_out_bytes_per_s(A100)
+
+
+def test_request_can_describe_its_own_cluster():
+    request = {
+        "model": {"preset": "llama-2-7b"},
+        "training": {"tokens": 1e10, "global_batch_size": 512, "sequence_length": 4096},
+        "hardware": {
+            "accelerator": "nvidia-a100-sxm-80gb",
+            "count": 64,
+            "parallelism": {"data": 64, "zero_stage": 3},
+        },
+        "output": {"recommendations": False},
+    }
+    slow = estimate_training(
+        {**request, "hardware": {**request["hardware"], "interconnect": {"scale_out_bytes_per_s": 3.125e9}}},
+        BASE,
+    )
+    fast = estimate_training(
+        {**request, "hardware": {**request["hardware"], "interconnect": {"scale_up_domain_devices": 64}}},
+        BASE,
+    )
+    default = estimate_training(request, BASE)
+    assert slow["time"]["seconds"] > default["time"]["seconds"] > fast["time"]["seconds"]
+    assert any("Cluster as given" in n for n in fast["assumptions"]["notes"])
+
+
+def test_catalog_is_unchanged_by_a_request_override():
+    assert isinstance(BASE, Catalog) and BASE.accelerators["nvidia-a100-sxm-80gb"].scale_up_domain in (
+        None,
+        8,
+    )
+
+
+def test_advice_never_suggests_a_part_nobody_builds_clusters_from():
+    """1,024 A100s pre-training Llama-2-7B: the advice once said "RTX 6000 Ada does it 66 % cheaper"."""
+    answer = estimate_training(
+        {
+            "model": {"preset": "llama-2-7b"},
+            "training": {"tokens": 2e12, "global_batch_size": 1024, "sequence_length": 4096},
+            "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 1024, "parallelism": {"data": 1024}},
+        },
+        BASE,
+    )
+    suggested = {r["change"].get("hardware", {}).get("accelerator") for r in answer["recommendations"]}
+    clusterless = {a.id for a in BASE.accelerators.values() if not builds_training_clusters(a)}
+    assert not suggested & clusterless, suggested
