@@ -19,7 +19,9 @@ Measurement: C client processes (C in --clients, default 1 and 8), each with its
 (`create_app`, production configuration but no rate limit) and Flask test client — the whole request
 inside the app (auth, query args, queries, serialisation, headers), without gunicorn and sockets. For each
 case every client sends the request back to back for --seconds; the table gives p50 / p95 of all clients'
-requests and the requests/s they achieved together. The machine's load average is printed: on a shared
+requests and the requests/s they achieved together, and any answer other than 200 (a 503 is the database's
+statement timeout, DB_STATEMENT_TIMEOUT_MS = 5 s by default). A last column times the database part alone:
+`scenarios.listing()` (count, page) as the view calls it, one client in this process, for --seconds / 2. The machine's load average is printed: on a shared
 machine, a busy neighbour shows up as a higher p50 with 8 clients.
 """
 
@@ -210,14 +212,19 @@ def cases(client, auth: dict, total: int) -> list[tuple[str, str]]:
         (f"page={last} (last, offset {(last - 1) * PAGE_SIZE:,})", path(page=last)),
         (f"page={middle} (middle, offset {(middle - 1) * PAGE_SIZE:,})", path(page=middle)),
     ]
-    # Keyset pages: the cursor that the middle page hands out for the page after it.
-    for label, query in (("", {}), (", tag=rlhf", {"tag": "rlhf"}), (", sort=name", {"sort": "name"})):
-        reply = client.get(path(page=middle, **query), headers=auth)
-        meta = json.loads(reply.headers.get("X-Pagination") or "{}")
-        if meta.get("next_cursor"):
-            out.append((f"cursor after page {middle}{label}", path(cursor=meta["next_cursor"], **query)))
-        else:
-            out.append((f"cursor after page {middle}{label}", ""))  # this version has no cursors
+    # Keyset pages: the cursor that the middle page hands out for the page after it (with a filter: the
+    # same position, which its listing continues from).
+    reply = client.get(path(page=middle), headers=auth)
+    cursor = json.loads(reply.headers.get("X-Pagination") or "{}").get("next_cursor")
+    named = client.get(path(page=middle, sort="name"), headers=auth)
+    name_cursor = json.loads(named.headers.get("X-Pagination") or "{}").get("next_cursor")
+    for label, query, after in (
+        ("", {}, cursor),
+        (", tag=rlhf", {"tag": "rlhf"}, cursor),
+        (", name=q3-budget", {"name": "q3-budget"}, cursor),
+        (", sort=name", {"sort": "name"}, name_cursor),
+    ):
+        out.append((f"cursor after page {middle}{label}", path(cursor=after, **query) if after else ""))
     return out
 
 
@@ -227,27 +234,30 @@ def _client_process(url: str, secret: str, paths: list[str], seconds: float, bar
     app = create_app({"DATABASE_URL": url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
     client = app.test_client()
     auth = {"Authorization": f"Bearer {secret}"}
-    out: list[list[float]] = []
+    out: list[tuple[list[float], dict[int, int]]] = []
     for p in paths:
         for _ in range(3):  # warm-up: connection, plan cache, pages in memory
             if p:
                 client.get(p, headers=auth)
         barrier.wait()
         timings: list[float] = []
+        failures: dict[int, int] = {}
         if p:
             stop = time.perf_counter() + seconds
             while (start := time.perf_counter()) < stop:
-                reply = client.get(p, headers=auth)
+                status = client.get(p, headers=auth).status_code
                 timings.append((time.perf_counter() - start) * 1000)
-                if reply.status_code != 200:
-                    raise SystemExit(f"{p}: {reply.status_code} {reply.get_data(as_text=True)[:300]}")
-        out.append(timings)
+                if status != 200:  # e.g. 503 when DB_STATEMENT_TIMEOUT_MS (5 s) cancels the query
+                    failures[status] = failures.get(status, 0) + 1
+        out.append((timings, failures))
         barrier.wait()
     results.put(out)
     app.extensions["scalecost.db"].dispose()
 
 
-def measure(url: str, secret: str, paths: list[str], clients: int, seconds: float) -> list[list[float]]:
+def measure(
+    url: str, secret: str, paths: list[str], clients: int, seconds: float
+) -> list[tuple[list[float], dict[int, int]]]:
     ctx = mp.get_context("spawn")
     barrier, results = ctx.Barrier(clients), ctx.Queue()
     procs = [
@@ -256,15 +266,47 @@ def measure(url: str, secret: str, paths: list[str], clients: int, seconds: floa
     ]
     for proc in procs:
         proc.start()
-    merged: list[list[float]] = [[] for _ in paths]
+    merged: list[tuple[list[float], dict[int, int]]] = [([], {}) for _ in paths]
     for _ in procs:
-        for i, timings in enumerate(results.get()):
-            merged[i].extend(timings)
+        for i, (timings, failures) in enumerate(results.get()):
+            merged[i][0].extend(timings)
+            for status, n in failures.items():
+                merged[i][1][status] = merged[i][1].get(status, 0) + n
     for proc in procs:
         proc.join()
         if proc.exitcode:
             raise SystemExit(f"a client process failed (exit {proc.exitcode})")
     return merged
+
+
+def store_timings(url: str, paths: list[str], seconds: float) -> list[list[float]]:
+    """The database part alone: `scenarios.listing()` as the view calls it, one client, no Flask."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    listing = getattr(scenario_store, "listing", None)
+    database = Database(url)
+    out: list[list[float]] = []
+    for p in paths:
+        timings: list[float] = []
+        if p and listing is not None:
+            args = dict(parse_qsl(urlsplit(p).query))
+            size = int(args.pop("page_size", PAGE_SIZE))
+            offset = (int(args.pop("page", 1)) - 1) * size
+            cursor = args.pop("cursor", None)
+            after = scenario_store.decode_cursor(cursor) if cursor else None
+            stop = time.perf_counter() + seconds
+            for warm in (True, True, False):
+                while warm or time.perf_counter() < stop:
+                    with database.session() as session:
+                        start = time.perf_counter()
+                        listing(session, **args, offset=offset, limit=size, after=after)
+                        elapsed = (time.perf_counter() - start) * 1000
+                    if warm:
+                        break
+                    timings.append(elapsed)
+        out.append(timings)
+    database.dispose()
+    return out
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -315,30 +357,35 @@ def main() -> None:
             todo = [c for c in todo if any(w in c[0] for w in wanted)]
 
         counts = [int(c) for c in args.clients.split(",")]
-        table: dict[int, list[list[float]]] = {}
+        table: dict[int, list[tuple[list[float], dict[int, int]]]] = {}
         for clients in counts:
             log(f"{clients} client(s): {len(todo)} cases × {args.seconds:g} s")
             table[clients] = measure(bench_db.url, secret, [p for _, p in todo], clients, args.seconds)
             log(f"load average after the {clients}-client runs: {os.getloadavg()}")
+        log(f"the store alone: {len(todo)} cases × {args.seconds / 2:g} s")
+        alone = store_timings(bench_db.url, [p for _, p in todo], args.seconds / 2)
 
         print(f"\n{total:,} scenarios · {bench_db.kind} · {platform.python_version()} · "
               f"{os.cpu_count()} CPUs · page_size={PAGE_SIZE} · {args.seconds:g} s per case")  # fmt: skip
         head = "| case | " + " | ".join(
             f"{c} client{'s' if c > 1 else ''} p50 / p95 ms (req/s)" for c in counts
         )
-        print(head + " |")
-        print("|---|" + "---:|" * len(counts))
+        print(head + " | store alone p50 / p95 ms |")
+        print("|---|" + "---:|" * (len(counts) + 1))
         for i, (label, p) in enumerate(todo):
             cells = []
             for c in counts:
-                timings = table[c][i]
+                timings, failures = table[c][i]
                 if not p or not timings:
                     cells.append("n/a")
                     continue
                 rps = len(timings) / args.seconds
-                cells.append(
-                    f"{statistics.median(timings):.1f} / {percentile(timings, 0.95):.1f} ({rps:.0f})"
-                )
+                cell = f"{statistics.median(timings):.1f} / {percentile(timings, 0.95):.1f} ({rps:.0f})"
+                if failures:
+                    cell += " " + ", ".join(f"{n}× {status}" for status, n in sorted(failures.items()))
+                cells.append(cell)
+            db = alone[i]
+            cells.append(f"{statistics.median(db):.1f} / {percentile(db, 0.95):.1f}" if db else "n/a")
             print(f"| {label} | " + " | ".join(cells) + " |")
     finally:
         bench_db.drop()

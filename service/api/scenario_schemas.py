@@ -5,6 +5,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from service.store import scenarios as scenario_store
+
 from . import estimate_responses as responses
 from .fields import String
 from .inference_schemas import InferenceRequestSchema
@@ -167,8 +169,33 @@ class ScenarioSchema(ScenarioListItemSchema):
     prices = price_snapshot("Snapshot of the prices the estimate used")
 
 
+class CursorField(String):
+    """An opaque keyset cursor (X-Pagination `next_cursor`), loaded as the position it names."""
+
+    MAX_LENGTH = 1000
+
+    def __init__(self, **kwargs):
+        metadata = {"minLength": 1, "maxLength": self.MAX_LENGTH, **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> scenario_store.Cursor:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if not 1 <= len(text) <= self.MAX_LENGTH:
+            raise ma.ValidationError(f"Length must be between 1 and {self.MAX_LENGTH}.")
+        try:
+            return scenario_store.decode_cursor(text)
+        except ValueError as error:
+            raise ma.ValidationError(str(error)) from None
+
+
 class ScenarioQuerySchema(ma.Schema):
-    name = String(validate=validate.Length(1, 200), metadata={"description": "Substring of the name"})
+    name = String(
+        validate=validate.Length(1, 200),
+        metadata={
+            "description": "Substring of the name, any case (a trigram index on PostgreSQL; give 3 or more "
+            "characters for it to apply)"
+        },
+    )
     tag = String(validate=validate.Length(1, 64))
     kind = String(validate=validate.OneOf(KINDS))
     owner = String(validate=validate.Length(1, 128))
@@ -177,6 +204,19 @@ class ScenarioQuerySchema(ma.Schema):
         validate=validate.OneOf(["updated_at", "-updated_at", "name", "-name"]),
         metadata={"description": "Sort key; '-' for descending"},
     )
+    cursor = CursorField(
+        metadata={
+            "description": "Keyset pagination: the `next_cursor` of the previous page's X-Pagination (also in "
+            'its `Link: <…>; rel="next"`). The page starts right after that page\'s last row, at the same '
+            "cost however deep; give the same filters and sort, and no `page`."
+        },
+    )
+
+    @ma.validates_schema
+    def _cursor_matches_sort(self, data, **kwargs):
+        cursor = data.get("cursor")
+        if cursor is not None and cursor.sort != data.get("sort", "-updated_at"):
+            raise ma.ValidationError(f"This cursor belongs to sort={cursor.sort}.", field_name="cursor")
 
 
 class RevisionSchema(ma.Schema):

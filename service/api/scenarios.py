@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from flask import g, url_for
+import json
+from urllib.parse import urlencode
+
+from flask import g, request, url_for
 from flask.views import MethodView
 from flask_smorest import abort
 
@@ -25,7 +28,62 @@ from .scenario_schemas import (
 )
 from .smorest import Blueprint
 
-blp = Blueprint(
+
+class ListingBlueprint(Blueprint):
+    """X-Pagination of the listing: flask-smorest's fields, plus `total_is_lower_bound` and `next_cursor`
+    (and a `Link: <…>; rel="next"` header); a cursor page leaves out the page numbers, which do not apply."""
+
+    def _set_pagination_metadata(self, page_params, result, headers):
+        result, headers = super()._set_pagination_metadata(page_params, result, headers)
+        extra = getattr(page_params, "listing", None)
+        if extra is None:
+            return result, headers
+        metadata = json.loads(headers[self.PAGINATION_HEADER_NAME])
+        if extra["keyset"]:
+            for field in ("page", "previous_page", "next_page"):
+                metadata.pop(field, None)
+        metadata["total_is_lower_bound"] = extra["total_is_lower_bound"]
+        if extra["next_cursor"]:
+            metadata["next_cursor"] = extra["next_cursor"]
+            args = [(k, v) for k, v in request.args.items(multi=True) if k not in ("page", "cursor")]
+            target = (
+                f"{request.script_root}{request.path}?{urlencode([*args, ('cursor', extra['next_cursor'])])}"
+            )
+            headers["Link"] = f'<{target}>; rel="next"'
+        headers[self.PAGINATION_HEADER_NAME] = json.dumps(metadata)
+        return result, headers
+
+    def _document_pagination_metadata(self, spec, resp_doc):
+        if PAGINATION_COMPONENT not in spec.components.headers:
+            spec.components.header(PAGINATION_COMPONENT, PAGINATION_DOC)
+        resp_doc.setdefault("headers", {}).update(
+            {self.PAGINATION_HEADER_NAME: PAGINATION_COMPONENT, "Link": LINK_DOC}
+        )
+
+
+PAGINATION_COMPONENT = "SCENARIO_PAGINATION"
+PAGINATION_DOC = {
+    "description": (
+        "Pagination metadata as JSON: total, total_pages, first_page, last_page, page, previous_page, "
+        "next_page (the page numbers are absent on a cursor page), total_is_lower_bound, next_cursor. "
+        "total_is_lower_bound true: a name, tag or owner filter matched at least `total` scenarios (counting "
+        f"stops at {store.COUNT_CAP:,} matches, or one page past the requested one), so total_pages and "
+        "last_page are lower bounds too; without a filter, or with kind alone, the total is exact. "
+        "next_cursor: absent on the last page; pass it as `cursor` for the next page."
+    ),
+    "schema": {
+        "type": "string",
+        "example": '{"total": 100, "total_pages": 5, "first_page": 1, "last_page": 5, "page": 1, '
+        '"next_page": 2, "total_is_lower_bound": true, "next_cursor": "eyJ2IjoxLCJzIjoi..."}',
+    },
+}
+LINK_DOC = {
+    "description": 'RFC 8288 link to the next page by cursor, `</v1/scenarios?…&cursor=…>; rel="next"`; absent '
+    "on the last page",
+    "schema": {"type": "string"},
+}
+
+blp = ListingBlueprint(
     "scenarios",
     __name__,
     url_prefix="/v1/scenarios",
@@ -87,16 +145,30 @@ class Scenarios(MethodView):
     @blp.response(200, ScenarioListItemSchema(many=True))
     @blp.paginate()
     def get(self, query, pagination_parameters):
-        """List scenarios: filter by name substring, tag, kind, owner; sort by updated_at or name."""
-        session, ids = db_session(), store.query(**query)
-        filters = {k for k in ("name", "tag", "kind", "owner") if query.get(k)}
-        total = store.total(session, ids, kind_only=query.get("kind") if filters == {"kind"} else None,
-                            unfiltered=not filters)  # fmt: skip
-        items, total = store.page(
-            session, ids, pagination_parameters.first_item, pagination_parameters.page_size, total_count=total
+        """List scenarios: filter by name substring, tag, kind, owner; sort by updated_at or name.
+
+        Pages by number (`page`, `page_size`) or by cursor: every page's X-Pagination carries `next_cursor`
+        (and `Link: <…>; rel="next"`) while more rows follow; `?cursor=…` continues right after that page
+        at the same cost however deep. Without a filter, or with `kind` alone, the total is exact; a name, tag
+        or owner filter's matches are counted up to a cap, past which `total_is_lower_bound` is true (see the
+        X-Pagination header)."""
+        after = query.pop("cursor", None)
+        if after is not None and "page" in request.args:
+            abort(422, errors={"query.page": ["Give either page or cursor, not both."]})
+        result = store.listing(
+            db_session(),
+            **query,
+            offset=pagination_parameters.first_item,
+            limit=pagination_parameters.page_size,
+            after=after,
         )
-        pagination_parameters.item_count = total
-        return items
+        pagination_parameters.item_count = result.total
+        pagination_parameters.listing = {
+            "keyset": after is not None,
+            "total_is_lower_bound": result.total_is_lower_bound,
+            "next_cursor": result.next_cursor,
+        }
+        return result.items
 
     @blp.auth("editor")
     @blp.etag

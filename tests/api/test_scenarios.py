@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 
 import pytest
@@ -127,6 +129,81 @@ def test_list_filters_sorts_and_paginates(client, editor_headers):
     assert [s["name"] for s in page.json] == ["gamma-train"]
     assert '"total": 3' in page.headers["X-Pagination"]
     assert client.get("/v1/scenarios?sort=cost", headers=editor_headers).status_code == 422
+
+
+def _pages(client, headers, url):
+    """Follow Link rel="next" from `url`; (names, X-Pagination of each page)."""
+    names, metas = [], []
+    while url:
+        reply = client.get(url, headers=headers)
+        assert reply.status_code == 200, reply.json
+        meta = json.loads(reply.headers["X-Pagination"])
+        names += [s["name"] for s in reply.json]
+        metas.append(meta)
+        link = reply.headers.get("Link")
+        assert (link is None) == ("next_cursor" not in meta), (link, meta)
+        url = link and re.fullmatch(r'<(/v1/scenarios\?[^>]+)>; rel="next"', link).group(1)
+        if url:
+            assert f"cursor={meta['next_cursor']}" in url and "&page=" not in url and "?page=" not in url
+    return names, metas
+
+
+def test_list_by_cursor_follows_link_next_through_every_sort_and_filter(client, editor_headers):
+    for i in range(5):
+        _create(client, editor_headers, name=f"walk-{i}", tags=("odd",) if i % 2 else ("even",))
+    for query in ("sort=-updated_at", "sort=updated_at", "sort=name", "sort=-name", "tag=even&sort=-name"):
+        everything = client.get(f"/v1/scenarios?{query}&page_size=100", headers=editor_headers)
+        expected = [s["name"] for s in everything.json]
+        names, metas = _pages(client, editor_headers, f"/v1/scenarios?{query}&page_size=2")
+        assert names == expected and len(metas) == -(-len(expected) // 2)
+        assert metas[0]["page"] == 1 and metas[0].get("next_page") == 2  # the first page is a numbered page
+        for meta in metas[1:]:  # cursor pages: no page numbers, the same total
+            assert "page" not in meta and "next_page" not in meta and "previous_page" not in meta
+        assert {(m["total"], m["total_is_lower_bound"]) for m in metas} == {(len(expected), False)}
+
+
+def test_list_cursor_from_a_numbered_page_continues_it(client, editor_headers):
+    for i in range(5):
+        _create(client, editor_headers, name=f"n-{i}")
+    second = client.get("/v1/scenarios?sort=name&page=2&page_size=2", headers=editor_headers)
+    cursor = json.loads(second.headers["X-Pagination"])["next_cursor"]
+    third = client.get(f"/v1/scenarios?sort=name&page_size=2&cursor={cursor}", headers=editor_headers)
+    assert [s["name"] for s in second.json + third.json] == ["n-2", "n-3", "n-4"]
+    assert "next_cursor" not in json.loads(third.headers["X-Pagination"]) and "Link" not in third.headers
+
+
+def test_list_cursor_refusals_name_the_parameter(client, editor_headers):
+    for i in range(3):
+        _create(client, editor_headers, name=f"c-{i}")
+    first = client.get("/v1/scenarios?sort=name&page_size=1", headers=editor_headers)
+    cursor = json.loads(first.headers["X-Pagination"])["next_cursor"]
+    for query, field in (
+        (f"cursor={cursor}&sort=-name", "query.cursor"),  # a cursor belongs to its sort
+        (f"cursor={cursor}", "query.cursor"),
+        (f"cursor={cursor}&sort=name&page=2", "query.page"),
+        ("cursor=garbage", "query.cursor"),
+        ("cursor=" + "A" * 1001, "query.cursor"),
+    ):
+        reply = client.get(f"/v1/scenarios?{query}", headers=editor_headers)
+        assert reply.status_code == 422 and field in reply.json["errors"], (query, reply.json)
+
+
+def test_list_filtered_total_is_a_lower_bound_past_the_cap(client, editor_headers, monkeypatch):
+    from service.store import scenarios as store
+
+    monkeypatch.setattr(store, "COUNT_CAP", 2)
+    for i in range(4):
+        _create(client, editor_headers, name=f"cap-{i}")
+    meta = lambda q: json.loads(
+        client.get(f"/v1/scenarios?{q}", headers=editor_headers).headers["X-Pagination"]
+    )  # noqa: E731
+    first = meta("name=cap&page_size=1")
+    assert (first["total"], first["total_is_lower_bound"], first["next_page"]) == (2, True, 2)
+    second = meta("name=cap&page_size=1&page=2")  # counted one page further: the next page is known
+    assert (second["total"], second["total_is_lower_bound"], second["next_page"]) == (3, True, 3)
+    last = meta("name=cap&page_size=1&page=4")
+    assert (last["total"], last["total_is_lower_bound"], last.get("next_page")) == (4, False, None)
+    assert (meta("page_size=1")["total"], meta("page_size=1")["total_is_lower_bound"]) == (4, False)
 
 
 def test_repriced_estimate_moves_with_the_catalog(client, editor_headers, admin_headers):
