@@ -107,6 +107,14 @@ class ParallelismSchema(ma.Schema):
     expert = Integer(validate=validate.Range(1, 4096), metadata={"description": "Expert-parallel degree"})
     zero_stage = Integer(validate=validate.Range(0, 3), metadata={"description": "ZeRO stage 0–3"})
     sequence_parallel = Boolean(metadata={"description": "Megatron sequence parallelism"})
+    context = Integer(
+        validate=validate.Range(1, 1024),
+        metadata={
+            "description": "Context-parallel degree: each sequence is split over this many ranks, attention "
+            "passing K/V blocks in a ring (Megatron-Core CP, ring attention). data × tensor × pipeline × "
+            "context = count; the sequence length must be a multiple of 2 × context. Default 1"
+        },
+    )
     virtual_pipeline = Integer(
         validate=validate.Range(1, 128),
         metadata={

@@ -39,10 +39,19 @@ class Parallelism:
     zero_stage: int = 0
     sequence_parallel: bool = False
     virtual_pipeline: int = 1  # interleaved 1F1B model chunks per stage (Narayanan et al. 2021 §2.2.2)
+    # Context parallel: each sequence split over `context` ranks, attention exchanging K/V blocks in a ring
+    # (Liu et al. 2023 "Ring Attention"; Megatron-Core context parallelism). Rank order t, cp, d, p.
+    context: int = 1
 
     @property
     def devices(self) -> int:
-        return self.data * self.tensor * self.pipeline
+        return self.data * self.tensor * self.pipeline * self.context
+
+    @property
+    def gradient_ranks(self) -> int:
+        """Ranks that hold the same weights and reduce gradients together (and over which ZeRO shards):
+        data × context, as Megatron-Core's data-parallel-with-context group and FSDP's dp_shard × cp."""
+        return self.data * self.context
 
 
 def pipeline_bubble_fraction(pipeline: int, micro_batches: int, virtual: int = 1) -> float:
@@ -92,9 +101,15 @@ def group_bandwidth(acc: Accelerator, group_size: int, stride: int) -> float:
     """Bandwidth for a collective over `group_size` ranks spaced `stride` apart (rank order t, then d, then p)."""
     if group_size <= 1:
         return float("inf")
-    if group_size * stride <= domain_size(acc):
+    domain = domain_size(acc)
+    if group_size * stride <= domain:
         return scale_up_bytes_per_s(acc)
-    return scale_out_bytes_per_s(acc)
+    # Across domains, NCCL runs one ring (channel) per rail: the k members of the group inside each domain
+    # each carry 1/k of the cross-domain traffic on their own NIC, and the fabric spreads it inside the domain,
+    # so the group moves k NICs' worth (rail-optimised clusters; NCCL's multi-node bus bandwidth), never more
+    # than the scale-up fabric itself.
+    members_per_domain = max(1, min(group_size, domain // stride)) if stride < domain else 1
+    return min(scale_up_bytes_per_s(acc), members_per_domain * scale_out_bytes_per_s(acc))
 
 
 def all_reduce_seconds(payload_bytes: float, ranks: int, bytes_per_s: float) -> float:

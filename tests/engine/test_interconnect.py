@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from service.engine import estimate_training
 from service.engine.hardware import Catalog
 from service.engine.parallelism import (
@@ -81,3 +83,12 @@ def test_advice_never_suggests_a_part_nobody_builds_clusters_from():
     suggested = {r["change"].get("hardware", {}).get("accelerator") for r in answer["recommendations"]}
     clusterless = {a.id for a in BASE.accelerators.values() if not builds_training_clusters(a)}
     assert not suggested & clusterless, suggested
+
+
+def test_a_group_spanning_whole_nodes_moves_one_nic_per_member_per_node():
+    """NCCL runs one ring per rail: 64 ranks on 8-GPU nodes cross nodes on 8 NICs at once (stride 1), while a
+    data-parallel group strided by tensor parallel 8 has one member per node and one NIC."""
+    dense = group_bandwidth(A100, 64, 1)
+    strided = group_bandwidth(A100, 64, 8)
+    assert dense == pytest.approx(min(8 * scale_out_bytes_per_s(A100), group_bandwidth(A100, 8, 1)))
+    assert strided == pytest.approx(scale_out_bytes_per_s(A100))

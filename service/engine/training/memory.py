@@ -80,8 +80,8 @@ def training_memory(plan: TrainingPlan, micro_batch: int, micro_batches_per_step
     model, par = plan.model, plan.par
     w_b, g_b, o_b = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
     dense, expert = parameters_per_device(model, par)
-    dp = par.data
-    edp = max(1, par.data // par.expert)  # expert-data-parallel degree (experts sharded across expert ranks)
+    dp = par.gradient_ranks  # ZeRO shards over data × context ranks (they hold the same weights)
+    edp = max(1, dp // par.expert)  # expert-data-parallel degree (experts sharded across expert ranks)
     # ZeRO stage 1 shards optimizer states, 2 also gradients, 3 also weights over data parallel ranks
     # (Rajbhandari et al. 2020 §5; FSDP FULL_SHARD = stage 3).
     z = par.zero_stage
@@ -131,7 +131,7 @@ def _expert_parameters(s: TransformerShape) -> int:
 def activation_bytes(plan: TrainingPlan, micro_batch: int, micro_batches_per_step: int) -> float:
     """Stored activations on the busiest device for one training step."""
     model, par, act_bytes = plan.model, plan.par, plan.activation_bytes_per_value
-    s_len, b = plan.sequence_length, micro_batch
+    s_len, b = plan.sequence_length // par.context, micro_batch  # context parallel: each rank keeps s/cp
     if model.shape is None:
         if model.flops_per_sample:  # CNN / ViT without a shape: rough FLOPs-based rule (see constant)
             per_sample = model.flops_per_sample / CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE * act_bytes / 2.0

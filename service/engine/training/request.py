@@ -95,6 +95,12 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
 
     par = _parallelism(hardware, count, model, bad)
     seq, unit, units = _data(training, model, bad)
+    if par.context > 1 and (unit != "token" or seq % (2 * par.context)):
+        # a causal sequence is cut into 2·cp chunks so each rank gets equal attention work (Megatron-Core CP)
+        bad(
+            "hardware.parallelism.context",
+            f"training.sequence_length must be a multiple of 2 × context ({2 * par.context}).",
+        )
     gbs, micro = _batch(training, par, seq, unit, bad)
 
     utilization = hardware.get("utilization")
@@ -193,16 +199,22 @@ def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | Non
     path = "hardware.parallelism"
     t, p = int(spec.get("tensor", 1) or 1), int(spec.get("pipeline", 1) or 1)
     e, z = int(spec.get("expert", 1) or 1), int(spec.get("zero_stage", 0) or 0)
+    c = int(spec.get("context", 1) or 1)
     d = spec.get("data")
     if d is None:
-        d = count // (t * p) if count % (t * p) == 0 else 0
+        d = count // (t * p * c) if count % (t * p * c) == 0 else 0
     d = int(d)
     v = int(spec.get("virtual_pipeline", 1) or 1)
-    par = Parallelism(max(d, 1), t, p, e, z, bool(spec.get("sequence_parallel", False)), max(v, 1))
+    par = Parallelism(
+        max(d, 1), t, p, e, z, bool(spec.get("sequence_parallel", False)), max(v, 1), context=max(c, 1)
+    )
     if v < 1 or (v > 1 and p == 1):
         bad(f"{path}.virtual_pipeline", "Must be 1 without pipeline parallelism (and at least 1).")
-    if min(d, t, p, e) < 1 or d * t * p != count:
-        bad(path, f"data × tensor × pipeline ({d} × {t} × {p}) must equal hardware.count ({count}).")
+    if min(d, t, p, e, c) < 1 or d * t * p * c != count:
+        bad(
+            path,
+            f"data × tensor × pipeline × context ({d} × {t} × {p} × {c}) must equal hardware.count ({count}).",
+        )
     if not 0 <= z <= 3:
         bad(f"{path}.zero_stage", "Must be 0, 1, 2 or 3.")
     shape = model.shape if model is not None else None

@@ -187,6 +187,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
             "zero_stage": par.zero_stage,
             "sequence_parallel": par.sequence_parallel,
             "virtual_pipeline": par.virtual_pipeline,
+            "context": par.context,
         },
         "precision": plan.precision,
         "optimizer": plan.optimizer,

@@ -59,6 +59,7 @@ SHAPELESS_KERNEL_EFFICIENCY = {
     "mlp": 0.9,
 }
 OPTIMIZER_PASSES = 2.0  # the optimizer step reads and writes every state byte once
+CP_MIN_EXPOSED = 0.1  # share of the ring K/V exchange never hidden (as DP_MIN_EXPOSED; assumption)
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class StepTime:
     data_comm_s: float
     expert_comm_s: float
     bubble_s: float
+    context_comm_s: float = 0.0  # exposed ring-attention K/V exchange (context parallel)
 
     @property
     def compute_s(self) -> float:
@@ -81,7 +83,13 @@ class StepTime:
 
     @property
     def communication_s(self) -> float:
-        return self.tensor_comm_s + self.pipeline_comm_s + self.data_comm_s + self.expert_comm_s
+        return (
+            self.tensor_comm_s
+            + self.pipeline_comm_s
+            + self.data_comm_s
+            + self.expert_comm_s
+            + self.context_comm_s
+        )
 
     @property
     def busy_s(self) -> float:
@@ -139,13 +147,45 @@ def predict_step(plan: TrainingPlan, micro_batch: int, memory: MemoryBreakdown, 
     optimizer_s = OPTIMIZER_PASSES * (memory.weights + memory.gradients + memory.optimizer_states) / bandwidth
     tensor_s, pipeline_s, expert_s = _model_parallel_comm(plan, micro_batch, micro_batches)
     data_s = _data_parallel_comm(plan, micro_batches, compute_s)
+    context_s = _context_parallel_comm(plan, micro_batch, micro_batches, attention_s)
     par = plan.par
-    stage_work = compute_s + tensor_s + pipeline_s + expert_s
+    stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
     bubble = pipeline_bubble_fraction(par.pipeline, micro_batches, par.virtual_pipeline)
     bubble_s = stage_work * bubble / (1.0 - bubble) if bubble else 0.0
     return StepTime(
-        gemm_s, attention_s, memory_bound_s, optimizer_s, tensor_s, pipeline_s, data_s, expert_s, bubble_s
+        gemm_s,
+        attention_s,
+        memory_bound_s,
+        optimizer_s,
+        tensor_s,
+        pipeline_s,
+        data_s,
+        expert_s,
+        bubble_s,
+        context_s,
     )
+
+
+def _context_parallel_comm(
+    plan: TrainingPlan, micro_batch: int, micro_batches: int, attention_s: float
+) -> float:
+    """Exposed K/V ring exchange of context parallelism, seconds per step.
+
+    Each rank passes its K/V block around the ring cp − 1 times in the forward pass; the backward pass sends
+    K/V again and their gradients back (3 transfers in all). Each transfer overlaps the attention block being
+    computed (Liu et al. 2023 "Ring Attention" §3; Megatron-Core context parallel P2P with overlap): only what
+    exceeds the attention time is exposed, and never less than CP_MIN_EXPOSED of it (launch and sync gaps)."""
+    par, shape = plan.par, plan.model.shape
+    if par.context <= 1 or shape is None:
+        return 0.0
+    local_tokens = micro_batch * plan.sequence_length / par.context
+    kv_bytes = (
+        2.0 * local_tokens * shape.kv_heads * shape.head_dim * plan.activation_bytes_per_value / par.tensor
+    )
+    layers_per_stage = -(-shape.layers // par.pipeline)
+    bandwidth = group_bandwidth(plan.accelerator, par.context, par.tensor)
+    total = 3.0 * (par.context - 1) * kv_bytes / bandwidth * layers_per_stage * micro_batches
+    return max(CP_MIN_EXPOSED * total, total - attention_s)
 
 
 def _compute_times(plan: TrainingPlan, micro_batch: int, flops: UnitFlops) -> tuple[float, float, float]:
@@ -157,7 +197,7 @@ def _compute_times(plan: TrainingPlan, micro_batch: int, flops: UnitFlops) -> tu
     e_gemm = best_gemm_efficiency(acc, precision) * GEMM_IN_MODEL
     shape = model.shape
     hidden = shape.hidden_size if shape else 4096
-    tokens_mb = micro_batch * plan.sequence_length if shape else 4096.0
+    tokens_mb = micro_batch * plan.sequence_length / par.context if shape else 4096.0
     f_shape = 1.0 / (1.0 + GEMM_WIDTH_KNEE * par.tensor / hidden + GEMM_TOKENS_KNEE / max(tokens_mb, 1.0))
     if shape is None:
         f_shape *= SHAPELESS_KERNEL_EFFICIENCY.get(model.architecture, 1.0)
@@ -189,7 +229,8 @@ def _model_parallel_comm(
     shape, acc, par = plan.model.shape, plan.accelerator, plan.par
     if shape is None:
         return 0.0, 0.0, 0.0
-    hidden, seq, act_bytes = shape.hidden_size, plan.sequence_length, plan.activation_bytes_per_value
+    hidden, act_bytes = shape.hidden_size, plan.activation_bytes_per_value
+    seq = plan.sequence_length // par.context  # the tokens of a micro-batch on one context rank
     layers_per_stage = -(-shape.layers // par.pipeline)
     payload = micro_batch * seq * hidden * act_bytes
     # 2 all-reduces forward + 2 backward per layer (Shoeybi et al. 2019 Fig. 4); full recompute adds 2.
@@ -204,7 +245,7 @@ def _model_parallel_comm(
     )
     pipeline_s = expert_s = 0.0
     if par.pipeline > 1:  # one activation forward, one gradient backward per micro-batch per stage boundary
-        pp_bw = group_bandwidth(acc, par.pipeline, par.tensor * par.data)
+        pp_bw = group_bandwidth(acc, par.pipeline, par.tensor * par.context * par.data)
         pipeline_s = 2 * micro_batches * payload / (par.tensor if par.sequence_parallel else 1) / pp_bw
     if shape.is_moe and par.expert > 1:  # dispatch + combine, forward and backward: 4 all-to-alls per layer
         ep_bw = group_bandwidth(acc, par.expert, par.tensor)
@@ -228,10 +269,11 @@ def _data_parallel_comm(plan: TrainingPlan, micro_batches: int, compute_s: float
     par = plan.par
     _, g_b, _ = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
     dense, expert = parameters_per_device(plan.model, par)
-    dp_bw = group_bandwidth(plan.accelerator, par.data, par.tensor)
+    ranks = par.gradient_ranks
+    dp_bw = group_bandwidth(plan.accelerator, ranks, par.tensor)
     # ZeRO-3 moves 1.5× the all-reduce volume (Rajbhandari et al. 2020 §7.2)
     volume = 1.5 if par.zero_stage >= 3 else 1.0
-    data_total = volume * all_reduce_seconds((dense + expert) * g_b, par.data, dp_bw)
+    data_total = volume * all_reduce_seconds((dense + expert) * g_b, ranks, dp_bw)
     if par.zero_stage >= 3:  # parameters are re-gathered every micro-batch, prefetched behind compute
         data_total *= micro_batches
         hidden_behind = 0.8 * compute_s
