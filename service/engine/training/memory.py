@@ -176,8 +176,8 @@ def layer_activation_bytes(
     # Korthikanti et al. 2022 Table 2 per layer (2-byte activations): s·b·h·(10 + 24/t + 5·a·s/(h·t));
     # 24 = 8 (attention linears) + 16 (MLP, scaled here by FFN width and gating); sequence parallel also
     # splits the 10 (norms, dropout) by t; selective recompute or FlashAttention drop the 5·a·s/h scores term.
-    linear = 8.0 + 16.0 * mlp
-    per_layer = sbh * ((10.0 + linear) / t if par.sequence_parallel else 10.0 + linear / t)
+    replicated, split = _layer_terms(sh, mlp)
+    per_layer = sbh * ((replicated + split) / t if par.sequence_parallel else replicated + split / t)
     if recompute == "none" and not flash_attention:
         per_layer += 5.0 * a * s_len * s_len * b / t
     per_layer *= act_bytes / 2.0
@@ -188,6 +188,22 @@ def layer_activation_bytes(
     else:
         stored, working = per_layer, 0.0
     return stored, working
+
+
+def _layer_terms(sh: TransformerShape, mlp: float) -> tuple[float, float]:
+    """Bytes per s·b·h kept per layer (at 2-byte activations): (kept whole unless sequence parallel, split by t).
+
+    GELU models (GPT-2/3, BERT, the Megatron-LM runs) follow Korthikanti et al. 2022 Table 2: 10 (norm inputs 4,
+    dropout masks 2, GEMM inputs 4) + 8 attention + 16 MLP (scaled by width). Gated (SwiGLU) models of the Llama
+    family train without dropout and with grouped-query attention: norm inputs 4 and the attention and MLP GEMM
+    inputs 2 + 2 stay whole; Q 2, K and V 4·g·d/h, the attention output 2, the MLP's gate and up outputs 4·f/h and
+    the down-projection input 2·f/h split (counted per saved tensor, as autograd keeps them in Megatron-Core and
+    PyTorch; `mlp` carries f/h through the 1.5× gate factor)."""
+    if sh.ffn_type != "swiglu":
+        return 10.0, 8.0 + 16.0 * mlp
+    kv = 4.0 * sh.kv_heads * sh.head_dim / sh.hidden_size
+    width = mlp * 4.0 / 1.5  # f/h back from the Korthikanti-relative scale
+    return 8.0, 2.0 + kv + 2.0 + 6.0 * width
 
 
 def _mlp_activation_scale(s: TransformerShape) -> float:
