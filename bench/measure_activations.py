@@ -1,0 +1,111 @@
+"""Measure the activation bytes autograd keeps per transformer layer, to check the estimator's formula.
+
+    python3 -m venv /tmp/tvenv && /tmp/tvenv/bin/pip install torch==2.13.0   # the CPU build (not in make test)
+    /tmp/tvenv/bin/python bench/measure_activations.py > tests/engine/data/measured_activations.json
+
+A Llama-style decoder layer (pre-norm RMSNorm, grouped-query attention through
+torch.nn.functional.scaled_dot_product_attention, SwiGLU MLP) in bf16 on the CPU; every tensor autograd saves
+for the backward pass is caught with torch.autograd.graph.saved_tensors_hooks and counted once per storage,
+parameters excluded. Two variants of the norm and the SwiGLU product:
+- "fused": RMSNorm keeps its input and 1/rms, SwiGLU keeps gate and up (what Megatron-Core/Transformer Engine
+  and compiled PyTorch keep);
+- "eager": the plain PyTorch composition (what eager torchtitan keeps).
+Selective recomputation keeps no s×s attention scores here because SDPA is a fused attention kernel.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+
+import torch
+import torch.nn.functional as F
+
+
+class FusedRMSNorm(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, eps):
+        rstd = torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + eps)
+        ctx.save_for_backward(x, rstd, weight)
+        return (x.float() * rstd).to(x.dtype) * weight
+
+    @staticmethod
+    def backward(ctx, grad):  # pragma: no cover - not run
+        raise NotImplementedError
+
+
+class FusedSwiGLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, gate, up):
+        ctx.save_for_backward(gate, up)
+        return F.silu(gate) * up
+
+    @staticmethod
+    def backward(ctx, grad):  # pragma: no cover - not run
+        raise NotImplementedError
+
+
+def layer_bytes(h: int, heads: int, kv: int, f: int, s: int, b: int, fused: bool) -> int:
+    torch.manual_seed(0)
+    dtype = torch.bfloat16
+    d = h // heads
+    wq, wk, wv, wo = (torch.nn.Parameter(torch.randn(o, i, dtype=dtype) * 0.02) for o, i in
+                      ((h, h), (kv * d, h), (kv * d, h), (h, h)))  # fmt: skip
+    wg, wu, wd = (
+        torch.nn.Parameter(torch.randn(o, i, dtype=dtype) * 0.02) for o, i in ((f, h), (f, h), (h, f))
+    )
+    n1, n2 = (torch.nn.Parameter(torch.ones(h, dtype=dtype)) for _ in range(2))
+    params = {p.untyped_storage().data_ptr() for p in (wq, wk, wv, wo, wg, wu, wd, n1, n2)}
+    x = torch.randn(b, s, h, dtype=dtype, requires_grad=True)
+    seen: dict[int, int] = {}
+
+    def pack(t: torch.Tensor):
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in params:
+            seen[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    def norm(v, w):
+        if fused:
+            return FusedRMSNorm.apply(v, w, 1e-5)
+        return (v.float() * torch.rsqrt(v.float().pow(2).mean(-1, keepdim=True) + 1e-5)).to(dtype) * w
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        a = norm(x, n1)
+        q = (a @ wq.T).view(b, s, heads, d).transpose(1, 2)
+        k = (a @ wk.T).view(b, s, kv, d).transpose(1, 2)
+        v = (a @ wv.T).view(b, s, kv, d).transpose(1, 2)
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        x2 = x + o.transpose(1, 2).reshape(b, s, h) @ wo.T
+        m = norm(x2, n2)
+        gate, up = m @ wg.T, m @ wu.T
+        product = FusedSwiGLU.apply(gate, up) if fused else F.silu(gate) * up
+        out = x2 + product @ wd.T
+    del out
+    return sum(seen.values())
+
+
+def main() -> None:
+    shapes = [  # (hidden, heads, kv heads, ffn, sequence, batch)
+        (1024, 8, 2, 3584, 512, 2),
+        (1024, 8, 8, 2816, 512, 2),
+        (2048, 16, 4, 5632, 256, 2),
+        (1536, 12, 2, 4096, 1024, 1),
+    ]
+    rows = []
+    for h, heads, kv, f, s, b in shapes:
+        for fused in (True, False):
+            measured = layer_bytes(h, heads, kv, f, s, b, fused)
+            rows.append({
+                "hidden": h, "heads": heads, "kv_heads": kv, "ffn": f, "sequence": s, "batch": b,
+                "variant": "fused" if fused else "eager", "bytes": measured,
+                "bytes_per_sbh": measured / (s * b * h),
+            })  # fmt: skip
+    print(json.dumps({
+        "command": "/tmp/tvenv/bin/python bench/measure_activations.py",
+        "torch": torch.__version__, "python": platform.python_version(), "dtype": "bfloat16", "rows": rows,
+    }, indent=1))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
