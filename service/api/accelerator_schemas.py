@@ -84,6 +84,22 @@ class AcceleratorSchema(ma.Schema):
         },
     )
     tdp_watts = ma.fields.Float(allow_none=True, metadata={"description": "Board power, W", "example": 700})
+    scale_up_domain = ma.fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "Devices per NVLink / Infinity Fabric / ICI domain in the systems this part is built "
+            "into (72 for GB200 NVL72); null = 8, a node",
+            "example": 8,
+        },
+    )
+    scale_out_bandwidth_bytes_per_s = ma.fields.Float(
+        allow_none=True,
+        metadata={
+            "description": "Network rate per device between domains, one direction, bytes/s (400 Gb/s = 5e10); "
+            "null = a default by generation, or a PCIe server's network for parts without a scale-up fabric",
+            "example": 5e10,
+        },
+    )
     release_year = ma.fields.Integer(allow_none=True, metadata={"example": 2022})
     default_usd_per_hour = ma.fields.Decimal(
         as_string=True,

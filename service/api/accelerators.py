@@ -32,6 +32,8 @@ def accelerator_to_dict(acc: Accelerator) -> dict:
         "peak_flops_per_s": {p: acc.peak(p) for p in PRECISION_COLUMNS},
         "interconnect_bandwidth_bytes_per_s": acc.interconnect_bandwidth_bytes_per_s,
         "tdp_watts": acc.tdp_watts,
+        "scale_up_domain": acc.scale_up_domain,
+        "scale_out_bandwidth_bytes_per_s": acc.scale_out_bandwidth_bytes_per_s,
         "release_year": acc.release_year,
         "default_usd_per_hour": best.usd_per_hour if best else None,
         "prices": prices_on(acc),

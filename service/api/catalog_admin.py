@@ -97,6 +97,12 @@ class AcceleratorWriteSchema(ma.Schema):
     )
     interconnect_bandwidth_bytes_per_s = _physical("interconnect_bandwidth_bytes_per_s", "bytes/s")
     tdp_watts = _physical("tdp_watts", "W")
+    scale_up_domain = Integer(
+        allow_none=True,
+        validate=validate.Range(1, int(SPEC_BOUNDS["scale_up_domain"][1])),
+        metadata={"description": "Devices per scale-up (NVLink/ICI) domain"},
+    )
+    scale_out_bandwidth_bytes_per_s = _physical("scale_out_bandwidth_bytes_per_s", "bytes/s")
     release_year = Integer(allow_none=True, validate=validate.Range(1990, 2100))
     source_specs = String(allow_none=True, validate=validate.Length(max=5000))
     notes = String(allow_none=True, validate=validate.Length(max=5000))

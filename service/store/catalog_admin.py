@@ -21,6 +21,8 @@ SPEC_FIELDS = (
     "memory_bandwidth_bytes_per_s",
     "interconnect_bandwidth_bytes_per_s",
     "tdp_watts",
+    "scale_up_domain",
+    "scale_out_bandwidth_bytes_per_s",
     "release_year",
     "source_specs",
     "notes",

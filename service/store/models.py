@@ -84,6 +84,9 @@ class Accelerator(Base):
     peak_int4_flops_per_s: Mapped[float | None] = mapped_column(Float)
     interconnect_bandwidth_bytes_per_s: Mapped[float | None] = mapped_column(Float)
     tdp_watts: Mapped[float | None] = mapped_column(Float)
+    # the system the part is built into (seed/accelerator_fabric.csv, with sources); null = engine default
+    scale_up_domain: Mapped[int | None] = mapped_column(Integer)
+    scale_out_bandwidth_bytes_per_s: Mapped[float | None] = mapped_column(Float)
     release_year: Mapped[int | None] = mapped_column(Integer)
     source_specs: Mapped[str | None] = mapped_column(Text)
     notes: Mapped[str | None] = mapped_column(Text)

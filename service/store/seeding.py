@@ -68,6 +68,17 @@ def reported_memory() -> dict[str, int]:
     return {r["id"]: int(r["reported_mib"]) * MIB for r in _rows("accelerator_memory.csv")}
 
 
+def fabric() -> dict[str, tuple[int | None, float | None]]:
+    """(scale-up domain devices, scale-out bytes/s per device) by accelerator id, from
+    seed/accelerator_fabric.csv (each row with its source): the system a part is built into."""
+    out: dict[str, tuple[int | None, float | None]] = {}
+    for r in _rows("accelerator_fabric.csv"):
+        domain = int(r["scale_up_domain"]) if r["scale_up_domain"].strip() else None
+        gbps = r["scale_out_gbps_per_device"].strip()
+        out[r["id"]] = (domain, float(gbps) * 1e9 / 8 if gbps else None)
+    return out
+
+
 def memory_bytes_of(row: dict[str, str], reported: dict[str, int] | None = None) -> int | None:
     """The driver-reported capacity where known (reported_memory), else memory_gb as GB (1e9) unless the
     row's notes say the vendor quotes GiB (docs/formulas.md, "Catalog conventions")."""
@@ -150,18 +161,44 @@ def _correct_memory(
     report.accelerators_corrected += 1
 
 
+def _fill_fabric(
+    session: Session, acc_id: str, systems: dict[str, tuple[int | None, float | None]], report: SeedReport
+) -> None:
+    """Rows seeded before the catalog knew the system (both fields empty) get the seed's figures, audited as
+    the seed's; a value an admin set is never touched."""
+    acc = session.get(Accelerator, acc_id)
+    if acc is None or acc_id not in systems or acc.scale_up_domain is not None:
+        return
+    if acc.scale_out_bandwidth_bytes_per_s is not None:
+        return
+    from . import audit
+
+    domain, network = systems[acc_id]
+    with audit.change(
+        session, actor="seed", action="accelerator.update", target=f"accelerator:{acc_id}", request_id=None,
+        before={"scale_up_domain": None, "scale_out_bandwidth_bytes_per_s": None},
+    ) as change:  # fmt: skip
+        acc.scale_up_domain, acc.scale_out_bandwidth_bytes_per_s = domain, network
+        change.after = {"scale_up_domain": domain, "scale_out_bandwidth_bytes_per_s": network}
+    report.accelerators_corrected += 1
+
+
 def seed_catalog(session: Session) -> SeedReport:
     """Insert missing accelerators and price rows; never touch existing ones. Caller commits."""
     report = SeedReport()
     skipped: list[str] = []
     existing_ids = set(session.scalars(select(Accelerator.id)))
     reported = reported_memory()
+    systems = fabric()
     for row in _rows("accelerators.csv"):
         if row["id"] in existing_ids:
             report.accelerators_kept += 1
             _correct_memory(session, row, reported, report)
+            _fill_fabric(session, row["id"], systems, report)
             continue
         acc = accelerator_from_row(row, reported)
+        if acc is not None and acc.id in systems:
+            acc.scale_up_domain, acc.scale_out_bandwidth_bytes_per_s = systems[acc.id]
         if acc is None:
             skipped.append(row["id"])
             continue

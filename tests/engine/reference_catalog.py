@@ -39,6 +39,21 @@ def _reported_memory() -> dict[str, int]:
         return {r["id"]: int(r["reported_mib"]) * 2**20 for r in csv.DictReader(f)}
 
 
+@lru_cache(maxsize=1)
+def _fabric() -> dict[str, tuple[int | None, float | None]]:
+    """seed/accelerator_fabric.csv, as service/store/seeding.py reads it."""
+    with (SEED / "accelerator_fabric.csv").open(encoding="utf-8") as f:
+        return {
+            r["id"]: (
+                int(r["scale_up_domain"]) if r["scale_up_domain"].strip() else None,
+                float(r["scale_out_gbps_per_device"]) * 1e9 / 8
+                if r["scale_out_gbps_per_device"].strip()
+                else None,
+            )
+            for r in csv.DictReader(f)
+        }
+
+
 def _accelerator(row: dict[str, str]) -> Accelerator | None:
     if not row["memory_gb"].strip():
         return None
@@ -57,6 +72,8 @@ def _accelerator(row: dict[str, str]) -> Accelerator | None:
         interconnect_bandwidth_bytes_per_s=float(fabric) * 1e9 if fabric else None,
         tdp_watts=float(row["tdp_w"]) if row["tdp_w"].strip() else None,
         release_year=int(row["year"]) if row["year"].strip() else None,
+        scale_up_domain=_fabric().get(row["id"], (None, None))[0],
+        scale_out_bandwidth_bytes_per_s=_fabric().get(row["id"], (None, None))[1],
     )
 
 

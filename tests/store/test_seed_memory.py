@@ -39,3 +39,27 @@ def test_reseeding_corrects_the_old_decimal_figure_but_not_an_admin_value(app):
         assert [e.target for e in events] == ["accelerator:nvidia-h100-sxm-80gb"]
     with database.transaction() as session:
         assert seed_catalog(session).accelerators_corrected == 0  # idempotent
+
+
+def test_the_system_a_part_is_built_into_is_seeded_and_shown(app, client):
+    with app.extensions["scalecost.db"].transaction() as session:
+        gb200 = session.get(Accelerator, "nvidia-gb200")
+        rtx = session.get(Accelerator, "nvidia-rtx-6000-ada")
+        assert gb200.scale_up_domain == 72 and gb200.scale_out_bandwidth_bytes_per_s == 400e9 / 8
+        assert rtx.scale_up_domain is None and rtx.scale_out_bandwidth_bytes_per_s is None
+    body = client.get("/v1/accelerators/nvidia-gb200").json
+    assert body["scale_up_domain"] == 72 and body["scale_out_bandwidth_bytes_per_s"] == 5e10
+
+
+def test_reseeding_fills_an_empty_system_but_not_an_admin_value(app):
+    database = app.extensions["scalecost.db"]
+    with database.transaction() as session:  # as the catalog was before it knew systems
+        session.execute(
+            update(Accelerator).values(scale_up_domain=None, scale_out_bandwidth_bytes_per_s=None)
+        )
+        session.execute(update(Accelerator).where(Accelerator.id == "nvidia-b200").values(scale_up_domain=16))
+    with database.transaction() as session:
+        seed_catalog(session)
+    with database.transaction() as session:
+        assert session.get(Accelerator, "nvidia-gb200").scale_up_domain == 72
+        assert session.get(Accelerator, "nvidia-b200").scale_up_domain == 16  # an admin's
