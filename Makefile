@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export DATABASE_URL ?= sqlite:///scalecost.db
 
-.PHONY: run test install install-dev migrate seed openapi lint fuzz bench bench-compare clean
+.PHONY: run test install install-dev migrate seed openapi lint fuzz bench bench-compare bench-listing clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,11 @@ bench: install-dev
 # Installs nothing: llm-analysis is looked up in this venv, then in bench/.venv-llm-analysis (docs/benchmarks.md).
 bench-compare: install-dev
 	$(BIN)/python bench/compare_llm_analysis.py
+
+# GET /v1/scenarios at 1,000,000 scenarios on PostgreSQL, every filter and sort, 1 and 8 clients (~35 min of seeding;
+# BENCH_ROWS, BENCH_DATABASE_URL, BENCH_SCHEMA + --keep to reuse: docs/benchmarks.md).
+bench-listing: install-dev
+	$(BIN)/python bench/listing_bench.py
 
 clean:
 	rm -rf $(VENV) scalecost.db scalecost.db-wal scalecost.db-shm .pytest_cache

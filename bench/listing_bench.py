@@ -3,6 +3,7 @@
     make bench-listing                                           # 1,000,000 scenarios, local PostgreSQL
     .venv/bin/python bench/listing_bench.py --rows 100000        # smaller
     .venv/bin/python bench/listing_bench.py --schema listing_1m --keep   # seed once, reuse on later runs
+    BENCH_SCHEMA=listing_1m BENCH_KEEP=1 make bench-listing              # the same through make
 
 Set-up: a PostgreSQL schema in --url (default $BENCH_DATABASE_URL, else the local test database) — a
 throwaway `bench_<hex>` dropped afterwards, or --schema NAME, created if missing and kept with --keep (a
@@ -21,8 +22,9 @@ inside the app (auth, query args, queries, serialisation, headers), without guni
 case every client sends the request back to back for --seconds; the table gives p50 / p95 of all clients'
 requests and the requests/s they achieved together, and any answer other than 200 (a 503 is the database's
 statement timeout, DB_STATEMENT_TIMEOUT_MS = 5 s by default). A last column times the database part alone:
-`scenarios.listing()` (count, page) as the view calls it, one client in this process, for --seconds / 2. The machine's load average is printed: on a shared
-machine, a busy neighbour shows up as a higher p50 with 8 clients.
+`scenarios.listing()` (count, page) as the view calls it, one client in this process, for --seconds / 2.
+The machine's load average is printed: on a shared machine, a busy neighbour shows up as a higher p50 with
+8 clients.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import json
 import multiprocessing as mp
 import os
 import platform
+import queue
 import random
 import statistics
 import sys
@@ -78,6 +81,7 @@ TAGS = [
 ]  # fmt: skip  (as bench/load.py)
 OWNERS = ["bench", "alice", "bob", "carol", "dave", "erin", "platform-team", "research-team"]
 PAGE_SIZE = 20
+WAIT_S = 600  # a client that waits this long for the others at a barrier gives up
 
 
 def log(message: str) -> None:
@@ -239,7 +243,7 @@ def _client_process(url: str, secret: str, paths: list[str], seconds: float, bar
         for _ in range(3):  # warm-up: connection, plan cache, pages in memory
             if p:
                 client.get(p, headers=auth)
-        barrier.wait()
+        barrier.wait(timeout=WAIT_S)
         timings: list[float] = []
         failures: dict[int, int] = {}
         if p:
@@ -250,25 +254,38 @@ def _client_process(url: str, secret: str, paths: list[str], seconds: float, bar
                 if status != 200:  # e.g. 503 when DB_STATEMENT_TIMEOUT_MS (5 s) cancels the query
                     failures[status] = failures.get(status, 0) + 1
         out.append((timings, failures))
-        barrier.wait()
+        barrier.wait(timeout=WAIT_S)
     results.put(out)
     app.extensions["scalecost.db"].dispose()
 
 
 def measure(
-    url: str, secret: str, paths: list[str], clients: int, seconds: float
+    url: str, secret: str, paths: list[str], clients: int, seconds: float, wait_quiet_s: float = 0
 ) -> list[tuple[list[float], dict[int, int]]]:
+    """Every case with `clients` processes. This process takes part in the barriers, so that with
+    wait_quiet_s it holds each case back until the machine has been idle for 3 s (shared machines)."""
     ctx = mp.get_context("spawn")
-    barrier, results = ctx.Barrier(clients), ctx.Queue()
+    barrier, results = ctx.Barrier(clients + 1), ctx.Queue()
     procs = [
         ctx.Process(target=_client_process, args=(url, secret, paths, seconds, barrier, results))
         for _ in range(clients)
     ]
     for proc in procs:
         proc.start()
+    for _ in paths:
+        if wait_quiet_s:
+            wait_quiet(wait_quiet_s)
+        barrier.wait(timeout=WAIT_S)  # start
+        barrier.wait(timeout=WAIT_S)  # every client has finished the case
     merged: list[tuple[list[float], dict[int, int]]] = [([], {}) for _ in paths]
     for _ in procs:
-        for i, (timings, failures) in enumerate(results.get()):
+        try:
+            answer = results.get(timeout=WAIT_S + len(paths) * (seconds + 60))
+        except queue.Empty:
+            for proc in procs:
+                proc.terminate()  # a client died: the others would wait at the barrier for ever
+            raise SystemExit("a client process gave no result") from None
+        for i, (timings, failures) in enumerate(answer):
             merged[i][0].extend(timings)
             for status, n in failures.items():
                 merged[i][1][status] = merged[i][1].get(status, 0) + n
@@ -277,6 +294,19 @@ def measure(
         if proc.exitcode:
             raise SystemExit(f"a client process failed (exit {proc.exitcode})")
     return merged
+
+
+def wait_quiet(max_s: float) -> None:
+    """Wait (up to max_s) for a 3-second window in which the machine is at least 90 % idle."""
+    from load import machine_busy_s
+
+    deadline = time.monotonic() + max_s
+    while time.monotonic() < deadline:
+        busy0, t0 = machine_busy_s(), time.monotonic()
+        time.sleep(3)
+        if (machine_busy_s() - busy0) / (time.monotonic() - t0) <= 0.1 * (os.cpu_count() or 1):
+            return
+    log(f"machine still busy after {max_s:.0f} s; measuring anyway")
 
 
 def store_timings(url: str, paths: list[str], seconds: float) -> list[list[float]]:
@@ -324,12 +354,23 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=int(os.environ.get("BENCH_ROWS", "1000000")))
     parser.add_argument("--url", default=os.environ.get("BENCH_DATABASE_URL") or DEFAULT_URL)
     parser.add_argument("--schema", default=os.environ.get("BENCH_SCHEMA"), help="PostgreSQL schema to use")
-    parser.add_argument("--keep", action="store_true", help="keep --schema afterwards (reuse it next time)")
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        default=os.environ.get("BENCH_KEEP") == "1",
+        help="keep --schema afterwards (reuse it next time); or BENCH_KEEP=1",
+    )
     parser.add_argument("--clients", default="1,8")
     parser.add_argument("--seconds", type=float, default=float(os.environ.get("BENCH_SECONDS", "4")))
     parser.add_argument("--batch", type=int, default=5000)
     parser.add_argument("--content", choices=("real", "small"), default="real")
     parser.add_argument("--only", default="", help="comma list of substrings of case labels")
+    parser.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=float(os.environ.get("BENCH_WAIT_QUIET", "0")),
+        help="seconds to wait, before each case, for the machine to be idle (shared machines)",
+    )
     args = parser.parse_args()
 
     bench_db = BenchDatabase(args.url, args.schema, args.keep)
@@ -360,7 +401,8 @@ def main() -> None:
         table: dict[int, list[tuple[list[float], dict[int, int]]]] = {}
         for clients in counts:
             log(f"{clients} client(s): {len(todo)} cases × {args.seconds:g} s")
-            table[clients] = measure(bench_db.url, secret, [p for _, p in todo], clients, args.seconds)
+            paths = [p for _, p in todo]
+            table[clients] = measure(bench_db.url, secret, paths, clients, args.seconds, args.wait_quiet)
             log(f"load average after the {clients}-client runs: {os.getloadavg()}")
         log(f"the store alone: {len(todo)} cases × {args.seconds / 2:g} s")
         alone = store_timings(bench_db.url, [p for _, p in todo], args.seconds / 2)
