@@ -1,13 +1,17 @@
 """Model description dataclasses and exact transformer parameter / FLOP counts from a shape.
 
-`service.engine.models` re-exports everything here; import from there.
+`service.engine.models` re-exports everything here; import from there. The counts are pure functions of a frozen
+shape and are memoised (`SHAPE_CACHE` shapes): every estimate, and every candidate its advice re-evaluates, asks
+for them again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 ARCHITECTURES = ("transformer", "lstm", "mlp", "cnn", "vit")
+SHAPE_CACHE = 512  # presets plus the shapes of recent requests (an HF config or explicit shape each)
 FFN_TYPES = ("swiglu", "gelu")
 
 
@@ -121,6 +125,7 @@ def norm_parameters(s: TransformerShape) -> int:
     return 2 * s.hidden_size * (2 if s.biases else 1)
 
 
+@lru_cache(maxsize=SHAPE_CACHE)
 def layer_parameters(s: TransformerShape) -> tuple[int, int, int]:
     """(dense layer, MoE layer total, MoE layer active) parameter counts."""
     base = attention_parameters(s) + norm_parameters(s)
@@ -135,12 +140,14 @@ def layer_parameters(s: TransformerShape) -> tuple[int, int, int]:
     return dense, total, active
 
 
+@lru_cache(maxsize=SHAPE_CACHE)
 def embedding_parameters(s: TransformerShape) -> int:
     """Token embeddings V·h, doubled when the LM head is untied, + learned positions."""
     tokens = s.vocab_size * s.hidden_size * (1 if s.tied_embeddings else 2)
     return tokens + s.learned_position_embeddings * s.hidden_size
 
 
+@lru_cache(maxsize=SHAPE_CACHE)
 def transformer_parameters(s: TransformerShape) -> tuple[int, int]:
     """(total, active) parameters; active = what one token uses (MoE: k routed + shared experts)."""
     dense, moe_total, moe_active = layer_parameters(s)
@@ -153,12 +160,14 @@ def transformer_parameters(s: TransformerShape) -> tuple[int, int]:
     return total, active
 
 
+@lru_cache(maxsize=SHAPE_CACHE)
 def largest_layer_parameters(s: TransformerShape) -> int:
     """Largest single gathered unit under ZeRO-3 (a layer, or the embedding)."""
     dense, moe_total, _ = layer_parameters(s)
     return max(dense, moe_total if s.is_moe else 0, s.vocab_size * s.hidden_size)
 
 
+@lru_cache(maxsize=SHAPE_CACHE)
 def matmul_parameters_per_token(s: TransformerShape) -> float:
     """Active weights that take part in a matmul per token: layers + LM head (not the embedding lookup)."""
     _, active = transformer_parameters(s)
@@ -170,6 +179,7 @@ def matmul_parameters_per_token(s: TransformerShape) -> float:
     return float(active - lookup)
 
 
+@lru_cache(maxsize=SHAPE_CACHE)
 def attention_score_flops_per_token(s: TransformerShape, sequence_length: int) -> float:
     """Training FLOPs per token of Q·Kᵀ and scores·V (not in 6N).
 

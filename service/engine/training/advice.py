@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from ..errors import InvalidRequest
-from ..hardware import Catalog
+from ..hardware import Accelerator, Catalog, Price
 from ..parallelism import builds_training_clusters, domain_size
 from ..patch import merge_patch
 from ..units import human_bytes, human_count, human_duration, human_usd
 from .evaluate import Evaluation, evaluate
 from .plan import TrainingPlan
-from .request import build_plan
+from .request import build_plan, default_precision
 from .scaling import TOKENS_PER_PARAMETER, chinchilla_loss, loss_optimal_parameters
+from .step_time import StepModel
 
 OVERHEAD_WARNING_SHARE = 0.03  # checkpointing / validation above 3 % of wall time is worth tuning
 OVERHEAD_TARGET_SHARE = 0.01
@@ -287,47 +287,12 @@ def _cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, e
         return None
     devices = plan.par.devices
     current = ev.accelerator_hours(devices) * ev.usd_per_hour
-    best: tuple[float, Any, Evaluation] | None = None
-    # Model states per device do not depend on the accelerator (same layout and precision): a device
-    # smaller than them cannot run the job, whatever its speed.
-    states = ev.memory.weights + ev.memory.gradients + ev.memory.optimizer_states
-    candidates = []
-    for acc in catalog.accelerators.values():
-        if acc.id == plan.accelerator.id or not acc.supports(plan.precision) or not _trains(acc):
-            continue
-        if devices > domain_size(acc) and not builds_training_clusters(acc):
-            continue  # nobody builds multi-node training clusters of this part: never suggest one
-        price = catalog.default_price(acc.id)
-        if price is None or acc.memory_bytes <= states:
-            continue
-        # Cost floor: even at its dense peak (or at the given utilization) the job cannot cost less.
-        floor_usd = (
-            ev.total_flops
-            * price.usd_per_hour
-            / ((acc.peak(plan.precision) or 0.0) * (plan.utilization or 1.0) * 3600.0)
-        )
-        if floor_usd < current * (1.0 - CHEAPER_MIN_SAVING):
-            candidates.append((floor_usd, acc, price))
-    for floor_usd, acc, price in sorted(candidates, key=lambda c: c[0]):
-        if best is not None and floor_usd >= best[0]:
-            break  # sorted by floor: nothing later can beat the best found
-        try:  # lean path: swap the accelerator in the validated plan
-            candidate = evaluate(replace(plan, accelerator=acc, usd_per_hour=price.usd_per_hour))
-        except (ZeroDivisionError, ValueError):
-            continue
-        cost = candidate.accelerator_hours(devices) * price.usd_per_hour
-        if (
-            candidate.fits
-            and cost < current * (1.0 - CHEAPER_MIN_SAVING)
-            and candidate.seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds
-            and (best is None or cost < best[0])
-        ):
-            best = (cost, acc, candidate)
+    best = _cheapest(catalog, plan, ev, current)
     if best is None:
         return None
-    cost, acc, candidate = best
+    acc, candidate = best
     change = {"hardware": {"accelerator": acc.id}, "cost": {"provider": None}}
-    found = _try(request, change, catalog)  # confirm on the full path (provider reset, defaults re-derived)
+    found = _confirm(request, catalog, plan, change, acc, candidate)
     if not found or not found[1].fits or found[1].usd_per_hour is None:
         return None
     confirmed = found[1].accelerator_hours(devices) * found[1].usd_per_hour
@@ -341,3 +306,100 @@ def _cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, e
     )
     total_now = current * (1.0 + plan.infrastructure_overhead)
     return _rec("cheaper_accelerator", "info", message, change, "cost.total_usd", "<", total_now)
+
+
+def _cheapest(
+    catalog: Catalog, plan: TrainingPlan, ev: Evaluation, current: float
+) -> tuple[Accelerator, Evaluation] | None:
+    """The accelerator whose evaluation fits, costs at least CHEAPER_MIN_SAVING less than `current` and is at most
+    CHEAPER_MAX_SLOWDOWN slower, cheapest first (ties: lowest cost floor, then catalog order).
+
+    Candidates are evaluated on the lean path (the validated plan on another accelerator, with the basis the plan
+    was evaluated with: memory does not depend on the device) in order of a lower bound of their cost, and the
+    scan stops once the bound exceeds the cheapest found: nothing later can beat (or tie) it."""
+    devices = plan.par.devices
+    best: tuple[float, int, Accelerator, Evaluation] | None = None
+    for bound, order, acc, price in _cost_bounds(catalog, plan, ev, current):
+        if best is not None and bound > best[0]:
+            break
+        try:
+            candidate = evaluate(plan.on(acc, price.usd_per_hour), ev.basis)
+        except (ZeroDivisionError, ValueError):
+            continue
+        cost = candidate.accelerator_hours(devices) * price.usd_per_hour
+        if (
+            candidate.fits
+            and cost < current * (1.0 - CHEAPER_MIN_SAVING)
+            and candidate.seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds
+            and (best is None or (cost, order) < (best[0], best[1]))
+        ):
+            best = (cost, order, acc, candidate)
+    return (best[2], best[3]) if best is not None else None
+
+
+def _cost_bounds(
+    catalog: Catalog, plan: TrainingPlan, ev: Evaluation, current: float
+) -> list[tuple[float, int, Accelerator, Price]]:
+    """(lower bound of the cost, rank of the cost floor, accelerator, price) of every accelerator that may run the
+    job for less, lowest bound first.
+
+    The cost floor is the job's FLOPs at the device's dense peak (or at the given utilization). Without a given
+    utilization the bound is tighter: the step's compute terms at the largest micro-batch the plan may use
+    (StepModel.compute_floor_s), which communication, the bubble, checkpoints and validation only add to."""
+    devices = plan.par.devices
+    threshold = current * (1.0 - CHEAPER_MIN_SAVING)
+    # Memory per device does not depend on the accelerator (same layout and precision): a device smaller than the
+    # model states, or than every micro-batch's total, cannot run the job, whatever its speed.
+    states = ev.memory.weights + ev.memory.gradients + ev.memory.optimizer_states
+    candidates = ev.basis.candidates
+    smallest = min(memory.total for _, memory in candidates)
+    floors = []
+    for acc in catalog.accelerators.values():
+        if acc.id == plan.accelerator.id or not acc.supports(plan.precision) or not _trains(acc):
+            continue
+        if devices > domain_size(acc) and not builds_training_clusters(acc):
+            continue  # nobody builds multi-node training clusters of this part: never suggest one
+        price = catalog.default_price(acc.id)
+        if price is None or acc.memory_bytes <= states or acc.memory_bytes < smallest:
+            continue
+        # Cost floor: even at its dense peak (or at the given utilization) the job cannot cost less.
+        floor_usd = (
+            ev.total_flops
+            * price.usd_per_hour
+            / ((acc.peak(plan.precision) or 0.0) * (plan.utilization or 1.0) * 3600.0)
+        )
+        if floor_usd < threshold:
+            floors.append((floor_usd, acc, price))
+    floors.sort(key=lambda c: c[0])
+    if plan.utilization is not None:  # the floor is the given utilization's time already
+        return [(floor_usd, order, acc, price) for order, (floor_usd, acc, price) in enumerate(floors)]
+    largest_micro, memory = candidates[0]
+    bounds = []
+    for order, (_, acc, price) in enumerate(floors):
+        model = StepModel(plan.on(acc, price.usd_per_hour), ev.basis.flops, ev.basis.params)
+        seconds = ev.step_equivalents * model.compute_floor_s(largest_micro, memory)
+        bound = ev.accelerator_hours(devices, seconds) * price.usd_per_hour
+        if bound < threshold and seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds:
+            bounds.append((bound, order, acc, price))
+    bounds.sort(key=lambda c: (c[0], c[1]))
+    return bounds
+
+
+def _confirm(
+    request: Mapping[str, Any],
+    catalog: Catalog,
+    plan: TrainingPlan,
+    change: dict,
+    acc: Accelerator,
+    candidate: Evaluation,
+) -> Candidate | None:
+    """The request with `change` (this accelerator, its catalog price) estimated as a client would get it.
+
+    The patched request validates to the scanned plan on `acc` when the precision stays (given, or defaulting to the
+    same on `acc`) and no hardware.interconnect has to be re-applied to the new part: its evaluation is then the
+    scan's. Otherwise the request is re-parsed (defaults re-derived) and evaluated again."""
+    given_precision = (request.get("training") or {}).get("precision") is not None
+    interconnect = (request.get("hardware") or {}).get("interconnect")
+    if not interconnect and (given_precision or default_precision(acc, []) == plan.precision):
+        return plan.on(acc, candidate.usd_per_hour), candidate
+    return _try(request, change, catalog)

@@ -6,9 +6,9 @@ import math
 from dataclasses import dataclass
 
 from ..units import SECONDS_PER_HOUR
-from .memory import MemoryBreakdown, bytes_per_parameter, training_memory
+from .memory import MemoryBreakdown, bytes_per_parameter, parameters_per_device, training_memory
 from .plan import TrainingPlan
-from .step_time import StepTime, flops_per_unit, predict_step
+from .step_time import StepModel, StepTime, UnitFlops, flops_per_unit
 
 MAX_AUTO_MICRO_BATCH_TOKENS = (
     16384  # beyond ~16k tokens per micro-batch GEMMs are saturated (NeMo recipes use 2-16k)
@@ -48,6 +48,7 @@ class Evaluation:
     checkpoints: int
     evaluations: int
     usd_per_hour: float | None
+    basis: Basis  # the accelerator-independent numbers it was computed from (the advice's catalog scan reuses them)
 
     @property
     def total_flops(self) -> float:
@@ -78,81 +79,67 @@ class Evaluation:
         return devices * (self.seconds if seconds is None else seconds) / SECONDS_PER_HOUR
 
 
-def evaluate(plan: TrainingPlan) -> Evaluation:
-    """Numbers for a validated plan."""
-    par, acc = plan.par, plan.accelerator
-    flops = flops_per_unit(plan)
-    gemm_unit, attn_unit, per_unit = flops.gemm, flops.attention, flops.total
+@dataclass(frozen=True)
+class Basis:
+    """What evaluate needs that does not depend on the accelerator: FLOPs per unit, parameters per device and the
+    memory of every micro-batch it may pick. Memory per device follows from the model, layout, precision,
+    optimizer and micro-batch, not from the device (only the capacity it is compared with does), so the advice's
+    catalog scan evaluates one plan on every accelerator with one Basis."""
+
+    flops: UnitFlops
+    params: tuple[float, float]  # (non-expert, expert) parameters on the busiest device before ZeRO
+    # (micro-batch, its memory) in order of preference: the plan's own when it fixes one, else the powers of two
+    # dividing the per-replica batch, largest first (ending with 1)
+    candidates: tuple[tuple[int, MemoryBreakdown], ...]
+
+
+def basis(plan: TrainingPlan) -> Basis:
+    """The accelerator-independent part of evaluate(plan)."""
+    per_replica = plan.per_replica_batch
+    if plan.micro_batch is not None:
+        micros = [plan.micro_batch]
+    else:
+        micros = _candidate_micro_batches(plan, per_replica)
+    candidates = tuple((micro, training_memory(plan, micro, per_replica // micro)) for micro in micros)
+    return Basis(flops_per_unit(plan), parameters_per_device(plan.model, plan.par), candidates)
+
+
+def evaluate(plan: TrainingPlan, known: Basis | None = None) -> Evaluation:
+    """Numbers for a validated plan (`known`: its basis, when the caller evaluates it on several accelerators)."""
+    b = known or basis(plan)
+    flops = b.flops
+    per_unit = flops.total
     units_per_step = plan.units_per_step
     steps = math.ceil(plan.units / units_per_step)
     pre_steps = math.ceil(plan.pretraining_units / units_per_step) if plan.pretraining_units else 0
-    per_replica = plan.per_replica_batch
-
-    def memory_for(micro: int) -> MemoryBreakdown:
-        return training_memory(plan, micro, per_replica // micro)
-
-    capacity = acc.memory_bytes
-    chosen = plan.micro_batch is None
-    w_b, _, _ = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
-
-    def step_for(micro: int, memory: MemoryBreakdown) -> StepTime:
-        return predict_step(plan, micro, memory, flops)
-
-    if plan.micro_batch is not None:
-        micro = plan.micro_batch
-        memory = memory_for(micro)
-        predicted = step_for(micro, memory)
-    else:
-        fitting = _fitting_micro_batches(plan, per_replica, memory_for, capacity)
-        if par.pipeline > 1 and len(fitting) > 1:
-            # Pipelines trade micro-batch size against the bubble (p−1)/(m+p−1): take the fastest step
-            # (Narayanan et al. 2021 §3.3: smaller micro-batches, more of them, shrink the bubble).
-            scored = [(step_for(mb, mem), mb, mem) for mb, mem in fitting]
-            predicted, micro, memory = min(scored, key=lambda t: (t[0].total_s, -t[1]))
-        else:
-            micro, memory = fitting[0]
-            predicted = step_for(micro, memory)
-    m = per_replica // micro
-    peak = acc.peak(plan.precision) or 0.0
+    micro, memory, predicted = _micro_batch(plan, b)
+    peak = plan.accelerator.peak(plan.precision) or 0.0
     step_flops = per_unit * units_per_step
-    u_pred = step_flops / (par.devices * peak * predicted.busy_s)
+    u_pred = step_flops / (plan.par.devices * peak * predicted.busy_s)
     if plan.utilization is not None:
         step = predicted.scaled(u_pred / plan.utilization)
         utilization = plan.utilization
     else:
         step, utilization = predicted, u_pred
-
-    evaluations = steps // plan.validation_interval if plan.validation_interval else 0
-    # validation is forward-only: 2·N per token = 1/3 of training FLOPs (Kaplan et al. 2020)
-    validation_flops = evaluations * plan.validation_units * per_unit / 3.0
-    validation_s = validation_flops / (par.devices * peak * utilization)
-    checkpoints = (steps + pre_steps) // plan.checkpoint_interval if plan.checkpoint_interval else 0
-    # a checkpoint holds weights + optimizer states (fp32 master, moments); gradients are not saved
-    _, _, o_b = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
-    checkpoint_bytes = plan.model.total_parameters * (w_b + o_b)
-    checkpoint_s = checkpoints * checkpoint_bytes / plan.checkpoint_bytes_per_s
-
-    # full recompute: one more forward pass (8ND hardware FLOPs; bigscience math README)
-    recompute_factor = 4.0 / 3.0 if plan.recompute == "full" else 1.0
-    attn_factor = 4.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 1.0
-    hardware_per_unit = gemm_unit * recompute_factor + attn_unit * max(recompute_factor, attn_factor)
-    hardware_flops = (plan.units + plan.pretraining_units) * hardware_per_unit + validation_flops
+    evaluations, validation_flops, validation_s = _validation(plan, steps, per_unit, peak, utilization)
+    checkpoints, checkpoint_s = _checkpoints(plan, steps + pre_steps)
+    unit_total = plan.units + plan.pretraining_units
     return Evaluation(
         micro_batch=micro,
-        micro_batch_chosen=chosen,
-        micro_batches=m,
+        micro_batch_chosen=plan.micro_batch is None,
+        micro_batches=plan.per_replica_batch // micro,
         steps=steps,
         pretraining_steps=pre_steps,
-        step_equivalents=(plan.units + plan.pretraining_units) / units_per_step,
+        step_equivalents=unit_total / units_per_step,
         flops_per_unit=per_unit,
-        gemm_flops_per_unit=gemm_unit,
-        attention_flops_per_unit=attn_unit,
+        gemm_flops_per_unit=flops.gemm,
+        attention_flops_per_unit=flops.attention,
         training_flops=per_unit * plan.units,
         pretraining_flops=per_unit * plan.pretraining_units,
         validation_flops=validation_flops,
-        hardware_flops=hardware_flops,
+        hardware_flops=unit_total * _hardware_per_unit(plan, flops) + validation_flops,
         memory=memory,
-        fits=memory.total <= capacity,
+        fits=memory.total <= plan.accelerator.memory_bytes,
         step=step,
         predicted_utilization=u_pred,
         utilization=utilization,
@@ -163,11 +150,58 @@ def evaluate(plan: TrainingPlan) -> Evaluation:
         checkpoints=checkpoints,
         evaluations=evaluations,
         usd_per_hour=plan.usd_per_hour,
+        basis=b,
     )
 
 
-def _fitting_micro_batches(plan: TrainingPlan, per_replica: int, memory_for, capacity: float):  # type: ignore[no-untyped-def]
-    """Power-of-two micro-batches dividing the per-replica batch that fit, largest first (else [1])."""
+def _micro_batch(plan: TrainingPlan, b: Basis) -> tuple[int, MemoryBreakdown, StepTime]:
+    """The micro-batch the plan runs (given, or chosen among those that fit), its memory and predicted step."""
+    model = StepModel(plan, b.flops, b.params)
+    if plan.micro_batch is not None:
+        micro, memory = b.candidates[0]
+        return micro, memory, model.step(micro, memory)
+    capacity = plan.accelerator.memory_bytes
+    # the largest that fits, else 1 (whose memory is shown: it does not fit)
+    fitting = [(mb, mem) for mb, mem in b.candidates if mem.total <= capacity] or [b.candidates[-1]]
+    if plan.par.pipeline > 1 and len(fitting) > 1:
+        # Pipelines trade micro-batch size against the bubble (p−1)/(m+p−1): take the fastest step
+        # (Narayanan et al. 2021 §3.3: smaller micro-batches, more of them, shrink the bubble).
+        scored = [(model.step(mb, mem), mb, mem) for mb, mem in fitting]
+        predicted, micro, memory = min(scored, key=lambda t: (t[0].total_s, -t[1]))
+        return micro, memory, predicted
+    micro, memory = fitting[0]
+    return micro, memory, model.step(micro, memory)
+
+
+def _validation(
+    plan: TrainingPlan, steps: int, per_unit: float, peak: float, utilization: float
+) -> tuple[int, float, float]:
+    """(evaluations, FLOPs, seconds) of the validation passes."""
+    evaluations = steps // plan.validation_interval if plan.validation_interval else 0
+    # validation is forward-only: 2·N per token = 1/3 of training FLOPs (Kaplan et al. 2020)
+    validation_flops = evaluations * plan.validation_units * per_unit / 3.0
+    return evaluations, validation_flops, validation_flops / (plan.par.devices * peak * utilization)
+
+
+def _checkpoints(plan: TrainingPlan, all_steps: int) -> tuple[int, float]:
+    """(checkpoints, seconds writing them) over the training and pre-training steps."""
+    checkpoints = all_steps // plan.checkpoint_interval if plan.checkpoint_interval else 0
+    # a checkpoint holds weights + optimizer states (fp32 master, moments); gradients are not saved
+    w_b, _, o_b = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
+    checkpoint_bytes = plan.model.total_parameters * (w_b + o_b)
+    return checkpoints, checkpoints * checkpoint_bytes / plan.checkpoint_bytes_per_s
+
+
+def _hardware_per_unit(plan: TrainingPlan, flops: UnitFlops) -> float:
+    """FLOPs the hardware runs per unit: full recompute adds one more forward pass (8ND hardware FLOPs;
+    bigscience math README), selective recompute or FlashAttention re-run the attention scores."""
+    recompute_factor = 4.0 / 3.0 if plan.recompute == "full" else 1.0
+    attn_factor = 4.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 1.0
+    return flops.gemm * recompute_factor + flops.attention * max(recompute_factor, attn_factor)
+
+
+def _candidate_micro_batches(plan: TrainingPlan, per_replica: int) -> list[int]:
+    """Power-of-two micro-batches dividing the per-replica batch, largest first, down to 1."""
     if plan.unit == "token" and plan.model.shape is not None:
         cap = max(1, MAX_AUTO_MICRO_BATCH_TOKENS // plan.sequence_length)
     else:
@@ -175,13 +209,8 @@ def _fitting_micro_batches(plan: TrainingPlan, per_replica: int, memory_for, cap
     candidate = 1
     while candidate * 2 <= min(cap, per_replica) and per_replica % (candidate * 2) == 0:
         candidate *= 2
-    fitting = []
-    smallest = None
+    micros = []
     while candidate >= 1:
-        memory = memory_for(candidate)
-        if memory.total <= capacity:
-            fitting.append((candidate, memory))
-        smallest = memory
+        micros.append(candidate)
         candidate //= 2
-    assert smallest is not None
-    return fitting or [(1, smallest)]
+    return micros

@@ -69,7 +69,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         count = 1
 
     if training.get("precision") is None:  # not given: the best the accelerator supports, said in the notes
-        precision = _default_precision(acc, notes) if acc is not None else DEFAULT_PRECISIONS[0]
+        precision = default_precision(acc, notes) if acc is not None else DEFAULT_PRECISIONS[0]
         if not precision:
             bad(
                 "training.precision",
@@ -180,7 +180,7 @@ def _with_interconnect(acc: Accelerator, given: Mapping[str, Any], notes: list[s
     return replace(acc, scale_up_domain=domain, scale_out_bandwidth_bytes_per_s=network)
 
 
-def _default_precision(acc: Accelerator, notes: list[str]) -> str:
+def default_precision(acc: Accelerator, notes: list[str]) -> str:
     """The precision used when the request gives none (DEFAULT_PRECISIONS), said in the notes; "" if none."""
     chosen = next((p for p in DEFAULT_PRECISIONS if acc.supports(p)), "")
     if chosen == "bf16":

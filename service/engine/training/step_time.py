@@ -11,6 +11,7 @@ the error on every point.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..architecture import attention_score_flops_per_token, matmul_parameters_per_token
 from ..hardware import Accelerator
@@ -104,9 +105,14 @@ class StepTime:
 
 
 def best_gemm_efficiency(acc: Accelerator, precision: str) -> float:
-    key = acc.id.lower()
-    base = next((value for prefix, value in BEST_GEMM_EFFICIENCY if prefix in key), DEFAULT_GEMM_EFFICIENCY)
+    base = _gemm_base(acc.id)
     return base * FP8_GEMM_RATIO if precision == "fp8" else base
+
+
+@lru_cache(maxsize=1024)
+def _gemm_base(accelerator_id: str) -> float:
+    key = accelerator_id.lower()
+    return next((value for prefix, value in BEST_GEMM_EFFICIENCY if prefix in key), DEFAULT_GEMM_EFFICIENCY)
 
 
 @dataclass(frozen=True)
@@ -140,146 +146,216 @@ def flops_per_unit(plan: TrainingPlan) -> UnitFlops:
 
 def predict_step(plan: TrainingPlan, micro_batch: int, memory: MemoryBreakdown, flops: UnitFlops) -> StepTime:
     """Step time at the predicted efficiency for `plan` run with `micro_batch` (its `memory` and `flops`)."""
-    micro_batches = plan.per_replica_batch // micro_batch
-    gemm_s, attention_s, memory_bound_s = _compute_times(plan, micro_batch, flops)
-    compute_s = gemm_s + attention_s + memory_bound_s
-    bandwidth = plan.accelerator.memory_bandwidth_bytes_per_s
-    optimizer_s = OPTIMIZER_PASSES * (memory.weights + memory.gradients + memory.optimizer_states) / bandwidth
-    tensor_s, pipeline_s, expert_s = _model_parallel_comm(plan, micro_batch, micro_batches)
-    data_s = _data_parallel_comm(plan, micro_batches, compute_s)
-    context_s = _context_parallel_comm(plan, micro_batch, micro_batches, attention_s)
-    par = plan.par
-    stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
-    bubble = pipeline_bubble_fraction(par.pipeline, micro_batches, par.virtual_pipeline)
-    bubble_s = stage_work * bubble / (1.0 - bubble) if bubble else 0.0
-    return StepTime(
-        gemm_s,
-        attention_s,
-        memory_bound_s,
-        optimizer_s,
-        tensor_s,
-        pipeline_s,
-        data_s,
-        expert_s,
-        bubble_s,
-        context_s,
-    )
+    return StepModel(plan, flops).step(micro_batch, memory)
 
 
-def _context_parallel_comm(
-    plan: TrainingPlan, micro_batch: int, micro_batches: int, attention_s: float
-) -> float:
-    """Exposed K/V ring exchange of context parallelism, seconds per step.
+class StepModel:
+    """predict_step for one plan on its accelerator, built once and stepped per micro-batch.
 
-    Each rank passes its K/V block around the ring cp − 1 times in the forward pass; the backward pass sends
-    K/V again and their gradients back (3 transfers in all). Each transfer overlaps the attention block being
-    computed (Liu et al. 2023 "Ring Attention" §3; Megatron-Core context parallel P2P with overlap): only what
-    exceeds the attention time is exposed, and never less than CP_MIN_EXPOSED of it (launch and sync gaps)."""
-    par, shape = plan.par, plan.model.shape
-    if par.context <= 1 or shape is None:
-        return 0.0
-    local_tokens = micro_batch * plan.sequence_length / par.context
-    kv_bytes = (
-        2.0 * local_tokens * shape.kv_heads * shape.head_dim * plan.activation_bytes_per_value / par.tensor
-    )
-    layers_per_stage = -(-shape.layers // par.pipeline)
-    bandwidth = group_bandwidth(plan.accelerator, par.context, par.tensor)
-    total = 3.0 * (par.context - 1) * kv_bytes / bandwidth * layers_per_stage * micro_batches
-    return max(CP_MIN_EXPOSED * total, total - attention_s)
+    evaluate() compares several micro-batches of a plan and the advice's catalog scan evaluates one plan on every
+    accelerator, so what does not depend on the micro-batch (peaks, efficiencies, group bandwidths, parameters per
+    device, the gradient all-reduce) is computed here once. The formulas are those of the docstrings below, with
+    the same operations in the same order (the answers do not move by a bit).
+    """
 
+    def __init__(self, plan: TrainingPlan, flops: UnitFlops, params: tuple[float, float] | None = None):
+        model, acc, par = plan.model, plan.accelerator, plan.par
+        self.plan, self.shape = plan, model.shape
+        self.per_replica = plan.per_replica_batch
+        self.bandwidth = acc.memory_bandwidth_bytes_per_s
+        self.pipeline, self.virtual = par.pipeline, par.virtual_pipeline
+        self._params = params
+        self._compute_terms(plan, flops)
+        self._communication_ready = False  # the group bandwidths are looked up at the first step
 
-def _compute_times(plan: TrainingPlan, micro_batch: int, flops: UnitFlops) -> tuple[float, float, float]:
-    """(GEMM, attention, memory-bound element-wise) seconds per step."""
-    model, acc, par, precision = plan.model, plan.accelerator, plan.par, plan.precision
-    devices, units = par.devices, plan.units_per_step
-    peak = acc.peak(precision) or 0.0
-    peak16 = acc.peak("bf16") or acc.peak("fp16") or peak  # attention kernels run in 16-bit even under FP8
-    e_gemm = best_gemm_efficiency(acc, precision) * GEMM_IN_MODEL
-    shape = model.shape
-    hidden = shape.hidden_size if shape else 4096
-    tokens_mb = micro_batch * plan.sequence_length / par.context if shape else 4096.0
-    f_shape = 1.0 / (1.0 + GEMM_WIDTH_KNEE * par.tensor / hidden + GEMM_TOKENS_KNEE / max(tokens_mb, 1.0))
-    if shape is None:
-        f_shape *= SHAPELESS_KERNEL_EFFICIENCY.get(model.architecture, 1.0)
-    # Hardware FLOPs: full recompute repeats the forward (+1/3), selective/FlashAttention re-run attention scores.
-    gemm_hw = flops.gemm * (4.0 / 3.0 if plan.recompute == "full" else 1.0)
-    attn_extra = 1.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 0.0
-    attn_hw = flops.attention * (1.0 + attn_extra)
-    gemm_s = units * gemm_hw / (devices * peak * e_gemm * f_shape)
-    attn_eff = best_gemm_efficiency(acc, "bf16") * (
-        FLASH_ATTENTION_EFFICIENCY if plan.flash_attention else UNFUSED_ATTENTION_EFFICIENCY
-    )
-    attention_s = units * attn_hw / (devices * peak16 * attn_eff) if attn_hw else 0.0
-    memory_bound_s = 0.0
-    if shape is not None:
-        per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
-        if not plan.flash_attention:
-            per_token += SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
-        repeat = 4.0 / 3.0 if plan.recompute == "full" else 1.0
-        memory_bound_s = (
-            units * shape.layers * per_token * repeat / (devices * acc.memory_bandwidth_bytes_per_s)
+    def compute_floor_s(self, micro_batch: int, memory: MemoryBreakdown) -> float:
+        """StepTime.compute_s of `micro_batch` (GEMMs, attention, element-wise work, optimizer step), which every
+        micro-batch up to this one needs at least (GEMM efficiency grows with the micro-batch) and to which
+        communication and the bubble only add: a floor of busy_s that needs no bandwidth lookup."""
+        return self._gemm_s(micro_batch) + self.attention_s + self.memory_bound_s + self._optimizer_s(memory)
+
+    def step(self, micro_batch: int, memory: MemoryBreakdown) -> StepTime:
+        """Seconds per optimizer step, by cause, with `micro_batch` (whose `memory` the plan needs)."""
+        if not self._communication_ready:
+            plan = self.plan
+            self._model_parallel_terms(plan)
+            self._data_parallel_terms(plan, self._params or parameters_per_device(plan.model, plan.par))
+            self._communication_ready = True
+        micro_batches = self.per_replica // micro_batch
+        gemm_s = self._gemm_s(micro_batch)
+        attention_s, memory_bound_s = self.attention_s, self.memory_bound_s
+        compute_s = gemm_s + attention_s + memory_bound_s
+        optimizer_s = self._optimizer_s(memory)
+        tensor_s, pipeline_s, expert_s = self._model_parallel_comm(micro_batch, micro_batches)
+        data_s = self._data_parallel_comm(micro_batches, compute_s)
+        context_s = self._context_parallel_comm(micro_batch, micro_batches, attention_s)
+        stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
+        bubble = pipeline_bubble_fraction(self.pipeline, micro_batches, self.virtual)
+        bubble_s = stage_work * bubble / (1.0 - bubble) if bubble else 0.0
+        return StepTime(
+            gemm_s,
+            attention_s,
+            memory_bound_s,
+            optimizer_s,
+            tensor_s,
+            pipeline_s,
+            data_s,
+            expert_s,
+            bubble_s,
+            context_s,
         )
-    return gemm_s, attention_s, memory_bound_s
 
+    # ------------------------------------------------------------------ compute: GEMMs, attention, element-wise
 
-def _model_parallel_comm(
-    plan: TrainingPlan, micro_batch: int, micro_batches: int
-) -> tuple[float, float, float]:
-    """(tensor, pipeline, expert) communication seconds per step on the critical path."""
-    shape, acc, par = plan.model.shape, plan.accelerator, plan.par
-    if shape is None:
-        return 0.0, 0.0, 0.0
-    hidden, act_bytes = shape.hidden_size, plan.activation_bytes_per_value
-    seq = plan.sequence_length // par.context  # the tokens of a micro-batch on one context rank
-    layers_per_stage = -(-shape.layers // par.pipeline)
-    payload = micro_batch * seq * hidden * act_bytes
-    # 2 all-reduces forward + 2 backward per layer (Shoeybi et al. 2019 Fig. 4); full recompute adds 2.
-    collectives = 4 + (2 if plan.recompute == "full" else 0)
-    tp_bw = group_bandwidth(acc, par.tensor, 1)
-    tensor_s = (
-        TP_EXPOSED
-        * micro_batches
-        * layers_per_stage
-        * collectives
-        * all_reduce_seconds(payload, par.tensor, tp_bw)
-    )
-    pipeline_s = expert_s = 0.0
-    if par.pipeline > 1:  # one activation forward, one gradient backward per micro-batch per stage boundary
-        pp_bw = group_bandwidth(acc, par.pipeline, par.tensor * par.context * par.data)
-        pipeline_s = 2 * micro_batches * payload / (par.tensor if par.sequence_parallel else 1) / pp_bw
-    if shape.is_moe and par.expert > 1:  # dispatch + combine, forward and backward: 4 all-to-alls per layer
-        ep_bw = group_bandwidth(acc, par.expert, par.tensor)
-        routed = micro_batch * seq * shape.experts_per_token * hidden * act_bytes
-        share = (par.expert - 1) / par.expert
-        expert_s = (
-            MOE_DISPATCH_EXPOSED
+    def _compute_terms(self, plan: TrainingPlan, flops: UnitFlops) -> None:
+        """GEMM time = units × hardware GEMM FLOPs / (devices × peak × e_gemm × f_shape), f_shape per micro-batch;
+        attention kernels and memory-bound element-wise work do not depend on the micro-batch."""
+        model, acc, par, precision = plan.model, plan.accelerator, plan.par, plan.precision
+        devices, units = par.devices, plan.units_per_step
+        peak = acc.peak(precision) or 0.0
+        peak16 = (
+            acc.peak("bf16") or acc.peak("fp16") or peak
+        )  # attention kernels run in 16-bit even under FP8
+        e_gemm = best_gemm_efficiency(acc, precision) * GEMM_IN_MODEL
+        shape = model.shape
+        hidden = shape.hidden_size if shape else 4096
+        # f_shape = 1/(1 + W0·t/h + T0/(b·s/cp)): the width term is fixed, the token term is the micro-batch's
+        self._shape_base = 1.0 + GEMM_WIDTH_KNEE * par.tensor / hidden
+        self._tokens_per_micro = plan.sequence_length if shape else None  # shapeless: 4096 tokens assumed
+        self._context = par.context
+        self._shapeless = SHAPELESS_KERNEL_EFFICIENCY.get(model.architecture, 1.0) if shape is None else None
+        # Hardware FLOPs: full recompute repeats the forward (+1/3), selective/FlashAttention re-run attention scores.
+        gemm_hw = flops.gemm * (4.0 / 3.0 if plan.recompute == "full" else 1.0)
+        attn_extra = 1.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 0.0
+        attn_hw = flops.attention * (1.0 + attn_extra)
+        self._gemm_work = units * gemm_hw
+        self._gemm_rate = devices * peak * e_gemm
+        attn_eff = best_gemm_efficiency(acc, "bf16") * (
+            FLASH_ATTENTION_EFFICIENCY if plan.flash_attention else UNFUSED_ATTENTION_EFFICIENCY
+        )
+        self.attention_s = units * attn_hw / (devices * peak16 * attn_eff) if attn_hw else 0.0
+        self.memory_bound_s = 0.0
+        if shape is not None:
+            per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
+            if not plan.flash_attention:
+                per_token += SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
+            repeat = 4.0 / 3.0 if plan.recompute == "full" else 1.0
+            self.memory_bound_s = (
+                units * shape.layers * per_token * repeat / (devices * acc.memory_bandwidth_bytes_per_s)
+            )
+
+    def _optimizer_s(self, memory: MemoryBreakdown) -> float:
+        """The optimizer step reads and writes every state byte (OPTIMIZER_PASSES) at HBM bandwidth."""
+        return (
+            OPTIMIZER_PASSES * (memory.weights + memory.gradients + memory.optimizer_states) / self.bandwidth
+        )
+
+    def _gemm_s(self, micro_batch: int) -> float:
+        tokens_mb = (
+            micro_batch * self._tokens_per_micro / self._context
+            if self._tokens_per_micro is not None
+            else 4096.0
+        )
+        f_shape = 1.0 / (self._shape_base + GEMM_TOKENS_KNEE / max(tokens_mb, 1.0))
+        if self._shapeless is not None:
+            f_shape *= self._shapeless
+        return self._gemm_work / (self._gemm_rate * f_shape)
+
+    # ------------------------------------------------------------------ tensor, pipeline, expert, context
+
+    def _model_parallel_terms(self, plan: TrainingPlan) -> None:
+        shape, acc, par = self.shape, plan.accelerator, plan.par
+        self._act_bytes = plan.activation_bytes_per_value
+        if shape is None:
+            return
+        self._hidden = shape.hidden_size
+        self._seq = plan.sequence_length // par.context  # the tokens of a micro-batch on one context rank
+        self._layers_per_stage = -(-shape.layers // par.pipeline)
+        # 2 all-reduces forward + 2 backward per layer (Shoeybi et al. 2019 Fig. 4); full recompute adds 2.
+        self._collectives = 4 + (2 if plan.recompute == "full" else 0)
+        self._tensor = par.tensor
+        self._tp_bw = group_bandwidth(acc, par.tensor, 1)
+        if par.pipeline > 1:
+            self._pp_bw = group_bandwidth(acc, par.pipeline, par.tensor * par.context * par.data)
+            self._pp_split = par.tensor if par.sequence_parallel else 1
+        self._expert = par.expert if shape.is_moe and par.expert > 1 else 1
+        if self._expert > 1:
+            self._ep_bw = group_bandwidth(acc, par.expert, par.tensor)
+        if par.context > 1:
+            self._cp_seq_len = plan.sequence_length
+            self._cp_bw = group_bandwidth(acc, par.context, par.tensor)
+
+    def _model_parallel_comm(self, micro_batch: int, micro_batches: int) -> tuple[float, float, float]:
+        """(tensor, pipeline, expert) communication seconds per step on the critical path."""
+        shape = self.shape
+        if shape is None:
+            return 0.0, 0.0, 0.0
+        hidden, act_bytes, seq = self._hidden, self._act_bytes, self._seq
+        payload = micro_batch * seq * hidden * act_bytes
+        tensor_s = (
+            TP_EXPOSED
             * micro_batches
-            * shape.moe_layers
-            / par.pipeline
-            * 4
-            * routed
-            * share
-            / ep_bw
+            * self._layers_per_stage
+            * self._collectives
+            * all_reduce_seconds(payload, self._tensor, self._tp_bw)
         )
-    return tensor_s, pipeline_s, expert_s
+        pipeline_s = expert_s = 0.0
+        if (
+            self.pipeline > 1
+        ):  # one activation forward, one gradient backward per micro-batch per stage boundary
+            pipeline_s = 2 * micro_batches * payload / self._pp_split / self._pp_bw
+        if self._expert > 1:  # dispatch + combine, forward and backward: 4 all-to-alls per layer
+            routed = micro_batch * seq * shape.experts_per_token * hidden * act_bytes
+            share = (self._expert - 1) / self._expert
+            expert_s = (
+                MOE_DISPATCH_EXPOSED
+                * micro_batches
+                * shape.moe_layers
+                / self.pipeline
+                * 4
+                * routed
+                * share
+                / self._ep_bw
+            )
+        return tensor_s, pipeline_s, expert_s
 
+    def _context_parallel_comm(self, micro_batch: int, micro_batches: int, attention_s: float) -> float:
+        """Exposed K/V ring exchange of context parallelism, seconds per step.
 
-def _data_parallel_comm(plan: TrainingPlan, micro_batches: int, compute_s: float) -> float:
-    """Exposed data-parallel gradient (and ZeRO-3 parameter) communication seconds per step."""
-    par = plan.par
-    _, g_b, _ = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
-    dense, expert = parameters_per_device(plan.model, par)
-    ranks = par.gradient_ranks
-    dp_bw = group_bandwidth(plan.accelerator, ranks, par.tensor)
-    # ZeRO-3 moves 1.5× the all-reduce volume (Rajbhandari et al. 2020 §7.2)
-    volume = 1.5 if par.zero_stage >= 3 else 1.0
-    data_total = volume * all_reduce_seconds((dense + expert) * g_b, ranks, dp_bw)
-    if par.zero_stage >= 3:  # parameters are re-gathered every micro-batch, prefetched behind compute
-        data_total *= micro_batches
-        hidden_behind = 0.8 * compute_s
-    else:  # gradients reduce during the last micro-batch's backward (2/3 of its compute)
-        hidden_behind = compute_s / max(micro_batches, 1) * 2.0 / 3.0
-    return max(DP_MIN_EXPOSED * data_total, data_total - hidden_behind)
+        Each rank passes its K/V block around the ring cp − 1 times in the forward pass; the backward pass sends
+        K/V again and their gradients back (3 transfers in all). Each transfer overlaps the attention block being
+        computed (Liu et al. 2023 "Ring Attention" §3; Megatron-Core context parallel P2P with overlap): only what
+        exceeds the attention time is exposed, and never less than CP_MIN_EXPOSED of it (launch and sync gaps)."""
+        shape, context = self.shape, self._context
+        if context <= 1 or shape is None:
+            return 0.0
+        local_tokens = micro_batch * self._cp_seq_len / context
+        kv_bytes = 2.0 * local_tokens * shape.kv_heads * shape.head_dim * self._act_bytes / self._tensor
+        total = 3.0 * (context - 1) * kv_bytes / self._cp_bw * self._layers_per_stage * micro_batches
+        return max(CP_MIN_EXPOSED * total, total - attention_s)
+
+    # ------------------------------------------------------------------ data parallel (and ZeRO-3 gathers)
+
+    def _data_parallel_terms(self, plan: TrainingPlan, params: tuple[float, float]) -> None:
+        par = plan.par
+        _, g_b, _ = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
+        dense, expert = params
+        ranks = par.gradient_ranks
+        dp_bw = group_bandwidth(plan.accelerator, ranks, par.tensor)
+        # ZeRO-3 moves 1.5× the all-reduce volume (Rajbhandari et al. 2020 §7.2)
+        volume = 1.5 if par.zero_stage >= 3 else 1.0
+        self._data_total = volume * all_reduce_seconds((dense + expert) * g_b, ranks, dp_bw)
+        self._zero3 = par.zero_stage >= 3
+
+    def _data_parallel_comm(self, micro_batches: int, compute_s: float) -> float:
+        """Exposed data-parallel gradient (and ZeRO-3 parameter) communication seconds per step."""
+        data_total = self._data_total
+        if self._zero3:  # parameters are re-gathered every micro-batch, prefetched behind compute
+            data_total *= micro_batches
+            hidden_behind = 0.8 * compute_s
+        else:  # gradients reduce during the last micro-batch's backward (2/3 of its compute)
+            hidden_behind = compute_s / max(micro_batches, 1) * 2.0 / 3.0
+        return max(DP_MIN_EXPOSED * data_total, data_total - hidden_behind)
 
 
 def model_flops_utilization(
