@@ -7,6 +7,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
 KINDS = ("gpu", "tpu", "asic", "apple", "cpu")
@@ -124,9 +125,17 @@ class Catalog:
         return f"Skipped accelerators whose catalog specs cannot be estimated: {names}."
 
     def default_price(self, accelerator_id: str) -> Price | None:
-        """Cheapest on-demand price for the accelerator, or None."""
-        rows = [p for p in self.prices.get(accelerator_id, ()) if p.pricing_model == "on-demand"]
-        return min(rows, key=lambda p: p.usd_per_hour) if rows else None
+        """Cheapest on-demand price for the accelerator, or None (memoised: catalog scans ask for every device on
+        every estimate, and a catalog does not change once built)."""
+        known = self._default_prices
+        if accelerator_id not in known:
+            rows = [p for p in self.prices.get(accelerator_id, ()) if p.pricing_model == "on-demand"]
+            known[accelerator_id] = min(rows, key=lambda p: p.usd_per_hour) if rows else None
+        return known[accelerator_id]
+
+    @cached_property
+    def _default_prices(self) -> dict[str, Price | None]:
+        return {}
 
 
 def closest_accelerators(given: object, accelerators: Mapping[str, Accelerator], limit: int = 5) -> list[str]:

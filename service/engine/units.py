@@ -65,17 +65,22 @@ def parse_count(value: object) -> float:
     return number
 
 
+# (1024**k, unit), largest first: dividing by a power of two is exact, so n / 1024**k is n divided k times by 1024
+_BINARY_UNITS = tuple(
+    (1024.0**k, unit) for k, unit in reversed(list(enumerate(("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"), 1)))
+)
+
+
 def human_bytes(n: float, decimals: int = 1) -> str:
-    """Binary units: 15032385536 -> "14.0 GiB"."""
-    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+    """Binary units: 15032385536 -> "14.0 GiB" (the largest unit the magnitude reaches, up to EiB)."""
     value = float(n)
-    index = 0
-    while abs(value) >= 1024 and index < len(units) - 1:
-        value /= 1024
-        index += 1
-    if index == 0:
+    magnitude = abs(value)
+    if not magnitude >= 1024:  # also NaN
         return f"{value:.0f} B"
-    return f"{value:.{decimals}f} {units[index]}"
+    for scale, unit in _BINARY_UNITS:
+        if magnitude >= scale:
+            return f"{value / scale:.{decimals}f} {unit}"
+    raise AssertionError("unreachable: magnitude >= 1024")
 
 
 def human_duration(seconds: float, decimals: int = 1) -> str:

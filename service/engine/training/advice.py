@@ -15,7 +15,7 @@ from ..hardware import Accelerator, Catalog, Price
 from ..parallelism import builds_training_clusters, domain_size
 from ..patch import merge_patch
 from ..units import human_bytes, human_count, human_duration, human_usd
-from .evaluate import Evaluation, evaluate
+from .evaluate import Evaluation, evaluate, seconds_floor
 from .plan import TrainingPlan
 from .request import build_plan, default_precision
 from .scaling import TOKENS_PER_PARAMETER, chinchilla_loss, loss_optimal_parameters
@@ -315,15 +315,21 @@ def _cheapest(
     CHEAPER_MAX_SLOWDOWN slower, cheapest first (ties: lowest cost floor, then catalog order).
 
     Candidates are evaluated on the lean path (the validated plan on another accelerator, with the basis the plan
-    was evaluated with: memory does not depend on the device) in order of a lower bound of their cost, and the
-    scan stops once the bound exceeds the cheapest found: nothing later can beat (or tie) it."""
+    was evaluated with: memory does not depend on the device) in order of a lower bound of their cost; the scan
+    stops once the bound exceeds the cheapest found (nothing later can beat or tie it), and a device whose step
+    terms alone (seconds_floor) cost more than the cheapest found is passed over before its full evaluation."""
     devices = plan.par.devices
     best: tuple[float, int, Accelerator, Evaluation] | None = None
-    for bound, order, acc, price in _cost_bounds(catalog, plan, ev, current):
+    for bound, order, acc, price, model in _cost_bounds(catalog, plan, ev, current):
         if best is not None and bound > best[0]:
             break
+        on_acc = plan.on(acc, price.usd_per_hour)
         try:
-            candidate = evaluate(plan.on(acc, price.usd_per_hour), ev.basis)
+            if model is not None and best is not None:
+                floor = ev.accelerator_hours(devices, seconds_floor(on_acc, ev.basis, model))
+                if floor * price.usd_per_hour > best[0]:
+                    continue
+            candidate = evaluate(on_acc, ev.basis, model)
         except (ZeroDivisionError, ValueError):
             continue
         cost = candidate.accelerator_hours(devices) * price.usd_per_hour
@@ -339,20 +345,40 @@ def _cheapest(
 
 def _cost_bounds(
     catalog: Catalog, plan: TrainingPlan, ev: Evaluation, current: float
-) -> list[tuple[float, int, Accelerator, Price]]:
-    """(lower bound of the cost, rank of the cost floor, accelerator, price) of every accelerator that may run the
-    job for less, lowest bound first.
+) -> list[tuple[float, int, Accelerator, Price, StepModel | None]]:
+    """(lower bound of the cost, rank of the cost floor, accelerator, price, its StepModel when the utilization is
+    predicted) of every accelerator that may run the job for less, lowest bound first.
 
     The cost floor is the job's FLOPs at the device's dense peak (or at the given utilization). Without a given
     utilization the bound is tighter: the step's compute terms at the largest micro-batch the plan may use
     (StepModel.compute_floor_s), which communication, the bubble, checkpoints and validation only add to."""
-    devices = plan.par.devices
     threshold = current * (1.0 - CHEAPER_MIN_SAVING)
+    floors = _cost_floors(catalog, plan, ev, threshold)
+    if plan.utilization is not None:  # the floor is the given utilization's time already
+        return [(floor_usd, order, acc, price, None) for order, (floor_usd, acc, price) in enumerate(floors)]
+    devices = plan.par.devices
+    largest_micro, memory = ev.basis.candidates[0]
+    bounds: list[tuple[float, int, Accelerator, Price, StepModel | None]] = []
+    for order, (_, acc, price) in enumerate(floors):
+        model = StepModel(plan.on(acc, price.usd_per_hour), ev.basis.flops, ev.basis.params)
+        seconds = ev.step_equivalents * model.compute_floor_s(largest_micro, memory)
+        bound = ev.accelerator_hours(devices, seconds) * price.usd_per_hour
+        if bound < threshold and seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds:
+            bounds.append((bound, order, acc, price, model))
+    bounds.sort(key=lambda c: (c[0], c[1]))
+    return bounds
+
+
+def _cost_floors(
+    catalog: Catalog, plan: TrainingPlan, ev: Evaluation, threshold: float
+) -> list[tuple[float, Accelerator, Price]]:
+    """(cost floor, accelerator, price) of the other training parts whose floor is under `threshold`, lowest first
+    (stable: catalog order among equal floors)."""
+    devices = plan.par.devices
     # Memory per device does not depend on the accelerator (same layout and precision): a device smaller than the
     # model states, or than every micro-batch's total, cannot run the job, whatever its speed.
     states = ev.memory.weights + ev.memory.gradients + ev.memory.optimizer_states
-    candidates = ev.basis.candidates
-    smallest = min(memory.total for _, memory in candidates)
+    smallest = min(memory.total for _, memory in ev.basis.candidates)
     floors = []
     for acc in catalog.accelerators.values():
         if acc.id == plan.accelerator.id or not acc.supports(plan.precision) or not _trains(acc):
@@ -371,18 +397,7 @@ def _cost_bounds(
         if floor_usd < threshold:
             floors.append((floor_usd, acc, price))
     floors.sort(key=lambda c: c[0])
-    if plan.utilization is not None:  # the floor is the given utilization's time already
-        return [(floor_usd, order, acc, price) for order, (floor_usd, acc, price) in enumerate(floors)]
-    largest_micro, memory = candidates[0]
-    bounds = []
-    for order, (_, acc, price) in enumerate(floors):
-        model = StepModel(plan.on(acc, price.usd_per_hour), ev.basis.flops, ev.basis.params)
-        seconds = ev.step_equivalents * model.compute_floor_s(largest_micro, memory)
-        bound = ev.accelerator_hours(devices, seconds) * price.usd_per_hour
-        if bound < threshold and seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds:
-            bounds.append((bound, order, acc, price))
-    bounds.sort(key=lambda c: (c[0], c[1]))
-    return bounds
+    return floors
 
 
 def _confirm(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..units import SECONDS_PER_HOUR
 from .memory import MemoryBreakdown, bytes_per_parameter, parameters_per_device, training_memory
@@ -66,7 +67,7 @@ class Evaluation:
     def communication_s(self) -> float:
         return self.step_equivalents * self.step.communication_s
 
-    @property
+    @cached_property  # the answer, its range and the advice read it many times
     def seconds(self) -> float:
         return self.compute_s + self.bubble_s + self.communication_s + self.checkpoint_s + self.validation_s
 
@@ -100,19 +101,23 @@ def basis(plan: TrainingPlan) -> Basis:
         micros = [plan.micro_batch]
     else:
         micros = _candidate_micro_batches(plan, per_replica)
-    candidates = tuple((micro, training_memory(plan, micro, per_replica // micro)) for micro in micros)
-    return Basis(flops_per_unit(plan), parameters_per_device(plan.model, plan.par), candidates)
+    params = parameters_per_device(plan.model, plan.par)
+    candidates = tuple(
+        (micro, training_memory(plan, micro, per_replica // micro, params)) for micro in micros
+    )
+    return Basis(flops_per_unit(plan), params, candidates)
 
 
-def evaluate(plan: TrainingPlan, known: Basis | None = None) -> Evaluation:
-    """Numbers for a validated plan (`known`: its basis, when the caller evaluates it on several accelerators)."""
+def evaluate(plan: TrainingPlan, known: Basis | None = None, model: StepModel | None = None) -> Evaluation:
+    """Numbers for a validated plan (`known`: its basis, when the caller evaluates it on several accelerators;
+    `model`: its StepModel, when the caller already stepped it)."""
     b = known or basis(plan)
     flops = b.flops
     per_unit = flops.total
     units_per_step = plan.units_per_step
     steps = math.ceil(plan.units / units_per_step)
     pre_steps = math.ceil(plan.pretraining_units / units_per_step) if plan.pretraining_units else 0
-    micro, memory, predicted = _micro_batch(plan, b)
+    micro, memory, predicted = _micro_batch(plan, b, model or StepModel(plan, flops, b.params))
     peak = plan.accelerator.peak(plan.precision) or 0.0
     step_flops = per_unit * units_per_step
     u_pred = step_flops / (plan.par.devices * peak * predicted.busy_s)
@@ -154,16 +159,32 @@ def evaluate(plan: TrainingPlan, known: Basis | None = None) -> Evaluation:
     )
 
 
-def _micro_batch(plan: TrainingPlan, b: Basis) -> tuple[int, MemoryBreakdown, StepTime]:
-    """The micro-batch the plan runs (given, or chosen among those that fit), its memory and predicted step."""
-    model = StepModel(plan, b.flops, b.params)
+def options(plan: TrainingPlan, b: Basis) -> list[tuple[int, MemoryBreakdown]]:
+    """The micro-batches evaluate chooses among: the plan's own; else those that fit, largest first; else 1 (whose
+    memory is shown: it does not fit)."""
     if plan.micro_batch is not None:
-        micro, memory = b.candidates[0]
-        return micro, memory, model.step(micro, memory)
+        return [b.candidates[0]]
     capacity = plan.accelerator.memory_bytes
-    # the largest that fits, else 1 (whose memory is shown: it does not fit)
-    fitting = [(mb, mem) for mb, mem in b.candidates if mem.total <= capacity] or [b.candidates[-1]]
-    if plan.par.pipeline > 1 and len(fitting) > 1:
+    return [(mb, mem) for mb, mem in b.candidates if mem.total <= capacity] or [b.candidates[-1]]
+
+
+def seconds_floor(plan: TrainingPlan, b: Basis, model: StepModel) -> float:
+    """A floor of evaluate(plan).seconds when the utilization is predicted: each of its step terms (compute, bubble,
+    communication) at its least over the micro-batches evaluate may choose; checkpoints and validation only add.
+    The advice's catalog scan discards a device with it before building the whole evaluation."""
+    steps = [model.step(micro, memory) for micro, memory in options(plan, b)]
+    step_equivalents = (plan.units + plan.pretraining_units) / plan.units_per_step
+    return (
+        step_equivalents * min(s.compute_s for s in steps)
+        + step_equivalents * min(s.bubble_s for s in steps)
+        + step_equivalents * min(s.communication_s for s in steps)
+    )
+
+
+def _micro_batch(plan: TrainingPlan, b: Basis, model: StepModel) -> tuple[int, MemoryBreakdown, StepTime]:
+    """The micro-batch the plan runs (given, or chosen among those that fit), its memory and predicted step."""
+    fitting = options(plan, b)
+    if plan.micro_batch is None and plan.par.pipeline > 1 and len(fitting) > 1:
         # Pipelines trade micro-batch size against the bubble (p−1)/(m+p−1): take the fastest step
         # (Narayanan et al. 2021 §3.3: smaller micro-batches, more of them, shrink the bubble).
         scored = [(model.step(mb, mem), mb, mem) for mb, mem in fitting]

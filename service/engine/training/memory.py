@@ -75,11 +75,17 @@ def bytes_per_parameter(
     return weight, grad, optim
 
 
-def training_memory(plan: TrainingPlan, micro_batch: int, micro_batches_per_step: int) -> MemoryBreakdown:
-    """Peak bytes on the busiest device (first pipeline stage, or last when it also holds the logits)."""
+def training_memory(
+    plan: TrainingPlan,
+    micro_batch: int,
+    micro_batches_per_step: int,
+    params: tuple[float, float] | None = None,
+) -> MemoryBreakdown:
+    """Peak bytes on the busiest device (first pipeline stage, or last when it also holds the logits);
+    `params`: parameters_per_device(plan.model, plan.par) when the caller has them."""
     model, par = plan.model, plan.par
     w_b, g_b, o_b = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
-    dense, expert = parameters_per_device(model, par)
+    dense, expert = params or parameters_per_device(model, par)
     dp = par.gradient_ranks  # ZeRO shards over data × context ranks (they hold the same weights)
     edp = max(1, dp // par.expert)  # expert-data-parallel degree (experts sharded across expert ranks)
     # ZeRO stage 1 shards optimizer states, 2 also gradients, 3 also weights over data parallel ranks

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..architecture import attention_score_flops_per_token, matmul_parameters_per_token
 from ..hardware import Accelerator
@@ -63,9 +64,9 @@ OPTIMIZER_PASSES = 2.0  # the optimizer step reads and writes every state byte o
 CP_MIN_EXPOSED = 0.1  # share of the ring K/V exchange never hidden (as DP_MIN_EXPOSED; assumption)
 
 
-@dataclass(frozen=True)
-class StepTime:
-    """Seconds per optimizer step on every device, by cause."""
+class StepTime(NamedTuple):
+    """Seconds per optimizer step on every device, by cause (a named tuple: evaluate builds one per micro-batch
+    and accelerator it compares, and a tuple is built several times faster than a frozen dataclass)."""
 
     gemm_s: float
     attention_s: float
@@ -101,7 +102,7 @@ class StepTime:
         return self.busy_s + self.bubble_s
 
     def scaled(self, factor: float) -> StepTime:
-        return StepTime(*(value * factor for value in self.__dict__.values()))
+        return StepTime(*(value * factor for value in self))
 
 
 def best_gemm_efficiency(acc: Accelerator, precision: str) -> float:
@@ -167,6 +168,7 @@ class StepModel:
         self._params = params
         self._compute_terms(plan, flops)
         self._communication_ready = False  # the group bandwidths are looked up at the first step
+        self._steps: dict[int, tuple[MemoryBreakdown, StepTime]] = {}  # micro-batch -> (its memory, step)
 
     def compute_floor_s(self, micro_batch: int, memory: MemoryBreakdown) -> float:
         """StepTime.compute_s of `micro_batch` (GEMMs, attention, element-wise work, optimizer step), which every
@@ -175,7 +177,16 @@ class StepModel:
         return self._gemm_s(micro_batch) + self.attention_s + self.memory_bound_s + self._optimizer_s(memory)
 
     def step(self, micro_batch: int, memory: MemoryBreakdown) -> StepTime:
-        """Seconds per optimizer step, by cause, with `micro_batch` (whose `memory` the plan needs)."""
+        """Seconds per optimizer step, by cause, with `micro_batch` (whose `memory` the plan needs); remembered,
+        so a caller that bounds a plan's time before evaluating it does not step twice."""
+        known = self._steps.get(micro_batch)
+        if known is not None and known[0] is memory:
+            return known[1]
+        step = self._step(micro_batch, memory)
+        self._steps[micro_batch] = (memory, step)
+        return step
+
+    def _step(self, micro_batch: int, memory: MemoryBreakdown) -> StepTime:
         if not self._communication_ready:
             plan = self.plan
             self._model_parallel_terms(plan)
