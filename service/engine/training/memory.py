@@ -118,7 +118,7 @@ def parameters_per_device(model: ModelSpec, par: Parallelism) -> tuple[float, fl
     dense_layer, moe_layer, _ = layer_parameters(s)
     n_dense = s.dense_layers if s.is_moe else s.layers
     n_moe = s.layers - n_dense
-    expert_per_layer = s.experts * _expert_parameters(s) if s.is_moe else 0
+    expert_per_layer = s.experts * expert_parameters(s) if s.is_moe else 0
     layer_total = n_dense * dense_layer + n_moe * moe_layer
     experts_total = n_moe * expert_per_layer
     embeddings = float(embedding_parameters(s))
@@ -129,7 +129,7 @@ def parameters_per_device(model: ModelSpec, par: Parallelism) -> tuple[float, fl
     return non_expert, expert
 
 
-def _expert_parameters(s: TransformerShape) -> int:
+def expert_parameters(s: TransformerShape) -> int:
     f = s.expert_ffn_hidden_size
     return (3 if s.ffn_type == "swiglu" else 2) * s.hidden_size * f
 
