@@ -194,9 +194,12 @@ def test_list_filtered_total_is_a_lower_bound_past_the_cap(client, editor_header
     monkeypatch.setattr(store, "COUNT_CAP", 2)
     for i in range(4):
         _create(client, editor_headers, name=f"cap-{i}")
-    meta = lambda q: json.loads(
-        client.get(f"/v1/scenarios?{q}", headers=editor_headers).headers["X-Pagination"]
-    )  # noqa: E731
+
+    def meta(query):
+        return json.loads(
+            client.get(f"/v1/scenarios?{query}", headers=editor_headers).headers["X-Pagination"]
+        )
+
     first = meta("name=cap&page_size=1")
     assert (first["total"], first["total_is_lower_bound"], first["next_page"]) == (2, True, 2)
     second = meta("name=cap&page_size=1&page=2")  # counted one page further: the next page is known
