@@ -137,6 +137,12 @@ class Catalog:
     def _default_prices(self) -> dict[str, Price | None]:
         return {}
 
+    @cached_property
+    def derived(self) -> dict[str, object]:
+        """What scans derive from this catalog alone, kept by key for the catalog's life (it never changes once
+        built): e.g. the advice's list of training parts with their default price."""
+        return {}
+
 
 def closest_accelerators(given: object, accelerators: Mapping[str, Accelerator], limit: int = 5) -> list[str]:
     """Catalog ids that `given` most likely meant, best first ("A100" -> the four A100 ids, SXM before PCIe,

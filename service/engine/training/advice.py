@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..errors import InvalidRequest
@@ -66,37 +67,79 @@ def _par_patch(**values: Any) -> dict:
     return {"hardware": {"parallelism": values}}
 
 
+# (label, merge-patch change, the plan fields it sets when applying it to the plan is exact; None: re-parse)
+FitCandidate = tuple[str, dict, dict[str, Any] | None]
+
+
 def _fit(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation) -> dict | None:
-    """Smallest change that makes the run fit, tried from least to most disruptive."""
+    """Smallest change that makes the run fit, tried from least to most disruptive: memory levers, wider layouts,
+    a larger accelerator at the same count, then more devices."""
     if ev.fits:
         return None
-    par, count = plan.par, plan.par.devices
-    shape = plan.model.shape
-    candidates: list[tuple[str, dict]] = []
+    recompute_full = {"training": {"activation_recomputation": "full"}} if plan.recompute != "full" else {}
+    for label, change, fields in _memory_levers(plan) + _layouts(plan, recompute_full):
+        found = _apply(request, catalog, plan, change, fields)
+        if found and found[1].fits:
+            return _fit_rec(label, change, plan, ev, found)
+    return _fit_on_larger_part(request, catalog, plan, ev, recompute_full) or _fit_on_more_devices(
+        request, catalog, plan, ev, recompute_full
+    )
+
+
+def _apply(
+    request: Mapping[str, Any],
+    catalog: Catalog,
+    plan: TrainingPlan,
+    change: dict,
+    fields: dict[str, Any] | None,
+) -> Candidate | None:
+    """The candidate `change` makes: the plan with `fields` (when the patched request would validate to exactly
+    that: recomputation, ZeRO stage and an automatic micro-batch never fail validation on a valid plan and
+    default nothing else), else the patched request re-parsed."""
+    if fields is None:
+        return _try(request, change, catalog)
+    patched = plan.with_fields(**fields)
+    return patched, evaluate(patched)
+
+
+def _memory_levers(plan: TrainingPlan) -> list[FitCandidate]:
+    """Full recomputation, higher ZeRO stages, an automatic micro-batch, ZeRO-3 with full recomputation."""
+    par = plan.par
+    full = {"training": {"activation_recomputation": "full"}}
+    levers: list[FitCandidate] = []
     if plan.recompute != "full":
-        candidates.append(
-            ("full activation recomputation", {"training": {"activation_recomputation": "full"}})
-        )
+        levers.append(("full activation recomputation", full, {"recompute": "full"}))
     if par.data > 1:
         for z in range(par.zero_stage + 1, 4):
-            candidates.append((f"ZeRO stage {z}", _par_patch(zero_stage=z)))
+            levers.append((f"ZeRO stage {z}", _par_patch(zero_stage=z), {"par": replace(par, zero_stage=z)}))
     if plan.micro_batch and plan.micro_batch > 1:
-        candidates.append(("automatic micro-batch size", {"training": {"micro_batch_size": None}}))
+        levers.append(
+            ("automatic micro-batch size", {"training": {"micro_batch_size": None}}, {"micro_batch": None})
+        )
     if par.data > 1 and plan.recompute != "full":
-        candidates.append(
-            ("ZeRO-3 with full recomputation",
-             merge_patch(_par_patch(zero_stage=3), {"training": {"activation_recomputation": "full"}}))
+        levers.append(
+            ("ZeRO-3 with full recomputation", merge_patch(_par_patch(zero_stage=3), full),
+             {"par": replace(par, zero_stage=3), "recompute": "full"})
         )  # fmt: skip
+    return levers
+
+
+def _layouts(plan: TrainingPlan, recompute_full: dict) -> list[FitCandidate]:
+    """Wider tensor parallelism, then tensor × pipeline, then everything the device count allows (re-parsed: the
+    layout is validated against the model and the batch, and may change the default global batch)."""
+    par, count = plan.par, plan.par.devices
+    shape = plan.model.shape
     heads = shape.attention_heads if shape else 0
+    layers = shape.layers if shape else 0
+    out: list[FitCandidate] = []
     for t in (2, 4, 8):
         if t > par.tensor and (not heads or heads % t == 0) and count % (t * par.pipeline) == 0:
             d = count // (t * par.pipeline)
             for z in sorted({par.zero_stage, 1}):
-                candidates.append(
+                out.append(
                     (f"tensor parallel {t} (sequence parallel), data {d}, ZeRO {z}",
-                     _par_patch(tensor=t, data=d, sequence_parallel=True, zero_stage=z))
+                     _par_patch(tensor=t, data=d, sequence_parallel=True, zero_stage=z), None)
                 )  # fmt: skip
-    layers = shape.layers if shape else 0
     t_fixed = max(par.tensor, min(8, count))
     while t_fixed > 1 and (heads and heads % t_fixed or count % t_fixed):
         t_fixed //= 2
@@ -104,38 +147,44 @@ def _fit(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: E
     while t_fixed * p <= count and (not layers or p <= layers):
         if count % (t_fixed * p) == 0:
             d = count // (t_fixed * p)
-            candidates.append(
+            out.append(
                 (f"tensor {t_fixed} × pipeline {p}, data {d}, ZeRO 1",
-                 _par_patch(tensor=t_fixed, pipeline=p, data=d, sequence_parallel=t_fixed > 1, zero_stage=1))
+                 _par_patch(tensor=t_fixed, pipeline=p, data=d, sequence_parallel=t_fixed > 1, zero_stage=1), None)
             )  # fmt: skip
         p *= 2
-    recompute_full = {"training": {"activation_recomputation": "full"}} if plan.recompute != "full" else {}
     if par.tensor * par.pipeline < count or recompute_full:  # everything the current device count allows
-        t_max, p_max = t_fixed, 1
-        while (
-            t_max * p_max * 2 <= count
-            and count % (t_max * p_max * 2) == 0
-            and (not layers or p_max * 2 <= layers)
-        ):
-            p_max *= 2
-        d = count // (t_max * p_max)
-        candidates.append(
-            (f"tensor {t_max} × pipeline {p_max}, ZeRO {3 if d > 1 else 1} and full recomputation",
-             merge_patch(_par_patch(tensor=t_max, pipeline=p_max, data=d, sequence_parallel=t_max > 1,
-                                    zero_stage=3 if d > 1 else 1), recompute_full))
-        )  # fmt: skip
-    for label, change in candidates:
-        found = _try(request, change, catalog)
-        if found and found[1].fits:
-            return _fit_rec(label, change, plan, ev, found)
-    # A larger accelerator at the same count, cheapest first (as is, then with every memory lever).
+        out.append(_widest_layout(count, t_fixed, layers, recompute_full))
+    return out
+
+
+def _widest_layout(count: int, t_max: int, layers: int, recompute_full: dict) -> FitCandidate:
+    p_max = 1
+    while (
+        t_max * p_max * 2 <= count
+        and count % (t_max * p_max * 2) == 0
+        and (not layers or p_max * 2 <= layers)
+    ):
+        p_max *= 2
+    d = count // (t_max * p_max)
+    return (
+        f"tensor {t_max} × pipeline {p_max}, ZeRO {3 if d > 1 else 1} and full recomputation",
+        merge_patch(_par_patch(tensor=t_max, pipeline=p_max, data=d, sequence_parallel=t_max > 1,
+                               zero_stage=3 if d > 1 else 1), recompute_full),
+        None,
+    )  # fmt: skip
+
+
+def _fit_on_larger_part(
+    request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation, recompute_full: dict
+) -> dict | None:
+    """A larger accelerator at the same count, cheapest first (as is, then with every memory lever)."""
     price = catalog.default_price
     bigger = sorted(
         (a for a in catalog.accelerators.values()
          if a.memory_bytes > plan.accelerator.memory_bytes and a.supports(plan.precision) and _trains(a)),
         key=lambda a: (price(a.id) is None, getattr(price(a.id), "usd_per_hour", 0.0)),
     )  # fmt: skip
-    levers = merge_patch(_par_patch(zero_stage=3) if par.data > 1 else {}, recompute_full)
+    levers = merge_patch(_par_patch(zero_stage=3) if plan.par.data > 1 else {}, recompute_full)
     extra: dict[str, Any]
     for extra in ({}, levers):
         for acc in bigger:
@@ -146,12 +195,18 @@ def _fit(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: E
                     " with ZeRO-3/full recompute" if extra else ""
                 )
                 return _fit_rec(label, change, plan, ev, found)
-    # More devices: the data-parallel degree grows, with ZeRO-3 and full recomputation.
+    return None
+
+
+def _fit_on_more_devices(
+    request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation, recompute_full: dict
+) -> dict | None:
+    """More devices: the data-parallel degree grows, with ZeRO-3 and full recomputation."""
+    par, count, micro = plan.par, plan.par.devices, plan.micro_batch or 1
     for factor in (2, 4, 8, 16, 32, 64, 128):
         new_count = count * factor
         d = new_count // (par.tensor * par.pipeline)
-        gbs = math.ceil(max(plan.global_batch, d * (plan.micro_batch or 1)) / (d * (plan.micro_batch or 1)))
-        gbs *= d * (plan.micro_batch or 1)
+        gbs = math.ceil(max(plan.global_batch, d * micro) / (d * micro)) * d * micro
         change = merge_patch(
             {"hardware": {"count": new_count, "parallelism": {"data": d, "zero_stage": 3}}}, recompute_full
         )
@@ -276,6 +331,18 @@ def _validation(
     )  # fmt: skip
 
 
+def _training_parts(catalog: Catalog) -> list[tuple[Accelerator, Price]]:
+    """The catalog's training parts with a price (catalog order), derived once per catalog."""
+    parts = catalog.derived.get("training.priced_parts")
+    if parts is None:
+        parts = catalog.derived["training.priced_parts"] = [
+            (acc, price)
+            for acc in catalog.accelerators.values()
+            if _trains(acc) and (price := catalog.default_price(acc.id)) is not None
+        ]
+    return parts  # type: ignore[return-value]
+
+
 def _trains(acc: Any) -> bool:
     """Hosts and inference-only parts are not training alternatives (AWS: Inferentia is for inference)."""
     return acc.kind not in ("cpu", "apple") and "inferentia" not in acc.id
@@ -360,7 +427,7 @@ def _cost_bounds(
     largest_micro, memory = ev.basis.candidates[0]
     bounds: list[tuple[float, int, Accelerator, Price, StepModel | None]] = []
     for order, (_, acc, price) in enumerate(floors):
-        model = StepModel(plan.on(acc, price.usd_per_hour), ev.basis.flops, ev.basis.params)
+        model = StepModel(plan.on(acc, price.usd_per_hour), ev.basis.flops, ev.basis.params, ev.basis.work)
         seconds = ev.step_equivalents * model.compute_floor_s(largest_micro, memory)
         bound = ev.accelerator_hours(devices, seconds) * price.usd_per_hour
         if bound < threshold and seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds:
@@ -379,21 +446,17 @@ def _cost_floors(
     # model states, or than every micro-batch's total, cannot run the job, whatever its speed.
     states = ev.memory.weights + ev.memory.gradients + ev.memory.optimizer_states
     smallest = min(memory.total for _, memory in ev.basis.candidates)
+    own, precision, utilization = plan.accelerator.id, plan.precision, plan.utilization
+    total_flops = ev.total_flops
     floors = []
-    for acc in catalog.accelerators.values():
-        if acc.id == plan.accelerator.id or not acc.supports(plan.precision) or not _trains(acc):
+    for acc, price in _training_parts(catalog):
+        peak = acc.peak(precision)  # None: the part lacks the precision
+        if peak is None or acc.memory_bytes <= states or acc.memory_bytes < smallest or acc.id == own:
             continue
         if devices > domain_size(acc) and not builds_training_clusters(acc):
-            continue  # nobody builds multi-node training clusters of this part: never suggest one
-        price = catalog.default_price(acc.id)
-        if price is None or acc.memory_bytes <= states or acc.memory_bytes < smallest:
-            continue
+            continue  # nobody builds multi-node training clusters of a part without a fabric: never suggest one
         # Cost floor: even at its dense peak (or at the given utilization) the job cannot cost less.
-        floor_usd = (
-            ev.total_flops
-            * price.usd_per_hour
-            / ((acc.peak(plan.precision) or 0.0) * (plan.utilization or 1.0) * 3600.0)
-        )
+        floor_usd = total_flops * price.usd_per_hour / (peak * (utilization or 1.0) * 3600.0)
         if floor_usd < threshold:
             floors.append((floor_usd, acc, price))
     floors.sort(key=lambda c: c[0])

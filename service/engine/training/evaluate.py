@@ -9,7 +9,7 @@ from functools import cached_property
 from ..units import SECONDS_PER_HOUR
 from .memory import MemoryBreakdown, bytes_per_parameter, parameters_per_device, training_memory
 from .plan import TrainingPlan
-from .step_time import StepModel, StepTime, UnitFlops, flops_per_unit
+from .step_time import StepModel, StepTime, StepWork, UnitFlops, flops_per_unit, step_work
 
 MAX_AUTO_MICRO_BATCH_TOKENS = (
     16384  # beyond ~16k tokens per micro-batch GEMMs are saturated (NeMo recipes use 2-16k)
@@ -89,6 +89,7 @@ class Basis:
 
     flops: UnitFlops
     params: tuple[float, float]  # (non-expert, expert) parameters on the busiest device before ZeRO
+    work: StepWork  # the step's compute work (StepModel divides it by each accelerator's rates)
     # (micro-batch, its memory) in order of preference: the plan's own when it fixes one, else the powers of two
     # dividing the per-replica batch, largest first (ending with 1)
     candidates: tuple[tuple[int, MemoryBreakdown], ...]
@@ -105,7 +106,8 @@ def basis(plan: TrainingPlan) -> Basis:
     candidates = tuple(
         (micro, training_memory(plan, micro, per_replica // micro, params)) for micro in micros
     )
-    return Basis(flops_per_unit(plan), params, candidates)
+    flops = flops_per_unit(plan)
+    return Basis(flops, params, step_work(plan, flops), candidates)
 
 
 def evaluate(plan: TrainingPlan, known: Basis | None = None, model: StepModel | None = None) -> Evaluation:
@@ -117,7 +119,7 @@ def evaluate(plan: TrainingPlan, known: Basis | None = None, model: StepModel | 
     units_per_step = plan.units_per_step
     steps = math.ceil(plan.units / units_per_step)
     pre_steps = math.ceil(plan.pretraining_units / units_per_step) if plan.pretraining_units else 0
-    micro, memory, predicted = _micro_batch(plan, b, model or StepModel(plan, flops, b.params))
+    micro, memory, predicted = _micro_batch(plan, b, model or StepModel(plan, flops, b.params, b.work))
     peak = plan.accelerator.peak(plan.precision) or 0.0
     step_flops = per_unit * units_per_step
     u_pred = step_flops / (plan.par.devices * peak * predicted.busy_s)

@@ -48,14 +48,21 @@ class TrainingPlan:
     details: bool
     notes: tuple[str, ...] = ()
 
-    def on(self, accelerator: Accelerator, usd_per_hour: float | None) -> TrainingPlan:
-        """The same plan on another accelerator at another hourly price, as the advice's catalog scan needs it.
+    def with_fields(self, **changes: Any) -> TrainingPlan:
+        """This plan with some fields changed, for the advice's candidates (which answer for the change being one
+        that build_plan would accept: only fields whose validation cannot fail for a valid plan are changed so).
 
         dataclasses.replace re-runs __init__ over every field (~17 µs, more than evaluating the copy with a known
         Basis); the plan has no __post_init__ and nothing derived is stored, so the fields are copied instead."""
+        if not changes.keys() <= self.__dict__.keys():
+            raise TypeError(f"not TrainingPlan fields: {sorted(changes.keys() - self.__dict__.keys())}")
         twin = object.__new__(TrainingPlan)
-        twin.__dict__.update(self.__dict__, accelerator=accelerator, usd_per_hour=usd_per_hour)
+        object.__setattr__(twin, "__dict__", {**self.__dict__, **changes})
         return twin
+
+    def on(self, accelerator: Accelerator, usd_per_hour: float | None) -> TrainingPlan:
+        """The same plan on another accelerator at another hourly price (the advice's catalog scan)."""
+        return self.with_fields(accelerator=accelerator, usd_per_hour=usd_per_hour)
 
     @property
     def units_per_step(self) -> int:

@@ -161,6 +161,56 @@ def _routed_expert_slowdown(model: ModelSpec, flops: UnitFlops) -> float:
     return 1.0 - share + share / MOE_GROUPED_GEMM_EFFICIENCY
 
 
+@dataclass(frozen=True)
+class StepWork:
+    """The compute terms' numerators, which depend on neither the accelerator nor the micro-batch: built once per
+    plan (evaluate's Basis) and divided by each accelerator's rates in StepModel."""
+
+    devices: int
+    gemm_work: float  # units × hardware GEMM FLOPs per step (× the routed-expert slowdown)
+    attention_work: float  # units × hardware attention-score FLOPs per step
+    has_attention: bool
+    elementwise_work: (
+        float | None
+    )  # units × layers × memory-bound bytes per token (× recompute); None: no shape
+    shape_base: float  # 1 + W0·t/h of f_shape = 1/(1 + W0·t/h + T0/(b·s/cp))
+    tokens_per_micro: int | None  # sequence length (None: shapeless, 4096 tokens assumed)
+    context: int
+    shapeless: float | None  # SHAPELESS_KERNEL_EFFICIENCY of a model without a shape
+    flash_attention: bool
+
+
+def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
+    """GEMM, attention and element-wise work of one step (hardware FLOPs and bytes, all devices together)."""
+    model, par = plan.model, plan.par
+    units = plan.units_per_step
+    shape = model.shape
+    hidden = shape.hidden_size if shape else 4096
+    # Hardware FLOPs: full recompute repeats the forward (+1/3), selective/FlashAttention re-run attention scores.
+    gemm_hw = flops.gemm * (4.0 / 3.0 if plan.recompute == "full" else 1.0)
+    attn_extra = 1.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 0.0
+    attn_hw = flops.attention * (1.0 + attn_extra)
+    elementwise = None
+    if shape is not None:
+        per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
+        if not plan.flash_attention:
+            per_token += SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
+        repeat = 4.0 / 3.0 if plan.recompute == "full" else 1.0
+        elementwise = units * shape.layers * per_token * repeat
+    return StepWork(
+        devices=par.devices,
+        gemm_work=units * gemm_hw * _routed_expert_slowdown(model, flops),
+        attention_work=units * attn_hw,
+        has_attention=bool(attn_hw),
+        elementwise_work=elementwise,
+        shape_base=1.0 + GEMM_WIDTH_KNEE * par.tensor / hidden,
+        tokens_per_micro=plan.sequence_length if shape else None,
+        context=par.context,
+        shapeless=SHAPELESS_KERNEL_EFFICIENCY.get(model.architecture, 1.0) if shape is None else None,
+        flash_attention=plan.flash_attention,
+    )
+
+
 def predict_step(plan: TrainingPlan, micro_batch: int, memory: MemoryBreakdown, flops: UnitFlops) -> StepTime:
     """Step time at the predicted efficiency for `plan` run with `micro_batch` (its `memory` and `flops`)."""
     return StepModel(plan, flops).step(micro_batch, memory)
@@ -175,14 +225,20 @@ class StepModel:
     the same operations in the same order (the answers do not move by a bit).
     """
 
-    def __init__(self, plan: TrainingPlan, flops: UnitFlops, params: tuple[float, float] | None = None):
+    def __init__(
+        self,
+        plan: TrainingPlan,
+        flops: UnitFlops,
+        params: tuple[float, float] | None = None,
+        work: StepWork | None = None,
+    ):
         model, acc, par = plan.model, plan.accelerator, plan.par
         self.plan, self.shape = plan, model.shape
         self.per_replica = plan.per_replica_batch
         self.bandwidth = acc.memory_bandwidth_bytes_per_s
         self.pipeline, self.virtual = par.pipeline, par.virtual_pipeline
         self._params = params
-        self._compute_terms(plan, flops)
+        self._compute_terms(plan, work or step_work(plan, flops))
         self._communication_ready = False  # the group bandwidths are looked up at the first step
         self._steps: dict[int, tuple[MemoryBreakdown, StepTime]] = {}  # micro-batch -> (its memory, step)
 
@@ -234,42 +290,24 @@ class StepModel:
 
     # ------------------------------------------------------------------ compute: GEMMs, attention, element-wise
 
-    def _compute_terms(self, plan: TrainingPlan, flops: UnitFlops) -> None:
+    def _compute_terms(self, plan: TrainingPlan, work: StepWork) -> None:
         """GEMM time = units × hardware GEMM FLOPs / (devices × peak × e_gemm × f_shape), f_shape per micro-batch;
         attention kernels and memory-bound element-wise work do not depend on the micro-batch."""
-        model, acc, par, precision = plan.model, plan.accelerator, plan.par, plan.precision
-        devices, units = par.devices, plan.units_per_step
+        acc, precision, devices = plan.accelerator, plan.precision, work.devices
         peak = acc.peak(precision) or 0.0
         peak16 = (
             acc.peak("bf16") or acc.peak("fp16") or peak
         )  # attention kernels run in 16-bit even under FP8
         e_gemm = best_gemm_efficiency(acc, precision) * GEMM_IN_MODEL
-        shape = model.shape
-        hidden = shape.hidden_size if shape else 4096
-        # f_shape = 1/(1 + W0·t/h + T0/(b·s/cp)): the width term is fixed, the token term is the micro-batch's
-        self._shape_base = 1.0 + GEMM_WIDTH_KNEE * par.tensor / hidden
-        self._tokens_per_micro = plan.sequence_length if shape else None  # shapeless: 4096 tokens assumed
-        self._context = par.context
-        self._shapeless = SHAPELESS_KERNEL_EFFICIENCY.get(model.architecture, 1.0) if shape is None else None
-        # Hardware FLOPs: full recompute repeats the forward (+1/3), selective/FlashAttention re-run attention scores.
-        gemm_hw = flops.gemm * (4.0 / 3.0 if plan.recompute == "full" else 1.0)
-        attn_extra = 1.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 0.0
-        attn_hw = flops.attention * (1.0 + attn_extra)
-        self._gemm_work = units * gemm_hw * _routed_expert_slowdown(model, flops)
+        self._work = work
         self._gemm_rate = devices * peak * e_gemm
         attn_eff = best_gemm_efficiency(acc, "bf16") * (
-            FLASH_ATTENTION_EFFICIENCY if plan.flash_attention else UNFUSED_ATTENTION_EFFICIENCY
+            FLASH_ATTENTION_EFFICIENCY if work.flash_attention else UNFUSED_ATTENTION_EFFICIENCY
         )
-        self.attention_s = units * attn_hw / (devices * peak16 * attn_eff) if attn_hw else 0.0
+        self.attention_s = work.attention_work / (devices * peak16 * attn_eff) if work.has_attention else 0.0
         self.memory_bound_s = 0.0
-        if shape is not None:
-            per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
-            if not plan.flash_attention:
-                per_token += SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
-            repeat = 4.0 / 3.0 if plan.recompute == "full" else 1.0
-            self.memory_bound_s = (
-                units * shape.layers * per_token * repeat / (devices * acc.memory_bandwidth_bytes_per_s)
-            )
+        if work.elementwise_work is not None:
+            self.memory_bound_s = work.elementwise_work / (devices * acc.memory_bandwidth_bytes_per_s)
 
     def _optimizer_s(self, memory: MemoryBreakdown) -> float:
         """The optimizer step reads and writes every state byte (OPTIMIZER_PASSES) at HBM bandwidth."""
@@ -278,15 +316,16 @@ class StepModel:
         )
 
     def _gemm_s(self, micro_batch: int) -> float:
+        work = self._work
         tokens_mb = (
-            micro_batch * self._tokens_per_micro / self._context
-            if self._tokens_per_micro is not None
+            micro_batch * work.tokens_per_micro / work.context
+            if work.tokens_per_micro is not None
             else 4096.0
         )
-        f_shape = 1.0 / (self._shape_base + GEMM_TOKENS_KNEE / max(tokens_mb, 1.0))
-        if self._shapeless is not None:
-            f_shape *= self._shapeless
-        return self._gemm_work / (self._gemm_rate * f_shape)
+        f_shape = 1.0 / (work.shape_base + GEMM_TOKENS_KNEE / max(tokens_mb, 1.0))
+        if work.shapeless is not None:
+            f_shape *= work.shapeless
+        return work.gemm_work / (self._gemm_rate * f_shape)
 
     # ------------------------------------------------------------------ tensor, pipeline, expert, context
 
@@ -353,7 +392,7 @@ class StepModel:
         K/V again and their gradients back (3 transfers in all). Each transfer overlaps the attention block being
         computed (Liu et al. 2023 "Ring Attention" §3; Megatron-Core context parallel P2P with overlap): only what
         exceeds the attention time is exposed, and never less than CP_MIN_EXPOSED of it (launch and sync gaps)."""
-        shape, context = self.shape, self._context
+        shape, context = self.shape, self._work.context
         if context <= 1 or shape is None:
             return 0.0
         local_tokens = micro_batch * self._cp_seq_len / context
