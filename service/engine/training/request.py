@@ -52,47 +52,8 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         model = resolve_model(request.get("model") or {})
     except InvalidRequest as err:
         errors.update(err.errors)
-
-    acc = catalog.accelerators.get(str(hardware.get("accelerator")))
-    if acc is None and str(hardware.get("accelerator")) in catalog.unusable:
-        bad("hardware.accelerator", catalog.unusable_message(str(hardware.get("accelerator"))))
-    elif acc is None:
-        bad(
-            "hardware.accelerator",
-            unknown_accelerator_message(hardware.get("accelerator"), catalog.accelerators),
-        )
-    if acc is not None and hardware.get("interconnect"):
-        acc = _with_interconnect(acc, hardware["interconnect"], notes)
-    count = int(hardware.get("count", 1) or 0)
-    if count < 1:
-        bad("hardware.count", "Must be at least 1.")
-        count = 1
-
-    if training.get("precision") is None:  # not given: the best the accelerator supports, said in the notes
-        precision = default_precision(acc, notes) if acc is not None else DEFAULT_PRECISIONS[0]
-        if not precision:
-            bad(
-                "training.precision",
-                f"{acc.name if acc else 'The device'} supports none of {', '.join(DEFAULT_PRECISIONS)}.",
-            )
-    elif (precision := str(training["precision"])) not in TRAINING_PRECISIONS:
-        bad("training.precision", f"Must be one of {', '.join(TRAINING_PRECISIONS)}.")
-    elif acc is not None and not acc.supports(precision):
-        supported = [p for p in TRAINING_PRECISIONS if acc.supports(p)]
-        bad(
-            "training.precision",
-            f"{acc.name} has no {precision} support; supported: {', '.join(supported) or 'none'}.",
-        )
-    optimizer = str(training.get("optimizer", "adamw"))
-    if optimizer not in OPTIMIZERS:
-        bad("training.optimizer", f"Must be one of {', '.join(OPTIMIZERS)}.")
-    multiplier = training.get("optimizer_memory_multiplier")
-    if multiplier is not None and float(multiplier) < 0:
-        bad("training.optimizer_memory_multiplier", "Must be ≥ 0.")
-    recompute = str(training.get("activation_recomputation", "selective"))
-    if recompute not in RECOMPUTATION:
-        bad("training.activation_recomputation", f"Must be one of {', '.join(RECOMPUTATION)}.")
-
+    acc, count = _hardware(hardware, catalog, notes, bad)
+    precision, optimizer, multiplier, recompute = _numerics(training, acc, notes, bad)
     par = _parallelism(hardware, count, model, bad)
     seq, unit, units = _data(training, model, bad)
     if par.context > 1 and (unit != "token" or seq % (2 * par.context)):
@@ -102,34 +63,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
             f"training.sequence_length must be a multiple of 2 × context ({2 * par.context}).",
         )
     gbs, micro = _batch(training, par, seq, unit, bad)
-
-    utilization = hardware.get("utilization")
-    if utilization is not None and not 0.0 < float(utilization) <= 1.0:
-        bad("hardware.utilization", "Must be in (0, 1].")
-
-    pretraining_units = 0.0
-    if training.get("include_pretraining"):
-        if unit == "sample":
-            bad("training.include_pretraining", "Pre-training phase is defined for token models only.")
-        elif model is not None:
-            # compute-optimal default D = 20·N (Hoffmann et al. 2022)
-            pretraining_units = float(training.get("pretraining_tokens") or 20.0 * model.total_parameters)
-
-    ckpt_interval = training.get("checkpoint_interval_steps")
-    if ckpt_interval is not None and int(ckpt_interval) < 1:
-        bad("training.checkpoint_interval_steps", "Must be at least 1.")
-    nodes = math.ceil(count / DEVICES_PER_NODE)
-    ckpt_bw = float(
-        training.get("checkpoint_write_bandwidth_bytes_per_s") or CHECKPOINT_BYTES_PER_S_PER_NODE * nodes
-    )
-    if ckpt_bw <= 0:
-        bad("training.checkpoint_write_bandwidth_bytes_per_s", "Must be positive.")
-    validation: Mapping[str, Any] = training.get("validation") or {}
-    val_interval = validation.get("interval_steps")
-    val_units = float(validation.get("tokens") or validation.get("samples") or 0.0)
-    if val_interval is not None and int(val_interval) < 1:
-        bad("training.validation.interval_steps", "Must be at least 1.")
-
+    schedule = _schedule(training, hardware, model, unit, count, bad)
     usd, source = resolve_price(cost, acc, catalog, bad)
     overhead = float(cost.get("infrastructure_overhead", 0.0) or 0.0)
     if overhead < 0:
@@ -154,19 +88,109 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         micro_batch=micro,
         units=units,
         unit=unit,
-        pretraining_units=pretraining_units,
-        utilization=float(utilization) if utilization is not None else None,
-        checkpoint_interval=int(ckpt_interval) if ckpt_interval else None,
-        checkpoint_bytes_per_s=ckpt_bw,
-        validation_interval=int(val_interval) if val_interval and val_units > 0 else None,
-        validation_units=val_units,
         usd_per_hour=usd,
         price_source=source,
         infrastructure_overhead=overhead,
         decimals=int(output.get("decimal_places", 1)),
         details=bool(output.get("details", False)),
         notes=tuple(notes),
+        **schedule,
     )
+
+
+def _hardware(
+    hardware: Mapping[str, Any], catalog: Catalog, notes: list[str], bad: Any
+) -> tuple[Accelerator | None, int]:
+    """The catalog part (in the request's own cluster when hardware.interconnect is given) and the device count."""
+    acc = catalog.accelerators.get(str(hardware.get("accelerator")))
+    if acc is None and str(hardware.get("accelerator")) in catalog.unusable:
+        bad("hardware.accelerator", catalog.unusable_message(str(hardware.get("accelerator"))))
+    elif acc is None:
+        bad(
+            "hardware.accelerator",
+            unknown_accelerator_message(hardware.get("accelerator"), catalog.accelerators),
+        )
+    if acc is not None and hardware.get("interconnect"):
+        acc = _with_interconnect(acc, hardware["interconnect"], notes)
+    count = int(hardware.get("count", 1) or 0)
+    if count < 1:
+        bad("hardware.count", "Must be at least 1.")
+        count = 1
+    return acc, count
+
+
+def _numerics(
+    training: Mapping[str, Any], acc: Accelerator | None, notes: list[str], bad: Any
+) -> tuple[str, str, Any, str]:
+    """(precision, optimizer, optimizer memory multiplier as given, activation recomputation)."""
+    if training.get("precision") is None:  # not given: the best the accelerator supports, said in the notes
+        precision = default_precision(acc, notes) if acc is not None else DEFAULT_PRECISIONS[0]
+        if not precision:
+            bad(
+                "training.precision",
+                f"{acc.name if acc else 'The device'} supports none of {', '.join(DEFAULT_PRECISIONS)}.",
+            )
+    elif (precision := str(training["precision"])) not in TRAINING_PRECISIONS:
+        bad("training.precision", f"Must be one of {', '.join(TRAINING_PRECISIONS)}.")
+    elif acc is not None and not acc.supports(precision):
+        supported = [p for p in TRAINING_PRECISIONS if acc.supports(p)]
+        bad(
+            "training.precision",
+            f"{acc.name} has no {precision} support; supported: {', '.join(supported) or 'none'}.",
+        )
+    optimizer = str(training.get("optimizer", "adamw"))
+    if optimizer not in OPTIMIZERS:
+        bad("training.optimizer", f"Must be one of {', '.join(OPTIMIZERS)}.")
+    multiplier = training.get("optimizer_memory_multiplier")
+    if multiplier is not None and float(multiplier) < 0:
+        bad("training.optimizer_memory_multiplier", "Must be ≥ 0.")
+    recompute = str(training.get("activation_recomputation", "selective"))
+    if recompute not in RECOMPUTATION:
+        bad("training.activation_recomputation", f"Must be one of {', '.join(RECOMPUTATION)}.")
+    return precision, optimizer, multiplier, recompute
+
+
+def _schedule(
+    training: Mapping[str, Any],
+    hardware: Mapping[str, Any],
+    model: ModelSpec | None,
+    unit: str,
+    count: int,
+    bad: Any,
+) -> dict[str, Any]:
+    """The plan's utilization, pre-training, checkpoint and validation fields."""
+    utilization = hardware.get("utilization")
+    if utilization is not None and not 0.0 < float(utilization) <= 1.0:
+        bad("hardware.utilization", "Must be in (0, 1].")
+    pretraining_units = 0.0
+    if training.get("include_pretraining"):
+        if unit == "sample":
+            bad("training.include_pretraining", "Pre-training phase is defined for token models only.")
+        elif model is not None:
+            # compute-optimal default D = 20·N (Hoffmann et al. 2022)
+            pretraining_units = float(training.get("pretraining_tokens") or 20.0 * model.total_parameters)
+    ckpt_interval = training.get("checkpoint_interval_steps")
+    if ckpt_interval is not None and int(ckpt_interval) < 1:
+        bad("training.checkpoint_interval_steps", "Must be at least 1.")
+    nodes = math.ceil(count / DEVICES_PER_NODE)
+    ckpt_bw = float(
+        training.get("checkpoint_write_bandwidth_bytes_per_s") or CHECKPOINT_BYTES_PER_S_PER_NODE * nodes
+    )
+    if ckpt_bw <= 0:
+        bad("training.checkpoint_write_bandwidth_bytes_per_s", "Must be positive.")
+    validation: Mapping[str, Any] = training.get("validation") or {}
+    val_interval = validation.get("interval_steps")
+    val_units = float(validation.get("tokens") or validation.get("samples") or 0.0)
+    if val_interval is not None and int(val_interval) < 1:
+        bad("training.validation.interval_steps", "Must be at least 1.")
+    return {
+        "pretraining_units": pretraining_units,
+        "utilization": float(utilization) if utilization is not None else None,
+        "checkpoint_interval": int(ckpt_interval) if ckpt_interval else None,
+        "checkpoint_bytes_per_s": ckpt_bw,
+        "validation_interval": int(val_interval) if val_interval and val_units > 0 else None,
+        "validation_units": val_units,
+    }
 
 
 def _with_interconnect(acc: Accelerator, given: Mapping[str, Any], notes: list[str]) -> Accelerator:
