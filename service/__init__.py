@@ -117,8 +117,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     observability.init_app(app)
     errors.register(app)
 
+    from .api.price_imports import RAW_BODY_ENDPOINTS
+
     @app.before_request
     def _require_json_bodies():
+        if request.endpoint in RAW_BODY_ENDPOINTS:  # a price list, JSON or CSV: the view checks and reads it
+            request.max_content_length = app.config["PRICE_IMPORT_MAX_BYTES"]
+            return
         if request.method in {"POST", "PUT", "PATCH"} and (request.content_length or request.data):
             if not request.is_json:
                 raise UnsupportedMediaType()
@@ -136,6 +141,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         health,
         keys,
         models_api,
+        price_imports,
         scenarios,
     )
 
@@ -148,13 +154,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(estimates.blp)
     api.register_blueprint(estimate_batches.blp)
     api.register_blueprint(scenarios.blp)
+    api.register_blueprint(price_imports.blp)
     from .api.scenario_schemas import SCENARIO_BODY_DOC
 
     api.document_request_body("/v1/scenarios", "post", SCENARIO_BODY_DOC)
     api.document_request_body("/v1/scenarios/{scenario_id}", "put", SCENARIO_BODY_DOC)
     limits.init_app(
         app,
-        write_blueprints=[catalog_admin.blp, scenarios.blp],
+        write_blueprints=[catalog_admin.blp, scenarios.blp, price_imports.blp],
         all_method_blueprints=[keys.blp],
         estimate_blueprints=[estimates.blp],
         batch_blueprints=[estimate_batches.blp],

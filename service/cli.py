@@ -153,16 +153,174 @@ def catalog() -> None:
 @click.option("--url")
 def catalog_seed(url: str | None) -> None:
     """Insert the default catalog; never overwrites what an admin changed."""
+    from .store.catalog import CatalogRepository
     from .store.seeding import seed_catalog
+    from .usecases import price_moves
 
     with _transaction(url) as session:
         report = seed_catalog(session)
+        if report.prices_added:  # saved scenarios' costs follow the catalog (issue 14)
+            price_moves.refresh(session, [a.id for a in CatalogRepository(session).all()])
     click.echo(
         f"accelerators: {report.accelerators_added} added, {report.accelerators_kept} kept, "
         f"{report.accelerators_corrected} capacities corrected; "
         f"prices: {report.prices_added} added, {report.prices_kept} kept"
         + (f"; skipped (no capacity): {', '.join(report.skipped)}" if report.skipped else "")
     )
+
+
+@main.group()
+def prices() -> None:
+    """Cloud price lists: import them (with a dry-run diff), list stale prices."""
+
+
+def _money(value: str | None) -> str:
+    return "-" if value is None else f"{float(value):,.6f}".rstrip("0").rstrip(".")
+
+
+def _offer(row: dict) -> str:
+    where = " ".join(str(row[k]) for k in ("instance_type", "region") if row.get(k))
+    return f"{row['accelerator_id']} {row['provider']} {where} {row['pricing_model']}".replace("  ", " ")
+
+
+def _print_import(answer: dict, verbose: bool) -> None:
+    for f in answer["files"]:
+        published = f" published {f['published']}" if f.get("published") else ""
+        click.echo(
+            f"{answer['source']}: {f['name']} ({f['bytes']:,} bytes, sha256 {f['sha256'][:12]}…{published})"
+        )
+    if answer.get("already_imported"):
+        earlier = answer["already_imported"]
+        click.echo(
+            f"these files were imported before: import #{earlier['import_id']} at {earlier['at']} by {earlier['by']}"
+        )
+    s = answer["summary"]
+    click.echo(
+        f"added {s['added']}, changed {s['changed']}, unchanged {s['unchanged']}, kept {s['kept']}, not in the "
+        f"file {s['not_in_file']}, unmapped {s['unmapped']}, refused {s['refused']}, ignored {s['ignored']}"
+    )
+    for row in answer["added"]:
+        click.echo(
+            f"  + {_offer(row)}: {_money(row['usd_per_hour'])} USD/accelerator-h from {row['effective_from']}"
+        )
+    for row in answer["changed"]:
+        pct = f"{row['percent_change']:+.3g} %" if row["percent_change"] is not None else "n/a"
+        click.echo(
+            f"  ~ {_offer(row)}: {_money(row['old_usd_per_hour'])} → {_money(row['usd_per_hour'])} ({pct}) "
+            f"from {row['effective_from']}"
+        )
+    for row in answer["unchanged"] if verbose else []:
+        click.echo(f"  = {_offer(row)}: {_money(row['usd_per_hour'])}")
+    for row in answer["kept"]:
+        click.echo(f"  ! {_offer(row)}: {_money(row['usd_per_hour'])} not applied: {row['reason']}")
+    for row in answer["not_in_file"]:
+        click.echo(
+            f"  ? not in the file (a candidate to close): {_offer(row)} {_money(row['usd_per_hour'])} "
+            f"(price #{row['price_id']}, set by {row['set_by']})"
+        )
+    for row in answer["unmapped"]:
+        click.echo(
+            f"  unmapped instance type {row['instance_type']!r} ({row['offers']} offer(s), e.g. {row['where'][0]}): "
+            "add it to the instance map (--map FILE)"
+        )
+    for row in answer["refused"]:
+        click.echo(f"  refused {row['where']}: {row['reason']}")
+    moved = answer["scenarios"]
+    click.echo(f"saved scenarios moved: {moved['moved']}")
+    for p in moved["by_price"]:
+        pct = f"{p['percent']:+.2f} %" if p["percent"] is not None else "price gone"
+        who = f"cost.provider={p['provider']}" if p["provider"] else "catalog default"
+        click.echo(
+            f"  {p['accelerator_id']} ({who}): {_money(p['usd_per_accelerator_hour_before'])} → "
+            f"{_money(p['usd_per_accelerator_hour_after'])} USD/accelerator-h ({pct}), {p['scenarios']} scenario(s)"
+        )
+    for e in moved["largest"][:10]:
+        pct = f"{e['percent']:+.2f} %" if e["percent"] is not None else "n/a"
+        click.echo(
+            f"    #{e['id']} {e['name']!r} {e['basis']}: {_money(e['usd_before'])} → {_money(e['usd_after'])} ({pct})"
+        )
+    if answer["applied"]:
+        click.echo(
+            f"applied as price import #{answer['import_id']} ({s['added'] + s['changed']} changes, one audit event each)"
+        )
+    elif answer["dry_run"]:
+        click.echo("dry run: nothing was written")
+    else:
+        click.echo("nothing to change: nothing was written")
+
+
+@prices.command("import")
+@click.option(
+    "--source", required=True, type=click.Choice(["aws-price-list", "azure-retail", "gcp-billing", "csv"])
+)
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--dry-run", is_flag=True, help="Show the diff; write nothing")
+@click.option(
+    "--force", is_flag=True, help="Replace prices set by hand after the file's date, and newer prices"
+)
+@click.option(
+    "--map",
+    "maps",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Extra instance map CSV (the columns of service/store/seed/instance_map.csv); also PRICE_INSTANCE_MAP",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the whole answer as JSON")
+@click.option("--verbose", is_flag=True, help="Also list unchanged prices")
+@click.option("--url")
+def prices_import(
+    source: str, files: tuple[str, ...], dry_run: bool, force: bool, maps: tuple[str, ...], as_json: bool,
+    verbose: bool, url: str | None,
+) -> None:  # fmt: skip
+    """Import cloud price list FILES (one SOURCE format): the diff, then (without --dry-run) apply it in one
+    transaction, one audit event per change. A malformed file is refused, naming the line or JSON path."""
+    from .usecases import price_imports
+    from .usecases.price_formats import PriceFileError
+
+    extra = [
+        *(
+            [config_module.from_env()["PRICE_INSTANCE_MAP"]]
+            if config_module.from_env()["PRICE_INSTANCE_MAP"]
+            else []
+        ),
+        *maps,
+    ]
+    try:
+        table = price_imports.instance_map(extra)
+        loaded = [price_imports.PriceFile(Path(f).name, Path(f).read_bytes()) for f in files]
+        with _transaction(url) as session:
+            answer = price_imports.run(
+                session, source, loaded, dry_run=dry_run, force=force, actor="cli", table=table
+            )
+    except PriceFileError as error:
+        raise click.ClickException(f"cannot read the {source} file: {error}. Nothing was imported.") from None
+    if as_json:
+        click.echo(json.dumps(answer, indent=1, default=str))
+    else:
+        _print_import(answer, verbose)
+
+
+@prices.command("stale")
+@click.option("--older-than-days", type=int, help="Default: PRICE_STALE_AFTER_DAYS (90)")
+@click.option("--url")
+def prices_stale(older_than_days: int | None, url: str | None) -> None:
+    """List current prices older than PRICE_STALE_AFTER_DAYS, oldest first."""
+    import datetime as dt
+
+    from .usecases import price_imports
+
+    days = (
+        older_than_days if older_than_days is not None else config_module.from_env()["PRICE_STALE_AFTER_DAYS"]
+    )
+    today = dt.datetime.now(dt.UTC).date()
+    with _transaction(url) as session:
+        rows = price_imports.stale(session, today=today, older_than_days=days)
+    for row in rows:
+        click.echo(
+            f"{row['age_days']:>5} days  {_offer(row)}  {_money(row['usd_per_hour'])} USD/accelerator-h  "
+            f"from {row['effective_from']}  ({row['source'] or 'no source'})"
+        )
+    click.echo(f"{len(rows)} current price(s) older than {days} days on {today.isoformat()}")
 
 
 @main.group()

@@ -38,4 +38,10 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "CATALOG_CACHE_TTL_S": float(env.get("CATALOG_CACHE_TTL_S", "1.0")),
         "DB_POOL_SIZE": int(env.get("DB_POOL_SIZE", "5")),
         "DB_STATEMENT_TIMEOUT_MS": int(env.get("DB_STATEMENT_TIMEOUT_MS", "5000")),
+        # Price freshness and imports (issue 14): a price older than this many days is marked stale; an extra
+        # instance map (CSV, the columns of service/store/seed/instance_map.csv) extends the shipped one; the
+        # largest file POST /v1/price-imports takes (the CLI reads any size).
+        "PRICE_STALE_AFTER_DAYS": int(env.get("PRICE_STALE_AFTER_DAYS", "90")),
+        "PRICE_INSTANCE_MAP": env.get("PRICE_INSTANCE_MAP") or None,
+        "PRICE_IMPORT_MAX_BYTES": int(env.get("PRICE_IMPORT_MAX_BYTES", str(32 * 1024 * 1024))),
     }

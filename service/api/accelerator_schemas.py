@@ -7,6 +7,7 @@ from marshmallow import validate
 
 from service import engine
 
+from . import freshness
 from .fields import String
 
 KINDS = list(engine.KINDS)  # one source: the engine's tuple
@@ -57,6 +58,24 @@ class PriceSchema(ma.Schema):
         allow_none=True, metadata={"description": "Day this price stopped applying; null while current"}
     )
     source = String(allow_none=True, metadata={"description": "Where the price comes from"})
+    age_days = ma.fields.Method(
+        "_age_days",
+        metadata={"type": "integer", "description": "Days since effective_from (today, UTC)", "example": 153},
+    )
+    stale = ma.fields.Method(
+        "_stale",
+        metadata={
+            "type": "boolean",
+            "description": "A current price older than PRICE_STALE_AFTER_DAYS (GET /v1/prices/stale lists them); "
+            "estimates that use it say so in cost.price_source",
+        },
+    )
+
+    def _age_days(self, price) -> int:
+        return freshness.age_days(price)
+
+    def _stale(self, price) -> bool:
+        return freshness.is_stale(price)
 
 
 class AcceleratorSourcesSchema(ma.Schema):

@@ -20,6 +20,10 @@ blp = Blueprint(
 )
 
 
+# An accelerator's ETag follows its rows, not the calendar: the prices' age (which moves every day) is left out.
+ETAG_SCHEMA = AcceleratorSchema(exclude=("prices.age_days", "prices.stale"))
+
+
 def accelerator_to_dict(acc: Accelerator) -> dict:
     best = default_price(acc)
     return {
@@ -71,4 +75,6 @@ class AcceleratorItem(MethodView):
         if acc is None:
             abort(404, message=f"Unknown accelerator '{accelerator_id}'. GET /v1/accelerators lists the ids.")
         assert acc is not None  # abort raised
-        return accelerator_to_dict(acc)
+        data = accelerator_to_dict(acc)
+        blp.set_etag(data, ETAG_SCHEMA)
+        return data

@@ -14,9 +14,10 @@ from service.engine import SPEC_BOUNDS
 from service.store import catalog_admin
 from service.store.catalog import CatalogRepository
 from service.store.errors import Conflict
+from service.usecases import price_moves
 
 from .accelerator_schemas import KINDS, PRICING_MODELS, AcceleratorSchema, PriceSchema
-from .accelerators import accelerator_to_dict
+from .accelerators import ETAG_SCHEMA, accelerator_to_dict
 from .accelerators import blp as read_blp
 from .auth import actor
 from .deps import db_session, invalidate_catalog
@@ -177,6 +178,7 @@ class AcceleratorCreate(MethodView):
         except Conflict:
             session.rollback()
             abort(409, message=f"An accelerator '{body['id']}' exists.")
+        blp.set_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
         return (
             accelerator_to_dict(acc),
             201,
@@ -194,9 +196,10 @@ class AcceleratorPatch(MethodView):
     def patch(self, body, accelerator_id: str):
         """Change specs (If-Match with the current ETag; audited)."""
         acc = _accelerator_or_404(accelerator_id)
-        blp.check_etag(accelerator_to_dict(acc), AcceleratorSchema)
+        blp.check_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
         catalog_admin.patch_accelerator(db_session(), acc, body, actor=actor(), request_id=g.request_id)
         db_session().commit()
+        blp.set_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
         return accelerator_to_dict(acc)
 
 
@@ -210,12 +213,14 @@ class ProviderPrice(MethodView):
     def put(self, body, accelerator_id: str, provider: str):
         """Set the provider's price: closes the open row (effective_to) and opens a new one (audited)."""
         acc = _accelerator_or_404(accelerator_id)
-        blp.check_etag(accelerator_to_dict(acc), AcceleratorSchema)
+        blp.check_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
         try:
             catalog_admin.set_price(db_session(), acc, provider, body, actor=actor(), request_id=g.request_id)
         except catalog_admin.PriceConflict as exc:
             abort(422, message=str(exc), errors={"effective_from": [str(exc)]})
+        price_moves.refresh(db_session(), [acc.id])  # saved scenarios' costs, in the same transaction
         db_session().commit()
+        blp.set_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
         return accelerator_to_dict(acc)
 
     @blp.auth("admin")
@@ -226,7 +231,7 @@ class ProviderPrice(MethodView):
     def delete(self, query, accelerator_id: str, provider: str):
         """End the provider's current price(s) today; history keeps them (audited)."""
         acc = _accelerator_or_404(accelerator_id)
-        blp.check_etag(accelerator_to_dict(acc), AcceleratorSchema)
+        blp.check_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
         closed = catalog_admin.delete_price(
             db_session(),
             acc,
@@ -237,6 +242,7 @@ class ProviderPrice(MethodView):
         )
         if not closed:
             abort(404, message=f"'{accelerator_id}' has no current price from '{provider}'.")
+        price_moves.refresh(db_session(), [acc.id])  # saved scenarios' costs, in the same transaction
         db_session().commit()
 
 

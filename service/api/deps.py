@@ -38,7 +38,7 @@ def catalog_cache() -> CatalogCache:
     cache = current_app.extensions.get(CATALOG_CACHE_KEY)
     if cache is None:
         cache = current_app.extensions[CATALOG_CACHE_KEY] = CatalogCache(
-            current_app.config["CATALOG_CACHE_TTL_S"]
+            current_app.config["CATALOG_CACHE_TTL_S"], current_app.config["PRICE_STALE_AFTER_DAYS"]
         )
     return cache
 

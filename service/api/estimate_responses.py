@@ -83,6 +83,23 @@ PRICE_SOURCE_ROW = {
         },
         "as_of": {"type": "string", "nullable": True, "description": "Period the price was listed"},
         "source": {"type": "string", "nullable": True, "description": "Where the price comes from"},
+        "effective_from": {
+            "type": "string",
+            "format": "date",
+            "nullable": True,
+            "description": "First day of this price (its age counts from it)",
+        },
+        "age_days": {
+            "type": "integer",
+            "nullable": True,
+            "description": "Days from effective_from to the day priced (today, or cost.as_of)",
+        },
+        "stale": {
+            "type": "boolean",
+            "nullable": True,
+            "description": "Older than PRICE_STALE_AFTER_DAYS (default 90): the price may no longer be current",
+        },
+        "note": {"type": "string", "description": "Present when stale: what that means and what to do"},
     },
 }
 OVERRIDE = {

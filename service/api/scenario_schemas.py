@@ -10,6 +10,7 @@ from service.store import scenarios as scenario_store
 from . import estimate_responses as responses
 from .fields import String
 from .inference_schemas import InferenceRequestSchema
+from .price_import_schemas import CostChangeSchema
 from .training_schemas import TrainingRequestSchema
 
 KINDS = ["training", "inference"]
@@ -124,6 +125,12 @@ class ScenarioListItemSchema(ma.Schema):
     summary = ma.fields.Nested(ScenarioSummarySchema)
     created_at = ma.fields.DateTime()
     updated_at = ma.fields.DateTime()
+    cost_change = ma.fields.Nested(
+        CostChangeSchema,
+        metadata={
+            "description": "Listings with cost_changed_by_more_than: the cost at today's prices vs the saved one"
+        },
+    )
 
 
 class PriceSnapshotSchema(ma.Schema):
@@ -199,6 +206,15 @@ class ScenarioQuerySchema(ma.Schema):
     tag = String(validate=validate.Length(1, 64))
     kind = String(validate=validate.OneOf(KINDS))
     owner = String(validate=validate.Length(1, 128))
+    cost_changed_by_more_than = ma.fields.Float(
+        validate=validate.Range(0, 1e6),
+        metadata={
+            "description": "Only scenarios whose headline cost (training total USD, serving USD per hour) at today's "
+            "prices differs from the saved estimate's by more than this percent, either way; each item then has "
+            "`cost_change`. Kept current in every price change, not re-estimated per request (README, Prices)",
+            "example": 10,
+        },
+    )
     sort = String(
         load_default="-updated_at",
         validate=validate.OneOf(["updated_at", "-updated_at", "name", "-name"]),

@@ -12,7 +12,7 @@ from flask_smorest import abort
 from service.engine.errors import InvalidRequest
 from service.store import scenarios as store
 from service.store.models import Scenario
-from service.usecases import estimates
+from service.usecases import estimates, price_moves
 
 from .auth import actor
 from .deps import db_session, run_estimate
@@ -162,6 +162,8 @@ class Scenarios(MethodView):
             limit=pagination_parameters.page_size,
             after=after,
         )
+        if query.get("cost_changed_by_more_than") is not None:
+            price_moves.attach(db_session(), result.items)
         pagination_parameters.item_count = result.total
         pagination_parameters.listing = {
             "keyset": after is not None,

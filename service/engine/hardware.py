@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import math
 import re
@@ -86,6 +87,7 @@ class Price:
     pricing_model: str = "on-demand"
     as_of: str | None = None
     source: str | None = None
+    effective_from: dt.date | None = None  # first day of the price: its age counts from it
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,10 @@ class Catalog:
     # id -> why it cannot be estimated; filled from `accelerators` on construction, which then holds only
     # devices every estimator and catalog scan can use
     unusable: Mapping[str, str] = field(default_factory=dict)
+    # Freshness: the day prices are aged against (the caller's today: the engine reads no clock) and the age in
+    # days past which a price is stale (pricing.freshness); None: prices carry no age.
+    today: dt.date | None = None
+    stale_after_days: int | None = None
 
     def __post_init__(self) -> None:
         unusable = dict(self.unusable)

@@ -43,5 +43,32 @@ def resolve_price(
         "pricing_model": row.pricing_model,
         "as_of": row.as_of,
         "source": row.source,
+        **freshness(row, catalog),
     }
     return row.usd_per_hour, source
+
+
+def freshness(row: Price, catalog: Catalog) -> dict[str, Any]:
+    """The price's first day, its age in days on the catalog's `today`, and whether that is past the
+    catalog's `stale_after_days` (then with a note). Unknown (null) when the catalog carries no day."""
+    if row.effective_from is None or catalog.today is None:
+        return {"effective_from": row.effective_from.isoformat() if row.effective_from else None,
+                "age_days": None, "stale": None}  # fmt: skip
+    age = max((catalog.today - row.effective_from).days, 0)
+    limit = catalog.stale_after_days
+    stale = limit is not None and age > limit
+    out: dict[str, Any] = {"effective_from": row.effective_from.isoformat(), "age_days": age, "stale": stale}
+    if stale:
+        out["note"] = (
+            f"This price took effect on {row.effective_from.isoformat()}, more than {limit} days before the day "
+            "priced: it may no longer be current. GET /v1/prices/stale lists such prices for an admin to refresh; "
+            "cost.usd_per_accelerator_hour prices an estimate with a figure of your own."
+        )
+    return out
+
+
+def describe(source: Any) -> str:
+    """A price source as the details rows quote it: the row without its age (which changes every day)."""
+    if isinstance(source, dict):
+        return str({k: v for k, v in source.items() if k != "age_days"})
+    return str(source)

@@ -8,6 +8,7 @@ from decimal import Decimal
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     Date,
     DateTime,
     Float,
@@ -19,6 +20,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -124,6 +126,8 @@ class AcceleratorPrice(Base):
     source: Mapped[str | None] = mapped_column(Text)
     created_by: Mapped[str] = mapped_column(String(128), default="seed", server_default="seed")
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
+    # the price import that opened the row (price_imports.id); null when an admin or the seed did
+    import_id: Mapped[int | None] = mapped_column(Integer, index=True)
 
     accelerator: Mapped[Accelerator] = relationship(back_populates="prices")
 
@@ -261,6 +265,60 @@ class AuditEvent(Base):
     __table_args__ = (NEVER_REUSE_IDS,)
 
 
+class PriceImport(Base):
+    """One applied price import (scalecost prices import, POST /v1/price-imports): the files, what changed, and
+    the saved scenarios it moved. Each price row it opened carries its id, and so does each audit event."""
+
+    __tablename__ = "price_imports"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    source: Mapped[str] = mapped_column(String(32))
+    files: Mapped[list] = mapped_column(JSON, default=list)  # [{name, sha256, bytes}]
+    digest: Mapped[str] = mapped_column(String(64), index=True)  # sha256 over the files' digests
+    effective_from: Mapped[dt.date | None] = mapped_column(Date)  # the latest first day among its prices
+    forced: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    changes: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    result: Mapped[dict] = mapped_column(JSON, default=dict)  # the answer the import gave (the diff)
+    actor: Mapped[str] = mapped_column(String(128))
+    request_id: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
+
+    __table_args__ = (NEVER_REUSE_IDS,)
+
+
+class ScenarioCost(Base):
+    """What a saved scenario's headline cost is at today's prices, kept without re-estimating it.
+
+    For a fixed plan the headline cost (training: total USD; serving: USD per hour) is linear in the price per
+    accelerator-hour, so today's figure is saved × today's price / saved price. A row is written with the
+    scenario (store/scenarios: create, update, bulk_insert); when prices change, the price-change transaction
+    re-resolves the price of each (accelerator, provider) pair that scenarios use, the way the estimate would
+    (usecases/price_moves.py), and updates the rows of that pair in one statement. No row: the scenario's price
+    cannot move (given in the request, priced as of a fixed date, or no catalog price when it was saved)."""
+
+    __tablename__ = "scenario_costs"
+
+    scenario_id: Mapped[int] = mapped_column(
+        ForeignKey("scenarios.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    scenario_version: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))
+    accelerator_id: Mapped[str] = mapped_column(String(64))
+    provider: Mapped[str] = mapped_column(String(64))  # cost.provider as asked ('' = the catalog's default)
+    saved_usd_per_hour: Mapped[float] = mapped_column(Float)  # per accelerator-hour, when saved
+    saved_usd: Mapped[float] = mapped_column(Float)  # headline cost when saved
+    current_usd_per_hour: Mapped[float | None] = mapped_column(Float)  # null: no price today
+    current_usd: Mapped[float | None] = mapped_column(Float)
+    change_percent: Mapped[float | None] = mapped_column(Float)  # (current − saved) / saved × 100
+    abs_change_percent: Mapped[float | None] = mapped_column(Float)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
+
+    __table_args__ = (
+        Index("ix_scenario_costs_accelerator_provider", "accelerator_id", "provider"),
+        Index("ix_scenario_costs_abs_change_percent", "abs_change_percent"),
+    )
+
+
 __all__ = [
     "PRECISION_COLUMNS",
     "Accelerator",
@@ -268,7 +326,9 @@ __all__ = [
     "ApiKey",
     "AuditEvent",
     "Base",
+    "PriceImport",
     "Scenario",
+    "ScenarioCost",
     "ScenarioRevision",
     "ScenarioTag",
     "ScenarioTotal",

@@ -15,6 +15,7 @@ from sqlalchemy import delete as sql_delete
 from sqlalchemy import update as sql_update
 from sqlalchemy.orm import Session, load_only
 
+from . import scenario_costs
 from .models import Scenario, ScenarioRevision, ScenarioTag, ScenarioTotal
 
 # Each sort is a key that an index delivers in order: (updated_at, id) — ix_scenarios_updated_at_id and the
@@ -122,7 +123,12 @@ def _after(cursor: Cursor) -> Any:
 
 
 def _filtered(
-    *, name: str | None = None, tag: str | None = None, kind: str | None = None, owner: str | None = None
+    *,
+    name: str | None = None,
+    tag: str | None = None,
+    kind: str | None = None,
+    owner: str | None = None,
+    cost_changed_by_more_than: float | None = None,
 ) -> Select[tuple[int]]:
     stmt = select(Scenario.id)
     if name:
@@ -134,6 +140,8 @@ def _filtered(
         stmt = stmt.where(Scenario.kind == _value(kind))
     if owner:
         stmt = stmt.where(Scenario.owner == _value(owner))
+    if cost_changed_by_more_than is not None:  # cost at today's prices vs saved (store/scenario_costs.py)
+        stmt = stmt.where(Scenario.id.in_(scenario_costs.moved_ids(cost_changed_by_more_than)))
     return stmt
 
 
@@ -143,11 +151,14 @@ def query(
     tag: str | None = None,
     kind: str | None = None,
     owner: str | None = None,
+    cost_changed_by_more_than: float | None = None,
     sort: str = "-updated_at",
     after: Cursor | None = None,
 ) -> Select[tuple[int]]:
     """The ids of one listing, filtered and in order: an index scan (see the EXPLAIN test), no wide rows."""
-    stmt = _filtered(name=name, tag=tag, kind=kind, owner=owner)
+    stmt = _filtered(
+        name=name, tag=tag, kind=kind, owner=owner, cost_changed_by_more_than=cost_changed_by_more_than
+    )
     if after is not None:
         stmt = stmt.where(_after(after))
     return stmt.order_by(*_order(sort))
@@ -166,22 +177,29 @@ def count(
     tag: str | None = None,
     kind: str | None = None,
     owner: str | None = None,
+    cost_changed_by_more_than: float | None = None,
     at_least: int = 0,
 ) -> tuple[int, bool]:
     """(total, is_lower_bound). No filter or kind alone: exact, from scenario_totals. Otherwise the matches
     are counted up to max(COUNT_CAP, at_least) — a bounded walk of the filter's index, never every match
     of a broad filter — and a total that reaches the bound is a lower bound."""
-    if not (name or tag or owner):
+    if not (name or tag or owner or cost_changed_by_more_than is not None):
         stmt = select(func.coalesce(func.sum(ScenarioTotal.scenarios), 0))
         if kind:
             stmt = stmt.where(ScenarioTotal.kind == kind)
         return int(session.scalar(stmt) or 0), False
     bound = max(COUNT_CAP, at_least)
-    counted = int(session.scalar(count_query(name=name, tag=tag, kind=kind, owner=owner, bound=bound)) or 0)
+    filters = {"name": name, "tag": tag, "kind": kind, "owner": owner}
+    counted = int(
+        session.scalar(
+            count_query(**filters, cost_changed_by_more_than=cost_changed_by_more_than, bound=bound)
+        )
+        or 0
+    )
     return counted, counted >= bound
 
 
-def count_query(*, bound: int, **filters: str | None) -> Select[tuple[int]]:
+def count_query(*, bound: int, **filters: Any) -> Select[tuple[int]]:
     """count(*) of at most `bound` matches: the filter's index stops after `bound` rows."""
     return select(func.count()).select_from(_filtered(**filters).limit(bound).subquery())
 
@@ -193,7 +211,7 @@ def page_query(
     *,
     after: Cursor | None = None,
     from_end: bool = False,
-    **filters: str | None,
+    **filters: Any,
 ) -> Select[tuple[Scenario]]:
     """The rows of one page in order: their ids from the sort's index (a subquery with the OFFSET/LIMIT),
     then those rows alone, without the heavy JSON columns. from_end: the offset counts from the last row
@@ -226,6 +244,7 @@ def listing(
     tag: str | None = None,
     kind: str | None = None,
     owner: str | None = None,
+    cost_changed_by_more_than: float | None = None,
     sort: str = "-updated_at",
     offset: int = 0,
     limit: int = 20,
@@ -238,7 +257,8 @@ def listing(
     next page exists), then only those rows, without the heavy JSON columns (request, estimate, prices).
     An offset page in the second half of an exactly counted listing is read from the other end of the
     index (the last page costs what the first does); a keyset page costs the same at any depth."""
-    filters = {"name": name, "tag": tag, "kind": kind, "owner": owner}
+    filters: dict[str, Any] = {"name": name, "tag": tag, "kind": kind, "owner": owner}
+    filters["cost_changed_by_more_than"] = cost_changed_by_more_than
     if after is not None:
         offset = 0
     total, lower_bound = count(session, **filters, at_least=offset + limit + 1)
@@ -313,6 +333,7 @@ def create(session: Session, data: dict[str, Any], *, owner: str, request_id: st
     session.flush()
     _bump_total(session, scenario.kind, +1)
     session.add(_revision(scenario, "create", owner, request_id))
+    scenario_costs.save(session, scenario)
     return scenario
 
 
@@ -362,6 +383,7 @@ def bulk_insert(
     )
     for kind, count in Counter(h["kind"] for h in heads).items():
         _bump_total(session, kind, count)
+    scenario_costs.save_many(session, ids, heads)
     return ids
 
 
@@ -384,6 +406,7 @@ def update(
         _bump_total(session, old_kind, -1)
         _bump_total(session, scenario.kind, +1)
     session.add(_revision(scenario, "update", author, request_id))
+    scenario_costs.save(session, scenario)
     return scenario
 
 

@@ -18,12 +18,16 @@ from service.engine import Price as EnginePrice
 from service.store.catalog import CatalogRepository, prices_on
 from service.store.models import PRECISION_COLUMNS, Accelerator, AcceleratorPrice
 
+# A price older than this many days is stale (config PRICE_STALE_AFTER_DAYS; the api passes its setting).
+DEFAULT_STALE_AFTER_DAYS = 90
+
 
 class CatalogCache:
     """One per app (the api keeps it in `app.extensions`); thread-safe."""
 
-    def __init__(self, ttl_s: float):
+    def __init__(self, ttl_s: float, stale_after_days: int | None = DEFAULT_STALE_AFTER_DAYS):
         self.ttl_s = ttl_s
+        self.stale_after_days = stale_after_days
         self._lock = threading.Lock()
         self._catalogs: dict[tuple, Catalog] = {}
         self._fingerprint: tuple | None = None
@@ -38,7 +42,8 @@ class CatalogCache:
         if fingerprint is None or time.monotonic() - self._checked_at >= self.ttl_s:
             fingerprint = repo.fingerprint()
             self._fingerprint, self._checked_at = fingerprint, time.monotonic()
-        key = (fingerprint, as_of)
+        today = as_of or dt.datetime.now(dt.UTC).date()  # prices are aged on the day priced (freshness)
+        key = (fingerprint, as_of, today)
         cached = self._catalogs.get(key)
         if cached is not None:
             return cached
@@ -46,6 +51,8 @@ class CatalogCache:
         catalog = Catalog(
             accelerators={a.id: to_engine(a) for a in accelerators},
             prices={a.id: tuple(to_engine_price(p) for p in prices_on(a, as_of)) for a in accelerators},
+            today=today,
+            stale_after_days=self.stale_after_days,
         )
         with self._lock:
             if len(self._catalogs) > 32:
@@ -89,4 +96,5 @@ def to_engine_price(p: AcceleratorPrice) -> EnginePrice:
         pricing_model=p.pricing_model,
         as_of=p.as_of,
         source=p.source,
+        effective_from=p.effective_from,
     )

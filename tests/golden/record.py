@@ -18,7 +18,7 @@ from .corpus import corpus
 
 GOLDEN = Path(__file__).with_name("estimates.json.gz")
 # fields whose value depends on the day or the request, not on the estimate
-VOLATILE = {"request_id", "priced_as_of"}
+VOLATILE = {"request_id", "priced_as_of", "age_days"}  # age_days: a catalog price's age, in days
 
 
 def normalise(value: Any) -> Any:

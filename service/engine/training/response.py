@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..parallelism import pipeline_bubble_fraction
+from ..pricing import describe
 from ..units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_usd
 from .evaluate import Evaluation
 from .memory import CUDA_CONTEXT_BYTES, FRAGMENTATION, bytes_per_parameter
@@ -271,5 +272,5 @@ def _details(plan: TrainingPlan, ev: Evaluation) -> list[dict[str, Any]]:
     ]  # fmt: skip
     if ev.usd_per_hour is not None:
         rows.append(("compute_usd", "accelerator-hours × price", ev.accelerator_hours(devices) * ev.usd_per_hour,
-                     "USD", str(plan.price_source)))  # fmt: skip
+                     "USD", describe(plan.price_source)))  # fmt: skip
     return [{"name": n, "formula": f, "value": v, "unit": u, "source": s} for n, f, v, u, s in rows]

@@ -1,0 +1,113 @@
+"""`azure-retail`: pages of the Azure Retail Prices API (`{"Items": [...], "NextPageLink": …}`).
+
+Format: https://learn.microsoft.com/en-us/rest/api/cost-management/retail-prices/azure-retail-prices (each item:
+`armSkuName`, `armRegionName`, `retailPrice`, `unitOfMeasure`, `type` Consumption | Reservation |
+DevTestConsumption, `reservationTerm` for reservations, `meterName` ending in "Spot" or "Low Priority" for those
+meters, `productName` ending in "Windows" for Windows meters, `effectiveStartDate`).
+
+Kept: Virtual Machines meters billed per hour in USD, Linux (no "Windows" product), consumption (on-demand),
+spot, and 1- or 3-year reservations (whose retailPrice is the price of the whole term: spread over 8,760 hours a
+year). Low-priority, Windows and Dev/Test meters are ignored. The instance type is armSkuName without its
+"Standard_" prefix (`ND96isr_H100_v5`), as the catalog names Azure sizes.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from . import (
+    HOURS_PER_YEAR,
+    Offer,
+    ParsedFile,
+    PriceFileError,
+    Refused,
+    date_of,
+    decimal_of,
+    expect,
+    load_json,
+)
+
+PROVIDER = "azure"
+TERMS = {"1 Year": ("reserved-1y", 1), "3 Years": ("reserved-3y", 3)}
+
+
+def parse(data: bytes, name: str) -> ParsedFile:
+    doc = load_json(data)
+    if isinstance(doc, list):  # a bare array of items, as some exports save them
+        items, base = doc, "$"
+    else:
+        doc = expect(doc, dict, "$", "an object (an Azure Retail Prices API page)")
+        if "Items" not in doc:
+            raise PriceFileError("$", "no `Items` array: not an Azure Retail Prices API page")
+        items, base = expect(doc["Items"], list, "$.Items", "an array"), "$.Items"
+    parsed = ParsedFile(source="azure-retail", name=name)
+    for i, item in enumerate(items):
+        where = f"{base}[{i}]"
+        item = expect(item, dict, where, "an object (a price item)")
+        _item(item, where, parsed)
+    return parsed
+
+
+def _text(item: dict[str, Any], name: str, where: str, required: bool = True) -> str:
+    value = item.get(name)
+    if value is None and not required:
+        return ""
+    return str(expect(value, str, f"{where}.{name}", "a string"))
+
+
+def _item(item: dict[str, Any], where: str, parsed: ParsedFile) -> None:
+    if _text(item, "serviceName", where, required=False) != "Virtual Machines":
+        parsed.ignored += 1
+        return
+    meter = _text(item, "meterName", where, required=False)
+    product = _text(item, "productName", where, required=False)
+    kind = _text(item, "type", where)
+    if product.endswith("Windows") or "Low Priority" in meter or kind not in ("Consumption", "Reservation"):
+        parsed.ignored += 1
+        return
+    sku = _text(item, "armSkuName", where)
+    instance_type = sku.removeprefix("Standard_")
+    region = _text(item, "armRegionName", where)
+    price = decimal_of(item.get("retailPrice"), f"{where}.retailPrice")
+    started = date_of(item.get("effectiveStartDate"), f"{where}.effectiveStartDate")
+    refuse = _refusal(item, where, price, kind)
+    if refuse:
+        parsed.refused.append(Refused(where, refuse, instance_type or None))
+        return
+    if kind == "Reservation":
+        model, years = TERMS[_text(item, "reservationTerm", where)]
+        hourly = price / (HOURS_PER_YEAR * years)
+        how = f"reservation {years} year(s), {price} USD for the term / {HOURS_PER_YEAR * years} h"
+    else:
+        spot = meter.endswith("Spot") or _text(item, "skuName", where, required=False).endswith("Spot")
+        model, hourly, how = ("spot" if spot else "on-demand"), price, ("spot" if spot else "consumption")
+    parsed.offers.append(
+        Offer(
+            provider=PROVIDER,
+            instance_type=instance_type,
+            region=region or None,
+            pricing_model=model,
+            usd_per_hour=hourly,
+            effective_from=started,
+            where=where,
+            source=f"Azure Retail Prices API, {region}, {sku} {how} (meterId {item.get('meterId', '?')})",
+            has_accelerators=sku.startswith("Standard_N"),  # N-series: the GPU sizes
+        )
+    )
+
+
+def _refusal(item: dict[str, Any], where: str, price: Decimal, kind: str) -> str | None:
+    currency = item.get("currencyCode", "USD")
+    if currency != "USD":
+        return f"priced in {currency}, not USD (ask the API for currencyCode='USD')"
+    unit = item.get("unitOfMeasure")
+    if unit != "1 Hour":
+        return f"billed per {unit!r}, not per hour"
+    if not _text(item, "armSkuName", where):
+        return "no armSkuName"
+    if price <= 0:
+        return "the price is 0"
+    if kind == "Reservation" and item.get("reservationTerm") not in TERMS:
+        return f"reservation term {item.get('reservationTerm')!r} is neither '1 Year' nor '3 Years'"
+    return None

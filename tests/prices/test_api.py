@@ -1,0 +1,246 @@
+"""POST /v1/price-imports, GET /v1/prices/stale, freshness in the catalog and in estimates, the scenarios an
+import moves (GET /v1/scenarios?cost_changed_by_more_than=…), and `scalecost prices import`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import run as run_cli
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "prices"
+TRAINING = {
+    "model": {"preset": "llama-2-7b"},
+    "training": {"tokens": "1B", "global_batch_size": 64, "sequence_length": 4096},
+    "hardware": {
+        "accelerator": "nvidia-a100-sxm-40gb",
+        "count": 8,
+        "parallelism": {"data": 8, "zero_stage": 3},
+    },
+    "cost": {"provider": "gcp"},
+}
+SERVING = {
+    "model": {"preset": "llama-3-8b"},
+    "weights": {"precision": "int4", "format": "awq"},
+    "hardware": {"accelerator": "nvidia-a100-pcie-80gb", "count": 1},
+    "cost": {"provider": "azure"},
+}
+
+
+def post_file(client, headers, source, name, *, dry_run, content_type=None, **extra):
+    data = (FIXTURES / name).read_bytes()
+    content_type = content_type or ("text/csv" if name.endswith(".csv") else "application/json")
+    query = {"source": source, "dry_run": str(dry_run).lower(), "name": name, **extra}
+    return client.post(
+        "/v1/price-imports", query_string=query, data=data, headers={**headers, "Content-Type": content_type}
+    )
+
+
+def save(client, headers, name, kind, request):
+    response = client.post(
+        "/v1/scenarios", json={"name": name, "kind": kind, "request": request}, headers=headers
+    )
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def test_import_endpoint_dry_run_then_apply(client, admin_headers):
+    dry = post_file(client, admin_headers, "azure-retail", "azure-retail-page.json", dry_run=True)
+    assert dry.status_code == 200, dry.json
+    assert dry.json["summary"] == {
+        "added": 2, "changed": 1, "unchanged": 2, "kept": 0, "not_in_file": 1, "unmapped": 1, "refused": 1, "ignored": 3,
+    }  # fmt: skip
+    applied = post_file(client, admin_headers, "azure-retail", "azure-retail-page.json", dry_run=False)
+    assert applied.status_code == 201, applied.json
+    assert applied.headers["Location"].endswith(f"/v1/price-imports/{applied.json['import_id']}")
+    record = client.get(applied.headers["Location"], headers=admin_headers)
+    assert record.status_code == 200 and record.json["changes"] == 3 and record.json["actor"] == "test-admin"
+    assert record.json["result"]["changed"] == applied.json["changed"]
+    assert client.get("/v1/price-imports", headers=admin_headers).json[0]["id"] == applied.json["import_id"]
+    again = post_file(client, admin_headers, "azure-retail", "azure-retail-page.json", dry_run=False)
+    assert again.status_code == 200 and not again.json["applied"]
+    assert again.json["already_imported"]["import_id"] == applied.json["import_id"]
+    audit = client.get(
+        "/v1/audit-events", query_string={"target": "accelerator:nvidia-h100-sxm-80gb"}, headers=admin_headers
+    )
+    assert audit.status_code == 200
+    assert sum(1 for e in audit.json if e["action"] == "price.import") == 2  # spot + reserved-1y
+
+
+def test_aws_csv_through_the_endpoint_and_content_types(client, admin_headers):
+    ok = post_file(client, admin_headers, "aws-price-list", "aws-ec2-offer-excerpt.csv", dry_run=True)
+    assert ok.status_code == 200 and ok.json["summary"]["added"] == 1, ok.json  # the reserved-1y row
+    wrong = post_file(
+        client, admin_headers, "csv", "catalog-prices.csv", dry_run=True, content_type="application/json"
+    )
+    assert wrong.status_code == 415 and "text/csv" in wrong.json["detail"]
+
+
+def test_a_malformed_file_is_a_422_naming_where_and_writes_nothing(client, admin_headers):
+    body = b'{"Items": [{"serviceName": "Virtual Machines", "type": "Consumption", "armSkuName": 5}]}'
+    response = client.post(
+        "/v1/price-imports",
+        query_string={"source": "azure-retail", "dry_run": "false"},
+        data=body,
+        headers={**admin_headers, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 422
+    assert (
+        "$.Items[0].armSkuName" in response.json["detail"]
+        and "Nothing was imported" in response.json["detail"]
+    )
+    assert client.get("/v1/price-imports", headers=admin_headers).json == []
+
+
+def test_imports_need_an_admin_key(client, editor_headers):
+    assert post_file(client, {}, "csv", "catalog-prices.csv", dry_run=True).status_code == 401
+    assert post_file(client, editor_headers, "csv", "catalog-prices.csv", dry_run=True).status_code == 403
+    assert client.get("/v1/prices/stale", headers=editor_headers).status_code == 403
+
+
+def test_an_import_moves_saved_scenarios_and_the_listing_finds_them(client, admin_headers, editor_headers):
+    moved = save(client, editor_headers, "a100-on-gcp", "training", TRAINING)
+    serving = save(client, editor_headers, "a100-on-azure", "inference", SERVING)
+    own = save(
+        client,
+        editor_headers,
+        "own-price",
+        "training",
+        {**TRAINING, "cost": {"usd_per_accelerator_hour": 2.0}},
+    )
+    assert moved["prices"]["usd_per_accelerator_hour"] == pytest.approx(3.67)  # gcp a2-highgpu-1g (GPU + VM)
+
+    dry = post_file(client, admin_headers, "gcp-billing", "gcp-billing-skus.json", dry_run=True)
+    assert dry.json["scenarios"]["moved"] == 1
+    (pair,) = dry.json["scenarios"]["by_price"]
+    assert (pair["accelerator_id"], pair["provider"]) == ("nvidia-a100-sxm-40gb", "gcp")
+    assert pair["usd_per_accelerator_hour_after"] == pytest.approx(2.933908)  # the GPU SKU alone is cheaper
+    listed = client.get(
+        "/v1/scenarios", query_string={"cost_changed_by_more_than": 10}, headers=editor_headers
+    )
+    assert listed.json == [], "a dry run moves nothing"
+
+    assert (
+        post_file(client, admin_headers, "gcp-billing", "gcp-billing-skus.json", dry_run=False).status_code
+        == 201
+    )
+    listed = client.get(
+        "/v1/scenarios", query_string={"cost_changed_by_more_than": 10}, headers=editor_headers
+    )
+    assert [s["id"] for s in listed.json] == [moved["id"]]
+    change = listed.json[0]["cost_change"]
+    assert change["percent"] == pytest.approx((2.933908 - 3.67) / 3.67 * 100)
+    # what the listing says without re-estimating is what re-estimating says
+    repriced = client.get(f"/v1/scenarios/{moved['id']}/estimate", headers=editor_headers).json
+    assert change["current_usd"] == pytest.approx(repriced["current"]["cost"]["total_usd"], rel=1e-9)
+    assert change["percent"] == pytest.approx(repriced["delta"]["percent"], rel=1e-9)
+
+    assert (
+        post_file(client, admin_headers, "azure-retail", "azure-retail-page.json", dry_run=False).status_code
+        == 201
+    )
+    small = client.get(
+        "/v1/scenarios", query_string={"cost_changed_by_more_than": 0.05}, headers=editor_headers
+    )
+    assert {s["id"] for s in small.json} == {moved["id"], serving["id"]}
+    assert own["id"] not in {s["id"] for s in small.json}
+    repriced = client.get(f"/v1/scenarios/{serving['id']}/estimate", headers=editor_headers).json
+    serving_change = next(s for s in small.json if s["id"] == serving["id"])["cost_change"]
+    assert serving_change["percent"] == pytest.approx(repriced["delta"]["percent"], rel=1e-9)
+
+    # saving the scenario again prices it today: it has not moved since
+    etag = client.get(f"/v1/scenarios/{moved['id']}", headers=editor_headers).headers["ETag"]
+    put = client.put(
+        f"/v1/scenarios/{moved['id']}",
+        json={"name": "a100-on-gcp", "kind": "training", "request": TRAINING},
+        headers={**editor_headers, "If-Match": etag},
+    )
+    assert put.status_code == 200
+    listed = client.get(
+        "/v1/scenarios", query_string={"cost_changed_by_more_than": 10}, headers=editor_headers
+    )
+    assert listed.json == []
+
+
+def test_an_admins_price_change_moves_scenarios_too(client, admin_headers, editor_headers):
+    moved = save(client, editor_headers, "a100-on-gcp", "training", TRAINING)
+    etag = client.get("/v1/accelerators/nvidia-a100-sxm-40gb").headers["ETag"]
+    put = client.put(
+        "/v1/accelerators/nvidia-a100-sxm-40gb/prices/gcp",
+        json={"usd_per_hour": 4.5, "instance_type": "a2-highgpu-1g", "region": "us-central1"},
+        headers={**admin_headers, "If-Match": etag},
+    )
+    assert put.status_code == 200, put.json
+    listed = client.get(
+        "/v1/scenarios", query_string={"cost_changed_by_more_than": 20}, headers=editor_headers
+    )
+    assert [s["id"] for s in listed.json] == [moved["id"]]
+    assert listed.json[0]["cost_change"]["percent"] == pytest.approx((4.5 - 3.67) / 3.67 * 100)
+
+
+def test_prices_show_their_age_and_the_etag_ignores_it(app, client):
+    first = client.get("/v1/accelerators/nvidia-h100-sxm-80gb")
+    prices = first.json["prices"]
+    assert all(isinstance(p["age_days"], int) and p["age_days"] >= 0 for p in prices)
+    assert all(p["stale"] == (p["age_days"] > 90) for p in prices)
+    app.config["PRICE_STALE_AFTER_DAYS"] = 100_000
+    second = client.get("/v1/accelerators/nvidia-h100-sxm-80gb")
+    assert not any(p["stale"] for p in second.json["prices"])
+    assert second.headers["ETag"] == first.headers["ETag"], "the ETag follows the rows, not their age"
+
+
+def test_estimates_mark_a_stale_price(app, client):
+    app.config["PRICE_STALE_AFTER_DAYS"] = 90
+    body = {
+        **TRAINING,
+        "hardware": {**TRAINING["hardware"], "accelerator": "nvidia-h100-sxm-80gb"},
+        "cost": {},
+    }
+    source = client.post("/v1/estimates/training", json=body).json["cost"]["price_source"]
+    assert source["effective_from"] and source["age_days"] > 90 and source["stale"] is True
+    assert "GET /v1/prices/stale" in source["note"]
+    as_of = client.post(
+        "/v1/estimates/training", json={**body, "cost": {"provider": "aws", "as_of": "2025-08-01"}}
+    ).json
+    aged = as_of["cost"]["price_source"]
+    assert aged["effective_from"] == "2025-07-01" and aged["age_days"] == 31 and aged["stale"] is False
+    assert "note" not in aged
+
+
+def test_estimates_are_fresh_under_a_generous_limit(app, client):
+    app.config["PRICE_STALE_AFTER_DAYS"] = 100_000
+    source = client.post("/v1/estimates/training", json={**TRAINING, "cost": {}}).json["cost"]["price_source"]
+    assert source["stale"] is False and "note" not in source
+
+
+def test_stale_prices_are_listed_oldest_first(client, admin_headers):
+    stale = client.get("/v1/prices/stale", headers=admin_headers).json
+    assert stale["older_than_days"] == 90 and stale["count"] == len(stale["prices"]) > 0
+    ages = [p["age_days"] for p in stale["prices"]]
+    assert ages == sorted(ages, reverse=True) and min(ages) > 90
+    none = client.get(
+        "/v1/prices/stale", query_string={"older_than_days": 36_500}, headers=admin_headers
+    ).json
+    assert none["count"] == 0
+
+
+def test_the_command_line_dry_run_apply_and_a_malformed_file(tmp_path, migrated_url, app):
+    fixture = str(FIXTURES / "aws-ec2-offer-excerpt.json")
+    dry = run_cli(
+        ["prices", "import", "--source", "aws-price-list", "--dry-run", fixture], tmp_path, migrated_url
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert "added 3, changed 2, unchanged 3" in dry.stdout and "dry run: nothing was written" in dry.stdout
+    applied = run_cli(["prices", "import", "--source", "aws-price-list", fixture], tmp_path, migrated_url)
+    assert applied.returncode == 0 and "applied as price import #" in applied.stdout, applied.stdout
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"products": {}, "terms": {"OnDemand": {"X": 1}}}')
+    refused = run_cli(["prices", "import", "--source", "aws-price-list", str(broken)], tmp_path, migrated_url)
+    assert (
+        refused.returncode == 1
+        and "$.terms.OnDemand.X" in refused.stderr
+        and "Traceback" not in refused.stderr
+    )
+    stale = run_cli(["prices", "stale"], tmp_path, migrated_url)
+    assert stale.returncode == 0 and "older than 90 days" in stale.stdout
