@@ -54,7 +54,11 @@ BODY_DOC = {
             "schema": {"type": "object", "description": "An offer file, API page or SKU list"}
         },
         "text/csv": {
-            "schema": {"type": "string", "description": "An AWS CSV offer file, or the catalog's columns"}
+            "schema": {
+                "type": "string",
+                "format": "binary",
+                "description": "An AWS CSV offer file, or the catalog's columns",
+            }
         },
     },
 }

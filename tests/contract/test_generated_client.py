@@ -64,7 +64,10 @@ def client_package(tmp_path_factory) -> Iterator[ModuleType]:
     generator = _generator()
     where = tmp_path_factory.mktemp("generated")
     config = where / "config.yaml"
-    config.write_text("post_hooks: []\n", encoding="utf-8")  # no ruff pass over the generated code
+    # no ruff pass over the generated code; a CSV body (POST /v1/price-imports) is bytes to the client
+    config.write_text(
+        "post_hooks: []\ncontent_type_overrides:\n  text/csv: application/octet-stream\n", encoding="utf-8"
+    )
     done = subprocess.run(
         [
             str(generator),
