@@ -7,13 +7,15 @@ Three calibrated quantities, each with the public measurement it was fitted to:
 - compute efficiency of GEMM-heavy phases (prefill, large-batch decode): eff_max · n/(n + n_half) for n
   tokens per forward — short prompts run small, inefficient GEMMs (TensorRT-LLM A100: ~35% at 128 tokens,
   ~69% at 2048, docs/formulas.md).
-The fits and their errors are pinned by tests/engine/test_efficiency_calibration.py.
+The fits and their errors are pinned by tests/engine/test_efficiency_calibration.py. The table lookups are pure
+functions of (engine, class, family) strings and are memoised: the catalog ranking asks for every accelerator.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..hardware import Accelerator
 
@@ -168,6 +170,7 @@ def _lookup(table: dict, keys: list[tuple]) -> object | None:
     return None
 
 
+@lru_cache(maxsize=1024)
 def bandwidth_efficiency(engine: str, cls: str, family: str) -> Factor:
     """MBU for streaming weights of `family` on this engine and accelerator class."""
     g = _group(engine)
@@ -187,11 +190,13 @@ def bandwidth_efficiency(engine: str, cls: str, family: str) -> Factor:
     return fallback if isinstance(fallback, Factor) else _MBU_DEFAULT
 
 
+@lru_cache(maxsize=1024)
 def kv_bandwidth_efficiency(engine: str, cls: str) -> Factor:
     """MBU of the attention kernels reading the KV cache (16-bit streaming, whatever the weight format)."""
     return bandwidth_efficiency(engine, cls, "16-bit")
 
 
+@lru_cache(maxsize=1024)
 def layer_overhead_s(engine: str, cls: str) -> Factor:
     """Host/launch time per layer per forward pass."""
     g = _group(engine)
@@ -213,6 +218,7 @@ def compute_efficiency(
     return eff_max if math.isinf(n) else eff_max * n / (n + n_half)
 
 
+@lru_cache(maxsize=1024)
 def compute_profile(engine: str, cls: str) -> tuple[float, float, str]:
     """(eff_max, n_half tokens, source) for this engine and class."""
     g = _group(engine)
@@ -227,15 +233,18 @@ def vision_efficiency(batch: int) -> float:
     return eff_max * batch / (batch + n_half)
 
 
+_PEAK_CHAINS = {
+    "fp16": ("fp16", "bf16", "fp32"),
+    "bf16": ("bf16", "fp16", "fp32"),
+    "fp8": ("fp8", "fp16", "bf16"),
+    "fp32": ("fp32", "tf32"),
+}
+
+
 def peak_flops(acc: Accelerator, precision: str) -> tuple[float, str]:
     """Dense peak for `precision` with documented fallbacks: fp16 ↔ bf16, then fp32 (or tf32 for fp32);
     Apple GPUs (no catalog peak) get bandwidth × APPLE_FLOPS_PER_BYTE."""
-    chain = {
-        "fp16": ("fp16", "bf16", "fp32"),
-        "bf16": ("bf16", "fp16", "fp32"),
-        "fp8": ("fp8", "fp16", "bf16"),
-        "fp32": ("fp32", "tf32"),
-    }.get(precision, (precision, "fp16", "bf16", "fp32"))
+    chain = _PEAK_CHAINS.get(precision, (precision, "fp16", "bf16", "fp32"))
     for p in chain:
         value = acc.peak(p)
         if value:

@@ -64,6 +64,12 @@ class Workload:
     apple_metal_fraction: float = 0.75
 
     @cached_property
+    def derived(self) -> dict[str, object]:
+        """Quantities other modules derive from the workload alone, kept by key for its life (the catalog ranking
+        estimates one workload on every accelerator): e.g. speed.py's prefill and decode FLOPs."""
+        return {}
+
+    @cached_property
     def mode(self) -> str:
         """'token' for autoregressive models (decoder transformers, LSTMs); 'sample' for the rest."""
         s = self.model.shape
@@ -162,25 +168,48 @@ def plan_memory(
     w: Workload, acc: Accelerator, count: int, batch: int | None = None, context: int | None = None
 ) -> MemoryPlan:
     """Per-device memory for `batch` sequences of `context` tokens each (defaults: the request's)."""
-    b = w.batch if batch is None else batch
-    ctx = w.context_tokens if context is None else context
-    divide = count if w.layout in ("tensor", "layer") else 1
-    weights = w.weights_bytes / divide
-    kv_token = kv_bytes_per_token(w, count if w.layout != "replica" else 1)
-    if w.engine == "vllm":
-        ctx = math.ceil(ctx / _VLLM_BLOCK) * _VLLM_BLOCK
-    kv = kv_token * b * ctx
-    acts = _activations(w, b, ctx, divide)
-    overhead = _FIXED_OVERHEAD[w.engine] if acc.kind != "cpu" else 0.0
-    if w.engine == "hf-transformers":
-        overhead += _HF_FRAGMENTATION * (kv + acts)
-    raw = device_memory_bytes(w, acc)
-    if w.engine == "tensorrt-llm":
-        # TRT-LLM hands 90% of what is free after weights and buffers to the KV pool; the rest stays unused
-        capacity = raw - (1.0 - _TRT_FREE_FRACTION) * max(raw - weights - acts - overhead, 0.0)
-    else:
-        capacity = raw * _USABLE_FRACTION[w.engine]
-    return MemoryPlan(weights + kv + acts + overhead, capacity, weights, kv, acts, overhead, kv_token, count)
+    return MemoryModel(w, acc, count).plan(batch, context)
+
+
+class MemoryModel:
+    """plan_memory for one workload on `count` devices of one accelerator: what depends on neither the batch nor
+    the context is computed once (max_batch_size and max_context_tokens ask ~20 batches or contexts each)."""
+
+    def __init__(self, w: Workload, acc: Accelerator, count: int):
+        self.w, self.count = w, count
+        self.divide = count if w.layout in ("tensor", "layer") else 1
+        self.weights = w.weights_bytes / self.divide
+        self.kv_token = kv_bytes_per_token(w, count if w.layout != "replica" else 1)
+        self.fixed_overhead = _FIXED_OVERHEAD[w.engine] if acc.kind != "cpu" else 0.0
+        self.raw = device_memory_bytes(w, acc)
+        self.usable = None if w.engine == "tensorrt-llm" else self.raw * _USABLE_FRACTION[w.engine]
+
+    def plan(self, batch: int | None = None, context: int | None = None) -> MemoryPlan:
+        per_device, capacity, kv, acts, overhead = self._terms(batch, context)
+        return MemoryPlan(per_device, capacity, self.weights, kv, acts, overhead, self.kv_token, self.count)
+
+    def fits(self, batch: int | None = None, context: int | None = None) -> bool:
+        per_device, capacity, *_ = self._terms(batch, context)
+        return per_device <= capacity
+
+    def _terms(self, batch: int | None, context: int | None) -> tuple[float, float, float, float, float]:
+        """(per-device bytes, usable capacity, KV cache, activations, overhead)."""
+        w = self.w
+        b = w.batch if batch is None else batch
+        ctx = w.context_tokens if context is None else context
+        if w.engine == "vllm":
+            ctx = math.ceil(ctx / _VLLM_BLOCK) * _VLLM_BLOCK
+        kv = self.kv_token * b * ctx
+        acts = _activations(w, b, ctx, self.divide)
+        overhead = self.fixed_overhead
+        if w.engine == "hf-transformers":
+            overhead += _HF_FRAGMENTATION * (kv + acts)
+        capacity = self.usable
+        if capacity is None:
+            # TRT-LLM hands 90% of what is free after weights and buffers to the KV pool; the rest stays unused
+            raw = self.raw
+            capacity = raw - (1.0 - _TRT_FREE_FRACTION) * max(raw - self.weights - acts - overhead, 0.0)
+        return self.weights + kv + acts + overhead, capacity, kv, acts, overhead
 
 
 def _activations(w: Workload, batch: int, ctx: int, divide: int) -> float:
@@ -241,17 +270,18 @@ def tensor_degree_error(heads: int, kv_heads: int, t: int) -> str | None:
 def fewest_fitting(w: Workload, acc: Accelerator) -> int | None:
     """Fewest devices whose per-device memory fits, or None up to MAX_DEVICES."""
     if w.layout == "replica":
-        return 1 if plan_memory(w, acc, 1).fits else None
+        return 1 if MemoryModel(w, acc, 1).fits() else None
     raw = device_memory_bytes(w, acc)
     for count in w.counts:
-        if w.weights_bytes / count <= raw and plan_memory(w, acc, count).fits:
+        if w.weights_bytes / count <= raw and MemoryModel(w, acc, count).fits():
             return count
     return None
 
 
 def max_batch_size(w: Workload, acc: Accelerator, count: int) -> int:
     """Largest batch at the request's context that fits (0 if even one sequence does not)."""
-    return _largest(lambda b: plan_memory(w, acc, count, batch=b).fits, 1 << 20)
+    model = MemoryModel(w, acc, count)
+    return _largest(lambda b: model.fits(batch=b), 1 << 20)
 
 
 def max_context_tokens(w: Workload, acc: Accelerator, count: int) -> int:
@@ -260,7 +290,8 @@ def max_context_tokens(w: Workload, acc: Accelerator, count: int) -> int:
     cap = (s.max_context_tokens if s is not None else None) or (1 << 22)
     if w.mode == "sample":
         cap = min(cap, w.context_tokens) if s is not None else w.context_tokens
-    return _largest(lambda c: plan_memory(w, acc, count, context=c).fits, int(cap))
+    model = MemoryModel(w, acc, count)
+    return _largest(lambda c: model.fits(context=c), int(cap))
 
 
 def _largest(ok: Callable[[int], bool], upper: int) -> int:

@@ -163,17 +163,18 @@ def hardware_problems(w: Workload, acc: Accelerator, named_format: str | None) -
         problems["weights.format"] = (
             f"Format {named_format!r} needs a GPU (CUDA/ROCm kernels); {acc.id} is {acc.kind}."
         )
-    supported = ", ".join(
-        p for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4") if acc.supports(p)
-    )
-    if w.fmt.precision == "fp8" and not acc.supports("fp8"):
-        problems["weights.precision"] = (
-            f"fp8 weights need FP8 hardware; {acc.id} supports: {supported or 'no listed precision'}."
+    if "fp8" in (w.fmt.precision, w.kv_precision) and not acc.supports("fp8"):
+        supported = ", ".join(
+            p for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4") if acc.supports(p)
         )
-    if w.kv_precision == "fp8" and not acc.supports("fp8"):
-        problems["kv_cache_precision"] = (
-            f"An fp8 KV cache needs FP8 hardware; {acc.id} supports: {supported or 'no listed precision'}."
-        )
+        if w.fmt.precision == "fp8":
+            problems["weights.precision"] = (
+                f"fp8 weights need FP8 hardware; {acc.id} supports: {supported or 'no listed precision'}."
+            )
+        if w.kv_precision == "fp8":
+            problems["kv_cache_precision"] = (
+                f"An fp8 KV cache needs FP8 hardware; {acc.id} supports: {supported or 'no listed precision'}."
+            )
     return problems
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..architecture import TransformerShape, matmul_parameters_per_token
 from ..hardware import Accelerator
@@ -54,74 +55,94 @@ def estimate_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
     return _token_speed(w, acc, count)
 
 
-def _token_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
-    s, cls = w.model.shape, accelerator_class(acc)
-    layers = s.layers if s is not None else 2  # LSTM presets: 2 layers (Zaremba et al. 2014)
-    tensor = w.layout == "tensor"
-    t = count if tensor else 1  # devices working on each matmul at once
-    bw = acc.memory_bandwidth_bytes_per_s
-    mbu = bandwidth_efficiency(w.engine, cls, w.fmt.family).value
-    kv_mbu = kv_bandwidth_efficiency(w.engine, cls).value
-    precision = w.fmt.compute_precision
-    peak, _ = peak_flops(acc, precision)
-    weight_only = w.fmt.precision in ("int8", "int4")
-    step_overhead = layers * layer_overhead_s(w.engine, cls).value
-    hops = (count - 1) * LAYER_SPLIT_HOP_S.value if w.layout == "layer" else 0.0
-    hidden = s.hidden_size if s is not None else 0
+class _TokenWork(NamedTuple):
+    """A token workload's accelerator-independent quantities, derived once per workload (Workload.derived)."""
+
+    layers: int
+    hidden: int
+    matmul: float  # active weights in matmuls per token
+    body_flops: float  # prefill FLOPs of the blocks over b·prompt tokens, attention scores included
+    head_flops: float  # prefill FLOPs of the LM head (b rows: only each sequence's last position)
+    prefill_weights: tuple[float, float]  # (dense, routed-expert) bytes the prefill streams
+    decode_weights: tuple[float, float]  # (dense, routed-expert) bytes one decode step streams
+    decode_attention_flops: float  # per sequence at the mean context of the generation
+    ctx: float  # mean context of the generation: prompt + (output − 1)/2
+
+
+class _TokenDevice(NamedTuple):
+    """What the token formulas take from the accelerator and the device count."""
+
+    acc: Accelerator
+    devices: int
+    cls: str
+    tensor: bool
+    t: int  # devices working on each matmul at once
+    bw: float
+    mbu: float
+    kv_mbu: float
+    precision: str
+    peak: float
+    weight_only: bool
+    step_overhead: float
+    hops: float
+    kv_token: float  # KV bytes per token per device working on the step
+
+
+def _token_work(w: Workload) -> _TokenWork:
+    work = w.derived.get("speed.token_work")
+    if isinstance(work, _TokenWork):
+        return work
+    s = w.model.shape
     matmul = _matmul_parameters(w)
     lm_head = float(s.vocab_size * s.hidden_size) if s is not None else 0.0
-    # layer split: devices run in turn, so a step streams the whole model at one device's bandwidth
-    kv_token = kv_bytes_per_token(w, t)  # per device working on the step
-
-    # ---- prefill: b·prompt tokens through the model; logits only at each sequence's last position
     b, prompt, out = w.batch, w.prompt_tokens, w.output_tokens
     tokens = b * prompt
-    body_flops = 2.0 * (matmul - lm_head) * tokens + b * _attention_flops(w, prompt, causal=True)
-    head_flops = 2.0 * lm_head * b
-    flops = body_flops + head_flops
-    # each GEMM runs at the efficiency of its own row count: the blocks see b·prompt rows, the LM head b rows
-    eff_prefill = compute_efficiency(w.engine, cls, precision, weight_only, tokens)
-    eff_head = compute_efficiency(w.engine, cls, precision, weight_only, b)
-    prefill_compute = (body_flops / eff_prefill + head_flops / eff_head) / t / peak
-    chunks = math.ceil(tokens / PREFILL_CHUNK.get(w.engine, tokens))
-    prefill_memory = chunks * _stream_s(w, tokens, t, bw * mbu) + tokens * kv_token / (bw * kv_mbu)
-    prefill_comm = _allreduce_s(acc, count, layers, tokens * hidden * w.act_bytes) if tensor else 0.0
-    ttft = max(prefill_compute, prefill_memory) + prefill_comm + chunks * (step_overhead + hops)
-    prefill_bound = "compute" if prefill_compute >= prefill_memory else "memory-bandwidth"
-
-    # ---- decode: one token for each of b sequences at the mean context of the generation
     ctx = prompt + (out - 1) / 2.0
-    step_weights = _stream_s(w, b, t, bw * mbu)
-    # roofline: small-batch GEMMs are memory-bound (left term); their compute ceiling is the asymptotic
-    # efficiency — the prefill curve's n_half absorbs per-layer latency that `step_overhead` already counts
-    eff_decode = compute_efficiency(w.engine, cls, precision, weight_only, float("inf"))
-    step_linear = 2.0 * matmul * b / t / (peak * eff_decode)
-    kv_read = b * ctx * kv_token
-    attn_compute = b * _attention_flops(w, ctx, causal=False, decode=True) / t / (peak * eff_decode)
-    step_kv = kv_read / (bw * kv_mbu)
-    step_comm = _allreduce_s(acc, count, layers, b * hidden * w.act_bytes) if tensor else 0.0
-    tpot = max(step_weights, step_linear) + max(step_kv, attn_compute) + step_overhead + step_comm + hops
-    decode_compute = step_linear + attn_compute
-    decode_bound = "compute" if decode_compute > step_weights + step_kv else "memory-bandwidth"
+    work = _TokenWork(
+        layers=s.layers if s is not None else 2,  # LSTM presets: 2 layers (Zaremba et al. 2014)
+        hidden=s.hidden_size if s is not None else 0,
+        matmul=matmul,
+        body_flops=2.0 * (matmul - lm_head) * tokens + b * _attention_flops(w, prompt, causal=True),
+        head_flops=2.0 * lm_head * b,
+        prefill_weights=_weights_read(w, tokens),
+        decode_weights=_weights_read(w, b),
+        decode_attention_flops=_attention_flops(w, ctx, causal=False, decode=True),
+        ctx=ctx,
+    )
+    w.derived["speed.token_work"] = work
+    return work
 
+
+def _token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> _TokenDevice:
+    cls = accelerator_class(acc)
+    tensor = w.layout == "tensor"
+    t = count if tensor else 1
+    return _TokenDevice(
+        acc=acc,
+        devices=count,
+        cls=cls,
+        tensor=tensor,
+        t=t,
+        bw=acc.memory_bandwidth_bytes_per_s,
+        mbu=bandwidth_efficiency(w.engine, cls, w.fmt.family).value,
+        kv_mbu=kv_bandwidth_efficiency(w.engine, cls).value,
+        precision=w.fmt.compute_precision,
+        peak=peak_flops(acc, w.fmt.compute_precision)[0],
+        weight_only=w.fmt.precision in ("int8", "int4"),
+        step_overhead=layers * layer_overhead_s(w.engine, cls).value,
+        hops=(count - 1) * LAYER_SPLIT_HOP_S.value if w.layout == "layer" else 0.0,
+        # layer split: devices run in turn, so a step streams the whole model at one device's bandwidth
+        kv_token=kv_bytes_per_token(w, t),
+    )
+
+
+def _token_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
+    work = _token_work(w)
+    d = _token_device(w, acc, count, work.layers)
+    ttft, prefill_bound, prefill = _prefill(w, work, d)
+    tpot, decode_bound, decode = _decode(w, work, d)
+    b, out = w.batch, w.output_tokens
     e2e = ttft + (out - 1) * tpot
-    terms = {
-        "prefill_flops": flops,
-        "prefill_compute_s": prefill_compute,
-        "prefill_memory_s": prefill_memory,
-        "prefill_compute_efficiency": eff_prefill,
-        "decode_weight_bytes_per_device": sum(_weights_read(w, b)) / t,
-        "decode_kv_bytes_per_device": kv_read,
-        "decode_weights_s": step_weights,
-        "decode_linear_compute_s": step_linear,
-        "decode_kv_s": step_kv,
-        "decode_compute_efficiency": eff_decode,
-        "mbu": mbu,
-        "kv_mbu": kv_mbu,
-        "step_overhead_s": step_overhead,
-        "allreduce_s": step_comm,
-        "peak_flops_per_s": peak,
-    }
     return Speed(
         time_to_first_token_s=ttft,
         time_per_output_token_s=tpot,
@@ -132,8 +153,68 @@ def _token_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
         per_sequence_tokens_per_second=1.0 / tpot,
         requests_per_second=b / e2e,
         samples_per_second=None,
-        terms=terms,
+        terms={**prefill, **decode},
     )
+
+
+def _prefill(w: Workload, work: _TokenWork, d: _TokenDevice) -> tuple[float, str, dict[str, float]]:
+    """Time to first token: b·prompt tokens through the model; logits only at each sequence's last position."""
+    tokens = w.batch * w.prompt_tokens
+    body_flops, head_flops = work.body_flops, work.head_flops
+    flops = body_flops + head_flops
+    # each GEMM runs at the efficiency of its own row count: the blocks see b·prompt rows, the LM head b rows
+    eff_prefill = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, tokens)
+    eff_head = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, w.batch)
+    prefill_compute = (body_flops / eff_prefill + head_flops / eff_head) / d.t / d.peak
+    chunks = math.ceil(tokens / PREFILL_CHUNK.get(w.engine, tokens))
+    prefill_memory = chunks * _stream(work.prefill_weights, d.t, d.bw * d.mbu) + tokens * d.kv_token / (
+        d.bw * d.kv_mbu
+    )
+    prefill_comm = (
+        _allreduce_s(d.acc, d.devices, work.layers, tokens * work.hidden * w.act_bytes) if d.tensor else 0.0
+    )
+    ttft = max(prefill_compute, prefill_memory) + prefill_comm + chunks * (d.step_overhead + d.hops)
+    bound = "compute" if prefill_compute >= prefill_memory else "memory-bandwidth"
+    terms = {
+        "prefill_flops": flops,
+        "prefill_compute_s": prefill_compute,
+        "prefill_memory_s": prefill_memory,
+        "prefill_compute_efficiency": eff_prefill,
+    }
+    return ttft, bound, terms
+
+
+def _decode(w: Workload, work: _TokenWork, d: _TokenDevice) -> tuple[float, str, dict[str, float]]:
+    """Time per output token: one token for each of b sequences at the mean context of the generation."""
+    b, t = w.batch, d.t
+    step_weights = _stream(work.decode_weights, t, d.bw * d.mbu)
+    # roofline: small-batch GEMMs are memory-bound (left term); their compute ceiling is the asymptotic
+    # efficiency — the prefill curve's n_half absorbs per-layer latency that `step_overhead` already counts
+    eff_decode = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, float("inf"))
+    step_linear = 2.0 * work.matmul * b / t / (d.peak * eff_decode)
+    kv_read = b * work.ctx * d.kv_token
+    attn_compute = b * work.decode_attention_flops / t / (d.peak * eff_decode)
+    step_kv = kv_read / (d.bw * d.kv_mbu)
+    step_comm = (
+        _allreduce_s(d.acc, d.devices, work.layers, b * work.hidden * w.act_bytes) if d.tensor else 0.0
+    )
+    tpot = max(step_weights, step_linear) + max(step_kv, attn_compute) + d.step_overhead + step_comm + d.hops
+    decode_compute = step_linear + attn_compute
+    bound = "compute" if decode_compute > step_weights + step_kv else "memory-bandwidth"
+    terms = {
+        "decode_weight_bytes_per_device": sum(work.decode_weights) / t,
+        "decode_kv_bytes_per_device": kv_read,
+        "decode_weights_s": step_weights,
+        "decode_linear_compute_s": step_linear,
+        "decode_kv_s": step_kv,
+        "decode_compute_efficiency": eff_decode,
+        "mbu": d.mbu,
+        "kv_mbu": d.kv_mbu,
+        "step_overhead_s": d.step_overhead,
+        "allreduce_s": step_comm,
+        "peak_flops_per_s": d.peak,
+    }
+    return tpot, bound, terms
 
 
 def _matmul_parameters(w: Workload) -> float:
@@ -161,9 +242,10 @@ def _weights_read(w: Workload, tokens: float) -> tuple[float, float]:
     return dense, w.expert_bytes * touched
 
 
-def _stream_s(w: Workload, tokens: float, t: int, bandwidth: float) -> float:
-    """Time to stream the weights one forward pass reads, per device; expert GEMMs run below dense MBU."""
-    dense, expert = _weights_read(w, tokens)
+def _stream(weights_read: tuple[float, float], t: int, bandwidth: float) -> float:
+    """Time to stream the (dense, routed-expert) weights a forward pass reads, per device; expert GEMMs run below
+    dense MBU."""
+    dense, expert = weights_read
     return (dense + expert / MOE_EXPERT_EFFICIENCY.value) / t / bandwidth
 
 
