@@ -185,7 +185,7 @@ class CursorField(String):
         metadata = {"minLength": 1, "maxLength": self.MAX_LENGTH, **kwargs.pop("metadata", {})}
         super().__init__(metadata=metadata, **kwargs)
 
-    def _deserialize(self, value, attr, data, **kwargs) -> scenario_store.Cursor:
+    def _deserialize(self, value, attr, data, **kwargs) -> scenario_store.Cursor:  # type: ignore[override]
         text = super()._deserialize(value, attr, data, **kwargs)
         if not 1 <= len(text) <= self.MAX_LENGTH:
             raise ma.ValidationError(f"Length must be between 1 and {self.MAX_LENGTH}.")

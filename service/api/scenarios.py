@@ -9,7 +9,7 @@ from flask import g, request, url_for
 from flask.views import MethodView
 from flask_smorest import abort
 
-from service.engine.errors import InvalidRequest
+from service.engine import InvalidRequest
 from service.store import scenarios as store
 from service.store.models import Scenario
 from service.usecases import estimates, price_moves
@@ -130,6 +130,7 @@ def _get_or_404(scenario_id: int) -> Scenario:
     scenario = store.get(db_session(), scenario_id)
     if scenario is None:
         abort(404, message=f"No scenario {scenario_id}.")
+    assert scenario is not None  # abort raised
     return scenario
 
 

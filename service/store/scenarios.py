@@ -8,9 +8,9 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Select, String, func, insert, literal, select, tuple_
+from sqlalchemy import Select, String, Table, func, insert, literal, select, tuple_
 from sqlalchemy import delete as sql_delete
 from sqlalchemy import update as sql_update
 from sqlalchemy.orm import Session, load_only
@@ -129,7 +129,7 @@ def _filtered(
     kind: str | None = None,
     owner: str | None = None,
     cost_changed_by_more_than: float | None = None,
-) -> Select[tuple[int]]:
+) -> Select[Any]:
     stmt = select(Scenario.id)
     if name:
         stmt = stmt.where(name_matches(name))
@@ -154,7 +154,7 @@ def query(
     cost_changed_by_more_than: float | None = None,
     sort: str = "-updated_at",
     after: Cursor | None = None,
-) -> Select[tuple[int]]:
+) -> Select[Any]:
     """The ids of one listing, filtered and in order: an index scan (see the EXPLAIN test), no wide rows."""
     stmt = _filtered(
         name=name, tag=tag, kind=kind, owner=owner, cost_changed_by_more_than=cost_changed_by_more_than
@@ -199,7 +199,7 @@ def count(
     return counted, counted >= bound
 
 
-def count_query(*, bound: int, **filters: Any) -> Select[tuple[int]]:
+def count_query(*, bound: int, **filters: Any) -> Select[Any]:
     """count(*) of at most `bound` matches: the filter's index stops after `bound` rows."""
     return select(func.count()).select_from(_filtered(**filters).limit(bound).subquery())
 
@@ -212,7 +212,7 @@ def page_query(
     after: Cursor | None = None,
     from_end: bool = False,
     **filters: Any,
-) -> Select[tuple[Scenario]]:
+) -> Select[Any]:
     """The rows of one page in order: their ids from the sort's index (a subquery with the OFFSET/LIMIT),
     then those rows alone, without the heavy JSON columns. from_end: the offset counts from the last row
     (the index read backwards); the page is still in the sort's order."""
@@ -281,7 +281,7 @@ def _bump_total(session: Session, kind: str, delta: int) -> None:
         .where(ScenarioTotal.kind == kind)
         .values(scenarios=ScenarioTotal.scenarios + delta)
     )
-    if updated.rowcount == 0:
+    if updated.rowcount == 0:  # type: ignore[attr-defined]  # an UPDATE returns a CursorResult
         session.add(ScenarioTotal(kind=kind, scenarios=delta))
         session.flush()
 
@@ -359,7 +359,7 @@ def bulk_insert(
         heads.append(head)
     # Core inserts on the tables (not the ORM's bulk path, which splices RETURNING rows per batch):
     # one multi-row INSERT … RETURNING per 1,000 heads ("insertmanyvalues"), ids in the rows' order.
-    heads_table, tags_table = Scenario.__table__, ScenarioTag.__table__
+    heads_table, tags_table = cast(Table, Scenario.__table__), cast(Table, ScenarioTag.__table__)
     ids = list(
         session.scalars(insert(heads_table).returning(heads_table.c.id, sort_by_parameter_order=True), heads)
     )
@@ -367,7 +367,7 @@ def bulk_insert(
     if tag_rows:
         session.execute(insert(tags_table), tag_rows)
     session.execute(
-        insert(ScenarioRevision.__table__),
+        insert(cast(Table, ScenarioRevision.__table__)),
         [
             {
                 "scenario_id": i,
