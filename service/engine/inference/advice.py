@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidRequest
@@ -123,198 +124,291 @@ _FIELDS: dict[str, Callable[[InferenceEvaluation], Any]] = {
 }
 
 
-def recommendations(
-    request: Mapping[str, Any], p: InferencePlan, ev: InferenceEvaluation, catalog: Catalog
-) -> list[dict[str, Any]]:
-    """Concrete request changes. Each carries `expected` {field, op, value}: the changed request was evaluated
-    again and the claim held (the same check a client can repeat)."""
-    out: list[dict[str, Any]] = []
+Claim = tuple[str, str, Any]  # (answer field, operator, value)
+_FITS: Claim = ("memory.fits", "==", True)
+_MET: Claim = ("devices_needed.targets_met", "==", True)
 
-    def verified(change: dict[str, Any], *claims: tuple[str, str, Any]) -> InferenceEvaluation | None:
-        try:  # lean: the patched request becomes a plan and is evaluated; nothing is rendered
-            after = evaluate(parse_request(merge_patch(dict(request), change), catalog))
+
+@dataclass
+class _Advice:
+    """What every rule reads (the request, its plan and evaluation, the catalog) and how a rule verifies its change:
+    the patched request is parsed and evaluated again (lean: nothing is rendered) and every claim must hold."""
+
+    request: Mapping[str, Any]
+    p: InferencePlan
+    ev: InferenceEvaluation
+    catalog: Catalog
+
+    def verified(self, change: dict[str, Any], *claims: Claim) -> InferenceEvaluation | None:
+        try:
+            after = evaluate(parse_request(merge_patch(dict(self.request), change), self.catalog))
         except InvalidRequest:
             return None
         ok = all(_OPS[op](_FIELDS[path](after), value) for path, op, value in claims)
         return after if ok else None
 
-    def add(
-        code: str, severity: str, message: str, change: dict[str, Any], claim: tuple[str, str, Any]
-    ) -> None:
-        field, op, value = claim
-        out.append(
-            {
-                "code": code,
-                "severity": severity,
-                "message": message,
-                "change": change,
-                "expected": {"field": field, "op": op, "value": value},
-            }
-        )
 
-    w, mem, dec = p.workload, ev.memory, p.decimal_places
-    count, acc = ev.count, p.accelerator
-    fits = ("memory.fits", "==", True)
-    met = ("devices_needed.targets_met", "==", True)
-    tps = ev.speed.output_tokens_per_second
+def _rec(code: str, severity: str, message: str, change: dict[str, Any], claim: Claim) -> dict[str, Any]:
+    field, op, value = claim
+    return {
+        "code": code,
+        "severity": severity,
+        "message": message,
+        "change": change,
+        "expected": {"field": field, "op": op, "value": value},
+    }
 
-    if not mem.fits:
-        for step in _QUANTIZE_STEPS[w.engine]:
-            if _BITS[step["precision"]] >= _BITS[w.fmt.precision]:
-                continue
-            change: dict[str, Any] = {"weights": step}
-            after = verified(change, fits)
-            if after:
-                add(
-                    "quantize-weights-to-fit",
-                    "warning",
-                    f"Weights in {step['format'] or step['precision']} take "
-                    f"{human_bytes(after.memory.weights_bytes, dec)} per device instead of "
-                    f"{human_bytes(mem.weights_bytes, dec)}; the request then fits on {count} × {acc.id}.",
-                    change,
-                    fits,
-                )
-                break
-        if w.kv_precision != "fp8" and "fp8" in ENGINE_KV_PRECISIONS[w.engine] and acc.supports("fp8"):
-            change = {"kv_cache_precision": "fp8"}
-            if verified(change, fits):
-                kv = round(mem.kv_cache_bytes)
-                add(
-                    "fp8-kv-cache",
-                    "warning",
-                    f"An fp8 KV cache halves the cache ({human_bytes(kv)} → {human_bytes(kv / 2)}) and the request "
-                    "fits.",
-                    change,
-                    fits,
-                )
-        to_fit = ev.to_fit
-        if to_fit and to_fit != count:
-            change = {"hardware": {"count": to_fit}}
-            if verified(change, fits):
-                add(
-                    "more-devices",
-                    "warning",
-                    f"{to_fit} × {acc.id} hold the request ({w.layout} layout).",
-                    change,
-                    fits,
-                )
-        if 1 <= ev.max_batch_size < w.batch:
-            change = {"batch_size": ev.max_batch_size}
-            if verified(change, fits):
-                add(
-                    "reduce-batch",
-                    "warning",
-                    f"At most {ev.max_batch_size} concurrent sequences of {w.context_tokens} tokens fit.",
-                    change,
-                    fits,
-                )
-        ctx = ev.max_context_tokens
-        if w.mode == "token" and ctx is not None and 2 <= ctx < w.context_tokens:
-            prompt = max(1, math.floor(w.prompt_tokens * ctx / w.context_tokens))
-            change = {"prompt_tokens": prompt, "output_tokens": max(1, ctx - prompt)}
-            if verified(change, fits):
-                add(
-                    "reduce-context",
-                    "warning",
-                    f"Only {ctx} tokens per sequence fit at batch {w.batch}; shorten prompt and output.",
-                    change,
-                    fits,
-                )
 
-    if mem.fits and w.layout == "tensor" and ev.max_batch_size < 2 * w.batch:
-        more = next((c for c in w.counts if c > count), None)
-        room = ("memory.max_batch_size", ">=", 4 * w.batch)
-        after = verified({"hardware": {"count": more}}, room) if more else None
+def recommendations(
+    request: Mapping[str, Any], p: InferencePlan, ev: InferenceEvaluation, catalog: Catalog
+) -> list[dict[str, Any]]:
+    """Concrete request changes, one rule after the other. Each carries `expected` {field, op, value}: the changed
+    request was evaluated again and the claim held (the same check a client can repeat)."""
+    advice = _Advice(request, p, ev, catalog)
+    return [rec for rule in _RULES if (rec := rule(advice)) is not None]
+
+
+def _quantize_to_fit(a: _Advice) -> dict[str, Any] | None:
+    """The largest step-down weight format that makes the request fit."""
+    w, mem, dec = a.p.workload, a.ev.memory, a.p.decimal_places
+    if mem.fits:
+        return None
+    for step in _QUANTIZE_STEPS[w.engine]:
+        if _BITS[step["precision"]] >= _BITS[w.fmt.precision]:
+            continue
+        change: dict[str, Any] = {"weights": step}
+        after = a.verified(change, _FITS)
         if after:
-            add(
-                "more-devices-for-headroom",
-                "info",
-                f"The request fits with room for only {ev.max_batch_size} sequences; {more} × {acc.id} hold "
-                f"{after.max_batch_size}.",
-                {"hardware": {"count": more}},
-                room,
+            return _rec(
+                "quantize-weights-to-fit",
+                "warning",
+                f"Weights in {step['format'] or step['precision']} take "
+                f"{human_bytes(after.memory.weights_bytes, dec)} per device instead of "
+                f"{human_bytes(mem.weights_bytes, dec)}; the request then fits on {a.ev.count} × {a.p.accelerator.id}.",
+                change,
+                _FITS,
             )
+    return None
 
+
+def _fp8_kv_cache(a: _Advice) -> dict[str, Any] | None:
+    w, mem, acc = a.p.workload, a.ev.memory, a.p.accelerator
+    if (
+        mem.fits
+        or w.kv_precision == "fp8"
+        or "fp8" not in ENGINE_KV_PRECISIONS[w.engine]
+        or not acc.supports("fp8")
+    ):
+        return None
+    change = {"kv_cache_precision": "fp8"}
+    if not a.verified(change, _FITS):
+        return None
+    kv = round(mem.kv_cache_bytes)
+    return _rec(
+        "fp8-kv-cache",
+        "warning",
+        f"An fp8 KV cache halves the cache ({human_bytes(kv)} → {human_bytes(kv / 2)}) and the request fits.",
+        change,
+        _FITS,
+    )
+
+
+def _more_devices(a: _Advice) -> dict[str, Any] | None:
+    to_fit, count = a.ev.to_fit, a.ev.count
+    if a.ev.memory.fits or not to_fit or to_fit == count:
+        return None
+    change = {"hardware": {"count": to_fit}}
+    if not a.verified(change, _FITS):
+        return None
+    layout = a.p.workload.layout
+    return _rec(
+        "more-devices",
+        "warning",
+        f"{to_fit} × {a.p.accelerator.id} hold the request ({layout} layout).",
+        change,
+        _FITS,
+    )
+
+
+def _reduce_batch(a: _Advice) -> dict[str, Any] | None:
+    w, ev = a.p.workload, a.ev
+    if ev.memory.fits or not 1 <= ev.max_batch_size < w.batch:
+        return None
+    change = {"batch_size": ev.max_batch_size}
+    if not a.verified(change, _FITS):
+        return None
+    return _rec(
+        "reduce-batch",
+        "warning",
+        f"At most {ev.max_batch_size} concurrent sequences of {w.context_tokens} tokens fit.",
+        change,
+        _FITS,
+    )
+
+
+def _reduce_context(a: _Advice) -> dict[str, Any] | None:
+    w, ev = a.p.workload, a.ev
+    if ev.memory.fits:
+        return None
+    ctx = ev.max_context_tokens
+    if w.mode != "token" or ctx is None or not 2 <= ctx < w.context_tokens:
+        return None
+    prompt = max(1, math.floor(w.prompt_tokens * ctx / w.context_tokens))
+    change = {"prompt_tokens": prompt, "output_tokens": max(1, ctx - prompt)}
+    if not a.verified(change, _FITS):
+        return None
+    return _rec(
+        "reduce-context",
+        "warning",
+        f"Only {ctx} tokens per sequence fit at batch {w.batch}; shorten prompt and output.",
+        change,
+        _FITS,
+    )
+
+
+def _headroom(a: _Advice) -> dict[str, Any] | None:
+    w, ev = a.p.workload, a.ev
+    if not ev.memory.fits or w.layout != "tensor" or ev.max_batch_size >= 2 * w.batch:
+        return None
+    more = next((c for c in w.counts if c > ev.count), None)
+    room = ("memory.max_batch_size", ">=", 4 * w.batch)
+    after = a.verified({"hardware": {"count": more}}, room) if more else None
+    if not after:
+        return None
+    return _rec(
+        "more-devices-for-headroom",
+        "info",
+        f"The request fits with room for only {ev.max_batch_size} sequences; {more} × {a.p.accelerator.id} hold "
+        f"{after.max_batch_size}.",
+        {"hardware": {"count": more}},
+        room,
+    )
+
+
+def _gqa(a: _Advice) -> dict[str, Any] | None:
+    w, mem = a.p.workload, a.ev.memory
     s = w.model.shape
     kv_share = round(mem.kv_cache_bytes) / max(round(mem.per_device_bytes), 1)
     mha = s is not None and not s.kv_lora_rank and s.kv_heads == s.attention_heads and s.attention_heads > 8
-    if mha and s is not None and w.mode == "token" and s.attention_heads % 8 == 0 and kv_share >= 0.25:
-        gqa = _gqa_change(request, p)
-        before = round(mem.kv_bytes_per_token)
-        claim = ("memory.kv_cache_bytes_per_token", "==", round(before * 8 / s.attention_heads))
-        if gqa and verified(gqa, claim):
-            add(
-                "use-gqa-model",
-                "info",
-                f"The KV cache is {kv_share:.0%} of memory: a grouped-query variant with 8 KV heads (as Llama-2-70B, "
-                f"Llama 3 and Mistral use) stores {human_bytes(claim[2])} per token instead of {human_bytes(before)}.",
-                gqa,
-                claim,
-            )
+    if not (mha and s is not None and w.mode == "token" and s.attention_heads % 8 == 0 and kv_share >= 0.25):
+        return None
+    gqa = _gqa_change(a.request, a.p)
+    before = round(mem.kv_bytes_per_token)
+    claim = ("memory.kv_cache_bytes_per_token", "==", round(before * 8 / s.attention_heads))
+    if not gqa or not a.verified(gqa, claim):
+        return None
+    return _rec(
+        "use-gqa-model",
+        "info",
+        f"The KV cache is {kv_share:.0%} of memory: a grouped-query variant with 8 KV heads (as Llama-2-70B, "
+        f"Llama 3 and Mistral use) stores {human_bytes(claim[2])} per token instead of {human_bytes(before)}.",
+        gqa,
+        claim,
+    )
 
-    if p.targets and not ev.targets_met:
-        to_meet = ev.to_meet
-        if to_meet and to_meet != count and verified({"hardware": {"count": to_meet}}, met):
-            add(
-                "more-devices-for-targets",
+
+def _devices_for_targets(a: _Advice) -> dict[str, Any] | None:
+    to_meet, count = a.ev.to_meet, a.ev.count
+    if not a.p.targets or a.ev.targets_met or not to_meet or to_meet == count:
+        return None
+    if not a.verified({"hardware": {"count": to_meet}}, _MET):
+        return None
+    return _rec(
+        "more-devices-for-targets",
+        "warning",
+        f"{to_meet} × {a.p.accelerator.id} meet every target.",
+        {"hardware": {"count": to_meet}},
+        _MET,
+    )
+
+
+def _quantize_for_targets(a: _Advice) -> dict[str, Any] | None:
+    w = a.p.workload
+    if not a.p.targets or a.ev.targets_met:
+        return None
+    for step in _QUANTIZE_STEPS[w.engine]:
+        if _BITS[step["precision"]] < _BITS[w.fmt.precision] and a.verified({"weights": step}, _MET, _FITS):
+            return _rec(
+                "quantize-for-targets",
                 "warning",
-                f"{to_meet} × {acc.id} meet every target.",
-                {"hardware": {"count": to_meet}},
-                met,
+                f"{step['format'] or step['precision']} weights stream fewer bytes per token and meet every "
+                "target.",
+                {"weights": step},
+                _MET,
             )
-        for step in _QUANTIZE_STEPS[w.engine]:
-            if _BITS[step["precision"]] < _BITS[w.fmt.precision] and verified({"weights": step}, met, fits):
-                add(
-                    "quantize-for-targets",
-                    "warning",
-                    f"{step['format'] or step['precision']} weights stream fewer bytes per token and meet every "
-                    "target.",
-                    {"weights": step},
-                    met,
-                )
-                break
+    return None
 
-    if tps and w.fmt.precision == "fp32" and w.mode == "token":
-        half = "bf16" if acc.supports("bf16") else "fp16"
-        change = {"weights": {"precision": half, "format": None}}
-        faster = ("throughput.output_tokens_per_second", ">=", 1.5 * tps)
-        if verified(change, faster):
-            add(
-                "use-16-bit-weights",
-                "info",
-                f"{half} weights halve memory and nearly double decode speed.",
-                change,
-                faster,
-            )
 
-    if tps and w.engine == "hf-transformers" and w.mode == "token":
-        faster = ("throughput.output_tokens_per_second", ">=", 1.5 * tps)
-        after = verified({"engine": "vllm"}, faster)
-        if after:
-            gain = (after.speed.output_tokens_per_second or 0.0) / tps
-            add(
-                "switch-engine",
-                "info",
-                f"vLLM's CUDA-graph decode avoids per-layer Python overhead: {gain:.1f}× the output tokens/s.",
-                {"engine": "vllm"},
-                faster,
-            )
+def _sixteen_bit(a: _Advice) -> dict[str, Any] | None:
+    w, tps = a.p.workload, a.ev.speed.output_tokens_per_second
+    if not tps or w.fmt.precision != "fp32" or w.mode != "token":
+        return None
+    half = "bf16" if a.p.accelerator.supports("bf16") else "fp16"
+    change = {"weights": {"precision": half, "format": None}}
+    faster = ("throughput.output_tokens_per_second", ">=", 1.5 * tps)
+    if not a.verified(change, faster):
+        return None
+    return _rec(
+        "use-16-bit-weights",
+        "info",
+        f"{half} weights halve memory and nearly double decode speed.",
+        change,
+        faster,
+    )
 
-    if tps and mem.fits and w.mode == "token" and ev.max_batch_size >= 2 * w.batch and not p.targets:
-        batch = min(ev.max_batch_size, 8 * w.batch)
-        faster = ("throughput.output_tokens_per_second", ">=", 1.3 * tps)
-        after = verified({"batch_size": batch}, fits, faster)
-        if after:
-            gain = (after.speed.output_tokens_per_second or 0.0) / tps
-            add(
-                "raise-batch",
-                "info",
-                f"Memory holds {ev.max_batch_size} sequences; batch {batch} gives {gain:.1f}× the aggregate "
-                "output tokens/s (decode is memory-bound, extra sequences share the weight reads).",
-                {"batch_size": batch},
-                faster,
-            )
-    return out
+
+def _switch_engine(a: _Advice) -> dict[str, Any] | None:
+    w, tps = a.p.workload, a.ev.speed.output_tokens_per_second
+    if not tps or w.engine != "hf-transformers" or w.mode != "token":
+        return None
+    faster = ("throughput.output_tokens_per_second", ">=", 1.5 * tps)
+    after = a.verified({"engine": "vllm"}, faster)
+    if not after:
+        return None
+    gain = (after.speed.output_tokens_per_second or 0.0) / tps
+    return _rec(
+        "switch-engine",
+        "info",
+        f"vLLM's CUDA-graph decode avoids per-layer Python overhead: {gain:.1f}× the output tokens/s.",
+        {"engine": "vllm"},
+        faster,
+    )
+
+
+def _raise_batch(a: _Advice) -> dict[str, Any] | None:
+    w, ev, tps = a.p.workload, a.ev, a.ev.speed.output_tokens_per_second
+    if not tps or not ev.memory.fits or w.mode != "token" or ev.max_batch_size < 2 * w.batch or a.p.targets:
+        return None
+    batch = min(ev.max_batch_size, 8 * w.batch)
+    faster = ("throughput.output_tokens_per_second", ">=", 1.3 * tps)
+    after = a.verified({"batch_size": batch}, _FITS, faster)
+    if not after:
+        return None
+    gain = (after.speed.output_tokens_per_second or 0.0) / tps
+    return _rec(
+        "raise-batch",
+        "info",
+        f"Memory holds {ev.max_batch_size} sequences; batch {batch} gives {gain:.1f}× the aggregate "
+        "output tokens/s (decode is memory-bound, extra sequences share the weight reads).",
+        {"batch_size": batch},
+        faster,
+    )
+
+
+_RULES: tuple[Callable[[_Advice], dict[str, Any] | None], ...] = (
+    _quantize_to_fit,
+    _fp8_kv_cache,
+    _more_devices,
+    _reduce_batch,
+    _reduce_context,
+    _headroom,
+    _gqa,
+    _devices_for_targets,
+    _quantize_for_targets,
+    _sixteen_bit,
+    _switch_engine,
+    _raise_batch,
+)
 
 
 def _gqa_change(request: Mapping[str, Any], p: InferencePlan) -> dict[str, Any] | None:

@@ -14,6 +14,7 @@ from .formats import (
     ENGINE_KV_PRECISIONS,
     ENGINES,
     KV_PRECISIONS,
+    WeightFormat,
     default_kv_precision,
     resolve_weight_format,
 )
@@ -51,17 +52,64 @@ class InferencePlan:
 
 
 def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan:
+    """Validate the request against the model, the engine, the catalog and the context; fill defaults."""
     errors: dict[str, list[str]] = {}
 
     def bad(path: str, message: str) -> None:
         errors.setdefault(path, []).append(message)
 
+    model, engine, fmt = _model_and_format(request, errors, bad)
+    hardware = request.get("hardware") or {}
+    acc, fraction, count = _hardware(hardware, catalog, bad)
+    batch = _positive(request, "batch_size", DEFAULT_BATCH, bad)
+    prompt = _positive(request, "prompt_tokens", DEFAULT_PROMPT, bad)
+    output = _positive(request, "output_tokens", DEFAULT_OUTPUT, bad)
+    kv = _kv_precision(request, engine, bad)
+    targets = _targets(request, bad)
+    cost = request.get("cost") or {}
+    usd, price_source = resolve_price(cost, acc, catalog, bad)
+    overhead = cost.get("infrastructure_overhead", 0.0) or 0.0
+    if isinstance(overhead, bool) or not isinstance(overhead, int | float) or overhead < 0:
+        bad("cost.infrastructure_overhead", "Must be a non-negative fraction (0.15 = +15 %).")
+        overhead = 0.0
+    output_opts = request.get("output") or {}
+    places = output_opts.get("decimal_places", 1)  # decimals in the human-readable strings
+    if isinstance(places, bool) or not isinstance(places, int) or not 0 <= places <= 6:
+        bad("output.decimal_places", "Must be an integer 0-6 (decimals in the human-readable strings).")
+        places = 1
+
+    if model is not None and fmt is not None and acc is not None and engine in ENGINES:
+        kv = kv or default_kv_precision(engine, fmt)
+        workload = Workload(model, engine, fmt, kv, batch, prompt, output, float(fraction))
+        _check_hardware(workload, acc, count, (request.get("weights") or {}).get("format"), bad)
+        _check_context(workload, bad)
+    if errors:
+        raise InvalidRequest(errors)
+    assert model is not None and fmt is not None and acc is not None
+    return InferencePlan(
+        workload=workload,
+        accelerator=acc,
+        count=count,
+        targets=targets,
+        cost=cost,
+        usd_per_accelerator_hour=usd,
+        price_source=price_source,
+        infrastructure_overhead=float(overhead),
+        details=bool(output_opts.get("details", False)),
+        decimal_places=places,
+        suggestions=bool(output_opts.get("suggestions", True)),
+    )
+
+
+def _model_and_format(
+    request: Mapping[str, Any], errors: dict[str, list[str]], bad: Any
+) -> tuple[ModelSpec | None, str, WeightFormat | None]:
+    """The model, the engine and the weight format (the engine's reading of weights.precision/format)."""
     model: ModelSpec | None = None
     try:
         model = resolve_model(request.get("model") or {})
     except InvalidRequest as exc:
         errors.update(exc.errors)
-
     engine = request.get("engine") or "vllm"
     if engine not in ENGINES:
         bad("engine", f"Unknown engine {engine!r}; valid: {', '.join(ENGINES)}.")
@@ -70,8 +118,13 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan
     errors.update(fmt_errors)
     if model is not None and weights.get("format") and model.architecture != "transformer":
         bad("weights.format", "Named formats apply to transformer LLMs; give only weights.precision here.")
+    return model, engine, fmt
 
-    hardware = request.get("hardware") or {}
+
+def _hardware(
+    hardware: Mapping[str, Any], catalog: Catalog, bad: Any
+) -> tuple[Accelerator | None, float, int | None]:
+    """(catalog part, Apple Metal memory fraction, device count or None for "auto")."""
     acc = catalog.accelerators.get(str(hardware.get("accelerator")))
     if acc is None and str(hardware.get("accelerator")) in catalog.unusable:
         bad("hardware.accelerator", catalog.unusable_message(str(hardware.get("accelerator"))))
@@ -91,17 +144,21 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan
             bad("hardware.count", f'Must be an integer 1-{MAX_COUNT} or "auto" (fewest devices that fit).')
         else:
             count = count_raw
+    return acc, fraction, count
 
-    batch = _positive(request, "batch_size", DEFAULT_BATCH, bad)
-    prompt = _positive(request, "prompt_tokens", DEFAULT_PROMPT, bad)
-    output = _positive(request, "output_tokens", DEFAULT_OUTPUT, bad)
+
+def _kv_precision(request: Mapping[str, Any], engine: str, bad: Any) -> str | None:
+    """kv_cache_precision as given (None: the engine's default for the weights), checked against the engine."""
     kv = request.get("kv_cache_precision")
     if kv is not None and kv not in KV_PRECISIONS:
         bad("kv_cache_precision", f"Unknown KV precision {kv!r}; valid: {', '.join(KV_PRECISIONS)}.")
     elif kv is not None and engine in ENGINES and kv not in ENGINE_KV_PRECISIONS[engine]:
         valid = ", ".join(p for p in KV_PRECISIONS if p in ENGINE_KV_PRECISIONS[engine])
         bad("kv_cache_precision", f"Engine {engine!r} has no {kv} KV cache; valid: {valid}.")
+    return kv
 
+
+def _targets(request: Mapping[str, Any], bad: Any) -> dict[str, float]:
     targets: dict[str, float] = {}
     for key, value in (request.get("targets") or {}).items():
         if key not in TARGET_KEYS:
@@ -110,39 +167,7 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan
             bad(f"targets.{key}", "Must be a positive number.")
         else:
             targets[key] = float(value)
-    cost = request.get("cost") or {}
-    usd, price_source = resolve_price(cost, acc, catalog, bad)
-    overhead = cost.get("infrastructure_overhead", 0.0) or 0.0
-    if isinstance(overhead, bool) or not isinstance(overhead, int | float) or overhead < 0:
-        bad("cost.infrastructure_overhead", "Must be a non-negative fraction (0.15 = +15 %).")
-        overhead = 0.0
-    output_opts = request.get("output") or {}
-    places = output_opts.get("decimal_places", 1)  # decimals in the human-readable strings
-    if isinstance(places, bool) or not isinstance(places, int) or not 0 <= places <= 6:
-        bad("output.decimal_places", "Must be an integer 0-6 (decimals in the human-readable strings).")
-        places = 1
-
-    if model is not None and fmt is not None and acc is not None and engine in ENGINES:
-        kv = kv or default_kv_precision(engine, fmt)
-        workload = Workload(model, engine, fmt, kv, batch, prompt, output, float(fraction))
-        _check_hardware(workload, acc, count, weights.get("format"), bad)
-        _check_context(workload, bad)
-    if errors:
-        raise InvalidRequest(errors)
-    assert model is not None and fmt is not None and acc is not None
-    return InferencePlan(
-        workload=workload,
-        accelerator=acc,
-        count=count,
-        targets=targets,
-        cost=cost,
-        usd_per_accelerator_hour=usd,
-        price_source=price_source,
-        infrastructure_overhead=float(overhead),
-        details=bool(output_opts.get("details", False)),
-        decimal_places=places,
-        suggestions=bool(output_opts.get("suggestions", True)),
-    )
+    return targets
 
 
 def hardware_problems(w: Workload, acc: Accelerator, named_format: str | None) -> dict[str, str]:
