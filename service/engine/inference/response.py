@@ -26,39 +26,20 @@ from .speed import Speed
 
 
 def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
+    """The answer: one section builder per top-level field, in the contract's order."""
     w, acc, dec = p.workload, p.accelerator, p.decimal_places
-    count, mem, speed = ev.count, ev.memory, ev.speed
+    count, speed = ev.count, ev.speed
     notes: list[str] = list(w.model.notes) + ([ev.count_note] if ev.count_note else [])
     notes += _notes(p, count, ev.to_meet)
-    cls = accelerator_class(acc)
-    mbu = bandwidth_efficiency(w.engine, cls, w.fmt.family)
-    overhead = layer_overhead_s(w.engine, cls)
-    eff_max, n_half, compute_source = compute_profile(w.engine, cls)
-
     result: dict[str, Any] = {
-        "model": {
-            "name": w.model.name,
-            "architecture": w.model.architecture,
-            "total_parameters": w.model.total_parameters,
-            "active_parameters": w.model.active_parameters,
-            "source": w.model.source,
-            "weights": {
-                "precision": w.fmt.precision,
-                "format": w.fmt.name,
-                "bits_per_weight": w.fmt.body_bits,
-                "embedding_bits_per_weight": w.fmt.embedding_bits,
-                "bytes": w.weights_bytes,
-                "source": w.fmt.source,
-            },
-            "kv_cache_precision": w.kv_precision,
-        },
+        "model": _model_section(w),
         "hardware": {
             "accelerator": acc.id,
             "name": acc.name,
             "count": count,
             "engine": w.engine,
             "layout": w.layout,
-            "accelerator_class": cls,
+            "accelerator_class": accelerator_class(acc),
         },
         "memory": _memory_section(ev, dec),
         "latency": {
@@ -80,30 +61,55 @@ def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
             "to_meet_targets": ev.to_meet,
             "targets_met": ev.targets_met,
         },
-        "assumptions": {
-            "workload": {
-                "batch_size": w.batch,
-                "prompt_tokens": w.prompt_tokens,
-                "output_tokens": w.output_tokens,
-            },
-            "memory_bandwidth_efficiency": {"value": mbu.value, "source": mbu.source},
-            "kv_bandwidth_efficiency": kv_bandwidth_efficiency(w.engine, cls).value,
-            "layer_overhead_s": {"value": overhead.value, "source": overhead.source},
-            "compute_efficiency": {"max": eff_max, "tokens_at_half": n_half, "source": compute_source},
-            "usd_per_accelerator_hour": p.usd_per_accelerator_hour,
-            "infrastructure_overhead": p.infrastructure_overhead,
-        },
+        "assumptions": _assumptions_section(p),
         "notes": notes,
     }
-    if w.model.shape is not None and w.model.shape.is_moe:
-        result["assumptions"]["moe_expert_efficiency"] = MOE_EXPERT_EFFICIENCY.value
     if p.details:
-        result["details"] = _details(w, acc, mem, speed)
-    if w.model.shape is not None and w.model.shape.is_moe:
-        result["assumptions"]["moe_expert_efficiency"] = MOE_EXPERT_EFFICIENCY.value
-    if p.details:
-        result["details"] = _details(w, acc, mem, speed)
+        result["details"] = _details(w, acc, ev.memory, speed)
     return result
+
+
+def _model_section(w: Workload) -> dict[str, Any]:
+    return {
+        "name": w.model.name,
+        "architecture": w.model.architecture,
+        "total_parameters": w.model.total_parameters,
+        "active_parameters": w.model.active_parameters,
+        "source": w.model.source,
+        "weights": {
+            "precision": w.fmt.precision,
+            "format": w.fmt.name,
+            "bits_per_weight": w.fmt.body_bits,
+            "embedding_bits_per_weight": w.fmt.embedding_bits,
+            "bytes": w.weights_bytes,
+            "source": w.fmt.source,
+        },
+        "kv_cache_precision": w.kv_precision,
+    }
+
+
+def _assumptions_section(p: InferencePlan) -> dict[str, Any]:
+    w = p.workload
+    cls = accelerator_class(p.accelerator)
+    mbu = bandwidth_efficiency(w.engine, cls, w.fmt.family)
+    overhead = layer_overhead_s(w.engine, cls)
+    eff_max, n_half, compute_source = compute_profile(w.engine, cls)
+    assumptions: dict[str, Any] = {
+        "workload": {
+            "batch_size": w.batch,
+            "prompt_tokens": w.prompt_tokens,
+            "output_tokens": w.output_tokens,
+        },
+        "memory_bandwidth_efficiency": {"value": mbu.value, "source": mbu.source},
+        "kv_bandwidth_efficiency": kv_bandwidth_efficiency(w.engine, cls).value,
+        "layer_overhead_s": {"value": overhead.value, "source": overhead.source},
+        "compute_efficiency": {"max": eff_max, "tokens_at_half": n_half, "source": compute_source},
+        "usd_per_accelerator_hour": p.usd_per_accelerator_hour,
+        "infrastructure_overhead": p.infrastructure_overhead,
+    }
+    if w.model.shape is not None and w.model.shape.is_moe:
+        assumptions["moe_expert_efficiency"] = MOE_EXPERT_EFFICIENCY.value
+    return assumptions
 
 
 def _notes(p: InferencePlan, count: int, to_meet: int | None) -> list[str]:
@@ -204,106 +210,54 @@ def _cost_section(w: Workload, speed: Speed, count: int, p: InferencePlan) -> di
     }
 
 
+Row = tuple[str, str, float | None, str, str]  # name, formula, value, unit, source
+
+
 def _details(w: Workload, acc: Accelerator, mem: MemoryPlan, speed: Speed) -> list[dict[str, Any]]:
-    cls = accelerator_class(acc)
-    t = speed.terms
-    rows: list[tuple[str, str, float | None, str, str]] = [
-        (
-            "weights_bytes_total",
-            "N_blocks·bits/8 + N_embed·bits_embed/8",
-            w.weights_bytes,
-            "bytes",
-            w.fmt.source,
-        ),
-        (
-            "kv_cache_bytes_per_token",
-            "2·L·g·d·bytes (MLA: (r_kv + d_rope)·L·bytes), per device",
-            mem.kv_bytes_per_token,
-            "bytes",
-            "docs/formulas.md Inference memory",
-        ),
-        (
-            "memory_bandwidth_efficiency",
-            "achieved / datasheet bandwidth (MBU)",
-            bandwidth_efficiency(w.engine, cls, w.fmt.family).value,
-            "fraction",
-            bandwidth_efficiency(w.engine, cls, w.fmt.family).source,
-        ),
-        (
-            "step_overhead_s",
-            "layers × per-layer overhead",
-            t.get("step_overhead_s", 0.0),
-            "s",
-            layer_overhead_s(w.engine, cls).source,
-        ),
-        (
-            "peak_flops_per_s",
-            "dense peak at the compute precision",
-            t.get("peak_flops_per_s", 0.0),
-            "FLOP/s",
-            "catalog (reference accelerators.csv)",
-        ),
-    ]
-    if w.mode == "token":
-        rows += [
-            (
-                "prefill_flops",
-                "2·N·b·s + b·L·s²·a·(d_qk + d_v)",
-                t["prefill_flops"],
-                "FLOP",
-                "docs/formulas.md",
-            ),
-            (
-                "prefill_compute_efficiency",
-                "eff_max·n/(n + n_half)",
-                t["prefill_compute_efficiency"],
-                "fraction",
-                "efficiency.py (TensorRT-LLM TTFT fit)",
-            ),
-            (
-                "decode_weight_bytes_per_step",
-                "weights − input embedding − untouched experts, per device",
-                t["decode_weight_bytes_per_device"],
-                "bytes",
-                "docs/formulas.md MoE decode",
-            ),
-            (
-                "decode_kv_bytes_per_step",
-                "b · mean context · KV bytes per token",
-                t["decode_kv_bytes_per_device"],
-                "bytes",
-                "docs/formulas.md Inference speed",
-            ),
-            (
-                "decode_step_s",
-                "max(W/(BW·MBU), 2·N·b/(peak·eff)) + KV/(BW·MBU_kv) + overhead + all-reduce",
-                speed.time_per_output_token_s,
-                "s",
-                "docs/formulas.md Inference speed",
-            ),
-            (
-                "allreduce_s_per_step",
-                "2·L·(latency + 2(t−1)/t·b·h·bytes/link)",
-                t["allreduce_s"],
-                "s",
-                "efficiency.py (gpt-fast TP fit); parallelism.py",
-            ),
-        ]
-    else:
-        rows += [
-            (
-                "flops_per_sample",
-                "forward FLOPs per sample",
-                t["flops_per_sample"],
-                "FLOP",
-                w.model.source or "",
-            ),
-            (
-                "compute_efficiency",
-                "eff_max·b/(b + n_half)",
-                t["compute_efficiency"],
-                "fraction",
-                "efficiency.py VISION_COMPUTE",
-            ),
-        ]
+    """Every step of the calculation: the rows common to all models, then the token (prefill/decode) or sample
+    rows."""
+    rows = _common_rows(w, acc, mem, speed) + (
+        _token_rows(speed) if w.mode == "token" else _sample_rows(w, speed)
+    )
     return [{"name": n, "formula": f, "value": v, "unit": u, "source": s} for n, f, v, u, s in rows]
+
+
+def _common_rows(w: Workload, acc: Accelerator, mem: MemoryPlan, speed: Speed) -> list[Row]:
+    cls, t = accelerator_class(acc), speed.terms
+    mbu = bandwidth_efficiency(w.engine, cls, w.fmt.family)
+    return [
+        ("weights_bytes_total", "N_blocks·bits/8 + N_embed·bits_embed/8", w.weights_bytes, "bytes", w.fmt.source),
+        ("kv_cache_bytes_per_token", "2·L·g·d·bytes (MLA: (r_kv + d_rope)·L·bytes), per device",
+         mem.kv_bytes_per_token, "bytes", "docs/formulas.md Inference memory"),
+        ("memory_bandwidth_efficiency", "achieved / datasheet bandwidth (MBU)", mbu.value, "fraction", mbu.source),
+        ("step_overhead_s", "layers × per-layer overhead", t.get("step_overhead_s", 0.0), "s",
+         layer_overhead_s(w.engine, cls).source),
+        ("peak_flops_per_s", "dense peak at the compute precision", t.get("peak_flops_per_s", 0.0), "FLOP/s",
+         "catalog (reference accelerators.csv)"),
+    ]  # fmt: skip
+
+
+def _token_rows(speed: Speed) -> list[Row]:
+    t = speed.terms
+    return [
+        ("prefill_flops", "2·N·b·s + b·L·s²·a·(d_qk + d_v)", t["prefill_flops"], "FLOP", "docs/formulas.md"),
+        ("prefill_compute_efficiency", "eff_max·n/(n + n_half)", t["prefill_compute_efficiency"], "fraction",
+         "efficiency.py (TensorRT-LLM TTFT fit)"),
+        ("decode_weight_bytes_per_step", "weights − input embedding − untouched experts, per device",
+         t["decode_weight_bytes_per_device"], "bytes", "docs/formulas.md MoE decode"),
+        ("decode_kv_bytes_per_step", "b · mean context · KV bytes per token", t["decode_kv_bytes_per_device"],
+         "bytes", "docs/formulas.md Inference speed"),
+        ("decode_step_s", "max(W/(BW·MBU), 2·N·b/(peak·eff)) + KV/(BW·MBU_kv) + overhead + all-reduce",
+         speed.time_per_output_token_s, "s", "docs/formulas.md Inference speed"),
+        ("allreduce_s_per_step", "2·L·(latency + 2(t−1)/t·b·h·bytes/link)", t["allreduce_s"], "s",
+         "efficiency.py (gpt-fast TP fit); parallelism.py"),
+    ]  # fmt: skip
+
+
+def _sample_rows(w: Workload, speed: Speed) -> list[Row]:
+    t = speed.terms
+    return [
+        ("flops_per_sample", "forward FLOPs per sample", t["flops_per_sample"], "FLOP", w.model.source or ""),
+        ("compute_efficiency", "eff_max·b/(b + n_half)", t["compute_efficiency"], "fraction",
+         "efficiency.py VISION_COMPUTE"),
+    ]  # fmt: skip
