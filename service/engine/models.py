@@ -276,6 +276,36 @@ def _from_hf_config(cfg: Mapping[str, Any]) -> ModelSpec:
     """Parse a Hugging Face config.json (Llama/Mistral/Mixtral/Qwen2/GPT-2/GPT-NeoX/BERT/DeepSeek)."""
     path = "model.hf_config"
     model_type = str(cfg.get("model_type") or "").lower()
+    layers, h, a, vocab = _hf_required(cfg, path)
+    act = str(_first(cfg, "hidden_act", "activation_function", "hidden_activation") or "").lower()
+    gated = model_type in _GATED or (model_type not in _BIASED and act in ("silu", "swish", "swiglu"))
+    ffn = _first(cfg, "intermediate_size", "n_inner", "ffn_dim") or 4 * h  # GPT-2 n_inner None → 4·n_embd
+    kv = _first(cfg, "num_key_value_heads", "num_kv_heads") or (1 if cfg.get("multi_query") else a)
+    head_dim = cfg.get("head_dim")
+    shape = TransformerShape(
+        layers=layers,
+        hidden_size=h,
+        attention_heads=a,
+        kv_heads=int(kv),
+        ffn_hidden_size=int(ffn),
+        ffn_type="swiglu" if gated else "gelu",
+        vocab_size=vocab,
+        tied_embeddings=bool(cfg.get("tie_word_embeddings", model_type not in _UNTIED_DEFAULT)),
+        max_context_tokens=_first(cfg, "max_position_embeddings", "n_positions", "n_ctx"),
+        biases=model_type in _BIASED,
+        encoder_only=model_type in _ENCODERS,
+        qkv_bias=model_type in ("qwen2", "qwen2_moe") or bool(cfg.get("attention_bias")),
+        learned_position_embeddings=_hf_learned_positions(cfg, model_type),
+        explicit_head_dim=int(head_dim) if head_dim and head_dim * a != h else None,
+        **_hf_experts(cfg),
+        **_hf_latent_attention(cfg),
+    )
+    name = cfg.get("_name_or_path") or cfg.get("name") or model_type or None
+    return _transformer_spec(name, shape, path, f"hf_config ({model_type or 'unknown model_type'})")
+
+
+def _hf_required(cfg: Mapping[str, Any], path: str) -> tuple[int, int, int, int]:
+    """(layers, hidden size, attention heads, vocabulary), under their HF names or GPT-2 aliases."""
     required = {
         "num_hidden_layers": _first(cfg, "num_hidden_layers", "n_layer", "num_layers"),
         "hidden_size": _first(cfg, "hidden_size", "n_embd", "d_model"),
@@ -290,47 +320,41 @@ def _from_hf_config(cfg: Mapping[str, Any]) -> ModelSpec:
     if errors:
         raise InvalidRequest(errors)
     layers, h, a, vocab = (int(v) for v in required.values())
-    act = str(_first(cfg, "hidden_act", "activation_function", "hidden_activation") or "").lower()
-    gated = model_type in _GATED or (model_type not in _BIASED and act in ("silu", "swish", "swiglu"))
-    ffn_type = "swiglu" if gated else "gelu"
-    ffn = _first(cfg, "intermediate_size", "n_inner", "ffn_dim") or 4 * h  # GPT-2 n_inner None → 4·n_embd
-    kv = _first(cfg, "num_key_value_heads", "num_kv_heads") or (1 if cfg.get("multi_query") else a)
+    return layers, h, a, vocab
+
+
+def _hf_experts(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """Mixture-of-experts fields (Mixtral, Qwen2-MoE, DeepSeek): experts, routing, shared experts, dense layers."""
     experts = int(_first(cfg, "num_local_experts", "n_routed_experts", "num_experts") or 1)
     moe_ffn = cfg.get("moe_intermediate_size")
     shared = int(cfg.get("n_shared_experts") or 0)
     if cfg.get("shared_expert_intermediate_size") and moe_ffn:  # Qwen2-MoE: one wide shared expert
         shared = max(1, round(cfg["shared_expert_intermediate_size"] / moe_ffn))
-    learned = 0
+    return {
+        "experts": experts,
+        "experts_per_token": int(cfg.get("num_experts_per_tok") or (1 if experts == 1 else 2)),
+        "shared_experts": shared,
+        "moe_ffn_hidden_size": int(moe_ffn) if moe_ffn and experts > 1 else None,
+        "dense_layers": int(cfg.get("first_k_dense_replace") or 0) if experts > 1 else 0,
+    }
+
+
+def _hf_latent_attention(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """Multi-head latent attention fields (DeepSeek-V2/V3), None without kv_lora_rank."""
+    mla = bool(cfg.get("kv_lora_rank"))
+    return {
+        "kv_lora_rank": cfg.get("kv_lora_rank"),
+        "qk_rope_head_dim": cfg.get("qk_rope_head_dim") if mla else None,
+        "q_lora_rank": cfg.get("q_lora_rank") if mla else None,
+        "qk_nope_head_dim": cfg.get("qk_nope_head_dim") if mla else None,
+        "v_head_dim": cfg.get("v_head_dim") if mla else None,
+    }
+
+
+def _hf_learned_positions(cfg: Mapping[str, Any], model_type: str) -> int:
+    """Rows of learned position (+ token-type) embeddings: GPT-2 and the BERT family have them."""
     if model_type == "gpt2":
-        learned = int(_first(cfg, "n_positions", "n_ctx") or 1024)
-    elif model_type in _ENCODERS:
-        learned = int(cfg.get("max_position_embeddings") or 512) + int(cfg.get("type_vocab_size") or 0)
-    head_dim = cfg.get("head_dim")
-    shape = TransformerShape(
-        layers=layers,
-        hidden_size=h,
-        attention_heads=a,
-        kv_heads=int(kv),
-        ffn_hidden_size=int(ffn),
-        ffn_type=ffn_type,
-        vocab_size=vocab,
-        tied_embeddings=bool(cfg.get("tie_word_embeddings", model_type not in _UNTIED_DEFAULT)),
-        experts=experts,
-        experts_per_token=int(cfg.get("num_experts_per_tok") or (1 if experts == 1 else 2)),
-        shared_experts=shared,
-        moe_ffn_hidden_size=int(moe_ffn) if moe_ffn and experts > 1 else None,
-        dense_layers=int(cfg.get("first_k_dense_replace") or 0) if experts > 1 else 0,
-        max_context_tokens=_first(cfg, "max_position_embeddings", "n_positions", "n_ctx"),
-        kv_lora_rank=cfg.get("kv_lora_rank"),
-        qk_rope_head_dim=cfg.get("qk_rope_head_dim") if cfg.get("kv_lora_rank") else None,
-        q_lora_rank=cfg.get("q_lora_rank") if cfg.get("kv_lora_rank") else None,
-        qk_nope_head_dim=cfg.get("qk_nope_head_dim") if cfg.get("kv_lora_rank") else None,
-        v_head_dim=cfg.get("v_head_dim") if cfg.get("kv_lora_rank") else None,
-        biases=model_type in _BIASED,
-        encoder_only=model_type in _ENCODERS,
-        qkv_bias=model_type in ("qwen2", "qwen2_moe") or bool(cfg.get("attention_bias")),
-        learned_position_embeddings=learned,
-        explicit_head_dim=int(head_dim) if head_dim and head_dim * a != h else None,
-    )
-    name = cfg.get("_name_or_path") or cfg.get("name") or model_type or None
-    return _transformer_spec(name, shape, path, f"hf_config ({model_type or 'unknown model_type'})")
+        return int(_first(cfg, "n_positions", "n_ctx") or 1024)
+    if model_type in _ENCODERS:
+        return int(cfg.get("max_position_embeddings") or 512) + int(cfg.get("type_vocab_size") or 0)
+    return 0
