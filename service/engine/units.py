@@ -71,15 +71,19 @@ _BINARY_UNITS = tuple(
 )
 
 
+_FIXED_SPECS = {d: f".{d}f" for d in range(7)}  # format specs of the decimal places a response may ask for
+
+
 def human_bytes(n: float, decimals: int = 1) -> str:
     """Binary units: 15032385536 -> "14.0 GiB" (the largest unit the magnitude reaches, up to EiB)."""
     value = float(n)
     magnitude = abs(value)
     if not magnitude >= 1024:  # also NaN
         return f"{value:.0f} B"
+    spec = _FIXED_SPECS.get(decimals) or f".{decimals}f"
     for scale, unit in _BINARY_UNITS:
         if magnitude >= scale:
-            return f"{value / scale:.{decimals}f} {unit}"
+            return f"{format(value / scale, spec)} {unit}"
     raise AssertionError("unreachable: magnitude >= 1024")
 
 

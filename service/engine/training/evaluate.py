@@ -7,7 +7,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..units import SECONDS_PER_HOUR
-from .memory import MemoryBreakdown, bytes_per_parameter, parameters_per_device, training_memory
+from .memory import (
+    MemoryBreakdown,
+    bytes_per_parameter,
+    model_states,
+    parameters_per_device,
+    training_memory,
+)
 from .plan import TrainingPlan
 from .step_time import StepModel, StepTime, StepWork, UnitFlops, flops_per_unit, step_work
 
@@ -103,8 +109,9 @@ def basis(plan: TrainingPlan) -> Basis:
     else:
         micros = _candidate_micro_batches(plan, per_replica)
     params = parameters_per_device(plan.model, plan.par)
+    states = model_states(plan, params)
     candidates = tuple(
-        (micro, training_memory(plan, micro, per_replica // micro, params)) for micro in micros
+        (micro, training_memory(plan, micro, per_replica // micro, params, states)) for micro in micros
     )
     flops = flops_per_unit(plan)
     return Basis(flops, params, step_work(plan, flops), candidates)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..architecture import (
+    SHAPE_CACHE,
     ModelSpec,
     TransformerShape,
     embedding_parameters,
@@ -80,9 +82,24 @@ def training_memory(
     micro_batch: int,
     micro_batches_per_step: int,
     params: tuple[float, float] | None = None,
+    states: ModelStates | None = None,
 ) -> MemoryBreakdown:
     """Peak bytes on the busiest device (first pipeline stage, or last when it also holds the logits);
-    `params`: parameters_per_device(plan.model, plan.par) when the caller has them."""
+    `params`: parameters_per_device(plan.model, plan.par), `states`: model_states(plan, params), when the caller
+    has them (they do not depend on the micro-batch)."""
+    weights, grads, optim, gathered = states or model_states(plan, params)
+    activations = activation_bytes(plan, micro_batch, micro_batches_per_step)
+    overhead = CUDA_CONTEXT_BYTES + gathered + FRAGMENTATION * (weights + grads + optim + activations)
+    return MemoryBreakdown(weights, grads, optim, activations, overhead)
+
+
+ModelStates = tuple[
+    float, float, float, float
+]  # weights, gradients, optimizer states, ZeRO-3 gathered layers
+
+
+def model_states(plan: TrainingPlan, params: tuple[float, float] | None = None) -> ModelStates:
+    """Bytes of weights, gradients and optimizer states on the busiest device, and the layers ZeRO-3 gathers."""
     model, par = plan.model, plan.par
     w_b, g_b, o_b = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
     dense, expert = params or parameters_per_device(model, par)
@@ -94,14 +111,12 @@ def training_memory(
     weights = (dense / (dp if z >= 3 else 1) + expert / (edp if z >= 3 else 1)) * w_b
     grads = (dense / (dp if z >= 2 else 1) + expert / (edp if z >= 2 else 1)) * g_b
     optim = (dense / (dp if z >= 1 else 1) + expert / (edp if z >= 1 else 1)) * o_b
-    activations = activation_bytes(plan, micro_batch, micro_batches_per_step)
     gathered = 0.0
     if z >= 3:
         layer = largest_layer_parameters(model.shape) / par.tensor if model.shape is not None else 0.0
         # never more than the unsharded weights ZeRO-2 would hold: gathering only re-materialises what was split
         gathered = min(ZERO3_LIVE_LAYER_FACTOR * layer * w_b, (dense + expert) * w_b - weights)
-    overhead = CUDA_CONTEXT_BYTES + gathered + FRAGMENTATION * (weights + grads + optim + activations)
-    return MemoryBreakdown(weights, grads, optim, activations, overhead)
+    return weights, grads, optim, gathered
 
 
 def parameters_per_device(model: ModelSpec, par: Parallelism) -> tuple[float, float]:
@@ -196,6 +211,7 @@ def layer_activation_bytes(
     return stored, working
 
 
+@lru_cache(maxsize=SHAPE_CACHE)
 def _layer_terms(sh: TransformerShape, mlp: float) -> tuple[float, float]:
     """Bytes per s·b·h kept per layer (at 2-byte activations): (kept whole unless sequence parallel, split by t).
 
@@ -212,6 +228,7 @@ def _layer_terms(sh: TransformerShape, mlp: float) -> tuple[float, float]:
     return 8.0, 2.0 + kv + 2.0 + 6.0 * width
 
 
+@lru_cache(maxsize=SHAPE_CACHE)
 def _mlp_activation_scale(s: TransformerShape) -> float:
     """MLP activations relative to Korthikanti's GELU 4h MLP: width f/(4h), ×1.5 for the gated third matrix."""
     if s.is_moe:
