@@ -228,14 +228,14 @@ def _print_import(answer: dict, verbose: bool) -> None:
     moved = answer["scenarios"]
     click.echo(f"saved scenarios moved: {moved['moved']}")
     for p in moved["by_price"]:
-        pct = f"{p['percent']:+.2f} %" if p["percent"] is not None else "price gone"
+        pct = f"{p['percent']:+.3g} %" if p["percent"] is not None else "price gone"
         who = f"cost.provider={p['provider']}" if p["provider"] else "catalog default"
         click.echo(
             f"  {p['accelerator_id']} ({who}): {_money(p['usd_per_accelerator_hour_before'])} → "
             f"{_money(p['usd_per_accelerator_hour_after'])} USD/accelerator-h ({pct}), {p['scenarios']} scenario(s)"
         )
     for e in moved["largest"][:10]:
-        pct = f"{e['percent']:+.2f} %" if e["percent"] is not None else "n/a"
+        pct = f"{e['percent']:+.3g} %" if e["percent"] is not None else "n/a"
         click.echo(
             f"    #{e['id']} {e['name']!r} {e['basis']}: {_money(e['usd_before'])} → {_money(e['usd_after'])} ({pct})"
         )

@@ -77,6 +77,12 @@ def test_aws_csv_through_the_endpoint_and_content_types(client, admin_headers):
     assert wrong.status_code == 415 and "text/csv" in wrong.json["detail"]
 
 
+def test_a_file_past_the_size_limit_is_a_413(app, client, admin_headers):
+    app.config["PRICE_IMPORT_MAX_BYTES"] = 1000
+    response = post_file(client, admin_headers, "gcp-billing", "gcp-billing-skus.json", dry_run=True)
+    assert response.status_code == 413, response.json
+
+
 def test_a_malformed_file_is_a_422_naming_where_and_writes_nothing(client, admin_headers):
     body = b'{"Items": [{"serviceName": "Virtual Machines", "type": "Consumption", "armSkuName": 5}]}'
     response = client.post(
