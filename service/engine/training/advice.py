@@ -16,11 +16,11 @@ from ..hardware import Accelerator, Catalog, Price
 from ..parallelism import builds_training_clusters, domain_size
 from ..patch import merge_patch
 from ..units import human_bytes, human_count, human_duration, human_usd
-from .evaluate import Evaluation, evaluate, seconds_floor
+from .evaluate import Evaluation, evaluate, local_seconds_floor, seconds_floor
 from .plan import TrainingPlan
 from .request import build_plan, default_precision
 from .scaling import TOKENS_PER_PARAMETER, chinchilla_loss, loss_optimal_parameters
-from .step_time import StepModel
+from .step_time import StepModel, compute_floor_s
 
 OVERHEAD_WARNING_SHARE = 0.03  # checkpointing / validation above 3 % of wall time is worth tuning
 OVERHEAD_TARGET_SHARE = 0.01
@@ -387,14 +387,19 @@ def _cheapest(
     terms alone (seconds_floor) cost more than the cheapest found is passed over before its full evaluation."""
     devices = plan.par.devices
     best: tuple[float, int, Accelerator, Evaluation] | None = None
-    for bound, order, acc, price, model in _cost_bounds(catalog, plan, ev, current):
+    basis = ev.basis
+    for bound, order, acc, price in _cost_bounds(catalog, plan, ev, current):
         if best is not None and bound > best[0]:
             break
         on_acc = plan.on(acc, price.usd_per_hour)
+        model = StepModel(on_acc, basis.flops, basis.params, basis.work)
         try:
-            if model is not None and best is not None:
-                floor = ev.accelerator_hours(devices, seconds_floor(on_acc, ev.basis, model))
-                if floor * price.usd_per_hour > best[0]:
+            if plan.utilization is None and best is not None:
+                # two floors of its time, the cheaper first: compute and bubble, then every step term
+                usd = price.usd_per_hour
+                if ev.accelerator_hours(devices, local_seconds_floor(on_acc, basis, model)) * usd > best[0]:
+                    continue
+                if ev.accelerator_hours(devices, seconds_floor(on_acc, basis, model)) * usd > best[0]:
                     continue
             candidate = evaluate(on_acc, ev.basis, model)
         except (ZeroDivisionError, ValueError):
@@ -412,26 +417,25 @@ def _cheapest(
 
 def _cost_bounds(
     catalog: Catalog, plan: TrainingPlan, ev: Evaluation, current: float
-) -> list[tuple[float, int, Accelerator, Price, StepModel | None]]:
-    """(lower bound of the cost, rank of the cost floor, accelerator, price, its StepModel when the utilization is
-    predicted) of every accelerator that may run the job for less, lowest bound first.
+) -> list[tuple[float, int, Accelerator, Price]]:
+    """(lower bound of the cost, rank of the cost floor, accelerator, price) of every accelerator that may run the
+    job for less, lowest bound first.
 
     The cost floor is the job's FLOPs at the device's dense peak (or at the given utilization). Without a given
     utilization the bound is tighter: the step's compute terms at the largest micro-batch the plan may use
-    (StepModel.compute_floor_s), which communication, the bubble, checkpoints and validation only add to."""
+    (compute_floor_s), which communication, the bubble, checkpoints and validation only add to."""
     threshold = current * (1.0 - CHEAPER_MIN_SAVING)
     floors = _cost_floors(catalog, plan, ev, threshold)
     if plan.utilization is not None:  # the floor is the given utilization's time already
-        return [(floor_usd, order, acc, price, None) for order, (floor_usd, acc, price) in enumerate(floors)]
-    devices = plan.par.devices
+        return [(floor_usd, order, acc, price) for order, (floor_usd, acc, price) in enumerate(floors)]
+    devices, work, precision = plan.par.devices, ev.basis.work, plan.precision
     largest_micro, memory = ev.basis.candidates[0]
-    bounds: list[tuple[float, int, Accelerator, Price, StepModel | None]] = []
+    bounds: list[tuple[float, int, Accelerator, Price]] = []
     for order, (_, acc, price) in enumerate(floors):
-        model = StepModel(plan.on(acc, price.usd_per_hour), ev.basis.flops, ev.basis.params, ev.basis.work)
-        seconds = ev.step_equivalents * model.compute_floor_s(largest_micro, memory)
+        seconds = ev.step_equivalents * compute_floor_s(work, acc, precision, largest_micro, memory)
         bound = ev.accelerator_hours(devices, seconds) * price.usd_per_hour
         if bound < threshold and seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds:
-            bounds.append((bound, order, acc, price, model))
+            bounds.append((bound, order, acc, price))
     bounds.sort(key=lambda c: (c[0], c[1]))
     return bounds
 

@@ -190,6 +190,17 @@ def seconds_floor(plan: TrainingPlan, b: Basis, model: StepModel) -> float:
     )
 
 
+def local_seconds_floor(plan: TrainingPlan, b: Basis, model: StepModel) -> float:
+    """A cheaper floor of evaluate(plan).seconds than seconds_floor when the utilization is predicted: the compute
+    terms and the bubble they alone imply, at their least over the micro-batches evaluate may choose (no bandwidth
+    lookup, no step built)."""
+    step_equivalents = (plan.units + plan.pretraining_units) / plan.units_per_step
+    return min(
+        step_equivalents * compute_s + step_equivalents * bubble_s
+        for compute_s, bubble_s in (model.local_floor(micro, memory) for micro, memory in options(plan, b))
+    )
+
+
 def _micro_batch(plan: TrainingPlan, b: Basis, model: StepModel) -> tuple[int, MemoryBreakdown, StepTime]:
     """The micro-batch the plan runs (given, or chosen among those that fit), its memory and predicted step."""
     fitting = options(plan, b)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..architecture import (
     SHAPE_CACHE,
@@ -54,8 +54,7 @@ ZERO3_LIVE_LAYER_FACTOR = (
 CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE = 200.0
 
 
-@dataclass(frozen=True)
-class MemoryBreakdown:
+class MemoryBreakdown(NamedTuple):  # a named tuple: built per candidate micro-batch of every evaluation
     weights: float
     gradients: float
     optimizer_states: float

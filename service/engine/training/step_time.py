@@ -10,7 +10,6 @@ the error on every point.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -122,8 +121,7 @@ def _gemm_base(accelerator_id: str) -> float:
     return next((value for prefix, value in BEST_GEMM_EFFICIENCY if prefix in key), DEFAULT_GEMM_EFFICIENCY)
 
 
-@dataclass(frozen=True)
-class UnitFlops:
+class UnitFlops(NamedTuple):
     """Model FLOPs per token (or per sample for CNN/ViT), forward + backward."""
 
     gemm: float
@@ -161,8 +159,7 @@ def _routed_expert_slowdown(model: ModelSpec, flops: UnitFlops) -> float:
     return 1.0 - share + share / MOE_GROUPED_GEMM_EFFICIENCY
 
 
-@dataclass(frozen=True)
-class StepWork:
+class StepWork(NamedTuple):
     """The compute terms' numerators, which depend on neither the accelerator nor the micro-batch: built once per
     plan (evaluate's Basis) and divided by each accelerator's rates in StepModel."""
 
@@ -211,6 +208,55 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
     )
 
 
+def compute_rates(work: StepWork, acc: Accelerator, precision: str) -> tuple[float, float, float]:
+    """(GEMM rate devices × peak × e_gemm, attention seconds, memory-bound element-wise seconds) of one step's
+    `work` on `acc`: GEMM time = units × hardware GEMM FLOPs / (devices × peak × e_gemm × f_shape), f_shape per
+    micro-batch; attention kernels and memory-bound element-wise work do not depend on the micro-batch."""
+    devices = work.devices
+    peak = acc.peak(precision) or 0.0
+    peak16 = acc.peak("bf16") or acc.peak("fp16") or peak  # attention kernels run in 16-bit even under FP8
+    e_gemm = best_gemm_efficiency(acc, precision) * GEMM_IN_MODEL
+    attn_eff = best_gemm_efficiency(acc, "bf16") * (
+        FLASH_ATTENTION_EFFICIENCY if work.flash_attention else UNFUSED_ATTENTION_EFFICIENCY
+    )
+    attention_s = work.attention_work / (devices * peak16 * attn_eff) if work.has_attention else 0.0
+    memory_bound_s = 0.0
+    if work.elementwise_work is not None:
+        memory_bound_s = work.elementwise_work / (devices * acc.memory_bandwidth_bytes_per_s)
+    return devices * peak * e_gemm, attention_s, memory_bound_s
+
+
+def gemm_seconds(work: StepWork, gemm_rate: float, micro_batch: int) -> float:
+    """GEMM seconds per step with `micro_batch`: f_shape = 1/(1 + W0·t/h + T0/(b·s/cp)) (× the shapeless factor)."""
+    tokens_mb = (
+        micro_batch * work.tokens_per_micro / work.context if work.tokens_per_micro is not None else 4096.0
+    )
+    f_shape = 1.0 / (work.shape_base + GEMM_TOKENS_KNEE / max(tokens_mb, 1.0))
+    if work.shapeless is not None:
+        f_shape *= work.shapeless
+    return work.gemm_work / (gemm_rate * f_shape)
+
+
+def optimizer_seconds(memory: MemoryBreakdown, bandwidth: float) -> float:
+    """The optimizer step reads and writes every state byte (OPTIMIZER_PASSES) at HBM bandwidth."""
+    return OPTIMIZER_PASSES * (memory.weights + memory.gradients + memory.optimizer_states) / bandwidth
+
+
+def compute_floor_s(
+    work: StepWork, acc: Accelerator, precision: str, micro_batch: int, memory: MemoryBreakdown
+) -> float:
+    """StepTime.compute_s of `micro_batch` on `acc` (GEMMs, attention, element-wise work, optimizer step), which
+    every micro-batch up to this one needs at least (GEMM efficiency grows with the micro-batch) and to which
+    communication and the bubble only add: a floor of busy_s with no bandwidth lookup and no StepModel."""
+    gemm_rate, attention_s, memory_bound_s = compute_rates(work, acc, precision)
+    return (
+        gemm_seconds(work, gemm_rate, micro_batch)
+        + attention_s
+        + memory_bound_s
+        + optimizer_seconds(memory, acc.memory_bandwidth_bytes_per_s)
+    )
+
+
 def predict_step(plan: TrainingPlan, micro_batch: int, memory: MemoryBreakdown, flops: UnitFlops) -> StepTime:
     """Step time at the predicted efficiency for `plan` run with `micro_batch` (its `memory` and `flops`)."""
     return StepModel(plan, flops).step(micro_batch, memory)
@@ -242,11 +288,13 @@ class StepModel:
         self._communication_ready = False  # the group bandwidths are looked up at the first step
         self._steps: dict[int, tuple[MemoryBreakdown, StepTime]] = {}  # micro-batch -> (its memory, step)
 
-    def compute_floor_s(self, micro_batch: int, memory: MemoryBreakdown) -> float:
-        """StepTime.compute_s of `micro_batch` (GEMMs, attention, element-wise work, optimizer step), which every
-        micro-batch up to this one needs at least (GEMM efficiency grows with the micro-batch) and to which
-        communication and the bubble only add: a floor of busy_s that needs no bandwidth lookup."""
-        return self._gemm_s(micro_batch) + self.attention_s + self.memory_bound_s + self._optimizer_s(memory)
+    def local_floor(self, micro_batch: int, memory: MemoryBreakdown) -> tuple[float, float]:
+        """(StepTime.compute_s, a floor of StepTime.bubble_s) of `micro_batch`, with no bandwidth lookup: the bubble
+        of the compute terms alone (communication only lengthens the pipeline stages)."""
+        micro_batches = self.per_replica // micro_batch
+        stage = self._gemm_s(micro_batch) + self.attention_s + self.memory_bound_s
+        bubble = pipeline_bubble_fraction(self.pipeline, micro_batches, self.virtual)
+        return stage + self._optimizer_s(memory), (stage * bubble / (1.0 - bubble) if bubble else 0.0)
 
     def step(self, micro_batch: int, memory: MemoryBreakdown) -> StepTime:
         """Seconds per optimizer step, by cause, with `micro_batch` (whose `memory` the plan needs); remembered,
@@ -265,15 +313,21 @@ class StepModel:
             self._data_parallel_terms(plan, self._params or parameters_per_device(plan.model, plan.par))
             self._communication_ready = True
         micro_batches = self.per_replica // micro_batch
-        gemm_s = self._gemm_s(micro_batch)
+        gemm_s = gemm_seconds(self._work, self._gemm_rate, micro_batch)
         attention_s, memory_bound_s = self.attention_s, self.memory_bound_s
         compute_s = gemm_s + attention_s + memory_bound_s
-        optimizer_s = self._optimizer_s(memory)
+        optimizer_s = optimizer_seconds(memory, self.bandwidth)
         tensor_s, pipeline_s, expert_s = self._model_parallel_comm(micro_batch, micro_batches)
         data_s = self._data_parallel_comm(micro_batches, compute_s)
-        context_s = self._context_parallel_comm(micro_batch, micro_batches, attention_s)
+        context_s = (
+            self._context_parallel_comm(micro_batch, micro_batches, attention_s)
+            if self._work.context > 1
+            else 0.0
+        )
         stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
-        bubble = pipeline_bubble_fraction(self.pipeline, micro_batches, self.virtual)
+        bubble = (
+            pipeline_bubble_fraction(self.pipeline, micro_batches, self.virtual) if self.pipeline > 1 else 0.0
+        )
         bubble_s = stage_work * bubble / (1.0 - bubble) if bubble else 0.0
         return StepTime(
             gemm_s,
@@ -291,41 +345,16 @@ class StepModel:
     # ------------------------------------------------------------------ compute: GEMMs, attention, element-wise
 
     def _compute_terms(self, plan: TrainingPlan, work: StepWork) -> None:
-        """GEMM time = units × hardware GEMM FLOPs / (devices × peak × e_gemm × f_shape), f_shape per micro-batch;
-        attention kernels and memory-bound element-wise work do not depend on the micro-batch."""
-        acc, precision, devices = plan.accelerator, plan.precision, work.devices
-        peak = acc.peak(precision) or 0.0
-        peak16 = (
-            acc.peak("bf16") or acc.peak("fp16") or peak
-        )  # attention kernels run in 16-bit even under FP8
-        e_gemm = best_gemm_efficiency(acc, precision) * GEMM_IN_MODEL
         self._work = work
-        self._gemm_rate = devices * peak * e_gemm
-        attn_eff = best_gemm_efficiency(acc, "bf16") * (
-            FLASH_ATTENTION_EFFICIENCY if work.flash_attention else UNFUSED_ATTENTION_EFFICIENCY
+        self._gemm_rate, self.attention_s, self.memory_bound_s = compute_rates(
+            work, plan.accelerator, plan.precision
         )
-        self.attention_s = work.attention_work / (devices * peak16 * attn_eff) if work.has_attention else 0.0
-        self.memory_bound_s = 0.0
-        if work.elementwise_work is not None:
-            self.memory_bound_s = work.elementwise_work / (devices * acc.memory_bandwidth_bytes_per_s)
 
     def _optimizer_s(self, memory: MemoryBreakdown) -> float:
-        """The optimizer step reads and writes every state byte (OPTIMIZER_PASSES) at HBM bandwidth."""
-        return (
-            OPTIMIZER_PASSES * (memory.weights + memory.gradients + memory.optimizer_states) / self.bandwidth
-        )
+        return optimizer_seconds(memory, self.bandwidth)
 
     def _gemm_s(self, micro_batch: int) -> float:
-        work = self._work
-        tokens_mb = (
-            micro_batch * work.tokens_per_micro / work.context
-            if work.tokens_per_micro is not None
-            else 4096.0
-        )
-        f_shape = 1.0 / (work.shape_base + GEMM_TOKENS_KNEE / max(tokens_mb, 1.0))
-        if work.shapeless is not None:
-            f_shape *= work.shapeless
-        return work.gemm_work / (self._gemm_rate * f_shape)
+        return gemm_seconds(self._work, self._gemm_rate, micro_batch)
 
     # ------------------------------------------------------------------ tensor, pipeline, expert, context
 
