@@ -8,9 +8,9 @@
    every data × tensor × pipeline layout whose product is the device count, ZeRO 0–3, micro-batch 1–8,
    recomputation none/selective/full — through estimate_training with output.details false, as a capacity
    planner would call it. Configurations the engine rejects (InvalidRequest) are timed and counted too.
-   estimate_training has no option to skip the recommendation scan, so the sweep runs it; the same grid
-   is also timed on build_plan + evaluate + build_response (the estimate without recommendations) to show
-   what a lean path would gain.
+   The grid runs twice: as the endpoint does by default (recommendations verified), and with
+   output.recommendations false, the lean path a planner uses. bench/compare_llm_analysis.py times both
+   side by side with llm-analysis.
 """
 
 from __future__ import annotations
