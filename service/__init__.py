@@ -117,10 +117,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     observability.init_app(app)
     errors.register(app)
 
+    from .api.estimate_batches import BATCH_ENDPOINTS
     from .api.price_imports import RAW_BODY_ENDPOINTS
 
     @app.before_request
     def _require_json_bodies():
+        if request.endpoint in BATCH_ENDPOINTS:  # up to 1,000 estimate bodies
+            request.max_content_length = app.config["BATCH_MAX_BYTES"]
         if request.endpoint in RAW_BODY_ENDPOINTS:  # a price list, JSON or CSV: the view checks and reads it
             request.max_content_length = app.config["PRICE_IMPORT_MAX_BYTES"]
             return

@@ -27,6 +27,8 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", "0")),
         "REQUIRE_AUTH_FOR_READS": _bool(env.get("REQUIRE_AUTH_FOR_READS"), False),
         "MAX_CONTENT_LENGTH": int(env.get("MAX_CONTENT_LENGTH", str(256 * 1024))),
+        # batch estimates carry up to 1,000 bodies: their own, larger bound
+        "BATCH_MAX_BYTES": int(env.get("BATCH_MAX_BYTES", str(4 * 1024 * 1024))),
         "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI") or "local://",
         "RATELIMIT_WRITES": env.get("RATELIMIT_WRITES", "120 per minute"),
         "RATELIMIT_ESTIMATES": env.get("RATELIMIT_ESTIMATES", "6000 per minute"),

@@ -19,6 +19,9 @@ INVALID_FIELD = "urn:scalecost:problem:invalid-field"
 # Every field is valid on its own, but together they are physically impossible or unknown to the
 # catalog (parallel degrees ≠ device count, fp8 on an A100, an unknown accelerator id…).
 IMPOSSIBLE_REQUEST = "urn:scalecost:problem:impossible-request"
+# The body is a file in a provider's own format (a cloud price list) that cannot be read: its content is beyond
+# what the contract can describe, so a schema-valid request can still carry one.
+UNREADABLE_FILE = "urn:scalecost:problem:unreadable-file"
 log = logging.getLogger("scalecost.errors")
 
 

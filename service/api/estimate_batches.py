@@ -23,6 +23,7 @@ from .smorest import Blueprint
 from .training_schemas import TrainingRequestSchema
 
 MAX_ITEMS = 1_000
+BATCH_ENDPOINTS = frozenset({"estimate-batches.TrainingBatch", "estimate-batches.InferenceBatch"})
 
 blp = Blueprint(
     "estimate-batches",
@@ -37,7 +38,7 @@ class BatchRequestSchema(ma.Schema):
         unknown = ma.RAISE
 
     items = ma.fields.List(
-        ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Raw()),
+        ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Raw(allow_none=True)),
         required=True,
         validate=validate.Length(min=1, max=MAX_ITEMS),
         metadata={

@@ -335,6 +335,7 @@ class ParallelismUsedSchema(ma.Schema):
     zero_stage = integer("ZeRO stage, 0–3")
     sequence_parallel = F.Boolean()
     virtual_pipeline = integer("Interleaved model chunks per pipeline stage")
+    context = integer("Context-parallel degree: ranks each sequence is split over")
 
 
 class TrainingAssumptionsSchema(ma.Schema):

@@ -94,12 +94,14 @@ class PriceImports(MethodView):
         nothing. A malformed file is a 422 naming the line or JSON path; nothing is written."""
         source = query["source"]
         wanted = CONTENT_TYPES[source]
-        if request.mimetype not in wanted:
+        if request.mimetype not in set().union(*CONTENT_TYPES.values()):
             return errors.problem(
                 415,
                 f"Send the {source} file with Content-Type: {' or '.join(sorted(wanted))} "
                 f"(got {request.mimetype or 'none'}).",
             )
+        # A body of the operation's other media type (a JSON price list labelled text/csv) is read as the source's
+        # format all the same: it is either readable, or a 422 naming where it is not.
         data = request.get_data(cache=False)
         session = db_session()
         try:
@@ -123,6 +125,7 @@ class PriceImports(MethodView):
                 f"The {source} file cannot be read: {error}. Nothing was imported.",
                 errors={"body": [str(error)]},
                 title="Unreadable price file",
+                type_=errors.UNREADABLE_FILE,
             )
         except ConcurrentChange:
             session.rollback()

@@ -71,9 +71,11 @@ def test_import_endpoint_dry_run_then_apply(client, admin_headers):
 def test_aws_csv_through_the_endpoint_and_content_types(client, admin_headers):
     ok = post_file(client, admin_headers, "aws-price-list", "aws-ec2-offer-excerpt.csv", dry_run=True)
     assert ok.status_code == 200 and ok.json["summary"]["added"] == 1, ok.json  # the reserved-1y row
-    wrong = post_file(
+    labelled_json = post_file(
         client, admin_headers, "csv", "catalog-prices.csv", dry_run=True, content_type="application/json"
-    )
+    )  # the operation's other media type: read as the source's format all the same
+    assert labelled_json.status_code == 200, labelled_json.json
+    wrong = post_file(client, admin_headers, "csv", "catalog-prices.csv", dry_run=True, content_type="text/plain")
     assert wrong.status_code == 415 and "text/csv" in wrong.json["detail"]
 
 
