@@ -75,7 +75,9 @@ def test_aws_csv_through_the_endpoint_and_content_types(client, admin_headers):
         client, admin_headers, "csv", "catalog-prices.csv", dry_run=True, content_type="application/json"
     )  # the operation's other media type: read as the source's format all the same
     assert labelled_json.status_code == 200, labelled_json.json
-    wrong = post_file(client, admin_headers, "csv", "catalog-prices.csv", dry_run=True, content_type="text/plain")
+    wrong = post_file(
+        client, admin_headers, "csv", "catalog-prices.csv", dry_run=True, content_type="text/plain"
+    )
     assert wrong.status_code == 415 and "text/csv" in wrong.json["detail"]
 
 
