@@ -33,18 +33,38 @@ blp = Blueprint(
 )
 
 
-class BatchRequestSchema(ma.Schema):
-    class Meta:
-        unknown = ma.RAISE
+class _Unvalidated(ma.fields.Nested):
+    """Documented as the nested request schema; loaded as the object it is (validated per item later)."""
 
-    items = ma.fields.List(
-        ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Raw(allow_none=True)),
-        required=True,
-        validate=validate.Length(min=1, max=MAX_ITEMS),
-        metadata={
-            "description": f"Estimate request bodies (1 to {MAX_ITEMS}), each as POST /v1/estimates/<kind>"
-        },
-    )
+    def _deserialize(self, value, attr, data, partial=None, **kwargs):
+        if not isinstance(value, dict):
+            raise ma.ValidationError("Must be an object (an estimate request body).")
+        return value
+
+
+def _batch_schema(kind: str, schema: type[ma.Schema]) -> type[ma.Schema]:
+    """Items documented as the single endpoint's request (so clients and fuzzers send estimate bodies), loaded
+    as plain objects: each is validated on its own, and one bad item answers a problem without failing the rest."""
+
+    class BatchRequestSchema(ma.Schema):
+        class Meta:
+            unknown = ma.RAISE
+
+        items = ma.fields.List(
+            _Unvalidated(schema),
+            required=True,
+            validate=validate.Length(min=1, max=MAX_ITEMS),
+            metadata={
+                "description": f"Estimate request bodies (1 to {MAX_ITEMS}), each as POST /v1/estimates/{kind}"
+            },
+        )
+
+    BatchRequestSchema.__name__ = f"{kind.title()}BatchRequestSchema"
+    return BatchRequestSchema
+
+
+TrainingBatchRequestSchema = _batch_schema("training", TrainingRequestSchema)
+InferenceBatchRequestSchema = _batch_schema("inference", InferenceRequestSchema)
 
 
 class BatchItemSchema(ma.Schema):
@@ -108,7 +128,7 @@ def _run(kind: str, schema: ma.Schema, items: list[dict[str, Any]]):
 @blp.route("/training/batch")
 class TrainingBatch(MethodView):
     @blp.auth("viewer", read=True)
-    @blp.arguments(BatchRequestSchema)
+    @blp.arguments(TrainingBatchRequestSchema)
     @blp.response(200, BatchResponseSchema)
     def post(self, body):
         """Estimate up to 1,000 training runs; each item is a POST /v1/estimates/training body and is answered
@@ -119,7 +139,7 @@ class TrainingBatch(MethodView):
 @blp.route("/inference/batch")
 class InferenceBatch(MethodView):
     @blp.auth("viewer", read=True)
-    @blp.arguments(BatchRequestSchema)
+    @blp.arguments(InferenceBatchRequestSchema)
     @blp.response(200, BatchResponseSchema)
     def post(self, body):
         """Estimate up to 1,000 deployments; each item is a POST /v1/estimates/inference body."""
