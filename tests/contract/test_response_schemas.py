@@ -66,7 +66,7 @@ def _first(golden, kind: str, has: str) -> dict[str, Any]:
     "kind, path, value",
     [
         ("training", ("cost", "human", "surprise"), "x"),
-        ("training", ("assumptions", "parallelism", "context"), 2),
+        ("training", ("assumptions", "parallelism", "surprise"), 2),
         ("training", ("cost", "price_source", "surprise"), 1),
         ("inference", ("hardware", "surprise"), "x"),
         ("inference", ("devices_needed", "to_fit"), "2"),
