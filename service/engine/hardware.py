@@ -117,6 +117,12 @@ class Catalog:
             object.__setattr__(self, "accelerators", usable)
             object.__setattr__(self, "unusable", unusable)
 
+    def missing_message(self, given: object) -> str:
+        """Why `given` names no usable accelerator: set aside (out of bounds), or unknown (closest ids first)."""
+        if str(given) in self.unusable:
+            return self.unusable_message(str(given))
+        return unknown_accelerator_message(given, self.accelerators)
+
     def unusable_message(self, acc_id: str) -> str:
         return (
             f"The catalog entry of {acc_id} cannot be estimated ({self.unusable[acc_id]}); an admin can correct "

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidRequest
-from ..hardware import Accelerator, Catalog, unknown_accelerator_message
+from ..hardware import Accelerator, Catalog
 from ..models import ModelSpec, resolve_model
 from ..pricing import resolve_price
 from .formats import (
@@ -126,13 +126,8 @@ def _hardware(
 ) -> tuple[Accelerator | None, float, int | None]:
     """(catalog part, Apple Metal memory fraction, device count or None for "auto")."""
     acc = catalog.accelerators.get(str(hardware.get("accelerator")))
-    if acc is None and str(hardware.get("accelerator")) in catalog.unusable:
-        bad("hardware.accelerator", catalog.unusable_message(str(hardware.get("accelerator"))))
-    elif acc is None:
-        bad(
-            "hardware.accelerator",
-            unknown_accelerator_message(hardware.get("accelerator"), catalog.accelerators),
-        )
+    if acc is None:
+        bad("hardware.accelerator", catalog.missing_message(hardware.get("accelerator")))
     fraction = hardware.get("apple_metal_memory_fraction", DEFAULT_METAL_FRACTION)
     if not isinstance(fraction, int | float) or not 0 < fraction <= 1:
         bad("hardware.apple_metal_memory_fraction", "Must be a fraction in (0, 1], e.g. 0.75.")

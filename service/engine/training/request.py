@@ -12,7 +12,7 @@ from typing import Any
 
 from ..architecture import ModelSpec
 from ..errors import InvalidRequest
-from ..hardware import Accelerator, Catalog, unknown_accelerator_message
+from ..hardware import Accelerator, Catalog
 from ..models import resolve_model
 from ..parallelism import DEVICES_PER_NODE, Parallelism
 from ..pricing import resolve_price
@@ -103,13 +103,8 @@ def _hardware(
 ) -> tuple[Accelerator | None, int]:
     """The catalog part (in the request's own cluster when hardware.interconnect is given) and the device count."""
     acc = catalog.accelerators.get(str(hardware.get("accelerator")))
-    if acc is None and str(hardware.get("accelerator")) in catalog.unusable:
-        bad("hardware.accelerator", catalog.unusable_message(str(hardware.get("accelerator"))))
-    elif acc is None:
-        bad(
-            "hardware.accelerator",
-            unknown_accelerator_message(hardware.get("accelerator"), catalog.accelerators),
-        )
+    if acc is None:
+        bad("hardware.accelerator", catalog.missing_message(hardware.get("accelerator")))
     if acc is not None and hardware.get("interconnect"):
         acc = _with_interconnect(acc, hardware["interconnect"], notes)
     count = int(hardware.get("count", 1) or 0)
