@@ -74,18 +74,18 @@ def problem(
     return response
 
 
-def _flatten(messages: Any, prefix: str = "") -> dict[str, list[str]]:
+def flatten_messages(messages: Any, prefix: str = "") -> dict[str, list[str]]:
     """webargs nests messages by location and field: {"json": {"hardware": {"count": [..]}}} → dotted."""
     flat: dict[str, list[str]] = {}
     if isinstance(messages, dict):
         for key, value in messages.items():
             path = f"{prefix}.{key}" if prefix else str(key)
-            flat.update(_flatten(value, path))
+            flat.update(flatten_messages(value, path))
     elif isinstance(messages, list) and all(isinstance(m, str) for m in messages):
         flat[prefix or "_schema"] = list(messages)
     elif isinstance(messages, list):
         for i, value in enumerate(messages):
-            flat.update(_flatten(value, f"{prefix}.{i}"))
+            flat.update(flatten_messages(value, f"{prefix}.{i}"))
     else:
         flat[prefix or "_schema"] = [str(messages)]
     return flat
@@ -101,7 +101,7 @@ def handle_http_exception(error: HTTPException) -> Response:
     messages = data.get("errors") or data.get("messages")
     if isinstance(messages, dict) and set(messages) == {"json"}:
         messages = messages["json"]  # body errors are named by field alone: `hardware.count`
-    errors = _flatten(messages) if messages else None
+    errors = flatten_messages(messages) if messages else None
     detail = data.get("message") or error.description
     type_ = "about:blank"
     if status == 422 and errors:

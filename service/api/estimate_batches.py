@@ -17,7 +17,7 @@ from marshmallow import validate
 from service.engine import InvalidRequest
 
 from .deps import db_session
-from .errors import IMPOSSIBLE_REQUEST, INVALID_FIELD, _flatten
+from .errors import IMPOSSIBLE_REQUEST, INVALID_FIELD, flatten_messages
 from .inference_schemas import InferenceRequestSchema
 from .smorest import Blueprint
 from .training_schemas import TrainingRequestSchema
@@ -107,7 +107,7 @@ def _answer(kind: str, schema: ma.Schema, body: dict[str, Any], index: int) -> d
     try:
         loaded = schema.load(body)
     except ma.ValidationError as err:
-        problem = _problem(422, INVALID_FIELD, "Unprocessable Entity", _flatten(err.messages))
+        problem = _problem(422, INVALID_FIELD, "Unprocessable Entity", flatten_messages(err.messages))
         return {"index": index, "status": 422, "estimate": None, "problem": problem}
     try:
         estimate = run_estimate(kind, loaded)
