@@ -17,6 +17,7 @@ from .inference.estimate import estimate_inference
 from .inference.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRECISIONS
 from .models import PRESETS, list_presets, resolve_model
 from .patch import merge_patch
+from .pricing import PRICING_MODELS
 from .training.estimate import estimate_training
 from .training.plan import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
 from .units import parse_count
@@ -31,6 +32,7 @@ __all__ = [
     "OPTIMIZERS",
     "PRECISIONS",
     "PRESETS",
+    "PRICING_MODELS",
     "RECOMPUTATION",
     "SPEC_BOUNDS",
     "TRAINING_PRECISIONS",
