@@ -20,6 +20,9 @@ from .patch import merge_patch
 from .pricing import PRICING_MODELS
 from .training.estimate import estimate_training
 from .training.plan import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
+from .training.plan_request import duration_seconds
+from .training.planner import OBJECTIVES as PLAN_OBJECTIVES
+from .training.planning import plan_training
 from .units import parse_count
 
 __all__ = [
@@ -31,6 +34,7 @@ __all__ = [
     "KV_PRECISIONS",
     "OPTIMIZERS",
     "PRECISIONS",
+    "PLAN_OBJECTIVES",
     "PRESETS",
     "PRICING_MODELS",
     "RECOMPUTATION",
@@ -45,7 +49,9 @@ __all__ = [
     "estimate_inference",
     "estimate_training",
     "list_presets",
+    "duration_seconds",
     "merge_patch",
     "parse_count",
+    "plan_training",
     "resolve_model",
 ]
