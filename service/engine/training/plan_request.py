@@ -18,7 +18,13 @@ from ..pricing import PRICING_MODELS
 from .plan import RECOMPUTATION, TrainingPlan
 from .planner import OBJECTIVES, Candidate, Constraints, Offer
 from .request import build_plan
-from .search_space import DEFAULT_MAX_DEVICES, MAX_SEARCH_CONFIGURATIONS, SearchSpace, default_space
+from .search_space import (
+    DEFAULT_MAX_DEVICES,
+    MAX_SEARCH_CONFIGURATIONS,
+    SearchSpace,
+    default_space,
+    enumerate_layouts,
+)
 
 DEFAULT_PRICING_MODELS = (
     "on-demand",
@@ -103,13 +109,7 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> PlanRequ
     notes: list[str] = []
     candidates, excluded = _candidates(request, catalog, ids, offers, recomputes, notes)
     space_for = _space_builder(request, search, max_devices, min_devices)
-    total = sum(space_for(c.plan).grid_size * len(c.offers) for c in candidates)
-    if total > MAX_SEARCH_CONFIGURATIONS:
-        raise InvalidRequest.single(
-            "search",
-            f"The search has {total:,} configurations; at most {MAX_SEARCH_CONFIGURATIONS:,}: name fewer "
-            "accelerators, device counts or degrees.",
-        )
+    _refuse_oversized(candidates, space_for)
     return PlanRequest(
         candidates=candidates,
         space_for=space_for,
@@ -120,6 +120,17 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> PlanRequ
         excluded_accelerators=excluded,
         notes=notes,
     )
+
+
+def _refuse_oversized(candidates: list[Candidate], space_for: Callable[[TrainingPlan], SearchSpace]) -> None:
+    """A search whose valid layouts × offers exceed MAX_SEARCH_CONFIGURATIONS is refused before evaluation."""
+    total = sum(len(enumerate_layouts(c.plan, space_for(c.plan)).data) * len(c.offers) for c in candidates)
+    if total > MAX_SEARCH_CONFIGURATIONS:
+        raise InvalidRequest.single(
+            "search",
+            f"The search has {total:,} valid configurations; at most {MAX_SEARCH_CONFIGURATIONS:,}: name fewer "
+            "accelerators, device counts or degrees.",
+        )
 
 
 def _accelerator_ids(search: Mapping[str, Any], catalog: Catalog, errors: dict[str, list[str]]) -> list[str]:

@@ -34,7 +34,7 @@ DEFAULT_VIRTUAL_PIPELINE = (1, 2)
 LONG_CONTEXT_TOKENS = 16384  # context parallelism is searched by default from 16K-token sequences on
 DEFAULT_CONTEXT_LONG = (1, 2, 4, 8)
 MAX_DEFAULT_EXPERT = 64
-MAX_SEARCH_CONFIGURATIONS = 5_000_000  # one request's grid (layouts × offers): a few seconds of server time
+MAX_SEARCH_CONFIGURATIONS = 5_000_000  # valid layouts × offers of one request: a few seconds of server time
 
 
 @dataclass(frozen=True)
@@ -109,29 +109,18 @@ def default_space(plan: TrainingPlan, max_devices: int, min_devices: int = 1) ->
 
 
 def enumerate_layouts(plan: TrainingPlan, space: SearchSpace) -> Layouts:
-    """Every layout of `space` that build_plan accepts for `plan` (its model, sequence and global batch)."""
-    grids = np.meshgrid(
-        np.array(space.device_counts, dtype=np.int64),
-        np.array(space.tensor, dtype=np.int64),
-        np.array(space.pipeline, dtype=np.int64),
-        np.array(space.context, dtype=np.int64),
-        np.array(space.expert, dtype=np.int64),
-        np.array(space.zero_stages, dtype=np.int64),
-        np.array(space.virtual_pipeline, dtype=np.int64),
-        np.array(space.micro_batches, dtype=np.int64),
-        indexing="ij",
-    )
-    count, t, p, c, e, z, v, mb = (g.ravel() for g in grids)
+    """Every layout of `space` that build_plan accepts for `plan` (its model, sequence and global batch).
+
+    Built in two steps so that memory follows the valid layouts, not the whole product: the (count, tensor,
+    pipeline, context, expert) combinations first, then those that pass × (ZeRO, virtual chunks, micro-batch)."""
+    count, t, p, c, e = _product(space.device_counts, space.tensor, space.pipeline, space.context, space.expert)
     split = t * p * c
-    valid = count % split == 0
     d = np.maximum(count // split, 1)
-    valid &= plan.global_batch % (d * mb) == 0
-    valid &= (v == 1) | (p > 1)
-    valid &= (z >= 0) & (z <= 3)
+    valid = count % split == 0
     shape = plan.model.shape
     if shape is not None:
         valid &= (shape.attention_heads % t == 0) | (t == 1)
-        valid &= (p <= shape.layers) & (p * v <= shape.layers)
+        valid &= p <= shape.layers
     if shape is not None and shape.is_moe:
         valid &= (e == 1) | ((shape.experts % e == 0) & (d % e == 0))
     else:
@@ -140,5 +129,19 @@ def enumerate_layouts(plan: TrainingPlan, space: SearchSpace) -> Layouts:
         valid &= (c == 1) | (plan.sequence_length % (2 * c) == 0)
     else:
         valid &= c == 1
+    valid &= plan.global_batch % d == 0
+    outer = np.flatnonzero(valid)
+    z, v, mb = _product(space.zero_stages, space.virtual_pipeline, space.micro_batches)
+    rows = np.repeat(outer, len(z))
+    z, v, mb = np.tile(z, len(outer)), np.tile(v, len(outer)), np.tile(mb, len(outer))
+    d, t, p, c, e = d[rows], t[rows], p[rows], c[rows], e[rows]
+    valid = (plan.global_batch % (d * mb) == 0) & ((v == 1) | (p > 1)) & (z >= 0) & (z <= 3)
+    if shape is not None:
+        valid &= p * v <= shape.layers
     keep = np.flatnonzero(valid)
     return Layouts(d[keep], t[keep], p[keep], c[keep], e[keep], z[keep], t[keep] > 1, v[keep], mb[keep])
+
+
+def _product(*values: tuple[int, ...]) -> list[np.ndarray]:
+    grids = np.meshgrid(*(np.array(v, dtype=np.int64) for v in values), indexing="ij")
+    return [g.ravel() for g in grids]
