@@ -161,6 +161,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(scenarios.blp)
     api.register_blueprint(price_imports.blp)
     from .api.scenario_schemas import SCENARIO_BODY_DOC
+    from .api.training_schemas import ParallelismSchema
+
+    if "Parallelism" not in api.spec.components.schemas:  # referenced from hardware.parallelism's oneOf
+        api.spec.components.schema("Parallelism", schema=ParallelismSchema)
 
     api.document_request_body("/v1/scenarios", "post", SCENARIO_BODY_DOC)
     api.document_request_body("/v1/scenarios/{scenario_id}", "put", SCENARIO_BODY_DOC)

@@ -7,8 +7,9 @@ import re
 
 import marshmallow as ma
 
-from service.engine import parse_count
+from service.engine import InvalidRequest, duration_seconds, parse_count
 
+MAX_DEADLINE_S = 100 * 365 * 86400.0
 # Count suffixes as regex classes: either case, as parse_count reads them ("7b" = "7B"; G = B, billion).
 SUFFIXES = {"": 1.0, "[kK]": 1e3, "[mM]": 1e6, "[bBgG]": 1e9, "[tT]": 1e12, "[pP]": 1e15}
 
@@ -131,3 +132,65 @@ class String(ma.fields.String):
         if _SURROGATE.search(text):
             raise self.make_error("surrogate")
         return text
+
+
+class AutoOr(ma.fields.Field):
+    """The string "auto" or what `inner` accepts (a device count, a parallelism object): the planner chooses when
+    "auto". Documented as oneOf the inner field's schema (`inner_doc`) and the enum ["auto"]."""
+
+    default_error_messages = {"invalid": 'Give "auto" or {what}.'}
+
+    def __init__(self, inner: ma.fields.Field, *, inner_doc: dict, what: str, **kwargs):
+        self.inner, self.what = inner, what
+        metadata = kwargs.pop("metadata", {})
+        metadata.setdefault("oneOf", [inner_doc, {"type": "string", "enum": ["auto"]}])
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _bind_to_schema(self, field_name, parent):
+        super()._bind_to_schema(field_name, parent)
+        self.inner._bind_to_schema(field_name, parent)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if value == "auto":
+            return "auto"
+        if isinstance(value, str):
+            raise self.make_error("invalid", what=self.what)
+        return self.inner.deserialize(value, attr, data, **kwargs)
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return value if value == "auto" else self.inner._serialize(value, attr, obj, **kwargs)
+
+
+class Deadline(ma.fields.Field):
+    """Seconds (a positive number) or an ISO 8601 duration string ("P45D", "PT36H", "P1W2D")."""
+
+    default_error_messages = {
+        "invalid": 'A deadline is seconds (a positive number) or an ISO 8601 duration such as "P45D" or "PT36H".',
+        "range": "Must be more than 0 and at most 100 years ({max:g} s).",
+    }
+
+    def __init__(self, **kwargs):
+        metadata = kwargs.pop("metadata", {})
+        metadata.setdefault(
+            "oneOf",
+            [
+                {"type": "number", "minimum": 1, "maximum": MAX_DEADLINE_S},
+                {
+                    "type": "string",
+                    "pattern": "^P(?!$)([0-9.]+Y)?([0-9.]+M)?([0-9.]+W)?([0-9.]+D)?(T(?=[0-9.])([0-9.]+H)?([0-9.]+M)?([0-9.]+S)?)?$",
+                    "maxLength": 64,
+                },
+            ],
+        )
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float | str) or len(str(value)) > 64:
+            raise self.make_error("invalid")
+        try:
+            seconds = duration_seconds(value, "constraints.deadline")
+        except InvalidRequest:
+            raise self.make_error("invalid") from None
+        if not 1 <= seconds <= MAX_DEADLINE_S:
+            raise self.make_error("range", max=MAX_DEADLINE_S)
+        return seconds

@@ -8,13 +8,12 @@ from marshmallow import validate
 from service import engine
 
 from .estimate_responses import ParallelismUsedSchema, TrainingEstimateSchema, integer, num, number, text
-from .fields import Float, Integer, String, fraction_range
+from .fields import Deadline, Float, Integer, String, fraction_range
 from .model_schemas import ModelSpecField
 from .training_schemas import MAX_DEVICES, RECOMPUTATION, TrainingRunSchema
 
 F = ma.fields
 MAX_LIST = 64
-MAX_DEADLINE_S = 100 * 365 * 86400.0
 OBJECTIVES = list(engine.PLAN_OBJECTIVES)
 
 
@@ -24,41 +23,6 @@ def _degrees(description: str, high: int) -> F.List:
         validate=validate.Length(1, MAX_LIST),
         metadata={"description": description},
     )
-
-
-class Deadline(F.Field):
-    """Seconds (a positive number) or an ISO 8601 duration string ("P45D", "PT36H", "P1W2D")."""
-
-    default_error_messages = {
-        "invalid": 'A deadline is seconds (a positive number) or an ISO 8601 duration such as "P45D" or "PT36H".',
-        "range": "Must be more than 0 and at most 100 years ({max:g} s).",
-    }
-
-    def __init__(self, **kwargs):
-        metadata = kwargs.pop("metadata", {})
-        metadata.setdefault(
-            "oneOf",
-            [
-                {"type": "number", "minimum": 1, "maximum": MAX_DEADLINE_S},
-                {
-                    "type": "string",
-                    "pattern": "^P(?!$)([0-9.]+Y)?([0-9.]+M)?([0-9.]+W)?([0-9.]+D)?(T(?=[0-9.])([0-9.]+H)?([0-9.]+M)?([0-9.]+S)?)?$",
-                    "maxLength": 64,
-                },
-            ],
-        )
-        super().__init__(metadata=metadata, **kwargs)
-
-    def _deserialize(self, value, attr, data, **kwargs) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float | str) or len(str(value)) > 64:
-            raise self.make_error("invalid")
-        try:
-            seconds = engine.duration_seconds(value, "constraints.deadline")
-        except engine.InvalidRequest:
-            raise self.make_error("invalid") from None
-        if not 1 <= seconds <= MAX_DEADLINE_S:
-            raise self.make_error("range", max=MAX_DEADLINE_S)
-        return seconds
 
 
 class PlanSearchSchema(ma.Schema):

@@ -168,3 +168,78 @@ def test_fp8_excludes_accelerators_without_it(client):
     assert {p["accelerator"] for p in answer["results"]} == {"nvidia-h100-sxm-80gb"}
     assert answer["excluded"]["accelerators"][0]["accelerator"] == "nvidia-a100-sxm-80gb"
     assert answer["excluded"]["accelerators"][0]["reason"] == "precision_unsupported"
+
+
+AUTO_BASE = {**LLAMA_7B, "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 64}}
+
+
+def test_parallelism_auto_picks_the_fastest_layout(client):
+    body = {**AUTO_BASE, "hardware": {**AUTO_BASE["hardware"], "parallelism": "auto"}}
+    e = client.post("/v1/estimates/training", json=body).json
+    auto = e["assumptions"]["auto"]
+    assert auto["parallelism"] == "auto" and auto["count"] == "given" and auto["chosen_count"] == 64
+    assert e["assumptions"]["parallelism"]["data"] == auto["chosen_parallelism"]["data"]
+    plan = _plan(
+        client,
+        {
+            **LLAMA_7B,
+            "search": {
+                "accelerators": ["nvidia-h100-sxm-80gb"],
+                "device_counts": [64],
+                "recomputation": ["selective"],
+            },
+            "objective": "fastest",
+        },
+    )
+    assert e["time"]["seconds"] == pytest.approx(plan["best"]["seconds"], rel=1e-9)
+    rng = random.Random(3)
+    for _ in range(150):  # no random layout of the same count and recomputation is faster
+        other = _random_layout_body(rng)
+        other["hardware"] = {**other["hardware"], "accelerator": "nvidia-h100-sxm-80gb"}
+        other["training"]["activation_recomputation"] = "selective"
+        if other["hardware"]["count"] != 64:
+            continue
+        r = client.post("/v1/estimates/training", json=other)
+        if r.status_code == 200 and r.json["memory"]["fits"]:
+            assert r.json["time"]["seconds"] >= e["time"]["seconds"] * (1 - 1e-9)
+
+
+def test_count_auto_picks_the_fewest_devices_meeting_the_deadline(client):
+    body = {**AUTO_BASE, "hardware": {**AUTO_BASE["hardware"], "count": "auto", "parallelism": "auto"}}
+    body["constraints"] = {"deadline": "P10D"}
+    e = client.post("/v1/estimates/training", json=body).json
+    chosen = e["assumptions"]["auto"]["chosen_count"]
+    assert e["time"]["seconds"] <= 10 * 86400
+    smaller = _plan(
+        client,
+        {
+            **LLAMA_7B,
+            "search": {
+                "accelerators": ["nvidia-h100-sxm-80gb"],
+                "max_devices": chosen - 1,
+                "recomputation": ["selective"],
+            },
+            "objective": "fastest",
+        },
+    )
+    assert smaller["best"]["seconds"] > 10 * 86400  # nothing smaller meets it
+
+
+def test_count_auto_errors_name_the_field(client):
+    body = {**AUTO_BASE, "hardware": {**AUTO_BASE["hardware"], "count": "auto"}}
+    missing = client.post("/v1/estimates/training", json=body)
+    assert missing.status_code == 422 and "constraints.deadline" in missing.json["errors"]
+    body["constraints"] = {"deadline": "PT1M", "max_devices": 64}
+    body["hardware"]["parallelism"] = "auto"
+    impossible = client.post("/v1/estimates/training", json=body)
+    assert (
+        impossible.status_code == 422
+        and "No device count up to 64" in impossible.json["errors"]["hardware.count"][0]
+    )
+    body["hardware"]["parallelism"] = {"zero_stage": 0}  # 7B with plain data parallel fits on no H100
+    unfit = client.post("/v1/estimates/training", json=body)
+    assert unfit.status_code == 422 and "fits in memory" in unfit.json["errors"]["hardware.count"][0]
+    wrong = client.post(
+        "/v1/estimates/training", json={**AUTO_BASE, "hardware": {"accelerator": "x", "count": "many"}}
+    )
+    assert wrong.status_code == 422 and "hardware.count" in wrong.json["errors"]

@@ -110,7 +110,7 @@ class _Pool:
                 k: empty for k in ("candidate", "offer", "row", "part", "seconds", "usd", "memory", "fits")
             }
         cols: dict[str, list[np.ndarray]] = {k: [] for k in ("candidate", "offer", "row", "part")}
-        cols |= {"seconds": [], "usd": [], "memory": [], "fits": []}
+        cols |= {"seconds": [], "usd": [], "memory": [], "fits": [], "devices": []}
         for index, (candidate, offer, _, numbers, usd) in enumerate(self.parts):
             n = len(usd)
             cols["candidate"].append(np.full(n, candidate))
@@ -121,6 +121,7 @@ class _Pool:
             cols["usd"].append(usd)
             cols["memory"].append(numbers.memory_bytes)
             cols["fits"].append(numbers.fits)
+            cols["devices"].append(numbers.devices)
         return {k: np.concatenate(v) for k, v in cols.items()}
 
 
@@ -189,6 +190,8 @@ def _rank(a: dict[str, np.ndarray], rows: np.ndarray, objective: str) -> np.ndar
     seconds, usd, memory = a["seconds"][rows], a["usd"][rows], a["memory"][rows]
     if objective == "fastest":
         return rows[np.lexsort((memory, usd, seconds))]
+    if objective == "fewest_devices":  # hardware.count "auto": the smallest count that qualifies
+        return rows[np.lexsort((memory, seconds, a["devices"][rows]))]
     return rows[np.lexsort((memory, seconds, usd))]
 
 

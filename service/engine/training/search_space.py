@@ -113,7 +113,9 @@ def enumerate_layouts(plan: TrainingPlan, space: SearchSpace) -> Layouts:
 
     Built in two steps so that memory follows the valid layouts, not the whole product: the (count, tensor,
     pipeline, context, expert) combinations first, then those that pass × (ZeRO, virtual chunks, micro-batch)."""
-    count, t, p, c, e = _product(space.device_counts, space.tensor, space.pipeline, space.context, space.expert)
+    count, t, p, c, e = _product(
+        space.device_counts, space.tensor, space.pipeline, space.context, space.expert
+    )
     split = t * p * c
     d = np.maximum(count // split, 1)
     valid = count % split == 0
