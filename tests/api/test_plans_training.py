@@ -243,3 +243,10 @@ def test_count_auto_errors_name_the_field(client):
         "/v1/estimates/training", json={**AUTO_BASE, "hardware": {"accelerator": "x", "count": "many"}}
     )
     assert wrong.status_code == 422 and "hardware.count" in wrong.json["errors"]
+
+
+def test_an_oversized_search_is_refused_before_it_runs(client):
+    degrees = list(range(1, 65))
+    body = {**LLAMA_7B, "search": {"device_counts": degrees, "tensor": degrees, "pipeline": degrees}}
+    answer = _plan(client, body, status=422)
+    assert "search" in answer["errors"] and "at most" in answer["errors"]["search"][0]

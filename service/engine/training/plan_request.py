@@ -20,6 +20,8 @@ from .planner import OBJECTIVES, Candidate, Constraints, Offer
 from .request import build_plan
 from .search_space import (
     DEFAULT_MAX_DEVICES,
+    MAX_GRID_PER_CANDIDATE,
+    MAX_GRID_TOTAL,
     MAX_SEARCH_CONFIGURATIONS,
     SearchSpace,
     default_space,
@@ -123,12 +125,22 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> PlanRequ
 
 
 def _refuse_oversized(candidates: list[Candidate], space_for: Callable[[TrainingPlan], SearchSpace]) -> None:
-    """A search whose valid layouts × offers exceed MAX_SEARCH_CONFIGURATIONS is refused before evaluation."""
-    total = sum(len(enumerate_layouts(c.plan, space_for(c.plan)).data) * len(c.offers) for c in candidates)
-    if total > MAX_SEARCH_CONFIGURATIONS:
+    """Refused before any array is built: a candidate's product of degrees past MAX_GRID_PER_CANDIDATE, all of them
+    past MAX_GRID_TOTAL, or valid layouts × offers past MAX_SEARCH_CONFIGURATIONS (memory and seconds stay bounded)."""
+    spaces = [(c, space_for(c.plan)) for c in candidates]
+    largest = max((space.grid_size for _, space in spaces), default=0)
+    total = sum(space.grid_size for _, space in spaces)
+    if largest > MAX_GRID_PER_CANDIDATE or total > MAX_GRID_TOTAL:
         raise InvalidRequest.single(
             "search",
-            f"The search has {total:,} valid configurations; at most {MAX_SEARCH_CONFIGURATIONS:,}: name fewer "
+            f"The search spans {total:,} layouts ({largest:,} for one accelerator and recomputation mode); at most "
+            f"{MAX_GRID_TOTAL:,} ({MAX_GRID_PER_CANDIDATE:,} each): name fewer accelerators, device counts or degrees.",
+        )
+    valid = sum(len(enumerate_layouts(c.plan, space).data) * len(c.offers) for c, space in spaces)
+    if valid > MAX_SEARCH_CONFIGURATIONS:
+        raise InvalidRequest.single(
+            "search",
+            f"The search has {valid:,} valid configurations; at most {MAX_SEARCH_CONFIGURATIONS:,}: name fewer "
             "accelerators, device counts or degrees.",
         )
 

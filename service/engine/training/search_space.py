@@ -34,6 +34,10 @@ DEFAULT_VIRTUAL_PIPELINE = (1, 2)
 LONG_CONTEXT_TOKENS = 16384  # context parallelism is searched by default from 16K-token sequences on
 DEFAULT_CONTEXT_LONG = (1, 2, 4, 8)
 MAX_DEFAULT_EXPERT = 64
+MAX_GRID_PER_CANDIDATE = (
+    2_000_000  # product of the allowed degrees for one base plan: ~150 MB of arrays at most
+)
+MAX_GRID_TOTAL = 40_000_000  # over every accelerator and recomputation mode: a few seconds of enumeration
 MAX_SEARCH_CONFIGURATIONS = 5_000_000  # valid layouts × offers of one request: a few seconds of server time
 
 
