@@ -20,18 +20,20 @@ from .patch import merge_patch
 from .pricing import PRICING_MODELS
 from .training.estimate import estimate_training
 from .training.plan import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
-from .training.plan_request import duration_seconds
+from .training.plan_request import DURATION_PATTERN, MAX_DURATION_S, duration_seconds
 from .training.planner import OBJECTIVES as PLAN_OBJECTIVES
 from .training.planning import plan_training
 from .units import parse_count
 
 __all__ = [
     "ARCHITECTURES",
+    "DURATION_PATTERN",
     "ENGINES",
     "FFN_TYPES",
     "FORMATS",
     "KINDS",
     "KV_PRECISIONS",
+    "MAX_DURATION_S",
     "OPTIMIZERS",
     "PRECISIONS",
     "PLAN_OBJECTIVES",

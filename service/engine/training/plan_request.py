@@ -32,12 +32,18 @@ DEFAULT_PRICING_MODELS = (
     "on-demand",
 )  # spot can be reclaimed mid-run and reserved needs a commitment: opt in
 DEFAULT_RESULTS = 5
-# ISO 8601 durations: years of 365 days and months of 30 days (the standard leaves them to the calendar).
+# ISO 8601 durations: years of 365 days and months of 30 days (the standard leaves them to the calendar). The API
+# contract states this same pattern (service/api/fields.py Deadline).
+DURATION_PATTERN = (
+    r"^P(?!$)(\d+(\.\d+)?Y)?(\d+(\.\d+)?M)?(\d+(\.\d+)?W)?(\d+(\.\d+)?D)?"
+    r"(T(?=\d)(\d+(\.\d+)?H)?(\d+(\.\d+)?M)?(\d+(\.\d+)?S)?)?$"
+)
 _DURATION = re.compile(
     r"^P(?:(?P<years>\d+(?:\.\d+)?)Y)?(?:(?P<months>\d+(?:\.\d+)?)M)?(?:(?P<weeks>\d+(?:\.\d+)?)W)?"
     r"(?:(?P<days>\d+(?:\.\d+)?)D)?(?:T(?:(?P<hours>\d+(?:\.\d+)?)H)?(?:(?P<minutes>\d+(?:\.\d+)?)M)?"
     r"(?:(?P<seconds>\d+(?:\.\d+)?)S)?)?$"
 )
+MAX_DURATION_S = 100 * 365 * 86400.0  # a plan's horizon: a century is no deadline
 _UNIT_SECONDS = {
     "years": 365 * 86400.0,
     "months": 30 * 86400.0,
@@ -71,18 +77,22 @@ class PlanRequest:
 
 
 def duration_seconds(value: Any, path: str) -> float:
-    """Seconds from a number of seconds or an ISO 8601 duration ("P45D", "PT36H", "P1W2D")."""
+    """Seconds from a number of seconds or an ISO 8601 duration ("P45D", "PT36H", "P1W2D"), more than 0 and at
+    most MAX_DURATION_S."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         seconds = float(value)
     else:
-        match = _DURATION.match(str(value).strip().upper())
-        if not match or str(value).strip().upper() in ("P", "PT") or str(value).upper().endswith("T"):
+        text = str(value)
+        match = _DURATION.match(text) if re.match(DURATION_PATTERN, text) else None
+        if match is None:
             raise InvalidRequest.single(
                 path, f"{value!r} is neither seconds nor an ISO 8601 duration such as P45D, PT36H or P1W2D."
             )
         seconds = sum(float(v) * _UNIT_SECONDS[k] for k, v in match.groupdict().items() if v)
-    if not seconds > 0:
-        raise InvalidRequest.single(path, "Must be a positive duration.")
+    if not 0 < seconds <= MAX_DURATION_S:
+        raise InvalidRequest.single(
+            path, f"Must be more than 0 and at most 100 years ({MAX_DURATION_S:g} s)."
+        )
     return seconds
 
 
