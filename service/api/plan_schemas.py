@@ -143,9 +143,9 @@ class TrainingPlanRequestSchema(ma.Schema):
 
 class PlanPointSchema(ma.Schema):
     accelerator = text("Catalog id")
-    provider = text()
-    pricing_model = text()
-    usd_per_accelerator_hour = number("Catalog price used, USD per accelerator-hour")
+    provider = text("Null when searched without a price (objective fastest)", nullable=True)
+    pricing_model = text(nullable=True)
+    usd_per_accelerator_hour = num("Catalog price used, USD per accelerator-hour")
     count = integer("Devices")
     parallelism = F.Nested(ParallelismUsedSchema)
     micro_batch_size = integer("Sequences (or samples) per device per forward pass")
@@ -153,7 +153,7 @@ class PlanPointSchema(ma.Schema):
     precision = text()
     seconds = number("Wall-clock seconds of the run")
     time = text("Human duration")
-    total_usd = number("Total USD (compute + infrastructure overhead)")
+    total_usd = num("Total USD (compute + infrastructure overhead); null without a price")
     cost = text("Human USD")
     accelerator_hours = number("Devices × hours")
     memory_per_device_bytes = number("Peak bytes per device")

@@ -47,10 +47,12 @@ def test_every_frontier_point_reproduces_and_is_not_dominated(client):
     assert len(frontier) >= 2
     for a, b in zip(frontier, frontier[1:], strict=False):
         assert a["seconds"] <= b["seconds"] and a["total_usd"] > b["total_usd"]  # faster costs more
-    for point in frontier[:: max(1, len(frontier) // 5)]:
-        e = client.post("/v1/estimates/training", json=point["estimate_request"]).json
+    for point in frontier:  # every point, re-estimated, gives the same time and cost and fits
+        body = {**point["estimate_request"], "output": {"recommendations": False}}
+        e = client.post("/v1/estimates/training", json=body).json
         assert e["time"]["seconds"] == pytest.approx(point["seconds"], rel=1e-9)
         assert e["cost"]["total_usd"] == pytest.approx(point["total_usd"], rel=1e-9)
+        assert e["memory"]["fits"] is True
 
 
 def _random_layout_body(rng: random.Random) -> dict:
@@ -250,3 +252,41 @@ def test_an_oversized_search_is_refused_before_it_runs(client):
     body = {**LLAMA_7B, "search": {"device_counts": degrees, "tensor": degrees, "pipeline": degrees}}
     answer = _plan(client, body, status=422)
     assert "search" in answer["errors"] and "at most" in answer["errors"]["search"][0]
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"search": {"device_counts": [8, 16], "min_devices": 32}}, "search.device_counts"),
+        ({"search": {"min_devices": 64}, "constraints": {"max_devices": 32}}, "search.min_devices"),
+        ({"search": {"device_counts": [3], "accelerators": ["nvidia-h100-sxm-80gb"]}}, "search"),  # 1024 % 3
+        ({"constraints": {"deadline": "P0D"}}, "constraints.deadline"),
+        ({"constraints": {"deadline": 0}}, "constraints.deadline"),
+        ({"search": {"accelerators": ["amd-mi325x"]}, "objective": "cheapest"}, "search.accelerators"),
+        (
+            {
+                "search": {"accelerators": ["amd-mi325x"]},
+                "objective": "fastest",
+                "constraints": {"budget_usd": 5},
+            },
+            "search.accelerators",
+        ),
+    ],
+)
+def test_empty_or_contradictory_searches_are_422_naming_the_field(client, patch, field):
+    if patch.get("search", {}).get("accelerators") == ["UNPRICED"]:
+        patch = {**patch, "search": {"accelerators": [_unpriced_gpu(client)]}}
+    answer = _plan(client, {**LLAMA_7B, **patch}, status=422)
+    assert field in answer["errors"], answer["errors"]
+
+
+def test_an_unpriced_accelerator_is_searched_for_time_alone(client):
+    body = {
+        **LLAMA_7B,
+        "search": {"accelerators": ["amd-mi325x"], "device_counts": [8, 64]},
+        "objective": "fastest",
+    }
+    best = _plan(client, body)["best"]
+    assert best["accelerator"] == "amd-mi325x" and best["total_usd"] is None and best["provider"] is None
+    e = client.post("/v1/estimates/training", json=best["estimate_request"]).json
+    assert e["time"]["seconds"] == pytest.approx(best["seconds"], rel=1e-9)

@@ -115,11 +115,19 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> PlanRequ
         errors["objective"] = [f"Must be one of {', '.join(OBJECTIVES)}."]
     ids = _accelerator_ids(search, catalog, errors)
     offers = _offers(search, catalog, ids, errors)
+    if search.get("accelerators") and not errors:
+        _unpriced(ids, offers, objective, constraints, errors)
+    counts = [int(c) for c in search.get("device_counts") or ()]
+    if counts and not any(min_devices <= c <= max_devices for c in counts):
+        errors["search.device_counts"] = [f"None is between {min_devices} and {max_devices} devices."]
     recomputes = _recomputations(request, search)
     if errors:
         raise InvalidRequest(errors)
     notes: list[str] = []
     candidates, excluded = _candidates(request, catalog, ids, offers, recomputes, notes)
+    if not candidates:
+        reasons = "; ".join(f"{e['accelerator']}: {e['reason']}" for e in excluded[:8])
+        raise InvalidRequest.single("search", f"No accelerator can take part in this search ({reasons}).")
     space_for = _space_builder(request, search, max_devices, min_devices)
     _refuse_oversized(candidates, space_for)
     return PlanRequest(
@@ -147,12 +155,45 @@ def _refuse_oversized(candidates: list[Candidate], space_for: Callable[[Training
             f"{MAX_GRID_TOTAL:,} ({MAX_GRID_PER_CANDIDATE:,} each): name fewer accelerators, device counts or degrees.",
         )
     valid = sum(len(enumerate_layouts(c.plan, space).data) * len(c.offers) for c, space in spaces)
+    if valid == 0:
+        batch = candidates[0].plan.global_batch
+        raise InvalidRequest.single(
+            "search",
+            "No layout in the search space is one the estimate accepts: data × tensor × pipeline × context must "
+            f"equal a device count, and micro-batch × data must divide training.global_batch_size ({batch}).",
+        )
     if valid > MAX_SEARCH_CONFIGURATIONS:
         raise InvalidRequest.single(
             "search",
             f"The search has {valid:,} valid configurations; at most {MAX_SEARCH_CONFIGURATIONS:,}: name fewer "
             "accelerators, device counts or degrees.",
         )
+
+
+NO_PRICE = Offer("none", "none", float("nan"))  # an accelerator named without a price, for `fastest` alone
+
+
+def _unpriced(
+    ids: list[str],
+    offers: dict[str, tuple[Offer, ...]],
+    objective: str,
+    constraints: Constraints,
+    errors: dict[str, list[str]],
+) -> None:
+    """Named accelerators without a price in the search: a 422 for a cost objective or a budget; searched
+    without a cost (total_usd null) for `fastest`."""
+    missing = [a for a in ids if not offers[a]]
+    if not missing:
+        return
+    if objective != "fastest" or constraints.budget_usd is not None:
+        errors["search.accelerators"] = [
+            f"{', '.join(missing)}: no catalog price among the providers and pricing models searched, which a "
+            "cost objective or a budget needs; remove them, widen search.providers/pricing_models, or use "
+            "objective fastest without a budget."
+        ]
+        return
+    for acc_id in missing:
+        offers[acc_id] = (NO_PRICE,)
 
 
 def _accelerator_ids(search: Mapping[str, Any], catalog: Catalog, errors: dict[str, list[str]]) -> list[str]:

@@ -75,6 +75,8 @@ class Point:
         return self.candidate.plan
 
     def describe(self) -> str:
+        if self.total_usd != self.total_usd:  # NaN: searched without a price
+            return f"{self.devices} × {self.plan.accelerator.id} (no price): {human_duration(self.seconds)}"
         return (
             f"{self.devices} × {self.plan.accelerator.id} ({self.offer.provider}, {self.offer.pricing_model}): "
             f"{human_duration(self.seconds)}, {human_usd(self.total_usd)}"
@@ -154,7 +156,7 @@ def search(
     budget = constraints.budget_usd if constraints.budget_usd is not None else np.inf
     fits = a["fits"].astype(bool)
     in_time = a["seconds"] <= deadline
-    in_budget = a["usd"] <= budget
+    in_budget = (a["usd"] <= budget) | (constraints.budget_usd is None)  # NaN: no price (fastest only)
     feasible = np.flatnonzero(fits & in_time & in_budget)
     excluded = {
         "invalid_layout": int(invalid),

@@ -66,6 +66,7 @@ def plan_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any
 
 def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
     plan, acc = p.plan, p.plan.accelerator
+    priced = p.offer.usd_per_hour == p.offer.usd_per_hour  # NaN: searched without a price (objective fastest)
     parallelism = {
         "data": p.data,
         "tensor": p.tensor,
@@ -78,9 +79,9 @@ def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
     }
     return {
         "accelerator": acc.id,
-        "provider": p.offer.provider,
-        "pricing_model": p.offer.pricing_model,
-        "usd_per_accelerator_hour": p.offer.usd_per_hour,
+        "provider": p.offer.provider if priced else None,
+        "pricing_model": p.offer.pricing_model if priced else None,
+        "usd_per_accelerator_hour": p.offer.usd_per_hour if priced else None,
         "count": p.devices,
         "parallelism": parallelism,
         "micro_batch_size": p.micro_batch,
@@ -88,8 +89,8 @@ def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
         "precision": plan.precision,
         "seconds": p.seconds,
         "time": human_duration(p.seconds),
-        "total_usd": p.total_usd,
-        "cost": human_usd(p.total_usd),
+        "total_usd": p.total_usd if priced else None,
+        "cost": human_usd(p.total_usd) if priced else "n/a (no price)",
         "accelerator_hours": p.accelerator_hours,
         "memory_per_device_bytes": p.memory_bytes,
         "memory_per_device": human_bytes(p.memory_bytes),
@@ -121,7 +122,9 @@ def estimate_body(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
     ):
         if value != 1:
             parallelism[name] = value
-    cost: dict[str, Any] = {"provider": p.offer.provider, "pricing_model": p.offer.pricing_model}
+    cost: dict[str, Any] = {}
+    if p.offer.usd_per_hour == p.offer.usd_per_hour:  # priced (not NaN)
+        cost = {"provider": p.offer.provider, "pricing_model": p.offer.pricing_model}
     overhead = (request.get("cost") or {}).get("infrastructure_overhead")
     if overhead:
         cost["infrastructure_overhead"] = overhead
