@@ -83,9 +83,7 @@ def _allreduce(d: TokenDevice, layers: int, message_bytes: FloatArray) -> FloatA
     if not d.tensor or d.devices <= 1:
         return 0.0
     bandwidth = group_bandwidth(d.acc, d.devices, 1)
-    ring = np.where(
-        message_bytes > 0, 2.0 * (d.devices - 1) / d.devices * message_bytes / bandwidth, 0.0
-    )
+    ring = np.where(message_bytes > 0, 2.0 * (d.devices - 1) / d.devices * message_bytes / bandwidth, 0.0)
     return 2 * layers * (allreduce_latency_s(d.acc) + ring)
 
 

@@ -15,7 +15,6 @@ from ..hardware import Accelerator, Catalog
 from ..models import ModelSpec, resolve_model
 from ..pricing import resolve_price
 from .formats import ENGINES
-from .memory import MAX_DEVICES
 from .request import DEFAULT_OUTPUT, DEFAULT_PROMPT
 
 DEFAULT_DEVICES = (1, 2, 4, 8)
@@ -151,7 +150,10 @@ def _check_context(model: ModelSpec, prompt: int, output: int, bad) -> None:
     if not cap or model.architecture != "transformer":
         return
     if prompt >= cap:
-        bad("workload.prompt_tokens", f"{prompt} prompt tokens leave no room in the model's {cap}-token context.")
+        bad(
+            "workload.prompt_tokens",
+            f"{prompt} prompt tokens leave no room in the model's {cap}-token context.",
+        )
     elif prompt + output > cap:
         bad(
             "workload.output_tokens",
@@ -166,10 +168,14 @@ def _demand(workload: Mapping[str, Any], output: int, bad) -> float:
     if (rps is None) == (otps is None):
         bad("workload", "Give exactly one of requests_per_second or output_tokens_per_second.")
         return 1.0
-    return float(rps) if rps is not None else float(otps) / output
+    if rps is not None:
+        return float(rps)
+    return float(otps or 0.0) / output
 
 
-def _formats(request: Mapping[str, Any], search: Mapping[str, Any]) -> tuple[tuple[str | None, str | None], ...]:
+def _formats(
+    request: Mapping[str, Any], search: Mapping[str, Any]
+) -> tuple[tuple[str | None, str | None], ...]:
     options: Sequence[Mapping[str, Any]] | None = search.get("formats")
     if not options and request.get("weights"):
         options = [request["weights"]]
@@ -186,7 +192,10 @@ def _accelerators(
     known = {p.lower() for rows in catalog.prices.values() for p in (r.provider for r in rows)}
     for i, provider in enumerate(providers):
         if provider.lower() not in known:
-            bad(f"search.providers.{i}", f"No price of {provider!r} in the catalog; providers: {', '.join(sorted(known))}.")
+            bad(
+                f"search.providers.{i}",
+                f"No price of {provider!r} in the catalog; providers: {', '.join(sorted(known))}.",
+            )
     named = search.get("accelerators")
     accs: list[Accelerator] = []
     prices: dict[str, tuple[PriceOption, ...]] = {}
@@ -200,7 +209,10 @@ def _accelerators(
         options = _prices(acc, providers, catalog)
         if named and not options:
             where = f" from {', '.join(providers)}" if providers else ""
-            bad(f"search.accelerators.{i}", f"{acc_id} has no price{where} in the catalog: the planner ranks by cost.")
+            bad(
+                f"search.accelerators.{i}",
+                f"{acc_id} has no price{where} in the catalog: the planner ranks by cost.",
+            )
         accs.append(acc)
         prices[acc.id] = options
     return tuple(accs), prices

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..units import SECONDS_PER_HOUR, human_duration
-from .planner import Deployment, PlanResult
 from .plan_request import ServingSearch
+from .planner import Deployment, PlanResult
 
 SLO_BASIS = (
     "steady state of the estimator's batching model: a replica prefills a batch of b prompts in one pass and "
@@ -74,7 +74,11 @@ def build_plan_response(result: PlanResult) -> dict[str, Any]:
 def deployment_json(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
     g, ev, w = dep.group, dep.evaluation, dep.plan.workload
     speed, b = ev.speed, w.batch
-    ttft, tpot, e2e = speed.time_to_first_token_s or 0.0, speed.time_per_output_token_s or 0.0, speed.end_to_end_s
+    ttft, tpot, e2e = (
+        speed.time_to_first_token_s or 0.0,
+        speed.time_per_output_token_s or 0.0,
+        speed.end_to_end_s,
+    )
     replica_rps = speed.requests_per_second
     return {
         "accelerator": g.accelerator.id,
@@ -119,7 +123,9 @@ def _cost(space: ServingSearch, dep: Deployment, ttft: float, e2e: float) -> dic
     p, o, b = space.prompt_tokens, space.output_tokens, w.batch
     prefill_share = ttft / e2e
     usd_per_request = dep.usd_per_hour / SECONDS_PER_HOUR / space.requests_per_second
-    replica_per_second = g.devices * g.price.usd_per_hour * (1.0 + space.infrastructure_overhead) / SECONDS_PER_HOUR
+    replica_per_second = (
+        g.devices * g.price.usd_per_hour * (1.0 + space.infrastructure_overhead) / SECONDS_PER_HOUR
+    )
     otps = dep.evaluation.speed.output_tokens_per_second or 0.0
     return {
         "usd_per_hour": dep.usd_per_hour,

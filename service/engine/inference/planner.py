@@ -342,4 +342,3 @@ def _miss(objective: str, value: float | None, text: str, dep: Deployment) -> di
     g = dep.group
     where = f"{g.devices} × {g.accelerator.id}, {g.workload.engine} {g.workload.fmt.name}, batch {dep.plan.workload.batch}"
     return {"objective": objective, "message": f"{text}, on {where}.", "value": value, "deployment": dep}
-
