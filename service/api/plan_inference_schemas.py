@@ -49,13 +49,6 @@ class PlanWorkloadSchema(ma.Schema):
         metadata={"description": "Per request (default 256)", "example": 256},
     )
 
-    @ma.validates_schema
-    def _one_demand(self, data, **kwargs):
-        if ("requests_per_second" in data) == ("output_tokens_per_second" in data):
-            raise ma.ValidationError(
-                "Give exactly one of requests_per_second or output_tokens_per_second.", "requests_per_second"
-            )
-
 
 class SloSchema(ma.Schema):
     class Meta:

@@ -14,7 +14,7 @@ from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog
 from ..models import ModelSpec, resolve_model
 from ..pricing import resolve_price
-from .formats import ENGINES
+from .formats import ENGINES, FORMAT_PRECISION
 from .request import DEFAULT_OUTPUT, DEFAULT_PROMPT
 
 DEFAULT_DEVICES = (1, 2, 4, 8)
@@ -116,6 +116,7 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> ServingS
         frontier_points=int((request.get("output") or {}).get("frontier_points", DEFAULT_FRONTIER_POINTS)),
         as_of=str(cost["as_of"]) if cost.get("as_of") else None,
     )
+    _check_formats(space.formats, bool(search.get("formats")), bad)
     if not errors and space.groups > MAX_GROUPS:
         bad(
             "search",
@@ -166,11 +167,26 @@ def _demand(workload: Mapping[str, Any], output: int, bad) -> float:
     """Requests per second the fleet must serve (output_tokens_per_second ÷ output_tokens when given so)."""
     rps, otps = workload.get("requests_per_second"), workload.get("output_tokens_per_second")
     if (rps is None) == (otps is None):
-        bad("workload", "Give exactly one of requests_per_second or output_tokens_per_second.")
+        bad(
+            "workload.requests_per_second",
+            "Give exactly one of workload.requests_per_second or workload.output_tokens_per_second.",
+        )
         return 1.0
     if rps is not None:
         return float(rps)
     return float(otps or 0.0) / output
+
+
+def _check_formats(formats: tuple[tuple[str | None, str | None], ...], listed: bool, bad) -> None:
+    """A (precision, format) pair that disagrees is the request's mistake whatever the engine."""
+    for i, (precision, named) in enumerate(formats):
+        implied = FORMAT_PRECISION.get(named or "")
+        if precision is not None and implied is not None and precision != implied:
+            bad(
+                f"search.formats.{i}" if listed else "weights.format",
+                f"Format {named!r} stores {implied} weights but precision is {precision!r}; "
+                f"set precision to {implied!r} or omit it.",
+            )
 
 
 def _formats(
