@@ -92,7 +92,7 @@ class DeploymentSchema(ma.Schema):
 class NearestMissSchema(ma.Schema):
     objective = text(
         "What came closest: time_to_first_token_s, time_per_output_token_s, cheapest_meeting_ttft, "
-        "cheapest_meeting_tpot, replicas or memory"
+        "cheapest_meeting_tpot, replicas, memory or search_space"
     )
     message = text("The miss, readable")
     value = num("Its value (seconds, or replicas); null for memory")

@@ -221,5 +221,7 @@ def test_a_format_that_contradicts_its_precision_is_422(client):
     body = {**BODY, "search": {**BODY["search"], "formats": [{"precision": "int8", "format": "awq"}]}}
     response = client.post("/v1/plans/inference", json=body)
     assert response.status_code == 422 and "search.formats.0" in response.json["errors"]
-    response = client.post("/v1/plans/inference", json={**BODY, "search": {}, "weights": {"precision": "int8", "format": "awq"}})
+    response = client.post(
+        "/v1/plans/inference", json={**BODY, "search": {}, "weights": {"precision": "int8", "format": "awq"}}
+    )
     assert response.status_code == 422 and "weights.format" in response.json["errors"]

@@ -295,6 +295,10 @@ def _nearest_misses(
     space: ServingSearch, groups: list[Group], m: _Misses, exclusions: dict[str, int]
 ) -> list[dict[str, Any]]:
     """What came closest when nothing met every objective, each with the deployment that reached it."""
+    if m.lowest_ttft is None and not exclusions["does_not_fit"]:
+        counted = ", ".join(f"{n:,} {r.replace('_', ' ')}" for r, n in exclusions.items() if n)
+        message = f"Every configuration was excluded before it could be evaluated: {counted}."
+        return [{"objective": "search_space", "message": message, "value": None, "deployment": None}]
     if m.lowest_ttft is None:
         largest = max(space.devices)
         return [
