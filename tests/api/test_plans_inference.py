@@ -225,3 +225,19 @@ def test_a_format_that_contradicts_its_precision_is_422(client):
         "/v1/plans/inference", json={**BODY, "search": {}, "weights": {"precision": "int8", "format": "awq"}}
     )
     assert response.status_code == 422 and "weights.format" in response.json["errors"]
+
+
+def test_plans_share_the_estimate_budget(migrated_url):
+    from service import create_app
+    from tests.conftest import reset_rows
+
+    app = create_app(
+        {"DATABASE_URL": migrated_url, "RATELIMIT_ESTIMATES": "2 per hour", "RATELIMIT_ENABLED": True}
+    )
+    reset_rows(app.extensions["scalecost.db"])
+    client = app.test_client()
+    assert client.post("/v1/plans/inference", json=BODY).status_code == 200
+    estimate = {"model": {"preset": "llama-3-8b"}, "hardware": {"accelerator": "nvidia-l4"}}
+    assert client.post("/v1/estimates/inference", json=estimate).status_code == 200
+    assert client.post("/v1/plans/inference", json=BODY).status_code == 429
+    app.extensions["scalecost.db"].dispose()
