@@ -208,7 +208,7 @@ def _evaluate_group(
 ) -> int:
     """Evaluate every fitting batch size of one group; returns how many were evaluated."""
     w, acc, devices = group.workload, group.accelerator, group.devices
-    fit = min(max_batch_size(w, acc, devices), space.max_batch)
+    fit = max_batch_size(w, acc, devices, upper=space.max_batch)
     exclusions["does_not_fit"] += multiplicity * (space.max_batch - fit)
     if fit == 0:
         return 0
@@ -223,9 +223,11 @@ def _evaluate_group(
     exclusions["misses_tpot"] += multiplicity * int((ttft_ok & ~tpot_ok).sum())
     exclusions["too_many_replicas"] += multiplicity * int((ttft_ok & tpot_ok & ~replicas_ok).sum())
     if feasible.any():
-        for i in _pareto_indices(usd[feasible], speeds.end_to_end_s[feasible]):
-            b = int(speeds.batches[feasible][i])
-            points.append(_Point(float(usd[b - 1]), float(speeds.end_to_end_s[b - 1]), index, b))
+        kept = np.flatnonzero(feasible)
+        for i in kept[_pareto_indices(usd[kept], speeds.end_to_end_s[kept])]:
+            points.append(_Point(float(usd[i]), float(speeds.end_to_end_s[i]), index, int(i) + 1))
+    if points:
+        return fit  # something is feasible: the nearest misses will not be asked for
     everywhere = np.ones(fit, dtype=bool)
     misses.offer("lowest_ttft", speeds.time_to_first_token_s, everywhere, index)
     misses.offer("lowest_tpot", speeds.time_per_output_token_s, everywhere, index)
