@@ -6,7 +6,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
-from service.engine.inference.plan_request import MAX_BATCH
+from service.engine.inference.plan_request import MAX_BATCH, MAX_GROUPS
 
 from .fields import Float, Integer, String, fraction_range
 from .inference_schemas import ENGINES, KV_PRECISIONS, WeightsSchema
@@ -154,6 +154,12 @@ class InferencePlanRequestSchema(ma.Schema):
     )
     workload = ma.fields.Nested(PlanWorkloadSchema, required=True)
     slo = ma.fields.Nested(SloSchema, required=True)
-    search = ma.fields.Nested(PlanSearchSchema)
+    search = ma.fields.Nested(
+        PlanSearchSchema,
+        metadata={
+            "description": f"The space searched; at most {MAX_GROUPS:,} deployment groups (accelerators × engines × "
+            "formats × KV precisions × devices per replica), else 422 with the bound"
+        },
+    )
     cost = ma.fields.Nested(PlanCostSchema)
     output = ma.fields.Nested(PlanOutputSchema)

@@ -241,3 +241,15 @@ def test_plans_share_the_estimate_budget(migrated_url):
     assert client.post("/v1/estimates/inference", json=estimate).status_code == 200
     assert client.post("/v1/plans/inference", json=BODY).status_code == 429
     app.extensions["scalecost.db"].dispose()
+
+
+def test_cost_as_of_prices_the_plan_and_its_estimate_body(client):
+    body = {**BODY, "cost": {"as_of": "2026-06-01", "infrastructure_overhead": 0.2}}
+    answer = _plan(client, body)
+    assert answer["priced_as_of"] == "2026-06-01"
+    request = answer["plan"]["estimate_request"]
+    assert request["cost"]["as_of"] == "2026-06-01" and request["cost"]["infrastructure_overhead"] == 0.2
+    est = _estimate(client, request)
+    assert _close(
+        est["cost"]["usd_per_hour"] * answer["plan"]["replicas"], answer["plan"]["cost"]["usd_per_hour"]
+    )
