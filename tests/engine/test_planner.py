@@ -120,3 +120,53 @@ def test_unsupported_engine_is_counted(catalog):
     assert result["exclusions"]["unsupported_engine"] == result["search"]["configurations_considered"]
     assert result["nearest_misses"][0]["objective"] == "search_space"
     assert "unsupported engine" in result["nearest_misses"][0]["message"]
+
+
+def test_on_a_small_space_the_plan_is_the_brute_force_minimum(catalog):
+    """Every configuration of a small space through estimate_inference, one by one: the planner's plan is the
+    cheapest that meets both objectives, and its feasible count is the brute force's."""
+    search = {
+        "accelerators": ["nvidia-l4", "nvidia-a100-sxm-80gb"],
+        "engines": ["vllm", "llama.cpp"],
+        "devices_per_replica": [1, 2],
+        "formats": [{"precision": "bf16"}, {"precision": "int4"}],
+        "max_batch_size": 24,
+    }
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "workload": {"requests_per_second": 7, "prompt_tokens": 300, "output_tokens": 120},
+        "slo": {"time_to_first_token_s": 0.4, "time_per_output_token_s": 0.03},
+        "search": search,
+    }
+    answer = plan_serving(body, catalog)
+    costs, feasible = [], 0
+    for acc in search["accelerators"]:
+        for provider in sorted({p.provider for p in catalog.prices[acc]}):
+            for engine in search["engines"]:
+                for weights in search["formats"]:
+                    for count in search["devices_per_replica"]:
+                        for batch in range(1, search["max_batch_size"] + 1):
+                            request = {
+                                "model": body["model"],
+                                "weights": weights,
+                                "engine": engine,
+                                "batch_size": batch,
+                                "prompt_tokens": 300,
+                                "output_tokens": 120,
+                                "hardware": {"accelerator": acc, "count": count},
+                                "cost": {"provider": provider},
+                                "output": {"suggestions": False, "recommendations": False},
+                            }
+                            try:
+                                est = estimate_inference(request, catalog)
+                            except InvalidRequest:
+                                continue
+                            lat = est["latency"]
+                            if not est["memory"]["fits"] or lat["time_to_first_token_s"] > 0.4:
+                                continue
+                            if lat["time_per_output_token_s"] > 0.03:
+                                continue
+                            feasible += 1
+                            costs.append(_fleet_cost(est, 7, 1.0))
+    assert feasible == answer["search"]["configurations_feasible"] > 0
+    assert min(costs) == pytest.approx(answer["plan"]["cost"]["usd_per_hour"], rel=1e-12)
