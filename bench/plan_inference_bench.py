@@ -30,7 +30,7 @@ from engine_bench import build_catalog  # noqa: E402
 from service.engine.inference.bulk import batch_speeds  # noqa: E402
 from service.engine.inference.formats import resolve_weight_format  # noqa: E402
 from service.engine.inference.memory import Workload  # noqa: E402
-from service.engine.inference.plan_response import plan_serving  # noqa: E402
+from service.engine.inference.plan import plan_serving  # noqa: E402
 from service.engine.inference.speed import estimate_speed  # noqa: E402
 from service.engine.models import resolve_model  # noqa: E402
 

@@ -15,7 +15,7 @@ from .errors import InvalidRequest
 from .hardware import KINDS, PRECISIONS, SPEC_BOUNDS, Accelerator, Catalog, Price
 from .inference.estimate import estimate_inference
 from .inference.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRECISIONS
-from .inference.plan_response import plan_serving
+from .inference.plan import plan_serving
 from .models import PRESETS, list_presets, resolve_model
 from .patch import merge_patch
 from .training.estimate import estimate_training

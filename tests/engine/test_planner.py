@@ -8,7 +8,7 @@ import random
 import pytest
 
 from service.engine import InvalidRequest, estimate_inference
-from service.engine.inference.plan_response import plan_serving
+from service.engine.inference.plan import plan_serving
 from service.engine.inference.planner import replicas_needed
 
 BODY = {

@@ -186,10 +186,3 @@ def _notes(result: PlanResult) -> list[str]:
         )
     return notes
 
-
-def plan_serving(request: Any, catalog: Any) -> dict[str, Any]:
-    """The serving planner's door: request dict + catalog → the JSON answer (InvalidRequest for bad input)."""
-    from .plan_request import parse_plan_request
-    from .planner import plan_inference
-
-    return build_plan_response(plan_inference(parse_plan_request(request, catalog)))
