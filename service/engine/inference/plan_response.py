@@ -185,4 +185,3 @@ def _notes(result: PlanResult) -> list[str]:
             f"a batch of {d.plan.workload.batch} requests every {d.evaluation.speed.end_to_end_s:.4g} s."
         )
     return notes
-
