@@ -297,54 +297,70 @@ def _nearest_misses(
     space: ServingSearch, groups: list[Group], m: _Misses, exclusions: dict[str, int]
 ) -> list[dict[str, Any]]:
     """What came closest when nothing met every objective, each with the deployment that reached it."""
-    if m.lowest_ttft is None and not exclusions["does_not_fit"]:
+    if m.lowest_ttft is not None:
+        return _closest(space, groups, m)
+    if not exclusions["does_not_fit"]:
         counted = ", ".join(f"{n:,} {r.replace('_', ' ')}" for r, n in exclusions.items() if n)
         message = f"Every configuration was excluded before it could be evaluated: {counted}."
         return [{"objective": "search_space", "message": message, "value": None, "deployment": None}]
-    if m.lowest_ttft is None:
-        largest = max(space.devices)
-        return [
-            {
-                "objective": "memory",
-                "message": f"No searched deployment holds the model and one sequence of "
-                f"{space.prompt_tokens + space.output_tokens} tokens (up to {largest} devices per replica, "
-                f"{exclusions['does_not_fit']:,} configurations do not fit): allow more devices per replica, "
-                "lower-bit formats or an fp8 KV cache.",
-                "value": None,
-                "deployment": None,
-            }
-        ]
+    message = (
+        f"No searched deployment holds the model and one sequence of {space.prompt_tokens + space.output_tokens} "
+        f"tokens (up to {max(space.devices)} devices per replica, {exclusions['does_not_fit']:,} configurations "
+        "do not fit): allow more devices per replica, lower-bit formats or an fp8 KV cache."
+    )
+    return [{"objective": "memory", "message": message, "value": None, "deployment": None}]
+
+
+def _closest(space: ServingSearch, groups: list[Group], m: _Misses) -> list[dict[str, Any]]:
+    """The lowest TTFT and TPOT reachable (where they miss), the cheapest plan meeting each objective alone, and
+    the replicas both objectives need when that is over search.max_replicas."""
     rows = []
-    items = [
-        ("time_to_first_token_s", m.lowest_ttft, "The lowest TTFT reachable is {v:.3g} s", space.ttft_s),
-        ("time_per_output_token_s", m.lowest_tpot, "The lowest TPOT reachable is {v:.3g} s", space.tpot_s),
-    ]
-    for objective, found, text, target in items:
-        if found is not None:
-            dep = _deployment(space, groups, _Point(0.0, 0.0, found[1], found[2]))
-            rows.append(_miss(objective, found[0], f"{text.format(v=found[0])} (SLO {target:g} s)", dep))
-    pairs = [
-        ("cheapest_meeting_ttft", m.cheapest_ttft_ok, "TPOT"),
-        ("cheapest_meeting_tpot", m.cheapest_tpot_ok, "TTFT"),
-    ]
-    for objective, found, other in pairs:
-        if found is not None:
-            dep = _deployment(space, groups, _Point(found[0], 0.0, found[1], found[2]))
-            speed = dep.evaluation.speed
-            value = speed.time_per_output_token_s if other == "TPOT" else speed.time_to_first_token_s
-            text = (
-                f"The cheapest plan meeting the {'TTFT' if other == 'TPOT' else 'TPOT'} costs "
-                f"${dep.usd_per_hour:,.2f}/h with a {other} of {value:.3g} s"
-            )
-            rows.append(_miss(objective, value, text, dep))
+
+    def add(objective: str, found: tuple[float, int, int], template: str, value=None) -> Deployment:
+        dep = _deployment(space, groups, _Point(0.0, 0.0, found[1], found[2]))
+        g = dep.group
+        where = (
+            f"{g.devices} × {g.accelerator.id}, {g.workload.engine} {g.workload.fmt.name}, "
+            f"batch {dep.plan.workload.batch}"
+        )
+        speed = dep.evaluation.speed
+        value = {"ttft": speed.time_to_first_token_s, "tpot": speed.time_per_output_token_s}.get(
+            value, found[0]
+        )
+        message = template.format(v=value, usd=dep.usd_per_hour, replicas=dep.replicas, where=where)
+        rows.append({"objective": objective, "message": message, "value": value, "deployment": dep})
+        return dep
+
+    if m.lowest_ttft is not None and m.lowest_ttft[0] > space.ttft_s:
+        add(
+            "time_to_first_token_s",
+            m.lowest_ttft,
+            f"The lowest TTFT reachable is {{v:.3g}} s on {{where}} (SLO {space.ttft_s:g} s).",
+        )
+    if m.lowest_tpot is not None and m.lowest_tpot[0] > space.tpot_s:
+        add(
+            "time_per_output_token_s",
+            m.lowest_tpot,
+            f"The lowest TPOT reachable is {{v:.3g}} s on {{where}} (SLO {space.tpot_s:g} s).",
+        )
+    if m.cheapest_ttft_ok is not None:
+        add(
+            "cheapest_meeting_ttft",
+            m.cheapest_ttft_ok,
+            "The cheapest plan meeting the TTFT, ${usd:,.2f}/h on {where}, has a TPOT of {v:.3g} s.",
+            "tpot",
+        )
+    if m.cheapest_tpot_ok is not None:
+        add(
+            "cheapest_meeting_tpot",
+            m.cheapest_tpot_ok,
+            "The cheapest plan meeting the TPOT, ${usd:,.2f}/h on {where}, has a TTFT of {v:.3g} s.",
+            "ttft",
+        )
     if m.fewest_replicas is not None:
-        dep = _deployment(space, groups, _Point(0.0, 0.0, m.fewest_replicas[1], m.fewest_replicas[2]))
-        text = f"Meeting both SLOs needs {dep.replicas:,} replicas; search.max_replicas is {space.max_replicas:,}"
-        rows.append(_miss("replicas", float(dep.replicas), text, dep))
+        add(
+            "replicas",
+            m.fewest_replicas,
+            f"Meeting both objectives needs {{v:,.0f}} replicas of {{where}}; search.max_replicas is {space.max_replicas:,}.",
+        )
     return rows
-
-
-def _miss(objective: str, value: float | None, text: str, dep: Deployment) -> dict[str, Any]:
-    g = dep.group
-    where = f"{g.devices} × {g.accelerator.id}, {g.workload.engine} {g.workload.fmt.name}, batch {dep.plan.workload.batch}"
-    return {"objective": objective, "message": f"{text}, on {where}.", "value": value, "deployment": dep}
