@@ -170,3 +170,21 @@ def test_on_a_small_space_the_plan_is_the_brute_force_minimum(catalog):
                             costs.append(_fleet_cost(est, 7, 1.0))
     assert feasible == answer["search"]["configurations_feasible"] > 0
     assert min(costs) == pytest.approx(answer["plan"]["cost"]["usd_per_hour"], rel=1e-12)
+
+
+def test_the_replica_bound_is_a_nearest_miss_of_its_own(catalog):
+    body = {**BODY, "search": {**BODY["search"], "max_replicas": 1}, "workload": {"requests_per_second": 500}}
+    result = plan_serving(body, catalog)
+    assert result["plan"] is None and result["exclusions"]["too_many_replicas"] > 0
+    (miss,) = [m for m in result["nearest_misses"] if m["objective"] == "replicas"]
+    assert miss["value"] > 1 and "search.max_replicas is 1" in miss["message"]
+
+
+def test_output_tokens_per_second_is_requests_times_output_tokens(catalog):
+    by_tokens = plan_serving(BODY, catalog)
+    by_requests = plan_serving(
+        {**BODY, "workload": {"requests_per_second": 15, "prompt_tokens": 1024, "output_tokens": 200}},
+        catalog,
+    )
+    assert by_tokens["workload"]["requests_per_second"] == 15
+    assert by_tokens["plan"] == by_requests["plan"]
