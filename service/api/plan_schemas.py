@@ -25,7 +25,7 @@ def _degrees(description: str, high: int) -> F.List:
     )
 
 
-class PlanSearchSchema(ma.Schema):
+class TrainingPlanSearchSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
@@ -86,7 +86,7 @@ class PlanSearchSchema(ma.Schema):
     )
 
 
-class PlanConstraintsSchema(ma.Schema):
+class TrainingPlanConstraintsSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
@@ -103,7 +103,7 @@ class PlanConstraintsSchema(ma.Schema):
     max_devices = Integer(validate=validate.Range(1, MAX_DEVICES), metadata={"description": "Most devices"})
 
 
-class PlanCostSchema(ma.Schema):
+class TrainingPlanCostSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
@@ -128,8 +128,8 @@ class TrainingPlanRequestSchema(ma.Schema):
             "when given, are fixed; otherwise searched"
         },
     )
-    search = F.Nested(PlanSearchSchema)
-    constraints = F.Nested(PlanConstraintsSchema)
+    search = F.Nested(TrainingPlanSearchSchema)
+    constraints = F.Nested(TrainingPlanConstraintsSchema)
     objective = String(
         validate=validate.OneOf(OBJECTIVES),
         metadata={
@@ -138,10 +138,10 @@ class TrainingPlanRequestSchema(ma.Schema):
         },
     )
     results = Integer(validate=validate.Range(1, 100), metadata={"description": "Plans to return. Default 5"})
-    cost = F.Nested(PlanCostSchema)
+    cost = F.Nested(TrainingPlanCostSchema)
 
 
-class PlanPointSchema(ma.Schema):
+class TrainingPlanPointSchema(ma.Schema):
     accelerator = text("Catalog id")
     provider = text("Null when searched without a price (objective fastest)", nullable=True)
     pricing_model = text(nullable=True)
@@ -165,13 +165,13 @@ class PlanPointSchema(ma.Schema):
     )
 
 
-class BestPlanSchema(PlanPointSchema):
+class TrainingBestPlanSchema(TrainingPlanPointSchema):
     estimate = F.Nested(
         TrainingEstimateSchema, metadata={"description": "The full training estimate of the plan"}
     )
 
 
-class NearestMissSchema(ma.Schema):
+class TrainingNearestMissSchema(ma.Schema):
     reason = text(
         enum=[
             "does_not_fit",
@@ -183,26 +183,26 @@ class NearestMissSchema(ma.Schema):
         ]
     )
     message = text()
-    plan = F.Nested(PlanPointSchema, allow_none=True)
+    plan = F.Nested(TrainingPlanPointSchema, allow_none=True)
 
 
-class ExcludedAcceleratorSchema(ma.Schema):
+class TrainingExcludedAcceleratorSchema(ma.Schema):
     accelerator = text()
     reason = text(enum=["no_price", "precision_unsupported"])
     detail = text()
 
 
-class ExclusionsSchema(ma.Schema):
+class TrainingExclusionsSchema(ma.Schema):
     invalid_layout = integer(
         "Layouts the estimate would refuse (degrees not dividing the count, heads, batch…)"
     )
     does_not_fit = integer("Configurations whose memory per device exceeds the device")
     misses_deadline = integer("Configurations that fit but take longer than the deadline")
     over_budget = integer("Configurations that fit, meet the deadline, cost more than the budget")
-    accelerators = F.List(F.Nested(ExcludedAcceleratorSchema))
+    accelerators = F.List(F.Nested(TrainingExcludedAcceleratorSchema))
 
 
-class SearchStatsSchema(ma.Schema):
+class TrainingSearchStatsSchema(ma.Schema):
     configurations_considered = integer("Layouts × offers in the search space")
     configurations_evaluated = integer("Valid layouts × offers evaluated")
     layouts_evaluated = integer("Valid layouts evaluated (time does not depend on the offer)")
@@ -212,7 +212,7 @@ class SearchStatsSchema(ma.Schema):
     server_seconds = number("Seconds the search took on the server")
 
 
-class PlanConstraintsUsedSchema(ma.Schema):
+class TrainingPlanConstraintsUsedSchema(ma.Schema):
     deadline_s = num("Deadline in seconds")
     deadline = text(nullable=True)
     budget_usd = num("Budget, USD")
@@ -220,16 +220,16 @@ class PlanConstraintsUsedSchema(ma.Schema):
 
 class TrainingPlanSchema(ma.Schema):
     objective = text(enum=OBJECTIVES)
-    constraints = F.Nested(PlanConstraintsUsedSchema)
-    best = F.Nested(BestPlanSchema, allow_none=True, metadata={"description": "Null when nothing qualifies"})
-    results = F.List(F.Nested(PlanPointSchema), metadata={"description": "Best first, for the objective"})
+    constraints = F.Nested(TrainingPlanConstraintsUsedSchema)
+    best = F.Nested(TrainingBestPlanSchema, allow_none=True, metadata={"description": "Null when nothing qualifies"})
+    results = F.List(F.Nested(TrainingPlanPointSchema), metadata={"description": "Best first, for the objective"})
     frontier = F.List(
-        F.Nested(PlanPointSchema),
+        F.Nested(TrainingPlanPointSchema),
         metadata={
             "description": "Time-vs-USD Pareto frontier, fastest first (thinned to 40 points, ends kept)"
         },
     )
-    excluded = F.Nested(ExclusionsSchema)
-    nearest_misses = F.List(F.Nested(NearestMissSchema), metadata={"description": "When nothing qualifies"})
-    search = F.Nested(SearchStatsSchema)
+    excluded = F.Nested(TrainingExclusionsSchema)
+    nearest_misses = F.List(F.Nested(TrainingNearestMissSchema), metadata={"description": "When nothing qualifies"})
+    search = F.Nested(TrainingSearchStatsSchema)
     notes = F.List(F.String())

@@ -15,6 +15,7 @@ from .errors import InvalidRequest
 from .hardware import KINDS, PRECISIONS, SPEC_BOUNDS, Accelerator, Catalog, Price
 from .inference.estimate import estimate_inference
 from .inference.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRECISIONS
+from .inference.plan import plan_serving
 from .models import PRESETS, list_presets, resolve_model
 from .patch import merge_patch
 from .pricing import PRICING_MODELS
@@ -53,6 +54,7 @@ __all__ = [
     "list_presets",
     "duration_seconds",
     "merge_patch",
+    "plan_serving",
     "parse_count",
     "plan_training",
     "resolve_model",
