@@ -221,8 +221,12 @@ class TrainingPlanConstraintsUsedSchema(ma.Schema):
 class TrainingPlanSchema(ma.Schema):
     objective = text(enum=OBJECTIVES)
     constraints = F.Nested(TrainingPlanConstraintsUsedSchema)
-    best = F.Nested(TrainingBestPlanSchema, allow_none=True, metadata={"description": "Null when nothing qualifies"})
-    results = F.List(F.Nested(TrainingPlanPointSchema), metadata={"description": "Best first, for the objective"})
+    best = F.Nested(
+        TrainingBestPlanSchema, allow_none=True, metadata={"description": "Null when nothing qualifies"}
+    )
+    results = F.List(
+        F.Nested(TrainingPlanPointSchema), metadata={"description": "Best first, for the objective"}
+    )
     frontier = F.List(
         F.Nested(TrainingPlanPointSchema),
         metadata={
@@ -230,6 +234,8 @@ class TrainingPlanSchema(ma.Schema):
         },
     )
     excluded = F.Nested(TrainingExclusionsSchema)
-    nearest_misses = F.List(F.Nested(TrainingNearestMissSchema), metadata={"description": "When nothing qualifies"})
+    nearest_misses = F.List(
+        F.Nested(TrainingNearestMissSchema), metadata={"description": "When nothing qualifies"}
+    )
     search = F.Nested(TrainingSearchStatsSchema)
     notes = F.List(F.String())
