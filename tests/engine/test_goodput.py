@@ -83,6 +83,7 @@ def test_young_daly_interval():
     write_s, rate = 60.0, 1 / 10800  # one interruption every 3 h
     assert optimal_interval_s(write_s, rate) == pytest.approx(math.sqrt(2 * 60 * 10800))
     assert math.isinf(optimal_interval_s(write_s, 0.0))
+
     # the optimum (in steps) is never worse than half or twice it
     def wall(interval):
         return goodput(1e6, 10.0, 100_000, 1000, write_s, interval, 1 / 10800 / 1000 * 3600, 600.0, None)
@@ -101,6 +102,7 @@ def test_far_from_optimal_interval_is_advised(catalog: Catalog):
     codes = [r["code"] for r in out["recommendations"]]
     assert "checkpoint_interval" in codes
     rec = next(r for r in out["recommendations"] if r["code"] == "checkpoint_interval")
-    assert rec["change"]["training"]["checkpoint_interval_steps"] == (
-        out["assumptions"]["goodput"]["optimal_checkpoint_interval_steps"]
+    assert (
+        rec["change"]["training"]["checkpoint_interval_steps"]
+        == (out["assumptions"]["goodput"]["optimal_checkpoint_interval_steps"])
     )
