@@ -239,8 +239,10 @@ class TrainingTimeSchema(ma.Schema):
     human = F.String(metadata={"example": "23.4 days"})
     steps = num("Optimizer steps")
     pretraining_steps = num("Optimizer steps of the included pre-training")
-    tokens_per_second = num("Training tokens per second")
-    samples_per_second = num("Training samples per second (cnn/vit)")
+    tokens_per_second = num(
+        "Training tokens per second while the job runs (time lost to interruptions excluded; seconds include it)"
+    )
+    samples_per_second = num("Training samples per second (cnn/vit), while the job runs")
     utilization = num("Model FLOPs utilisation used while stepping, fraction")
     utilization_source = F.String(metadata={"description": "`given`, or how it was predicted"})
     predicted_utilization = num("What the utilisation model predicts for this run, fraction")

@@ -105,6 +105,9 @@ def _memory(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
 
 def _time(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
     seconds = ev.seconds
+    # throughput while the job runs: the time lost to interruptions (restarts, re-done work) is not running time,
+    # so tokens/s compares with published steady-state throughput; time.seconds and the hours include it
+    running = seconds - ev.interruptions_s
     unit_total = plan.units + plan.pretraining_units
     tokens_total = unit_total if plan.unit == "token" else None
     return {
@@ -112,8 +115,8 @@ def _time(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "human": human_duration(seconds, plan.decimals),
         "steps": ev.steps,
         "pretraining_steps": ev.pretraining_steps,
-        "tokens_per_second": tokens_total / seconds if tokens_total and seconds else None,
-        "samples_per_second": unit_total / seconds if plan.unit == "sample" and seconds else None,
+        "tokens_per_second": tokens_total / running if tokens_total and running else None,
+        "samples_per_second": unit_total / running if plan.unit == "sample" and running else None,
         "utilization": ev.utilization,
         "utilization_source": "given" if plan.utilization is not None else _utilization_sentence(plan, ev),
         "predicted_utilization": ev.predicted_utilization,
