@@ -22,7 +22,7 @@ DATA = Path(__file__).with_name("data")
 # Accelerators of the set that the catalog lacks. torchtitan's H100s are Meta's 96 GB HBM2e parts capped at
 # 500 W (the benchmark files say so): another part, with lower clocks than the 700 W catalog H100, so they are
 # reported as skipped rather than read as a catalog H100.
-ALIASES: dict[str, str] = {}
+ALIASES: dict[str, str] = {"nvidia-h800": "nvidia-h800-sxm-80gb"}
 
 
 @dataclass(frozen=True)
@@ -212,6 +212,19 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "recompute": "full",
         "how": "published (vp, recompute assumed)",
     },
+    # DeepSeek-V3 (technical report §3.2, §4.2): 2,048 H800, 16-way pipeline (DualPipe), 64-way expert parallel over
+    # 8 nodes, ZeRO-1 data parallel, no tensor parallel; FP8 mixed precision; 4K sequences, batch ramped from 3,072 to
+    # 15,360 over the first 469B tokens (the final batch is used). DualPipe's bubble is not modelled (1F1B instead).
+    "DeepSeek-V3 pretraining": {
+        "count": 2048,
+        "tensor": 1,
+        "pipeline": 16,
+        "expert": 64,
+        "zero_stage": 1,
+        "seq_len": 4096,
+        "global_batch": 15360,
+        "how": "published (DualPipe as 1F1B)",
+    },
     # BLOOM: TP4 PP12 DP8, MBS 2, ZeRO-1, full recompute (published).
     "BLOOM-176B pretraining": {
         "count": 384,
@@ -331,6 +344,7 @@ def run_request(row: dict[str, str], layout: dict[str, Any]) -> dict[str, Any]:
                 "zero_stage": int(layout.get("zero_stage", 1)),
                 "sequence_parallel": tp > 1,
                 **({"virtual_pipeline": int(layout["vp"])} if layout.get("vp") else {}),
+                **({"expert": int(layout["expert"])} if layout.get("expert") else {}),
             },
         },
         "cost": {"usd_per_accelerator_hour": 1.0},
@@ -379,6 +393,8 @@ def evaluate_runs(catalog: Catalog) -> list[RunOutcome]:
                 )
             )
             continue
+        if naive is not None:  # 6·N·D with the active parameters (MoE: 37B of DeepSeek-V3's 671B)
+            naive *= answer["model"]["active_parameters"] / float(row["total_parameters"])
         out.append(
             RunOutcome(
                 row["label"],
