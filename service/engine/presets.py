@@ -125,6 +125,22 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
         "(pre-trained at 8K context, extended to 128K)",
     ),
     _transformer(
+        "qwen2.5-7b",
+        _llama(28, 3584, 28, 4, 18944, 152064, 32768),
+        4096,
+        "Qwen/Qwen2.5-7B-Instruct config.json (28 layers, hidden 3584, 28 heads, 4 KV heads, intermediate 18944, "
+        "vocab 152064, untied, max_position_embeddings 32768; 128K with YaRN per the model card)",
+        ("Q/K/V biases (a few MB) are not counted.",),
+    ),
+    _transformer(
+        "qwen2.5-72b",
+        _llama(80, 8192, 64, 8, 29568, 152064, 32768),
+        4096,
+        "Qwen/Qwen2.5-72B-Instruct config.json (80 layers, hidden 8192, 64 heads, 8 KV heads, intermediate 29568, "
+        "vocab 152064, untied, max_position_embeddings 32768; 128K with YaRN per the model card)",
+        ("Q/K/V biases (a few MB) are not counted.",),
+    ),
+    _transformer(
         "mistral-7b",
         _llama(32, 4096, 32, 8, 14336, 32000, 32768),
         8192,
