@@ -71,9 +71,12 @@ def goodput(
     tau = min(interval, max(all_steps, 1)) * step_s  # work at risk between checkpoints
     busy = productive_s + checkpoint_s
     if given is not None:
-        wall = productive_s / given
-        lost = max(0.0, wall - busy)
-        return Goodput(interval, optimal, checkpoints, checkpoint_s, rate * wall, lost, given, True)
+        lost = max(
+            0.0, productive_s / given - busy
+        )  # checkpoint writes beyond the given share lengthen the run
+        wall = busy + lost
+        fraction = productive_s / wall if wall > 0 else 1.0
+        return Goodput(interval, optimal, checkpoints, checkpoint_s, rate * wall, lost, fraction, True)
     share = min(rate * (restart_s + tau / 2.0), MAX_LOSS_SHARE)
     lost = busy * share / (1.0 - share)  # interruptions happen during the lost time too: T = busy + share·T
     wall = busy + lost
