@@ -224,6 +224,9 @@ class TrainingTimeBreakdownSchema(ma.Schema):
     communication_s = number("Exposed communication, s")
     checkpointing_s = number("Checkpoint writes, s")
     validation_s = number("Validation passes, s")
+    interruptions_s = number(
+        "Expected time lost to interruptions (failures, maintenance): restarts and re-done work, s"
+    )
 
 
 class TrainingTimePhasesSchema(ma.Schema):
@@ -236,15 +239,21 @@ class TrainingTimeSchema(ma.Schema):
     human = F.String(metadata={"example": "23.4 days"})
     steps = num("Optimizer steps")
     pretraining_steps = num("Optimizer steps of the included pre-training")
-    tokens_per_second = num("Training tokens per second")
-    samples_per_second = num("Training samples per second (cnn/vit)")
+    tokens_per_second = num(
+        "Training tokens per second while the job runs (time lost to interruptions excluded; seconds include it)"
+    )
+    samples_per_second = num("Training samples per second (cnn/vit), while the job runs")
     utilization = num("Model FLOPs utilisation used while stepping, fraction")
     utilization_source = F.String(metadata={"description": "`given`, or how it was predicted"})
     predicted_utilization = num("What the utilisation model predicts for this run, fraction")
     effective_utilization = num("End-to-end MFU including bubble, checkpoints and validation, fraction")
+    goodput = number(
+        "Stepping and validation time / wall time: what interruptions and checkpoints leave, fraction"
+    )
+    interruptions = number("Expected interruptions over the run")
     breakdown = section(
         TrainingTimeBreakdownSchema,
-        "Seconds: compute_s, pipeline_bubble_s, communication_s, checkpointing_s, validation_s",
+        "Seconds: compute_s, pipeline_bubble_s, communication_s, checkpointing_s, validation_s, interruptions_s",
     )
     phases = section(TrainingTimePhasesSchema, "Seconds per phase: training_s, pretraining_s")
 
@@ -349,6 +358,23 @@ class AutoChoiceSchema(ma.Schema):
     configurations_evaluated = integer("Layouts the planner evaluated")
 
 
+class GoodputAssumptionsSchema(ma.Schema):
+    fraction = number("Goodput used: stepping and validation time / wall time, fraction")
+    source = text("`given` (training.goodput), or how it was modelled")
+    interruptions_per_device_hour = number(
+        "Interruptions per device-hour (training.interruptions_per_device_hour)"
+    )
+    restart_s = number(
+        "Seconds from an interruption to training again, lost work aside (training.restart_seconds)"
+    )
+    checkpoint_interval_steps = integer("Steps between checkpoints; null when none is written", nullable=True)
+    checkpoint_interval_source = text("`given`, or `Young/Daly optimum`")
+    optimal_checkpoint_interval_steps = integer(
+        "Young/Daly optimum √(2·write time·MTBI) in steps; null when the run needs none", nullable=True
+    )
+    checkpoint_write_s = number("Seconds to write one checkpoint (weights + optimizer states)")
+
+
 class TrainingAssumptionsSchema(ma.Schema):
     bytes_per_parameter = section(BytesPerParameterSchema, "Weights, gradients and optimizer states")
     overhead = section(MemoryOverheadSchema, "Memory overheads")
@@ -363,6 +389,7 @@ class TrainingAssumptionsSchema(ma.Schema):
     micro_batch_size = integer("Per device per forward pass")
     micro_batch_source = text("`given`, or how it was chosen")
     gradient_accumulation_steps = integer("Micro-batches per optimizer step per pipeline")
+    goodput = section(GoodputAssumptionsSchema, "Interruptions, restarts and checkpoint interval")
     notes = F.List(F.String())
     auto = section(AutoChoiceSchema, 'What hardware.count / hardware.parallelism "auto" chose (only then)')
 

@@ -99,11 +99,46 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
         "meta-llama/Meta-Llama-3-70B config.json; Meta Llama 3 model card",
     ),
     _transformer(
+        "llama-3.1-8b",
+        _llama(32, 4096, 32, 8, 14336, 128256, 131072),
+        8192,
+        "meta-llama/Llama-3.1-8B config.json (max_position_embeddings 131072, rope_scaling llama3 factor 8); "
+        "Llama Team 2024 'The Llama 3 Herd of Models' Table 3 (pre-trained at 8K context, extended to 128K)",
+    ),
+    _transformer(
+        "llama-3.1-70b",
+        _llama(80, 8192, 64, 8, 28672, 128256, 131072),
+        8192,
+        "meta-llama/Llama-3.1-70B config.json (max_position_embeddings 131072); Llama Team 2024 Table 3",
+    ),
+    _transformer(
+        "llama-3.3-70b",
+        _llama(80, 8192, 64, 8, 28672, 128256, 131072),
+        8192,
+        "meta-llama/Llama-3.3-70B-Instruct config.json (same shape as Llama 3.1 70B, 128K context)",
+    ),
+    _transformer(
         "llama-3.1-405b",
         _llama(126, 16384, 128, 8, 53248, 128256, 131072),
         8192,
         "meta-llama/Llama-3.1-405B config.json; Llama Team 2024 'The Llama 3 Herd of Models' Table 3 "
         "(pre-trained at 8K context, extended to 128K)",
+    ),
+    _transformer(
+        "qwen2.5-7b",
+        _llama(28, 3584, 28, 4, 18944, 152064, 32768),
+        4096,
+        "Qwen/Qwen2.5-7B-Instruct config.json (28 layers, hidden 3584, 28 heads, 4 KV heads, intermediate 18944, "
+        "vocab 152064, untied, max_position_embeddings 32768; 128K with YaRN per the model card)",
+        ("Q/K/V biases (a few MB) are not counted.",),
+    ),
+    _transformer(
+        "qwen2.5-72b",
+        _llama(80, 8192, 64, 8, 29568, 152064, 32768),
+        4096,
+        "Qwen/Qwen2.5-72B-Instruct config.json (80 layers, hidden 8192, 64 heads, 8 KV heads, intermediate 29568, "
+        "vocab 152064, untied, max_position_embeddings 32768; 128K with YaRN per the model card)",
+        ("Q/K/V biases (a few MB) are not counted.",),
     ),
     _transformer(
         "mistral-7b",

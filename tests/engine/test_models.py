@@ -15,6 +15,10 @@ PUBLISHED = [
     ("llama-3-8b", 8.03e9, None, "HF Meta-Llama-3-8B model page 8.03B params"),
     ("llama-3-70b", 70.55e9, None, "HF Meta-Llama-3-70B model page 70.6B params"),
     ("llama-3.1-405b", 405.9e9, None, "HF Llama-3.1-405B model page 406B params"),
+    ("llama-3.1-8b", 8.03e9, None, "HF Llama-3.1-8B model page 8.03B params"),
+    ("llama-3.1-70b", 70.55e9, None, "HF Llama-3.1-70B model page 70.6B params"),
+    ("qwen2.5-7b", 7.61e9, None, "Qwen2.5 model card: 7.61B parameters"),
+    ("qwen2.5-72b", 72.7e9, None, "Qwen2.5 model card: 72.7B parameters"),
     ("mistral-7b", 7.24e9, None, "HF Mistral-7B-v0.1 model page 7.24B params"),
     (
         "mixtral-8x7b",

@@ -169,7 +169,9 @@ def test_llama2_7b_on_8_a100_response_shape(catalog: Catalog) -> None:
 def test_given_utilization_sets_compute_time(catalog: Catalog) -> None:
     request = {
         "model": {"preset": "llama-2-7b"},
-        "training": {"tokens": 1e9, "global_batch_size": 64, "sequence_length": 4096},
+        # no interruptions: the wall time is the stepping alone (the goodput model is tested in test_goodput.py)
+        "training": {"tokens": 1e9, "global_batch_size": 64, "sequence_length": 4096,
+                     "interruptions_per_device_hour": 0},
         "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8, "utilization": 0.5,
                      "parallelism": {"zero_stage": 1}},
     }  # fmt: skip
@@ -204,3 +206,18 @@ def test_resnet50_uses_samples_and_three_forward_passes(catalog: Catalog) -> Non
     assert out["compute"]["total_flops"] == pytest.approx(3 * 8.18e9 * 1.28e6 * 90, rel=0.01)
     assert out["compute"]["six_nd_flops"] is None and out["cost"]["usd_per_million_samples"] > 0
     assert out["memory"]["fits"]
+
+
+def test_fp8_keeps_linear_inputs_in_one_byte() -> None:
+    """FP8 training saves the four GEMM inputs of a gated layer at 1 byte (Transformer Engine; DeepSeek-V3 §3.3.2):
+    per s·b·h, whole terms 8 → 6 and split terms lose 1 (attention output) + f/h (down-projection input)."""
+    from service.engine.models import resolve_model
+    from service.engine.parallelism import Parallelism
+
+    shape = resolve_model({"preset": "llama-3-8b"}).shape
+    assert shape is not None
+    par = Parallelism()
+    bf16, _ = layer_activation_bytes(shape, par, "selective", True, 8192, 1)
+    fp8, _ = layer_activation_bytes(shape, par, "selective", True, 8192, 1, fp8_inputs=True)
+    sbh = 8192 * shape.hidden_size
+    assert bf16 - fp8 == pytest.approx(sbh * (2.0 + 1.0 + shape.ffn_hidden_size / shape.hidden_size))

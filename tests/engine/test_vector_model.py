@@ -65,6 +65,11 @@ def _random_request(rng: random.Random, accelerators: list[str]) -> dict:
         training["validation"] = {"interval_steps": 50, "tokens": 1e6}
     if rng.random() < 0.2:
         training["include_pretraining"] = True
+    if rng.random() < 0.15:  # the run's goodput given, or its interruption model changed
+        training["goodput"] = rng.choice([0.8, 0.95])
+    elif rng.random() < 0.2:
+        training["interruptions_per_device_hour"] = rng.choice([0.0, 1e-4])
+        training["restart_seconds"] = rng.choice([60.0, 3600.0])
     parallelism = {
         "data": d,
         "tensor": t,

@@ -22,6 +22,9 @@ from .request import build_plan, default_precision
 from .scaling import TOKENS_PER_PARAMETER, chinchilla_loss, loss_optimal_parameters
 from .step_time import StepModel, compute_floor_s
 
+# a given checkpoint interval this far (either way) from the Young/Daly optimum is worth changing (Daly 2006:
+# the loss is flat near the optimum, within a few % of it between half and twice the interval)
+CHECKPOINT_INTERVAL_FACTOR = 2.0
 OVERHEAD_WARNING_SHARE = 0.03  # checkpointing / validation above 3 % of wall time is worth tuning
 OVERHEAD_TARGET_SHARE = 0.01
 UTILIZATION_IMPLAUSIBLE = 1.3  # given utilization 30 % above our prediction exceeds comparable public runs
@@ -316,10 +319,34 @@ def _overhead(
 def _checkpointing(
     request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation
 ) -> dict | None:
-    return _overhead(
+    return _checkpoint_interval(request, catalog, plan, ev) or _overhead(
         request, catalog, ev, ev.checkpoint_s, plan.checkpoint_interval, "checkpointing_overhead",
         "Checkpointing", lambda k: {"training": {"checkpoint_interval_steps": k}},
     )  # fmt: skip
+
+
+def _checkpoint_interval(
+    request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation
+) -> dict | None:
+    """A given checkpoint interval more than CHECKPOINT_INTERVAL_FACTOR from the Young/Daly optimum, when the
+    optimum saves at least OVERHEAD_WARNING_SHARE / 3 of the run (verified by re-evaluating it)."""
+    run, interval = ev.run, plan.checkpoint_interval
+    if run is None or run.given or not interval or not run.optimal_interval:
+        return None
+    optimal = run.optimal_interval
+    if 1 / CHECKPOINT_INTERVAL_FACTOR <= interval / optimal <= CHECKPOINT_INTERVAL_FACTOR:
+        return None
+    change = {"training": {"checkpoint_interval_steps": optimal}}
+    found = _try(request, change, catalog)
+    if not found or found[1].seconds > ev.seconds * (1 - OVERHEAD_WARNING_SHARE / 3):
+        return None
+    message = (
+        f"A checkpoint every {interval} steps is far from the Young/Daly optimum for "
+        f"{run.interruptions:,.1f} expected interruptions (every {optimal} steps: √(2 · write time · mean time "
+        f"between interruptions)); checkpoint writes and lost work take {human_duration(ev.seconds - found[1].seconds)} "
+        f"more than at the optimum, which brings the run to {human_duration(found[1].seconds)}."
+    )
+    return _rec("checkpoint_interval", "warning", message, change, "time.seconds", "<", ev.seconds)
 
 
 def _validation(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..units import SECONDS_PER_HOUR
+from .goodput import Goodput, goodput
 from .memory import (
     MemoryBreakdown,
     bytes_per_parameter,
@@ -56,6 +57,16 @@ class Evaluation:
     evaluations: int
     usd_per_hour: float | None
     basis: Basis  # the accelerator-independent numbers it was computed from (the advice's catalog scan reuses them)
+    # run-level overheads: checkpoint interval used, expected interruptions, the time they lose, goodput fraction
+    run: Goodput | None = None
+
+    @property
+    def interruptions_s(self) -> float:
+        return self.run.interruptions_s if self.run is not None else 0.0
+
+    @property
+    def goodput(self) -> float:
+        return self.run.fraction if self.run is not None else 1.0
 
     @property
     def total_flops(self) -> float:
@@ -75,10 +86,18 @@ class Evaluation:
 
     @cached_property  # the answer, its range and the advice read it many times
     def seconds(self) -> float:
-        return self.compute_s + self.bubble_s + self.communication_s + self.checkpoint_s + self.validation_s
+        return (
+            self.compute_s
+            + self.bubble_s
+            + self.communication_s
+            + self.checkpoint_s
+            + self.validation_s
+            + self.interruptions_s
+        )
 
     def seconds_at(self, utilization: float) -> float:
-        """Total time if the same plan ran at another utilization (checkpoint writes do not scale)."""
+        """Total time if the same plan ran at another utilization (checkpoint writes do not scale; the time lost to
+        interruptions is taken to scale with the stepping it re-does)."""
         scale = self.utilization / utilization
         return (self.seconds - self.checkpoint_s) * scale + self.checkpoint_s
 
@@ -136,8 +155,8 @@ def evaluate(plan: TrainingPlan, known: Basis | None = None, model: StepModel | 
     else:
         step, utilization = predicted, u_pred
     evaluations, validation_flops, validation_s = _validation(plan, steps, per_unit, peak, utilization)
-    checkpoints, checkpoint_s = _checkpoints(plan, steps + pre_steps)
     unit_total = plan.units + plan.pretraining_units
+    run = _run(plan, step, unit_total / units_per_step, steps + pre_steps, validation_s)
     return Evaluation(
         micro_batch=micro,
         micro_batch_chosen=plan.micro_batch is None,
@@ -159,12 +178,13 @@ def evaluate(plan: TrainingPlan, known: Basis | None = None, model: StepModel | 
         utilization=utilization,
         training_s=plan.units / units_per_step * step.total_s,
         pretraining_s=plan.pretraining_units / units_per_step * step.total_s,
-        checkpoint_s=checkpoint_s,
+        checkpoint_s=run.checkpoint_s,
         validation_s=validation_s,
-        checkpoints=checkpoints,
+        checkpoints=run.checkpoints,
         evaluations=evaluations,
         usd_per_hour=plan.usd_per_hour,
         basis=b,
+        run=run,
     )
 
 
@@ -224,19 +244,29 @@ def _validation(
     return evaluations, validation_flops, validation_flops / (plan.par.devices * peak * utilization)
 
 
-def _checkpoints(plan: TrainingPlan, all_steps: int) -> tuple[int, float]:
-    """(checkpoints, seconds writing them) over the training and pre-training steps."""
-    checkpoints, written = checkpoint_writes(plan, all_steps)
-    return checkpoints, written / plan.checkpoint_bytes_per_s
-
-
-def checkpoint_writes(plan: TrainingPlan, all_steps: int) -> tuple[int, float]:
-    """(checkpoints, bytes written by them all) over the training and pre-training steps."""
-    checkpoints = all_steps // plan.checkpoint_interval if plan.checkpoint_interval else 0
-    # a checkpoint holds weights + optimizer states (fp32 master, moments); gradients are not saved
+def checkpoint_write_s(plan: TrainingPlan) -> float:
+    """Seconds to write one checkpoint: weights + optimizer states (fp32 master, moments; gradients are not
+    saved) at the plan's write bandwidth."""
     w_b, _, o_b = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
-    checkpoint_bytes = plan.model.total_parameters * (w_b + o_b)
-    return checkpoints, checkpoints * checkpoint_bytes
+    return plan.model.total_parameters * (w_b + o_b) / plan.checkpoint_bytes_per_s
+
+
+def _run(
+    plan: TrainingPlan, step: StepTime, step_equivalents: float, all_steps: int, validation_s: float
+) -> Goodput:
+    """Checkpoints (at the plan's interval, else the Young/Daly optimum), expected interruptions and the time they
+    lose, over the stepping and validation time (training/goodput.py)."""
+    return goodput(
+        productive_s=step_equivalents * step.total_s + validation_s,
+        step_s=step.total_s,
+        all_steps=all_steps,
+        devices=plan.par.devices,
+        checkpoint_write_s=checkpoint_write_s(plan),
+        interval_steps=plan.checkpoint_interval,
+        rate_per_device_hour=plan.interruptions_per_device_hour,
+        restart_s=plan.restart_s,
+        given=plan.goodput,
+    )
 
 
 def _hardware_per_unit(plan: TrainingPlan, flops: UnitFlops) -> float:

@@ -164,7 +164,7 @@ def activation_bytes(plan: TrainingPlan, micro_batch: int, micro_batches_per_ste
     sh = model.shape
     t, p = par.tensor, par.pipeline
     stored, working = layer_activation_bytes(
-        sh, par, plan.recompute, plan.flash_attention, s_len, b, act_bytes
+        sh, par, plan.recompute, plan.flash_attention, s_len, b, act_bytes, fp8_inputs=plan.precision == "fp8"
     )
     layers_per_stage = math.ceil(sh.layers / p)
     # 1F1B: the first stage holds up to p micro-batches (Narayanan et al. 2021 §2.2.1)
@@ -187,8 +187,10 @@ def layer_activation_bytes(
     s_len: int,
     b: int,
     act_bytes: float = 2.0,
+    fp8_inputs: bool = False,
 ) -> tuple[float, float]:
-    """(bytes kept per layer until its backward, bytes of one layer rebuilt during backward)."""
+    """(bytes kept per layer until its backward, bytes of one layer rebuilt during backward); `fp8_inputs`: FP8
+    training keeps the linear layers' inputs for backward in FP8 (FP8_SAVED_GEMM_INPUTS)."""
     t = par.tensor
     h, a = sh.hidden_size, sh.attention_heads
     sbh = s_len * b * h
@@ -196,7 +198,7 @@ def layer_activation_bytes(
     # Korthikanti et al. 2022 Table 2 per layer (2-byte activations): s·b·h·(10 + 24/t + 5·a·s/(h·t));
     # 24 = 8 (attention linears) + 16 (MLP, scaled here by FFN width and gating); sequence parallel also
     # splits the 10 (norms, dropout) by t; selective recompute or FlashAttention drop the 5·a·s/h scores term.
-    replicated, split = _layer_terms(sh, mlp)
+    replicated, split = _layer_terms(sh, mlp, fp8_inputs)
     per_layer = sbh * ((replicated + split) / t if par.sequence_parallel else replicated + split / t)
     if recompute == "none" and not flash_attention:
         per_layer += 5.0 * a * s_len * s_len * b / t
@@ -211,8 +213,12 @@ def layer_activation_bytes(
 
 
 @lru_cache(maxsize=SHAPE_CACHE)
-def _layer_terms(sh: TransformerShape, mlp: float) -> tuple[float, float]:
-    """Bytes per s·b·h kept per layer (at 2-byte activations): (kept whole unless sequence parallel, split by t).
+def _layer_terms(sh: TransformerShape, mlp: float, fp8_inputs: bool = False) -> tuple[float, float]:
+    """Under FP8 training (`fp8_inputs`, gated models) the linear layers keep their inputs for backward in FP8:
+    Transformer Engine's FP8 Linear saves the FP8 cast of its input for the weight gradient, and DeepSeek-V3 caches
+    the linear inputs in FP8 (DeepSeek-AI 2024 §3.3.2); norms, attention inputs and SwiGLU inputs stay 16-bit.
+
+    Bytes per s·b·h kept per layer (at 2-byte activations): (kept whole unless sequence parallel, split by t).
 
     GELU models (GPT-2/3, BERT, the Megatron-LM runs) follow Korthikanti et al. 2022 Table 2: 10 (norm inputs 4,
     dropout masks 2, GEMM inputs 4) + 8 attention + 16 MLP (scaled by width). Gated (SwiGLU) models of the Llama
@@ -224,6 +230,8 @@ def _layer_terms(sh: TransformerShape, mlp: float) -> tuple[float, float]:
         return 10.0, 8.0 + 16.0 * mlp
     kv = 4.0 * sh.kv_heads * sh.head_dim / sh.hidden_size
     width = mlp * 4.0 / 1.5  # f/h back from the Korthikanti-relative scale
+    if fp8_inputs:  # the four GEMM inputs (QKV, O, gate/up, down projections) at 1 byte instead of 2
+        return 6.0, 2.0 + kv + 1.0 + 5.0 * width
     return 8.0, 2.0 + kv + 2.0 + 6.0 * width
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from ..architecture import ModelSpec
 from ..hardware import Accelerator
 from ..parallelism import Parallelism
+from .goodput import INTERRUPTIONS_PER_DEVICE_HOUR, RESTART_S
 
 TRAINING_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")
 OPTIMIZERS = ("adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion")
@@ -47,6 +48,11 @@ class TrainingPlan:
     decimals: int
     details: bool
     notes: tuple[str, ...] = ()
+    # run-level goodput (training/goodput.py): interruptions per device-hour, seconds per restart, or the
+    # goodput fraction itself when the request gives it
+    interruptions_per_device_hour: float = INTERRUPTIONS_PER_DEVICE_HOUR
+    restart_s: float = RESTART_S
+    goodput: float | None = None
 
     def with_fields(self, **changes: Any) -> TrainingPlan:
         """This plan with some fields changed, for the advice's candidates (which answer for the change being one

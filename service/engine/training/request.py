@@ -179,6 +179,7 @@ def _schedule(
     if val_interval is not None and int(val_interval) < 1:
         bad("training.validation.interval_steps", "Must be at least 1.")
     return {
+        **_goodput_fields(training, bad),
         "pretraining_units": pretraining_units,
         "utilization": float(utilization) if utilization is not None else None,
         "checkpoint_interval": int(ckpt_interval) if ckpt_interval else None,
@@ -186,6 +187,27 @@ def _schedule(
         "validation_interval": int(val_interval) if val_interval and val_units > 0 else None,
         "validation_units": val_units,
     }
+
+
+def _goodput_fields(training: Mapping[str, Any], bad: Any) -> dict[str, Any]:
+    """training.goodput (a fraction that replaces the interruption model), or the model's two rates."""
+    fields: dict[str, Any] = {}
+    given = training.get("goodput")
+    if given is not None:
+        if not 0.0 < float(given) <= 1.0:
+            bad("training.goodput", "Must be in (0, 1]: a fraction (0.9 means 90 % of the wall time steps).")
+        fields["goodput"] = float(given)
+    rate = training.get("interruptions_per_device_hour")
+    if rate is not None:
+        if float(rate) < 0:
+            bad("training.interruptions_per_device_hour", "Must be ≥ 0.")
+        fields["interruptions_per_device_hour"] = float(rate)
+    restart = training.get("restart_seconds")
+    if restart is not None:
+        if float(restart) < 0:
+            bad("training.restart_seconds", "Must be ≥ 0.")
+        fields["restart_s"] = float(restart)
+    return fields
 
 
 def _with_interconnect(acc: Accelerator, given: Mapping[str, Any], notes: list[str]) -> Accelerator:

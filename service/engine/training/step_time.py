@@ -67,6 +67,11 @@ OPTIMIZER_PASSES = 2.0  # the optimizer step reads and writes every state byte o
 # give the same median error, so the one factor is kept for both wings (tests/engine/test_public_calibration.py).
 MOE_GROUPED_GEMM_EFFICIENCY = 0.65
 CP_MIN_EXPOSED = 0.1  # share of the ring K/V exchange never hidden (as DP_MIN_EXPOSED; assumption)
+# FP8 training runs the transformer layers' linear GEMMs in FP8 but keeps the LM head (output projection, 6·h·V
+# FLOPs per token) in BF16: Megatron-Core builds its output layer as a plain ColumnParallelLinear, not a Transformer
+# Engine layer, so `--fp8` does not reach it; torchtitan's float8 converter skips the `output` module by default
+# (filter_fqns). Attention kernels already run at the 16-bit peak. StepWork.bf16_gemm_share carries the LM head's share.
+FP8_BF16_GEMMS = ("lm_head",)
 
 
 class StepTime(NamedTuple):
@@ -175,6 +180,8 @@ class StepWork(NamedTuple):
     context: int
     shapeless: float | None  # SHAPELESS_KERNEL_EFFICIENCY of a model without a shape
     flash_attention: bool
+    # share of gemm_work that stays in 16-bit under fp8 training: the LM head (FP8_BF16_GEMMS)
+    bf16_gemm_share: float = 0.0
 
 
 def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
@@ -188,6 +195,10 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
     attn_extra = 1.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 0.0
     attn_hw = flops.attention * (1.0 + attn_extra)
     elementwise = None
+    slowdown = _routed_expert_slowdown(model, flops)
+    bf16_share = 0.0
+    if plan.precision == "fp8" and shape is not None and not model.shape_inferred and flops.gemm > 0:
+        bf16_share = min(1.0, 6.0 * shape.hidden_size * shape.vocab_size / (flops.gemm * slowdown))
     if shape is not None:
         per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
         if not plan.flash_attention:
@@ -196,7 +207,7 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
         elementwise = units * shape.layers * per_token * repeat
     return StepWork(
         devices=par.devices,
-        gemm_work=units * gemm_hw * _routed_expert_slowdown(model, flops),
+        gemm_work=units * gemm_hw * slowdown,
         attention_work=units * attn_hw,
         has_attention=bool(attn_hw),
         elementwise_work=elementwise,
@@ -205,6 +216,7 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
         context=par.context,
         shapeless=SHAPELESS_KERNEL_EFFICIENCY.get(model.architecture, 1.0) if shape is None else None,
         flash_attention=plan.flash_attention,
+        bf16_gemm_share=bf16_share,
     )
 
 
@@ -223,7 +235,12 @@ def compute_rates(work: StepWork, acc: Accelerator, precision: str) -> tuple[flo
     memory_bound_s = 0.0
     if work.elementwise_work is not None:
         memory_bound_s = work.elementwise_work / (devices * acc.memory_bandwidth_bytes_per_s)
-    return devices * peak * e_gemm, attention_s, memory_bound_s
+    gemm_rate = devices * peak * e_gemm
+    if work.bf16_gemm_share > 0.0:  # under fp8 the LM head runs at the 16-bit rate (FP8_BF16_GEMMS)
+        rate16 = devices * peak16 * best_gemm_efficiency(acc, "bf16") * GEMM_IN_MODEL
+        share = work.bf16_gemm_share
+        gemm_rate = 1.0 / ((1.0 - share) / gemm_rate + share / rate16)
+    return gemm_rate, attention_s, memory_bound_s
 
 
 def gemm_seconds(work: StepWork, gemm_rate: float, micro_batch: int) -> float:

@@ -24,7 +24,8 @@ from ..parallelism import DEVICES_PER_NODE, domain_size, scale_out_bytes_per_s, 
 from ..units import SECONDS_PER_HOUR
 from . import memory as mem
 from . import step_time as st
-from .evaluate import checkpoint_writes
+from .evaluate import checkpoint_write_s
+from .goodput import MAX_LOSS_SHARE
 from .plan import TrainingPlan
 from .request import CHECKPOINT_BYTES_PER_S_PER_NODE
 
@@ -166,7 +167,7 @@ def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> t
     assert sh is not None
     t, b, sp = lay.tensor, lay.micro_batch, lay.sequence_parallel
     sbh = s_len * b * sh.hidden_size
-    replicated, split = mem._layer_terms(sh, mem._mlp_activation_scale(sh))
+    replicated, split = mem._layer_terms(sh, mem._mlp_activation_scale(sh), plan.precision == "fp8")
     per_layer = sbh * np.where(sp, (replicated + split) / t, replicated + split / t)
     if plan.recompute == "none" and not plan.flash_attention:
         per_layer = per_layer + 5.0 * sh.attention_heads * s_len * s_len * b / t
@@ -210,17 +211,10 @@ def _step(
     acc = plan.accelerator
     flops = st.flops_per_unit(plan)
     work = st.step_work(plan, flops)  # only `devices` and `shape_base` depend on the layout: redone below
-    peak = acc.peak(plan.precision) or 0.0
-    peak16 = acc.peak("bf16") or acc.peak("fp16") or peak
-    e_gemm = st.best_gemm_efficiency(acc, plan.precision) * st.GEMM_IN_MODEL
-    attn_eff = st.best_gemm_efficiency(acc, "bf16") * (
-        st.FLASH_ATTENTION_EFFICIENCY if work.flash_attention else st.UNFUSED_ATTENTION_EFFICIENCY
-    )
-    zero = np.zeros(len(devices))
-    attention_s = work.attention_work / (devices * peak16 * attn_eff) if work.has_attention else zero
-    memory_bound_s = zero
-    if work.elementwise_work is not None:
-        memory_bound_s = work.elementwise_work / (devices * acc.memory_bandwidth_bytes_per_s)
+    # compute_rates on one device: the GEMM rate grows with the devices, attention and element-wise seconds shrink
+    rate_1, attention_1, memory_bound_1 = st.compute_rates(work._replace(devices=1), acc, plan.precision)
+    attention_s = attention_1 / devices
+    memory_bound_s = memory_bound_1 / devices
     hidden = plan.model.shape.hidden_size if plan.model.shape else 4096
     shape_base = 1.0 + st.GEMM_WIDTH_KNEE * lay.tensor / hidden
     if work.tokens_per_micro is not None:
@@ -230,7 +224,7 @@ def _step(
     f_shape = 1.0 / (shape_base + st.GEMM_TOKENS_KNEE / np.maximum(tokens_mb, 1.0))
     if work.shapeless is not None:
         f_shape = f_shape * work.shapeless
-    gemm_s = work.gemm_work / (devices * peak * e_gemm * f_shape)
+    gemm_s = work.gemm_work / (devices * rate_1 * f_shape)
     compute_s = gemm_s + attention_s + memory_bound_s
     optimizer_s = st.OPTIMIZER_PASSES * states / acc.memory_bandwidth_bytes_per_s
     tensor_s, pipeline_s, expert_s, context_s = _model_parallel_comm(plan, lay, micro_batches, attention_s)
@@ -306,7 +300,8 @@ def _totals(
     busy_s: Array,
     checkpoint_bytes_per_s: float | None,
 ) -> LayoutNumbers:
-    """evaluate's seconds (steps, validation at the predicted utilization, checkpoint writes) over layouts."""
+    """evaluate's seconds (steps, validation at the predicted utilization, checkpoints and interruptions of the
+    run's goodput) over layouts."""
     flops = st.flops_per_unit(plan)
     per_unit = flops.total
     units_per_step = plan.units_per_step
@@ -317,27 +312,29 @@ def _totals(
     validation_flops = evaluations * plan.validation_units * per_unit / 3.0
     validation_s = validation_flops / (devices * peak * utilization)
     pre_steps = math.ceil(plan.pretraining_units / units_per_step) if plan.pretraining_units else 0
-    checkpoint_s: Array | float = 0.0
-    if plan.checkpoint_interval:
-        written = checkpoint_writes(plan, steps + pre_steps)[1]  # bytes: the count and size ignore the layout
-        if checkpoint_bytes_per_s is None:  # request.py's default: so much per node of the layout
-            nodes = np.ceil(devices / DEVICES_PER_NODE)
-            checkpoint_s = written / (CHECKPOINT_BYTES_PER_S_PER_NODE * nodes)
-        else:
-            checkpoint_s = written / checkpoint_bytes_per_s
+    if checkpoint_bytes_per_s is None:  # request.py's default: so much per node of the layout
+        bandwidth = CHECKPOINT_BYTES_PER_S_PER_NODE * np.ceil(devices / DEVICES_PER_NODE)
+    else:
+        bandwidth = np.full(len(devices), float(checkpoint_bytes_per_s))
+    write_s = checkpoint_write_s(plan.with_fields(checkpoint_bytes_per_s=1.0)) / bandwidth
     step_equivalents = (plan.units + plan.pretraining_units) / units_per_step
+    step_s = busy_s + bubble_s
+    checkpoint_s, interruptions_s = _goodput(
+        plan, step_equivalents * step_s + validation_s, step_s, steps + pre_steps, devices, write_s
+    )
     seconds = (
         step_equivalents * compute_s
         + step_equivalents * bubble_s
         + step_equivalents * communication_s
         + checkpoint_s
         + validation_s
+        + interruptions_s
     )
     return LayoutNumbers(
         devices=devices,
         memory_bytes=memory_total,
         fits=memory_total <= plan.accelerator.memory_bytes,
-        step_s=busy_s + bubble_s,
+        step_s=step_s,
         seconds=seconds,
         utilization=utilization,
         accelerator_hours=devices * seconds / SECONDS_PER_HOUR,
@@ -345,3 +342,27 @@ def _totals(
         communication_s=step_equivalents * communication_s,
         bubble_s=step_equivalents * bubble_s,
     )
+
+
+def _goodput(
+    plan: TrainingPlan, productive_s: Array, step_s: Array, all_steps: int, devices: Array, write_s: Array
+) -> tuple[Array, Array]:
+    """goodput.goodput over layouts: (checkpoint seconds, seconds lost to interruptions)."""
+    rate = plan.interruptions_per_device_hour * devices / 3600.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau_opt = np.where(rate > 0, np.sqrt(2.0 * write_s / rate), np.inf)
+        optimal = np.where((step_s > 0) & np.isfinite(tau_opt), np.maximum(1, np.round(tau_opt / step_s)), 0)
+    optimal = np.where(optimal >= all_steps, 0, optimal)
+    if plan.checkpoint_interval:
+        interval = np.full(len(devices), float(plan.checkpoint_interval))
+        checkpoints = all_steps // interval
+    else:
+        interval = np.where(optimal > 0, optimal, max(all_steps, 1))
+        checkpoints = np.where(optimal > 0, all_steps // interval, 0)
+    checkpoint_s = checkpoints * write_s
+    tau = np.minimum(interval, max(all_steps, 1)) * step_s
+    busy = productive_s + checkpoint_s
+    if plan.goodput is not None:
+        return checkpoint_s, np.maximum(0.0, productive_s / plan.goodput - busy)
+    share = np.minimum(rate * (plan.restart_s + tau / 2.0), MAX_LOSS_SHARE)
+    return checkpoint_s, busy * share / (1.0 - share)
