@@ -117,8 +117,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     observability.init_app(app)
     errors.register(app)
 
+    from .api import languages
     from .api.estimate_batches import BATCH_ENDPOINTS
     from .api.price_imports import RAW_BODY_ENDPOINTS
+
+    languages.init_app(app)
 
     @app.before_request
     def _require_json_bodies():

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from .i18n import _
+
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
 KINDS = ("gpu", "tpu", "asic", "apple", "cpu")
 
@@ -63,16 +65,22 @@ def _outside(value: float | None, bounds: tuple[float, float]) -> bool:
 def spec_problems(acc: Accelerator) -> list[str]:
     """Why the engine cannot estimate on `acc` (a value outside SPEC_BOUNDS), or [] when it can."""
     problems = [
-        f"{name} = {getattr(acc, name)!r} outside [{low:g}, {high:g}]"
+        _("{name} = {acc} outside [{low:g}, {high:g}]").format(
+            name=name, acc=repr(getattr(acc, name)), low=low, high=high
+        )
         for name, (low, high) in SPEC_BOUNDS.items()
         if name != "peak_flops_per_s" and _outside(getattr(acc, name), (low, high))
     ]
     low, high = SPEC_BOUNDS["peak_flops_per_s"]
     for precision, value in acc.peak_flops_per_s.items():
         if value and _outside(float(value), (low, high)):
-            problems.append(f"peak {precision} FLOP/s = {value!r} outside [{low:g}, {high:g}]")
+            problems.append(
+                _("peak {precision} FLOP/s = {value} outside [{low:g}, {high:g}]").format(
+                    precision=precision, value=repr(value), low=low, high=high
+                )
+            )
     if acc.memory_bandwidth_bytes_per_s is None:
-        problems.append("memory_bandwidth_bytes_per_s is missing")
+        problems.append(_("memory_bandwidth_bytes_per_s is missing"))
     return problems
 
 
@@ -124,17 +132,17 @@ class Catalog:
         return unknown_accelerator_message(given, self.accelerators)
 
     def unusable_message(self, acc_id: str) -> str:
-        return (
-            f"The catalog entry of {acc_id} cannot be estimated ({self.unusable[acc_id]}); an admin can correct "
-            f"it with PATCH /v1/accelerators/{acc_id}."
-        )
+        return _(
+            "The catalog entry of {acc_id} cannot be estimated ({value}); an admin can correct it with "
+            "PATCH /v1/accelerators/{acc_id}."
+        ).format(acc_id=acc_id, value=self.unusable[acc_id])
 
     def unusable_note(self) -> str | None:
         """The note a catalog scan adds when it had to skip devices."""
         if not self.unusable:
             return None
         names = ", ".join(f"{i} ({why})" for i, why in sorted(self.unusable.items()))
-        return f"Skipped accelerators whose catalog specs cannot be estimated: {names}."
+        return _("Skipped accelerators whose catalog specs cannot be estimated: {names}.").format(names=names)
 
     def default_price(self, accelerator_id: str) -> Price | None:
         """Cheapest on-demand price for the accelerator, or None (memoised: catalog scans ask for every device on
@@ -188,5 +196,7 @@ def unknown_accelerator_message(given: object, accelerators: Mapping[str, Accele
     closest = closest_accelerators(given, accelerators)
     every = ", ".join(sorted(accelerators))
     if closest:
-        return f"Unknown accelerator {given!r}; did you mean {', '.join(closest)}? All ids: {every}."
-    return f"Unknown accelerator {given!r}; valid: {every}."
+        return _("Unknown accelerator {given}; did you mean {closest}? All ids: {every}.").format(
+            given=repr(given), closest=", ".join(closest), every=every
+        )
+    return _("Unknown accelerator {given}; valid: {every}.").format(given=repr(given), every=every)
