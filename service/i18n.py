@@ -60,7 +60,9 @@ def _places(pattern: str, places: int) -> str:
     number = re.search(r"[#0,]*0(?:\.0+)?", pattern)
     assert number is not None, pattern
     integer = number.group(0).split(".")[0]
-    return pattern[: number.start()] + integer + ("." + "0" * places if places else "") + pattern[number.end() :]
+    return (
+        pattern[: number.start()] + integer + ("." + "0" * places if places else "") + pattern[number.end() :]
+    )
 
 
 def negotiate(accept: object, asked: str | None = None) -> str:
@@ -100,6 +102,11 @@ def load_translations(directory: str) -> Translations:
     return Translations(buffer, domain=DOMAIN)
 
 
+# A str.format field, its conversion and spec dropped when the values are read back as text: {min:g} → {min}
+_FIELD = r"\{(\w+)(?:![rsa])?(?::[^{}]*)?\}"
+_FIELD_SPLIT = r"\{\w+(?:![rsa])?(?::[^{}]*)?\}"
+
+
 @functools.cache
 def _templates() -> tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...]:
     """Each msgid with {placeholders}, as a regex that reads the English message back into its values."""
@@ -109,14 +116,15 @@ def _templates() -> tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...]:
         if isinstance(lang, BabelLanguage):
             catalog = lang.translations._catalog  # msgid → msgstr
             for msgid in catalog:
-                if isinstance(msgid, str) and "{" in msgid and msgid:
-                    names = tuple(re.findall(r"\{(\w+)\}", msgid))
-                    parts = re.split(r"\{\w+\}", msgid)
+                # at least a few words of text: "{value} hours" alone would read any message ending in "hours"
+                if isinstance(msgid, str) and "{" in msgid and len(re.sub(_FIELD_SPLIT, "", msgid)) >= 12:
+                    names = tuple(re.findall(_FIELD, msgid))
+                    parts = re.split(_FIELD_SPLIT, msgid)
                     regex = "(.+?)".join(re.escape(p) for p in parts)
                     out.append((re.compile(f"^{regex}$", re.S), msgid, names))
             break
     # the most literal text first: "Must be greater than or equal to {min}." before "Must be greater than {min}."
-    out.sort(key=lambda t: -len(re.sub(r"\{\w+\}", "", t[1])))
+    out.sort(key=lambda t: -len(re.sub(_FIELD_SPLIT, "", t[1])))
     return tuple(out)
 
 
@@ -131,5 +139,6 @@ def translate_message(message: str, lang: Language) -> str:
     for regex, msgid, names in _templates():
         match = regex.match(message)
         if match:
-            return lang.gettext(msgid).format(**dict(zip(names, match.groups(), strict=True)))
+            values = dict(zip(names, match.groups(), strict=False))  # a repeated name reads its first value
+            return re.sub(_FIELD, r"{\1}", lang.gettext(msgid)).format(**values)
     return message

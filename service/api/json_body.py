@@ -13,15 +13,17 @@ import math
 import re
 from typing import Any
 
+from service.engine.i18n import N_
+
 # The largest bound anywhere in the contract is below 1e20; 30 digits leave room for a number given with
 # needless digits while keeping every integer exactly convertible to a float.
 MAX_INTEGER_DIGITS = 30
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-TOO_LONG = f"Number too long: at most {MAX_INTEGER_DIGITS} digits."
-OUT_OF_RANGE = "Number out of range: JSON numbers must fit a 64-bit float (|x| < 1.8e308)."
-NOT_A_NUMBER = "NaN and Infinity are not JSON numbers."
-SURROGATE = "Contains a lone UTF-16 surrogate (\\ud800–\\udfff): not Unicode text."
+TOO_LONG = N_("Number too long: at most {digits} digits.").format(digits=MAX_INTEGER_DIGITS)
+OUT_OF_RANGE = N_("Number out of range: JSON numbers must fit a 64-bit float (|x| < 1.8e308).")
+NOT_A_NUMBER = N_("NaN and Infinity are not JSON numbers.")
+SURROGATE = N_("Contains a lone UTF-16 surrogate (\\ud800–\\udfff): not Unicode text.")
 
 
 class _Refused:
@@ -67,7 +69,7 @@ def problems(value: Any) -> dict[str, list[str]]:
                 child_path = f"{path}.{key}" if path else str(key)
                 if _SURROGATE.search(key):
                     found.setdefault(child_path.encode("utf-8", "backslashreplace").decode(), []).append(
-                        "The key " + SURROGATE[0].lower() + SURROGATE[1:]
+                        N_("The key contains a lone UTF-16 surrogate (\\ud800–\\udfff): not Unicode text.")
                     )
                     continue
                 stack.append((child_path, child))

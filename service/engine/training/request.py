@@ -130,7 +130,9 @@ def _numerics(
         if not precision:
             bad(
                 "training.precision",
-                f"{acc.name if acc else _('The device')} supports none of {', '.join(DEFAULT_PRECISIONS)}.",
+                _("{name} supports none of {precisions}.").format(
+                    name=acc.name if acc else _("The device"), precisions=", ".join(DEFAULT_PRECISIONS)
+                ),
             )
     elif (precision := str(training["precision"])) not in TRAINING_PRECISIONS:
         bad(
@@ -144,7 +146,7 @@ def _numerics(
         bad(
             "training.precision",
             _("{name} has no {precision} support; supported: {value}.").format(
-                name=acc.name, precision=precision, value=", ".join(supported) or "none"
+                name=acc.name, precision=precision, value=", ".join(supported) or _("none")
             ),
         )
     optimizer = str(training.get("optimizer", "adamw"))
@@ -212,7 +214,7 @@ def _with_interconnect(acc: Accelerator, given: Mapping[str, Any], notes: list[s
     notes.append(
         _(
             "Cluster as given: {value} devices per scale-up domain, {value2} Gb/s per device between domains."
-        ).format(value=domain or "default", value2=network / 1e9 * 8 if network else "default")
+        ).format(value=domain or _("default"), value2=network / 1e9 * 8 if network else _("default"))
     )
     return replace(acc, scale_up_domain=domain, scale_out_bandwidth_bytes_per_s=network)
 
