@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Protocol
 
 
@@ -72,8 +72,13 @@ def using(language: Language) -> Iterator[Language]:
         _active.reset(token)
 
 
-def activate(language: Language) -> None:
-    _active.set(language)
+def activate(language: Language) -> Token[Language]:
+    """Make `language` active in this context (a request); deactivate(token) restores the one before."""
+    return _active.set(language)
+
+
+def deactivate(token: Token[Language]) -> None:
+    _active.reset(token)
 
 
 def _(message: str) -> str:
