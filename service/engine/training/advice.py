@@ -198,9 +198,9 @@ def _fit_on_larger_part(
             change = merge_patch({"hardware": {"accelerator": acc.id}, "cost": {"provider": None}}, extra)
             found = _try(request, change, catalog)
             if found and found[1].fits:
-                label = f"{acc.name} ({human_bytes(acc.memory_bytes)})" + (
-                    " with ZeRO-3/full recompute" if extra else ""
-                )
+                label = (
+                    _("{name} ({memory}) with ZeRO-3/full recompute") if extra else "{name} ({memory})"
+                ).format(name=acc.name, memory=human_bytes(acc.memory_bytes))
                 return _fit_rec(label, change, plan, ev, found)
     return None
 
