@@ -125,6 +125,7 @@ def _same_shape_and_numbers(en, other, path=""):
     [
         ("pt-BR", "pt-BR", "dias"),
         ("pt", "pt-BR", "dias"),
+        ("pt-PT", "pt-BR", "dias"),
         ("fr-CA,fr;q=0.9", "fr", "jours"),
         ("de-DE,de;q=0.9", "en", "days"),
         ("de, es;q=0.5, fr;q=0.8", "fr", "jours"),
