@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import io
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from babel import Locale
@@ -65,17 +66,28 @@ def _places(pattern: str, places: int) -> str:
     )
 
 
-def negotiate(accept: object, asked: str | None = None) -> str:
-    """The language tag to answer in: `asked` (?lang=) if supported, else the best of Accept-Language (werkzeug's
-    LanguageAccept: quality values, `pt` matching `pt-BR`), else English."""
-    if asked:
-        for tag in LANGUAGES:
-            if tag.lower() == asked.strip().lower().replace("_", "-"):
+def negotiate(accept: Iterable[tuple[str, float]], asked: str | None = None) -> str:
+    """The language tag to answer in: `asked` (the page's ?lang=) if supported, else the first of Accept-Language's
+    ranges (highest quality first, q=0 refused) that names a supported tag or its language (`pt-PT` and `pt` get
+    `pt-BR`, `fr-CA` gets `fr`), else English."""
+    if asked and (tag := _supported(asked, exact=True)):
+        return tag
+    for value, quality in sorted(
+        accept, key=lambda item: -item[1]
+    ):  # sorted() is stable: header order on ties
+        if quality > 0 and value != "*":
+            tag = _supported(value, exact=True) or _supported(value, exact=False)
+            if tag:
                 return tag
-    best_match = getattr(accept, "best_match", None)
-    if best_match is None:
-        return DEFAULT
-    return best_match(list(LANGUAGES), default=DEFAULT) or DEFAULT
+    return DEFAULT
+
+
+def _supported(value: str, *, exact: bool) -> str | None:
+    wanted = value.strip().lower().replace("_", "-")
+    for tag in LANGUAGES:
+        if wanted == tag.lower() or (not exact and wanted.split("-")[0] == tag.lower().split("-")[0]):
+            return tag
+    return None
 
 
 @functools.cache

@@ -15,7 +15,8 @@ from flask.views import MethodView
 from marshmallow import validate
 
 from service.engine import InvalidRequest
-from service.engine.i18n import _
+from service.engine.i18n import _, active
+from service.i18n import translate_message
 
 from .deps import db_session
 from .errors import IMPOSSIBLE_REQUEST, INVALID_FIELD, flatten_messages
@@ -100,7 +101,9 @@ def _problem(status: int, type_: str, title: str, errors: dict[str, list[str]]) 
         "title": title,
         "status": status,
         "detail": detail + ", ".join(sorted(errors)) + ".",
-        "errors": errors,
+        "errors": {
+            path: [translate_message(m, active()) for m in messages] for path, messages in errors.items()
+        },
     }
 
 

@@ -227,3 +227,18 @@ def test_the_page_reads_lang_and_answers_in_it(client):
     response = client.get("/?lang=pt-BR")
     assert response.status_code == 200 and response.headers["Content-Language"] == "pt-BR"
     assert client.get("/?lang=xx").headers["Content-Language"] == "en"
+
+
+def test_batch_items_answer_in_the_callers_language(client):
+    bad = {**FINE_TUNE, "training": {**FINE_TUNE["training"], "tokens": "1,5B"}}
+    response = client.post(
+        "/v1/estimates/training/batch", json={"items": [FINE_TUNE, bad]}, headers={"Accept-Language": "fr"}
+    )
+    assert response.status_code == 200 and response.headers["Content-Language"] == "fr"
+    good, problem = (r for r in response.json["results"])
+    assert good["estimate"]["time"]["human"].endswith(("heures", "jours"))
+    assert problem["problem"]["title"] == "Entité non traitable"
+    assert problem["problem"]["detail"] == "L'élément a des champs invalides : training.tokens."
+    assert problem["problem"]["errors"]["training.tokens"][0].startswith(
+        "Un nombre ne contient pas de virgule"
+    )
