@@ -8,6 +8,7 @@ the catalogs (`pybabel compile`); a catalog without its .mo (a fresh checkout) i
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import io
 import re
@@ -15,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from babel import Locale
+from babel.dates import format_date
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_currency, format_decimal, format_percent
@@ -50,6 +52,9 @@ class BabelLanguage:
 
     def percent(self, fraction: float, places: int) -> str:
         return format_percent(fraction, format=_places(self._percent, places), locale=self.locale)
+
+    def day(self, value: dt.date) -> str:
+        return format_date(value, format="medium", locale=self.locale)
 
     def money(self, value: float, places: int) -> str:
         pattern = _places(self._currency, places)

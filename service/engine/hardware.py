@@ -63,24 +63,19 @@ def _outside(value: float | None, bounds: tuple[float, float]) -> bool:
 
 
 def spec_problems(acc: Accelerator) -> list[str]:
-    """Why the engine cannot estimate on `acc` (a value outside SPEC_BOUNDS), or [] when it can."""
+    """Why the engine cannot estimate on `acc` (a value outside SPEC_BOUNDS), or [] when it can. Not translated:
+    the catalog (cached across requests and languages) keeps them, and they quote field names and values."""
     problems = [
-        _("{name} = {acc} outside [{low:g}, {high:g}]").format(
-            name=name, acc=repr(getattr(acc, name)), low=low, high=high
-        )
+        f"{name} = {getattr(acc, name)!r} outside [{low:g}, {high:g}]"
         for name, (low, high) in SPEC_BOUNDS.items()
         if name != "peak_flops_per_s" and _outside(getattr(acc, name), (low, high))
     ]
     low, high = SPEC_BOUNDS["peak_flops_per_s"]
     for precision, value in acc.peak_flops_per_s.items():
         if value and _outside(float(value), (low, high)):
-            problems.append(
-                _("peak {precision} FLOP/s = {value} outside [{low:g}, {high:g}]").format(
-                    precision=precision, value=repr(value), low=low, high=high
-                )
-            )
+            problems.append(f"peak {precision} FLOP/s = {value!r} outside [{low:g}, {high:g}]")
     if acc.memory_bandwidth_bytes_per_s is None:
-        problems.append(_("memory_bandwidth_bytes_per_s is missing"))
+        problems.append("memory_bandwidth_bytes_per_s is missing")
     return problems
 
 

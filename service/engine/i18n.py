@@ -10,6 +10,7 @@ active language is English, whose formatting is exactly the engine's historical 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 from collections.abc import Iterator
 from contextvars import ContextVar, Token
 from typing import Protocol
@@ -29,6 +30,8 @@ class Language(Protocol):
     def percent(self, fraction: float, places: int) -> str: ...
 
     def money(self, value: float, places: int) -> str: ...
+
+    def day(self, value: dt.date) -> str: ...
 
 
 class English:
@@ -52,6 +55,9 @@ class English:
         """US dollars: "$1,234.56", "-$0.50"."""
         sign = "-" if value < 0 else ""
         return f"{sign}${abs(value):,.{places}f}"
+
+    def day(self, value: dt.date) -> str:
+        return value.isoformat()
 
 
 ENGLISH = English()
@@ -109,3 +115,8 @@ def pct(fraction: float, places: int = 0) -> str:
 def money(value: float, places: int = 2) -> str:
     """US dollars in the active locale: "$1,234.56" / es "1.234,56 US$" / pt-BR "US$ 1.234,56"."""
     return _active.get().money(float(value), places)
+
+
+def day(value: dt.date) -> str:
+    """A calendar day: "2026-12-01" in English (ISO 8601, as the fields carry it), es "1 dic 2026", fr "1 déc. 2026"."""
+    return _active.get().day(value)

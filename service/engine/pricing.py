@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .hardware import Accelerator, Catalog, Price
-from .i18n import _
+from .i18n import _, day
 
 
 def resolve_price(
@@ -72,7 +72,7 @@ def freshness(row: Price, catalog: Catalog) -> dict[str, Any]:
             "This price took effect on {value}, more than {limit} days before the day priced: it may "
             "no longer be current. GET /v1/prices/stale lists such prices for an admin to refresh; "
             "cost.usd_per_accelerator_hour prices an estimate with a figure of your own."
-        ).format(value=row.effective_from.isoformat(), limit=limit)
+        ).format(value=day(row.effective_from), limit=limit)
     return out
 
 

@@ -3,6 +3,7 @@ base units never change; the catalogs hold a translation of every message in the
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import re
 from pathlib import Path
@@ -14,7 +15,7 @@ from babel.messages.pofile import read_po
 import service
 from service import i18n
 from service.engine import estimate_training, units
-from service.engine.i18n import ENGLISH, using
+from service.engine.i18n import ENGLISH, day, using
 
 from .test_estimates import FINE_TUNE, SERVE
 
@@ -77,6 +78,7 @@ def test_numbers_money_and_units_follow_the_locale():
         assert units.human_usd(1234.5) == "1.234,50\xa0US$"
         assert units.human_bytes(15032385536) == "14,0 GiB"
         assert units.human_flops(3.14e23) == "314,0 ZFLOP"
+        assert day(dt.date(2026, 12, 1)) == "1 dic 2026"
     with using(brazilian):
         assert units.human_usd(1234.5) == "US$\xa01.234,50"
         assert units.human_duration(7200) == "2,0 horas"
@@ -85,6 +87,7 @@ def test_numbers_money_and_units_follow_the_locale():
         assert units.human_duration(1234.5 * 3600) == "51,4 jours"
     with using(ENGLISH):
         assert units.human_usd(1234.5) == "$1,234.50" and units.human_duration(7200) == "2.0 hours"
+        assert day(dt.date(2026, 12, 1)) == "2026-12-01"
 
 
 def test_an_estimate_in_spanish_translates_human_strings_and_keeps_the_rest(app, client):
