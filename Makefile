@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export DATABASE_URL ?= sqlite:///scalecost.db
 
-.PHONY: run test install install-dev migrate seed openapi lint fuzz bench bench-compare bench-listing clean \
+.PHONY: run test install install-dev migrate seed openapi lint fuzz bench bench-compare bench-listing bench-planner clean \
 	compile-translations translations
 
 $(BIN)/python:
@@ -74,6 +74,10 @@ bench-compare: install-dev
 # BENCH_ROWS, BENCH_DATABASE_URL, BENCH_SCHEMA + --keep to reuse: docs/benchmarks.md).
 bench-listing: install-dev
 	$(BIN)/python bench/listing_bench.py
+
+# The training planner: the vectorised model alone (configurations/s) and whole searches at ~10k / 100k / 1M.
+bench-planner: install-dev
+	$(BIN)/python bench/planner_bench.py
 
 clean:
 	rm -rf $(VENV) service/translations/*/LC_MESSAGES/*.mo scalecost.db scalecost.db-wal scalecost.db-shm .pytest_cache

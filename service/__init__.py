@@ -150,6 +150,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         health,
         keys,
         models_api,
+        plans_inference,
+        plans_training,
         price_imports,
         scenarios,
     )
@@ -162,9 +164,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register_blueprint(models_api.blp)
     api.register_blueprint(estimates.blp)
     api.register_blueprint(estimate_batches.blp)
+    api.register_blueprint(plans_training.blp)
+    api.register_blueprint(plans_inference.blp)
     api.register_blueprint(scenarios.blp)
     api.register_blueprint(price_imports.blp)
     from .api.scenario_schemas import SCENARIO_BODY_DOC
+    from .api.training_schemas import ParallelismSchema
+
+    if "Parallelism" not in api.spec.components.schemas:  # referenced from hardware.parallelism's oneOf
+        api.spec.components.schema("Parallelism", schema=ParallelismSchema)
 
     api.document_request_body("/v1/scenarios", "post", SCENARIO_BODY_DOC)
     api.document_request_body("/v1/scenarios/{scenario_id}", "put", SCENARIO_BODY_DOC)
@@ -172,7 +180,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app,
         write_blueprints=[catalog_admin.blp, scenarios.blp, price_imports.blp],
         all_method_blueprints=[keys.blp],
-        estimate_blueprints=[estimates.blp],
+        estimate_blueprints=[estimates.blp, plans_training.blp, plans_inference.blp],
         batch_blueprints=[estimate_batches.blp],
     )
     app.extensions["scalecost.api"] = api

@@ -11,7 +11,7 @@ from . import freshness
 from .fields import String
 
 KINDS = list(engine.KINDS)  # one source: the engine's tuple
-PRICING_MODELS = ["on-demand", "spot", "reserved-1y", "reserved-3y"]
+PRICING_MODELS = list(engine.PRICING_MODELS)
 
 
 class PeakFlopsSchema(ma.Schema):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from service import engine
+
 from .fields import Boolean, Float, Integer, String, fraction_range
 
 PROVIDER_EXAMPLE = "aws"
@@ -19,6 +21,15 @@ class CostSchema(ma.Schema):
         metadata={
             "description": "Use this provider's catalog price (aws, gcp, azure, lambda, runpod, …)",
             "example": "aws",
+        },
+    )
+    pricing_model = String(
+        validate=validate.OneOf(list(engine.PRICING_MODELS)),
+        metadata={
+            "description": "Use only catalog prices of this pricing model (on-demand, spot, reserved-1y, "
+            "reserved-3y); with "
+            "`provider`, that provider's cheapest row of it. Default: on-demand where listed",
+            "example": "spot",
         },
     )
     usd_per_accelerator_hour = Float(

@@ -338,6 +338,17 @@ class ParallelismUsedSchema(ma.Schema):
     context = integer("Context-parallel degree: ranks each sequence is split over")
 
 
+class AutoChoiceSchema(ma.Schema):
+    count = text("`auto` when the planner chose the device count, else `given`", enum=["auto", "given"])
+    parallelism = text("`auto` when the planner chose the layout, else `given`", enum=["auto", "given"])
+    chosen_count = integer("Devices used")
+    chosen_parallelism = F.Nested(ParallelismUsedSchema)
+    chosen_micro_batch_size = integer("Micro-batch used")
+    objective = text("What the choice minimised")
+    deadline_s = num("constraints.deadline in seconds (count auto)")
+    configurations_evaluated = integer("Layouts the planner evaluated")
+
+
 class TrainingAssumptionsSchema(ma.Schema):
     bytes_per_parameter = section(BytesPerParameterSchema, "Weights, gradients and optimizer states")
     overhead = section(MemoryOverheadSchema, "Memory overheads")
@@ -353,6 +364,7 @@ class TrainingAssumptionsSchema(ma.Schema):
     micro_batch_source = text("`given`, or how it was chosen")
     gradient_accumulation_steps = integer("Micro-batches per optimizer step per pipeline")
     notes = F.List(F.String())
+    auto = section(AutoChoiceSchema, 'What hardware.count / hardware.parallelism "auto" chose (only then)')
 
 
 class TrainingEstimateSchema(ma.Schema):

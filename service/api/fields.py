@@ -7,7 +7,7 @@ import re
 
 import marshmallow as ma
 
-from service.engine import parse_count
+from service.engine import DURATION_PATTERN, MAX_DURATION_S, parse_count
 from service.engine.i18n import N_
 
 # Count suffixes as regex classes: either case, as parse_count reads them ("7b" = "7B"; G = B, billion).
@@ -132,3 +132,63 @@ class String(ma.fields.String):
         if _SURROGATE.search(text):
             raise self.make_error("surrogate")
         return text
+
+
+class AutoOr(ma.fields.Field):
+    """The string "auto" or what `inner` accepts (a device count, a parallelism object): the planner chooses when
+    "auto". Documented as oneOf the inner field's schema (`inner_doc`) and the enum ["auto"]."""
+
+    default_error_messages = {"invalid": 'Give "auto" or {what}.'}
+
+    def __init__(self, inner: ma.fields.Field, *, inner_doc: dict, what: str, **kwargs):
+        self.inner, self.what = inner, what
+        metadata = kwargs.pop("metadata", {})
+        metadata.setdefault("oneOf", [inner_doc, {"type": "string", "enum": ["auto"]}])
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _bind_to_schema(self, field_name, parent):
+        super()._bind_to_schema(field_name, parent)
+        self.inner._bind_to_schema(field_name, parent)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if value == "auto":
+            return "auto"
+        if isinstance(value, str):
+            raise self.make_error("invalid", what=self.what)
+        return self.inner.deserialize(value, attr, data, **kwargs)
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return value if value == "auto" else self.inner._serialize(value, attr, obj, **kwargs)
+
+
+class Deadline(ma.fields.Field):
+    """Seconds (a positive number) or an ISO 8601 duration string ("P45D", "PT36H", "P1W2D"). A string is kept as
+    given and read by the engine (a zero or a century-long duration is an impossible request there: the pattern
+    cannot bound the value)."""
+
+    default_error_messages = {
+        "invalid": 'A deadline is seconds (a positive number) or an ISO 8601 duration such as "P45D" or "PT36H".',
+        "range": "Must be at least 1 s and at most 100 years ({max:g} s).",
+    }
+
+    def __init__(self, **kwargs):
+        metadata = kwargs.pop("metadata", {})
+        metadata.setdefault(
+            "oneOf",
+            [
+                {"type": "number", "minimum": 1, "maximum": MAX_DURATION_S},
+                {"type": "string", "pattern": DURATION_PATTERN, "maxLength": 64},
+            ],
+        )
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> float | str:
+        if isinstance(value, str):
+            if len(value) > 64 or not re.match(DURATION_PATTERN, value):
+                raise self.make_error("invalid")
+            return value
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.make_error("invalid")
+        if not (math.isfinite(value) and 1 <= value <= MAX_DURATION_S):
+            raise self.make_error("range", max=MAX_DURATION_S)
+        return float(value)

@@ -15,9 +15,11 @@ from typing import Any
 
 from service.engine.i18n import N_
 
-# The largest bound anywhere in the contract is below 1e20; 30 digits leave room for a number given with
-# needless digits while keeping every integer exactly convertible to a float.
-MAX_INTEGER_DIGITS = 30
+# I-JSON: an integer must fit a double (|x| < 1.8e308, at most 309 digits). Longer literals are refused before
+# int() parses them (its cost grows with the square of the digits; CPython refuses past 4,300). A free-form object
+# (model.hf_config) may hold any such number: 30 digits, as this once was, refused schema-valid input there.
+MAX_INTEGER_DIGITS = 309
+MAX_DOUBLE = 1.7976931348623157e308
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 TOO_LONG = N_("Number too long: at most {digits} digits.").format(digits=MAX_INTEGER_DIGITS)
@@ -38,7 +40,8 @@ class _Refused:
 def _parse_int(text: str) -> int | _Refused:
     if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
         return _Refused(TOO_LONG)
-    return int(text)
+    value = int(text)
+    return value if abs(value) <= MAX_DOUBLE else _Refused(OUT_OF_RANGE)
 
 
 def _parse_float(text: str) -> float | _Refused:

@@ -8,7 +8,7 @@ from marshmallow import validate
 from service import engine
 
 from .estimate_common import CostSchema, OutputSchema
-from .fields import Boolean, Count, Float, Integer, String, fraction_range
+from .fields import AutoOr, Boolean, Count, Deadline, Float, Integer, String, fraction_range
 from .model_schemas import ModelSpecField
 
 # one source for every enum: the engine's tuples (the schema refuses early, the engine relies on it)
@@ -157,10 +157,16 @@ class TrainingHardwareSchema(ma.Schema):
         validate=validate.Length(1, 64),
         metadata={"description": "Catalog id (GET /v1/accelerators)", "example": "nvidia-h100-sxm-80gb"},
     )
-    count = Integer(
+    count = AutoOr(
+        Integer(validate=validate.Range(1, MAX_DEVICES)),
+        inner_doc={"type": "integer", "minimum": 1, "maximum": MAX_DEVICES},
+        what=f"a device count from 1 to {MAX_DEVICES:,}",
         required=True,
-        validate=validate.Range(1, MAX_DEVICES),
-        metadata={"description": "Devices", "example": 8},
+        metadata={
+            "description": 'Devices, or "auto" with constraints.deadline: the fewest devices whose fastest layout '
+            "meets the deadline (assumptions.auto says what was chosen)",
+            "example": 8,
+        },
     )
     utilization = Float(
         validate=fraction_range(0.01, 1),
@@ -169,12 +175,36 @@ class TrainingHardwareSchema(ma.Schema):
             "example": 0.4,
         },
     )
-    parallelism = ma.fields.Nested(ParallelismSchema)
+    parallelism = AutoOr(
+        ma.fields.Nested(ParallelismSchema),
+        inner_doc={"$ref": "#/components/schemas/Parallelism"},
+        what="a parallelism object",
+        metadata={
+            "description": 'The parallel layout, or "auto": the fastest layout of the planner\'s search space for '
+            "the accelerator and count (ties: least memory), with the micro-batch it chose unless "
+            "training.micro_batch_size is given; assumptions.auto says what was chosen"
+        },
+    )
     interconnect = ma.fields.Nested(
         InterconnectSchema,
         metadata={
             "description": "Override the catalog's scale-up domain and scale-out network for this cluster"
         },
+    )
+
+
+class EstimateConstraintsSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    deadline = Deadline(
+        metadata={
+            "description": 'With hardware.count "auto": finish within (seconds or an ISO 8601 duration, P45D)'
+        }
+    )
+    max_devices = Integer(
+        validate=validate.Range(1, MAX_DEVICES),
+        metadata={"description": 'With hardware.count "auto": the most devices to consider (default 8192)'},
     )
 
 
@@ -187,3 +217,4 @@ class TrainingRequestSchema(ma.Schema):
     hardware = ma.fields.Nested(TrainingHardwareSchema, required=True)
     cost = ma.fields.Nested(CostSchema)
     output = ma.fields.Nested(OutputSchema)
+    constraints = ma.fields.Nested(EstimateConstraintsSchema)

@@ -15,22 +15,31 @@ from .errors import InvalidRequest
 from .hardware import KINDS, PRECISIONS, SPEC_BOUNDS, Accelerator, Catalog, Price
 from .inference.estimate import estimate_inference
 from .inference.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRECISIONS
+from .inference.plan import plan_serving
 from .models import PRESETS, list_presets, resolve_model
 from .patch import merge_patch
+from .pricing import PRICING_MODELS
 from .training.estimate import estimate_training
 from .training.plan import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
+from .training.plan_request import DURATION_PATTERN, MAX_DURATION_S, duration_seconds
+from .training.planner import OBJECTIVES as PLAN_OBJECTIVES
+from .training.planning import plan_training
 from .units import parse_count
 
 __all__ = [
     "ARCHITECTURES",
+    "DURATION_PATTERN",
     "ENGINES",
     "FFN_TYPES",
     "FORMATS",
     "KINDS",
     "KV_PRECISIONS",
+    "MAX_DURATION_S",
     "OPTIMIZERS",
     "PRECISIONS",
+    "PLAN_OBJECTIVES",
     "PRESETS",
+    "PRICING_MODELS",
     "RECOMPUTATION",
     "SPEC_BOUNDS",
     "TRAINING_PRECISIONS",
@@ -43,7 +52,10 @@ __all__ = [
     "estimate_inference",
     "estimate_training",
     "list_presets",
+    "duration_seconds",
     "merge_patch",
+    "plan_serving",
     "parse_count",
+    "plan_training",
     "resolve_model",
 ]

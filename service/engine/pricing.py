@@ -8,12 +8,17 @@ from typing import Any
 from .hardware import Accelerator, Catalog, Price
 from .i18n import _, day
 
+# How a price is paid: the catalog rows, price imports and the planner's offers share these (one source).
+PRICING_MODELS = ("on-demand", "spot", "reserved-1y", "reserved-3y")
+
 
 def resolve_price(
     cost: Mapping[str, Any], acc: Accelerator | None, catalog: Catalog, bad: Callable[[str, str], None]
 ) -> tuple[float | None, Any]:
     """USD per accelerator-hour and its source: request override > named provider (its cheapest on-demand
-    row) > catalog default (cheapest on-demand over providers) > none (cost fields null, with a note)."""
+    row) > catalog default (cheapest on-demand over providers) > none (cost fields null, with a note).
+    `cost.pricing_model` keeps only that pricing model's rows (then the cheapest of them, of the provider if one
+    is named)."""
     override = cost.get("usd_per_accelerator_hour")
     if override is not None:
         if isinstance(override, bool) or not isinstance(override, int | float) or override < 0:
@@ -26,7 +31,12 @@ def resolve_price(
     if acc is None:
         return None, None
     rows = catalog.prices.get(acc.id, ())
-    provider = cost.get("provider")
+    provider, pricing_model = cost.get("provider"), cost.get("pricing_model")
+    if pricing_model:  # only this pricing model's rows (spot, reserved, on-demand): the planner's offers
+        rows = tuple(r for r in rows if r.pricing_model == pricing_model)
+        if not rows:
+            bad("cost.pricing_model", f"No {pricing_model!r} price for {acc.id} in the catalog.")
+            return None, None
     if provider:
         mine = [r for r in rows if r.provider.lower() == str(provider).lower()]
         if not mine:
@@ -41,6 +51,8 @@ def resolve_price(
         row: Price | None = min(
             [r for r in mine if r.pricing_model == "on-demand"] or mine, key=lambda r: r.usd_per_hour
         )
+    elif pricing_model:
+        row = min(rows, key=lambda r: r.usd_per_hour)
     else:
         row = catalog.default_price(acc.id)
     if row is None:

@@ -393,3 +393,19 @@ def test_gunicorn_answers_414_and_431_as_problem_json(tmp_path):
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def test_a_long_integer_a_double_can_hold_is_read_in_a_free_form_object(client):
+    """model.hf_config is free-form: a 32-digit integer there is schema-valid and reaches the engine (whose answer
+    is about the config, not the number), while 310 digits stay refused as out of a double's range."""
+    body = {
+        "model": {"hf_config": {"num_hidden_layers": 2, "extra": -19670012753070961242469642010624}},
+        "training": {"tokens": "1B", "global_batch_size": 8},
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 1},
+    }
+    response = client.post("/v1/estimates/training", json=body)
+    assert response.status_code == 422
+    assert "model.hf_config.extra" not in response.json["errors"]
+    body["model"]["hf_config"]["extra"] = 10**309
+    refused = client.post("/v1/estimates/training", json=body)
+    assert "model.hf_config.extra" in refused.json["errors"]

@@ -281,10 +281,10 @@ def fewest_fitting(w: Workload, acc: Accelerator) -> int | None:
     return None
 
 
-def max_batch_size(w: Workload, acc: Accelerator, count: int) -> int:
-    """Largest batch at the request's context that fits (0 if even one sequence does not)."""
+def max_batch_size(w: Workload, acc: Accelerator, count: int, upper: int = 1 << 20) -> int:
+    """Largest batch up to `upper` at the request's context that fits (0 if even one sequence does not)."""
     model = MemoryModel(w, acc, count)
-    return _largest(lambda b: model.fits(batch=b), 1 << 20)
+    return _largest(lambda b: model.fits(batch=b), upper)
 
 
 def max_context_tokens(w: Workload, acc: Accelerator, count: int) -> int:

@@ -55,7 +55,7 @@ def estimate_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
     return _token_speed(w, acc, count)
 
 
-class _TokenWork(NamedTuple):
+class TokenWork(NamedTuple):
     """A token workload's accelerator-independent quantities, derived once per workload (Workload.derived)."""
 
     layers: int
@@ -69,7 +69,7 @@ class _TokenWork(NamedTuple):
     ctx: float  # mean context of the generation: prompt + (output − 1)/2
 
 
-class _TokenDevice(NamedTuple):
+class TokenDevice(NamedTuple):
     """What the token formulas take from the accelerator and the device count."""
 
     acc: Accelerator
@@ -88,9 +88,9 @@ class _TokenDevice(NamedTuple):
     kv_token: float  # KV bytes per token per device working on the step
 
 
-def _token_work(w: Workload) -> _TokenWork:
+def token_work(w: Workload) -> TokenWork:
     work = w.derived.get("speed.token_work")
-    if isinstance(work, _TokenWork):
+    if isinstance(work, TokenWork):
         return work
     s = w.model.shape
     matmul = _matmul_parameters(w)
@@ -98,7 +98,7 @@ def _token_work(w: Workload) -> _TokenWork:
     b, prompt, out = w.batch, w.prompt_tokens, w.output_tokens
     tokens = b * prompt
     ctx = prompt + (out - 1) / 2.0
-    work = _TokenWork(
+    work = TokenWork(
         layers=s.layers if s is not None else 2,  # LSTM presets: 2 layers (Zaremba et al. 2014)
         hidden=s.hidden_size if s is not None else 0,
         matmul=matmul,
@@ -113,11 +113,11 @@ def _token_work(w: Workload) -> _TokenWork:
     return work
 
 
-def _token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> _TokenDevice:
+def token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> TokenDevice:
     cls = accelerator_class(acc)
     tensor = w.layout == "tensor"
     t = count if tensor else 1
-    return _TokenDevice(
+    return TokenDevice(
         acc=acc,
         devices=count,
         cls=cls,
@@ -137,8 +137,8 @@ def _token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> _To
 
 
 def _token_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
-    work = _token_work(w)
-    d = _token_device(w, acc, count, work.layers)
+    work = token_work(w)
+    d = token_device(w, acc, count, work.layers)
     ttft, prefill_bound, prefill = _prefill(w, work, d)
     tpot, decode_bound, decode = _decode(w, work, d)
     b, out = w.batch, w.output_tokens
@@ -157,7 +157,7 @@ def _token_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
     )
 
 
-def _prefill(w: Workload, work: _TokenWork, d: _TokenDevice) -> tuple[float, str, dict[str, float]]:
+def _prefill(w: Workload, work: TokenWork, d: TokenDevice) -> tuple[float, str, dict[str, float]]:
     """Time to first token: b·prompt tokens through the model; logits only at each sequence's last position."""
     tokens = w.batch * w.prompt_tokens
     body_flops, head_flops = work.body_flops, work.head_flops
@@ -184,7 +184,7 @@ def _prefill(w: Workload, work: _TokenWork, d: _TokenDevice) -> tuple[float, str
     return ttft, bound, terms
 
 
-def _decode(w: Workload, work: _TokenWork, d: _TokenDevice) -> tuple[float, str, dict[str, float]]:
+def _decode(w: Workload, work: TokenWork, d: TokenDevice) -> tuple[float, str, dict[str, float]]:
     """Time per output token: one token for each of b sequences at the mean context of the generation."""
     b, t = w.batch, d.t
     step_weights = _stream(work.decode_weights, t, d.bw * d.mbu)

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..hardware import Catalog
 from .advice import recommend
+from .auto import resolve_auto, wants_auto
 from .evaluate import evaluate
 from .request import build_plan
 from .response import build_response
@@ -17,12 +18,22 @@ from .response import build_response
 
 def estimate_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any]:
     """Estimate FLOPs, memory, time and cost of a training run; raise InvalidRequest for impossible requests."""
+    auto = None
+    if wants_auto(request):  # count and/or layout chosen by the planner, then estimated as given
+        request, auto = resolve_auto(request, catalog)
     plan = build_plan(request, catalog)
     ev = evaluate(plan)
     response = build_response(plan, ev)
     wanted = (request.get("output") or {}).get("recommendations", True)
     # a planner sweeping thousands of layouts skips the advice scan (each piece of advice re-estimates)
     response["recommendations"] = recommend(request, catalog, plan, ev) if wanted else []
+    if auto is not None:
+        response["assumptions"]["auto"] = auto
+        response["assumptions"]["notes"].append(
+            f"Chosen by the planner ({auto['objective']}, {auto['configurations_evaluated']:,} configurations): "
+            f"{auto['chosen_count']} devices, layout {auto['chosen_parallelism']}, micro-batch "
+            f"{auto['chosen_micro_batch_size']}."
+        )
     if wanted and catalog.unusable:  # the advice scanned the catalog without these
         response["assumptions"]["notes"].append(catalog.unusable_note())
     return response

@@ -226,11 +226,17 @@ def _validation(
 
 def _checkpoints(plan: TrainingPlan, all_steps: int) -> tuple[int, float]:
     """(checkpoints, seconds writing them) over the training and pre-training steps."""
+    checkpoints, written = checkpoint_writes(plan, all_steps)
+    return checkpoints, written / plan.checkpoint_bytes_per_s
+
+
+def checkpoint_writes(plan: TrainingPlan, all_steps: int) -> tuple[int, float]:
+    """(checkpoints, bytes written by them all) over the training and pre-training steps."""
     checkpoints = all_steps // plan.checkpoint_interval if plan.checkpoint_interval else 0
     # a checkpoint holds weights + optimizer states (fp32 master, moments); gradients are not saved
     w_b, _, o_b = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
     checkpoint_bytes = plan.model.total_parameters * (w_b + o_b)
-    return checkpoints, checkpoints * checkpoint_bytes / plan.checkpoint_bytes_per_s
+    return checkpoints, checkpoints * checkpoint_bytes
 
 
 def _hardware_per_unit(plan: TrainingPlan, flops: UnitFlops) -> float:

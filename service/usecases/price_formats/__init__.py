@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-PRICING_MODELS = ("on-demand", "spot", "reserved-1y", "reserved-3y")
+from service.engine import PRICING_MODELS as PRICING_MODELS  # one source: the engine's tuple
+
 HOURS_PER_YEAR = 8760  # 365 × 24: how AWS and Azure spread a term's price over its hours
 
 

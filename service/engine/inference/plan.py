@@ -1,0 +1,23 @@
+"""The serving planner's door: plan request dict + catalog → the JSON answer of POST /v1/plans/inference.
+
+plan_request.py (dict → ServingSearch, every impossible field at once) → planner.py (groups checked once, batch
+sizes evaluated in arrays by bulk.py, frontier, exclusions, nearest misses; best and frontier re-evaluated through
+evaluate.py) → plan_response.py (→ JSON, estimate bodies that reproduce each deployment).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..hardware import Catalog
+from .plan_request import parse_plan_request
+from .plan_response import build_plan_response
+from .planner import plan_inference
+
+__all__ = ["plan_serving"]
+
+
+def plan_serving(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any]:
+    """The cheapest deployment of `request` on the catalog; raises InvalidRequest for impossible input."""
+    return build_plan_response(plan_inference(parse_plan_request(request, catalog)))

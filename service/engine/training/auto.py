@@ -1,0 +1,141 @@
+"""`hardware.parallelism: "auto"` and `hardware.count: "auto"` in a training estimate, resolved by the planner.
+
+- parallelism "auto": the fastest layout of the search space for the accelerator and count (ties: least memory),
+  with the request's micro-batch and recomputation when given (else searched as well).
+- count "auto" (needs `constraints.deadline`): the fewest devices whose fastest layout meets the deadline (ties:
+  faster, then less memory), with the request's parallel degrees when given (data then follows the count).
+The request is rewritten with what was chosen, then estimated as any other; `assumptions.auto` says what was
+chosen and from how many configurations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from ..errors import InvalidRequest
+from ..hardware import Catalog
+from ..units import human_duration
+from .plan_request import duration_seconds
+from .planner import Candidate, Constraints, Offer, search
+from .request import build_plan
+from .search_space import DEFAULT_MAX_DEVICES, SearchSpace, default_space
+
+AUTO = "auto"
+
+
+def wants_auto(request: Mapping[str, Any]) -> bool:
+    hardware = request.get("hardware") or {}
+    return hardware.get("parallelism") == AUTO or hardware.get("count") == AUTO
+
+
+def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the request with the chosen count, layout and micro-batch, what `assumptions.auto` reports)."""
+    hardware = dict(request.get("hardware") or {})
+    training = dict(request.get("training") or {})
+    constraints = request.get("constraints") or {}
+    count_auto, layout_auto = hardware.get("count") == AUTO, hardware.get("parallelism") == AUTO
+    deadline = None
+    if constraints.get("deadline") is not None:
+        deadline = duration_seconds(constraints["deadline"], "constraints.deadline")
+    if count_auto and deadline is None:
+        raise InvalidRequest.single(
+            "constraints.deadline", 'Required with hardware.count "auto": finish within.'
+        )
+    base_body = {
+        **request,
+        "hardware": {k: v for k, v in hardware.items() if k not in ("count", "parallelism")} | {"count": 1},
+        "training": {k: v for k, v in training.items() if k != "micro_batch_size"},
+        "cost": {"usd_per_accelerator_hour": 1.0},  # time does not depend on the price
+    }
+    base = build_plan(base_body, catalog)
+    space = _space(base, hardware, training, count_auto, layout_auto, constraints)
+    candidate = Candidate(base.with_fields(notes=()), (Offer("request", "on-demand", 1.0),))
+    found = search(
+        [candidate],
+        lambda _plan: space,
+        Constraints(deadline_s=deadline if count_auto else None),
+        "fewest_devices" if count_auto else "fastest",
+        1,
+        training.get("checkpoint_write_bandwidth_bytes_per_s"),
+    )
+    if not found.results:
+        raise _nothing_qualifies(found, count_auto, deadline, space, base.accelerator.id)
+    best = found.results[0]
+    given = hardware.get("parallelism") if not layout_auto else None
+    parallelism = {
+        "data": best.data,
+        "tensor": best.tensor,
+        "pipeline": best.pipeline,
+        "context": best.context,
+        "expert": best.expert,
+        "zero_stage": best.zero_stage,
+        # the search runs Megatron sequence parallelism with tensor parallelism; a given layout keeps its own
+        "sequence_parallel": bool(given.get("sequence_parallel", False)) if given else best.sequence_parallel,
+        "virtual_pipeline": best.virtual_pipeline,
+    }
+    resolved = {
+        **request,
+        "hardware": {**hardware, "count": best.devices, "parallelism": parallelism},
+        "training": {**training, "micro_batch_size": best.micro_batch},
+    }
+    resolved.pop("constraints", None)
+    info = {
+        "count": "auto" if count_auto else "given",
+        "parallelism": "auto" if layout_auto else "given",
+        "chosen_count": best.devices,
+        "chosen_parallelism": parallelism,
+        "chosen_micro_batch_size": best.micro_batch,
+        "objective": "fewest devices meeting the deadline" if count_auto else "fastest layout",
+        "deadline_s": deadline,
+        "configurations_evaluated": found.stats["configurations_evaluated"],
+    }
+    return resolved, info
+
+
+def _space(
+    base: Any,
+    hardware: Mapping[str, Any],
+    training: Mapping[str, Any],
+    count_auto: bool,
+    layout_auto: bool,
+    constraints: Mapping[str, Any],
+) -> SearchSpace:
+    """The default search space of the planner, narrowed to what the request fixes."""
+    max_devices = int(constraints.get("max_devices") or DEFAULT_MAX_DEVICES)
+    space = default_space(base, max_devices)
+    changes: dict[str, Any] = {}
+    if not count_auto:
+        changes["device_counts"] = (int(hardware.get("count") or 1),)
+    if not layout_auto:  # the given degrees (data follows the count)
+        given = hardware.get("parallelism") or {}
+        for name in ("tensor", "pipeline", "context", "expert", "virtual_pipeline"):
+            changes[name] = (int(given.get(name) or 1),)
+        changes["zero_stages"] = (int(given.get("zero_stage") or 0),)
+    if training.get("micro_batch_size"):
+        changes["micro_batches"] = (int(training["micro_batch_size"]),)
+    return replace(space, **changes)
+
+
+def _nothing_qualifies(
+    found: Any, count_auto: bool, deadline: float | None, space: SearchSpace, accelerator: str
+) -> InvalidRequest:
+    fits = found.excluded["does_not_fit"] < found.stats["configurations_evaluated"]
+    if count_auto and fits and deadline is not None:
+        fastest = next((m["plan"] for m in found.nearest_misses if m.get("plan") is not None), None)
+        detail = (
+            f"; the fastest takes {human_duration(fastest.seconds)} on {fastest.devices}" if fastest else ""
+        )
+        return InvalidRequest.single(
+            "hardware.count",
+            f"No device count up to {max(space.device_counts)} meets the deadline of "
+            f"{human_duration(deadline)}{detail}. Allow more devices (constraints.max_devices) or more time.",
+        )
+    where = "hardware.count" if count_auto else "hardware.parallelism"
+    return InvalidRequest.single(
+        where,
+        f"No layout of the search fits in memory on {accelerator} "
+        f"({found.stats['configurations_evaluated']} configurations tried): use more devices, full "
+        "recomputation or a larger accelerator.",
+    )

@@ -1,0 +1,136 @@
+"""The training planner's door: request dict → search → JSON-ready answer (POST /v1/plans/training).
+
+Every plan it answers carries `estimate_request`, a body for POST /v1/estimates/training that reproduces it (the
+same accelerator, count, layout, micro-batch, recomputation and price), and the best plan's full estimate is
+computed through that door, so what the planner promises is what an estimate says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..hardware import Catalog
+from ..parallelism import builds_training_clusters
+from ..units import human_bytes, human_duration, human_usd
+from .estimate import estimate_training
+from .plan_request import parse_plan_request
+from .planner import Point, search
+
+
+def plan_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any]:
+    parsed = parse_plan_request(request, catalog)
+    found = search(
+        parsed.candidates,
+        parsed.space_for,
+        parsed.constraints,
+        parsed.objective,
+        parsed.limit,
+        parsed.checkpoint_bytes_per_s,
+    )
+    notes = list(parsed.notes)
+    for acc in {c.plan.accelerator.id: c.plan.accelerator for c in parsed.candidates}.values():
+        if not builds_training_clusters(acc):
+            notes.append(
+                f"{acc.id} has no scale-up fabric or cluster network in the catalog (nobody builds training "
+                "clusters of it): searched within one 8-device server only."
+            )
+    results = [_point(p, request) for p in found.results]
+    best = results[0] if results else None
+    if best is not None:
+        best = {**best, "estimate": estimate_training(best["estimate_request"], catalog)}
+    c = parsed.constraints
+    return {
+        "objective": parsed.objective,
+        "constraints": {
+            "deadline_s": c.deadline_s,
+            "deadline": human_duration(c.deadline_s) if c.deadline_s is not None else None,
+            "budget_usd": c.budget_usd,
+        },
+        "best": best,
+        "results": results,
+        "frontier": [_point(p, request) for p in found.frontier],
+        "excluded": {**found.excluded, "accelerators": parsed.excluded_accelerators},
+        "nearest_misses": [
+            {
+                "reason": m["reason"],
+                "message": m["message"],
+                "plan": _point(m["plan"], request) if m.get("plan") else None,
+            }
+            for m in found.nearest_misses
+        ],
+        "search": found.stats,
+        "notes": notes,
+    }
+
+
+def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
+    plan, acc = p.plan, p.plan.accelerator
+    priced = p.offer.usd_per_hour == p.offer.usd_per_hour  # NaN: searched without a price (objective fastest)
+    parallelism = {
+        "data": p.data,
+        "tensor": p.tensor,
+        "pipeline": p.pipeline,
+        "context": p.context,
+        "expert": p.expert,
+        "zero_stage": p.zero_stage,
+        "sequence_parallel": p.sequence_parallel,
+        "virtual_pipeline": p.virtual_pipeline,
+    }
+    return {
+        "accelerator": acc.id,
+        "provider": p.offer.provider if priced else None,
+        "pricing_model": p.offer.pricing_model if priced else None,
+        "usd_per_accelerator_hour": p.offer.usd_per_hour if priced else None,
+        "count": p.devices,
+        "parallelism": parallelism,
+        "micro_batch_size": p.micro_batch,
+        "activation_recomputation": plan.recompute,
+        "precision": plan.precision,
+        "seconds": p.seconds,
+        "time": human_duration(p.seconds),
+        "total_usd": p.total_usd if priced else None,
+        "cost": human_usd(p.total_usd) if priced else "n/a (no price)",
+        "accelerator_hours": p.accelerator_hours,
+        "memory_per_device_bytes": p.memory_bytes,
+        "memory_per_device": human_bytes(p.memory_bytes),
+        "memory_capacity_bytes": acc.memory_bytes,
+        "utilization": p.utilization,
+        "estimate_request": estimate_body(p, request),
+    }
+
+
+def estimate_body(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
+    """A POST /v1/estimates/training body that evaluates exactly this point."""
+    training = {
+        **(request.get("training") or {}),
+        "micro_batch_size": p.micro_batch,
+        "activation_recomputation": p.plan.recompute,
+        "precision": p.plan.precision,
+    }
+    parallelism = {
+        "data": p.data,
+        "tensor": p.tensor,
+        "pipeline": p.pipeline,
+        "zero_stage": p.zero_stage,
+        "sequence_parallel": p.sequence_parallel,
+    }
+    for name, value in (
+        ("context", p.context),
+        ("expert", p.expert),
+        ("virtual_pipeline", p.virtual_pipeline),
+    ):
+        if value != 1:
+            parallelism[name] = value
+    cost: dict[str, Any] = {}
+    if p.offer.usd_per_hour == p.offer.usd_per_hour:  # priced (not NaN)
+        cost = {"provider": p.offer.provider, "pricing_model": p.offer.pricing_model}
+    overhead = (request.get("cost") or {}).get("infrastructure_overhead")
+    if overhead:
+        cost["infrastructure_overhead"] = overhead
+    return {
+        "model": request.get("model"),
+        "training": training,
+        "hardware": {"accelerator": p.plan.accelerator.id, "count": p.devices, "parallelism": parallelism},
+        "cost": cost,
+    }

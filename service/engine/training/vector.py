@@ -1,0 +1,347 @@
+"""The training model over arrays of parallel layouts: one numpy pass evaluates thousands of configurations.
+
+The planner searches layouts (data, tensor, pipeline, context, expert, ZeRO stage, virtual pipeline, micro-batch)
+of one plan on one accelerator. Evaluating each through TrainingPlan → evaluate costs ~100 µs of Python; here every
+formula of memory.py, step_time.py (StepModel) and evaluate.py is written once more over numpy arrays, term by
+term in the same order, so that a layout costs well under a microsecond. It is the same model, not a second one:
+tests/engine/test_vector_model.py checks that both paths agree to 1e-9 on random layouts of every model kind, and
+fails the day one of them changes without the other.
+
+Only what a layout changes is an array; the model, precision, optimizer, recomputation, sequence length, global
+batch and accelerator come from the base plan (its `par` and `micro_batch` are ignored).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ..architecture import embedding_parameters, largest_layer_parameters, layer_parameters
+from ..hardware import Accelerator
+from ..parallelism import DEVICES_PER_NODE, domain_size, scale_out_bytes_per_s, scale_up_bytes_per_s
+from ..units import SECONDS_PER_HOUR
+from . import memory as mem
+from . import step_time as st
+from .evaluate import checkpoint_writes
+from .plan import TrainingPlan
+from .request import CHECKPOINT_BYTES_PER_S_PER_NODE
+
+Array = np.ndarray
+
+
+class Layouts(NamedTuple):
+    """Parallel layouts, one per index (int64 arrays of one length; sequence_parallel is bool)."""
+
+    data: Array
+    tensor: Array
+    pipeline: Array
+    context: Array
+    expert: Array
+    zero_stage: Array
+    sequence_parallel: Array
+    virtual_pipeline: Array
+    micro_batch: Array
+
+    @property
+    def devices(self) -> Array:
+        return self.data * self.tensor * self.pipeline * self.context
+
+    def take(self, index: Array) -> Layouts:
+        return Layouts(*(column[index] for column in self))
+
+
+class LayoutNumbers(NamedTuple):
+    """What the planner compares, per layout, in base units."""
+
+    devices: Array
+    memory_bytes: Array  # peak per device (MemoryBreakdown.total)
+    fits: Array
+    step_s: Array  # StepTime.total_s at the predicted utilization
+    seconds: Array  # Evaluation.seconds
+    utilization: Array  # predicted model-FLOPs utilization
+    accelerator_hours: Array
+    compute_s: Array
+    communication_s: Array
+    bubble_s: Array
+
+    def usd(self, usd_per_hour: float, infrastructure_overhead: float) -> Array:
+        """Total USD as the response computes it: compute + infrastructure overhead."""
+        compute = self.accelerator_hours * usd_per_hour
+        return compute + compute * infrastructure_overhead
+
+
+def evaluate_layouts(
+    plan: TrainingPlan, layouts: Layouts, checkpoint_bytes_per_s: float | None = None
+) -> LayoutNumbers:
+    """evaluate(plan with each layout and micro-batch) at the predicted utilization, vectorised.
+
+    `checkpoint_bytes_per_s`: the request's write bandwidth; None = build_plan's default of
+    CHECKPOINT_BYTES_PER_S_PER_NODE per node of each layout's device count."""
+    lay = layouts
+    devices = lay.devices.astype(np.float64)
+    per_replica = plan.global_batch // lay.data
+    micro_batches = per_replica // lay.micro_batch
+    dense, expert = _parameters_per_device(plan, lay)
+    weights, grads, optim, gathered = _model_states(plan, lay, dense, expert)
+    activations = _activation_bytes(plan, lay, micro_batches)
+    overhead = mem.CUDA_CONTEXT_BYTES + gathered + mem.FRAGMENTATION * (weights + grads + optim + activations)
+    memory_total = weights + grads + optim + activations + overhead
+    states = weights + grads + optim
+    step = _step(plan, lay, devices, micro_batches, states, dense, expert)
+    compute_s, communication_s, bubble_s = step
+    busy_s = compute_s + communication_s
+    return _totals(
+        plan, devices, memory_total, compute_s, communication_s, bubble_s, busy_s, checkpoint_bytes_per_s
+    )
+
+
+# ---------------------------------------------------------------------------------------------------- memory
+
+
+def _parameters_per_device(plan: TrainingPlan, lay: Layouts) -> tuple[Array, Array]:
+    """memory.parameters_per_device over layouts: (non-expert, expert) parameters on the busiest device."""
+    model, t, p = plan.model, lay.tensor, lay.pipeline
+    s = model.shape
+    if s is None or model.shape_inferred:
+        return model.total_parameters / (t * p), np.zeros(len(t))
+    dense_layer, moe_layer, _ = layer_parameters(s)
+    n_dense = s.dense_layers if s.is_moe else s.layers
+    n_moe = s.layers - n_dense
+    expert_per_layer = s.experts * mem.expert_parameters(s) if s.is_moe else 0
+    layer_total = n_dense * dense_layer + n_moe * moe_layer
+    experts_total = n_moe * expert_per_layer
+    end_stage = float(s.vocab_size * s.hidden_size + s.learned_position_embeddings * s.hidden_size)
+    embeddings = np.where(p > 1, end_stage, float(embedding_parameters(s)))
+    non_expert = (layer_total - experts_total) / (t * p) + embeddings / t
+    return non_expert, experts_total / (t * p * lay.expert)
+
+
+def _model_states(
+    plan: TrainingPlan, lay: Layouts, dense: Array, expert: Array
+) -> tuple[Array, Array, Array, Array]:
+    """memory.model_states over layouts: weights, gradients, optimizer states, ZeRO-3 gathered layers."""
+    w_b, g_b, o_b = mem.bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
+    dp = lay.data * lay.context
+    edp = np.maximum(1, dp // lay.expert)
+    z = lay.zero_stage
+    one = np.ones_like(dp)
+    weights = (dense / np.where(z >= 3, dp, one) + expert / np.where(z >= 3, edp, one)) * w_b
+    grads = (dense / np.where(z >= 2, dp, one) + expert / np.where(z >= 2, edp, one)) * g_b
+    optim = (dense / np.where(z >= 1, dp, one) + expert / np.where(z >= 1, edp, one)) * o_b
+    shape = plan.model.shape
+    layer = largest_layer_parameters(shape) / lay.tensor if shape is not None else np.zeros(len(dp))
+    gathered_3 = np.minimum(mem.ZERO3_LIVE_LAYER_FACTOR * layer * w_b, (dense + expert) * w_b - weights)
+    return weights, grads, optim, np.where(z >= 3, gathered_3, 0.0)
+
+
+def _activation_bytes(plan: TrainingPlan, lay: Layouts, micro_batches: Array) -> Array:
+    """memory.activation_bytes over layouts."""
+    model, act_bytes = plan.model, plan.activation_bytes_per_value
+    t, p, b = lay.tensor, lay.pipeline, lay.micro_batch
+    s_len = plan.sequence_length // lay.context
+    if model.shape is None:
+        if model.flops_per_sample:
+            per_sample = model.flops_per_sample / mem.CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE * act_bytes / 2.0
+            return per_sample * b / (t * p)
+        width = math.sqrt(model.total_parameters / 12.0)
+        layers = max(1.0, model.total_parameters / (12.0 * width * width))
+        return 16.0 * width * layers * s_len * b * act_bytes / 2.0 / (t * p)
+    sh = model.shape
+    stored, working = _layer_activation_bytes(plan, lay, s_len)
+    layers_per_stage = -(-sh.layers // p)
+    in_flight = np.minimum(p, np.maximum(1, micro_batches)).astype(np.float64)
+    interleaved = (p > 1) & (lay.virtual_pipeline > 1)
+    in_flight = np.where(interleaved, in_flight * (1.0 + (p - 1) / (p * lay.virtual_pipeline)), in_flight)
+    first = layers_per_stage * stored * in_flight + working
+    logits = s_len * b * sh.vocab_size / t * (act_bytes + 4.0)
+    last = layers_per_stage * stored + working + logits
+    return np.maximum(first + np.where(p == 1, logits, 0.0), last)
+
+
+def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> tuple[Array, Array]:
+    """memory.layer_activation_bytes over layouts: (kept per layer, one layer rebuilt during backward)."""
+    sh, act_bytes = plan.model.shape, plan.activation_bytes_per_value
+    assert sh is not None
+    t, b, sp = lay.tensor, lay.micro_batch, lay.sequence_parallel
+    sbh = s_len * b * sh.hidden_size
+    replicated, split = mem._layer_terms(sh, mem._mlp_activation_scale(sh))
+    per_layer = sbh * np.where(sp, (replicated + split) / t, replicated + split / t)
+    if plan.recompute == "none" and not plan.flash_attention:
+        per_layer = per_layer + 5.0 * sh.attention_heads * s_len * s_len * b / t
+    per_layer = per_layer * (act_bytes / 2.0)
+    if plan.recompute == "full":
+        stored = 2.0 * sbh / np.where(sp, t, 1) * act_bytes / 2.0
+        return stored, per_layer
+    return per_layer, np.zeros(len(t))
+
+
+# ---------------------------------------------------------------------------------------------------- step time
+
+
+def group_bandwidth(acc: Accelerator, group_size: Array, stride: Array) -> Array:
+    """parallelism.group_bandwidth over arrays of group sizes and strides."""
+    domain = domain_size(acc)
+    up, out = scale_up_bytes_per_s(acc), scale_out_bytes_per_s(acc)
+    members = np.where(stride < domain, np.maximum(1, np.minimum(group_size, domain // stride)), 1)
+    across = np.minimum(up, members * out)
+    bandwidth = np.where(group_size * stride <= domain, up, across)
+    return np.where(group_size <= 1, np.inf, bandwidth)
+
+
+def all_reduce_seconds(payload: Array, ranks: Array, bandwidth: Array) -> Array:
+    """parallelism.all_reduce_seconds over arrays (0 where a group has one rank)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        seconds = 2.0 * (ranks - 1) / ranks * payload / bandwidth
+    return np.where((ranks > 1) & (payload > 0), seconds, 0.0)
+
+
+def _step(
+    plan: TrainingPlan,
+    lay: Layouts,
+    devices: Array,
+    micro_batches: Array,
+    states: Array,
+    dense: Array,
+    expert: Array,
+) -> tuple[Array, Array, Array]:
+    """StepModel.step over layouts: (compute_s, communication_s, bubble_s) per step."""
+    acc = plan.accelerator
+    flops = st.flops_per_unit(plan)
+    work = st.step_work(plan, flops)  # only `devices` and `shape_base` depend on the layout: redone below
+    peak = acc.peak(plan.precision) or 0.0
+    peak16 = acc.peak("bf16") or acc.peak("fp16") or peak
+    e_gemm = st.best_gemm_efficiency(acc, plan.precision) * st.GEMM_IN_MODEL
+    attn_eff = st.best_gemm_efficiency(acc, "bf16") * (
+        st.FLASH_ATTENTION_EFFICIENCY if work.flash_attention else st.UNFUSED_ATTENTION_EFFICIENCY
+    )
+    zero = np.zeros(len(devices))
+    attention_s = work.attention_work / (devices * peak16 * attn_eff) if work.has_attention else zero
+    memory_bound_s = zero
+    if work.elementwise_work is not None:
+        memory_bound_s = work.elementwise_work / (devices * acc.memory_bandwidth_bytes_per_s)
+    hidden = plan.model.shape.hidden_size if plan.model.shape else 4096
+    shape_base = 1.0 + st.GEMM_WIDTH_KNEE * lay.tensor / hidden
+    if work.tokens_per_micro is not None:
+        tokens_mb = lay.micro_batch * work.tokens_per_micro / lay.context
+    else:
+        tokens_mb = np.full(len(devices), 4096.0)
+    f_shape = 1.0 / (shape_base + st.GEMM_TOKENS_KNEE / np.maximum(tokens_mb, 1.0))
+    if work.shapeless is not None:
+        f_shape = f_shape * work.shapeless
+    gemm_s = work.gemm_work / (devices * peak * e_gemm * f_shape)
+    compute_s = gemm_s + attention_s + memory_bound_s
+    optimizer_s = st.OPTIMIZER_PASSES * states / acc.memory_bandwidth_bytes_per_s
+    tensor_s, pipeline_s, expert_s, context_s = _model_parallel_comm(plan, lay, micro_batches, attention_s)
+    data_s = _data_parallel_comm(plan, lay, micro_batches, compute_s, dense, expert)
+    stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
+    p = lay.pipeline
+    bubble = np.where(p > 1, (p - 1) / (lay.virtual_pipeline * micro_batches + p - 1), 0.0)
+    bubble_s = np.where(bubble > 0, stage_work * bubble / (1.0 - bubble), 0.0)
+    communication_s = tensor_s + pipeline_s + data_s + expert_s + context_s
+    return compute_s + optimizer_s, communication_s, bubble_s
+
+
+def _model_parallel_comm(
+    plan: TrainingPlan, lay: Layouts, micro_batches: Array, attention_s: Array
+) -> tuple[Array, Array, Array, Array]:
+    """StepModel._model_parallel_comm and _context_parallel_comm: (tensor, pipeline, expert, context) seconds."""
+    shape, acc = plan.model.shape, plan.accelerator
+    zero = np.zeros(len(micro_batches))
+    if shape is None:
+        return zero, zero, zero, zero
+    t, p, c, e, mb = lay.tensor, lay.pipeline, lay.context, lay.expert, lay.micro_batch
+    act_bytes = plan.activation_bytes_per_value
+    seq = plan.sequence_length // c
+    layers_per_stage = -(-shape.layers // p)
+    collectives = 4 + (2 if plan.recompute == "full" else 0)
+    payload = mb * seq * shape.hidden_size * act_bytes
+    tp = all_reduce_seconds(payload, t, group_bandwidth(acc, t, np.ones_like(t)))
+    tensor_s = st.TP_EXPOSED * micro_batches * layers_per_stage * collectives * tp
+    pp_bw = group_bandwidth(acc, p, t * c * lay.data)
+    pp_split = np.where(lay.sequence_parallel, t, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pipeline_s = np.where(p > 1, 2 * micro_batches * payload / pp_split / pp_bw, 0.0)
+    expert_s = zero
+    if shape.is_moe:
+        routed = mb * seq * shape.experts_per_token * shape.hidden_size * act_bytes
+        share = (e - 1) / e
+        ep_bw = group_bandwidth(acc, e, t)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            moe = st.MOE_DISPATCH_EXPOSED * micro_batches * shape.moe_layers / p * 4 * routed * share / ep_bw
+        expert_s = np.where(e > 1, moe, 0.0)
+    local_tokens = mb * plan.sequence_length / c
+    kv_bytes = 2.0 * local_tokens * shape.kv_heads * shape.head_dim * act_bytes / t
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ring = 3.0 * (c - 1) * kv_bytes / group_bandwidth(acc, c, t) * layers_per_stage * micro_batches
+    context_s = np.where(c > 1, np.maximum(st.CP_MIN_EXPOSED * ring, ring - attention_s), 0.0)
+    return tensor_s, pipeline_s, expert_s, context_s
+
+
+def _data_parallel_comm(
+    plan: TrainingPlan, lay: Layouts, micro_batches: Array, compute_s: Array, dense: Array, expert: Array
+) -> Array:
+    """StepModel._data_parallel_terms and _data_parallel_comm: exposed gradient (and ZeRO-3 gather) seconds."""
+    _, g_b, _ = mem.bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
+    ranks = lay.data * lay.context
+    zero3 = lay.zero_stage >= 3
+    bandwidth = group_bandwidth(plan.accelerator, ranks, lay.tensor)
+    total = np.where(zero3, 1.5, 1.0) * all_reduce_seconds((dense + expert) * g_b, ranks, bandwidth)
+    total = np.where(zero3, total * micro_batches, total)
+    hidden_behind = np.where(zero3, 0.8 * compute_s, compute_s / np.maximum(micro_batches, 1) * 2.0 / 3.0)
+    return np.maximum(st.DP_MIN_EXPOSED * total, total - hidden_behind)
+
+
+# ---------------------------------------------------------------------------------------------------- totals
+
+
+def _totals(
+    plan: TrainingPlan,
+    devices: Array,
+    memory_total: Array,
+    compute_s: Array,
+    communication_s: Array,
+    bubble_s: Array,
+    busy_s: Array,
+    checkpoint_bytes_per_s: float | None,
+) -> LayoutNumbers:
+    """evaluate's seconds (steps, validation at the predicted utilization, checkpoint writes) over layouts."""
+    flops = st.flops_per_unit(plan)
+    per_unit = flops.total
+    units_per_step = plan.units_per_step
+    steps = math.ceil(plan.units / units_per_step)
+    peak = plan.accelerator.peak(plan.precision) or 0.0
+    utilization = per_unit * units_per_step / (devices * peak * busy_s)
+    evaluations = steps // plan.validation_interval if plan.validation_interval else 0
+    validation_flops = evaluations * plan.validation_units * per_unit / 3.0
+    validation_s = validation_flops / (devices * peak * utilization)
+    pre_steps = math.ceil(plan.pretraining_units / units_per_step) if plan.pretraining_units else 0
+    checkpoint_s: Array | float = 0.0
+    if plan.checkpoint_interval:
+        written = checkpoint_writes(plan, steps + pre_steps)[1]  # bytes: the count and size ignore the layout
+        if checkpoint_bytes_per_s is None:  # request.py's default: so much per node of the layout
+            nodes = np.ceil(devices / DEVICES_PER_NODE)
+            checkpoint_s = written / (CHECKPOINT_BYTES_PER_S_PER_NODE * nodes)
+        else:
+            checkpoint_s = written / checkpoint_bytes_per_s
+    step_equivalents = (plan.units + plan.pretraining_units) / units_per_step
+    seconds = (
+        step_equivalents * compute_s
+        + step_equivalents * bubble_s
+        + step_equivalents * communication_s
+        + checkpoint_s
+        + validation_s
+    )
+    return LayoutNumbers(
+        devices=devices,
+        memory_bytes=memory_total,
+        fits=memory_total <= plan.accelerator.memory_bytes,
+        step_s=busy_s + bubble_s,
+        seconds=seconds,
+        utilization=utilization,
+        accelerator_hours=devices * seconds / SECONDS_PER_HOUR,
+        compute_s=step_equivalents * compute_s,
+        communication_s=step_equivalents * communication_s,
+        bubble_s=step_equivalents * bubble_s,
+    )

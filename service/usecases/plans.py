@@ -1,0 +1,39 @@
+"""Use cases of the planners: search on the catalog priced today (or, for serving, on `cost.as_of`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from service.engine import plan_serving, plan_training
+
+from .catalog import CatalogCache, engine_catalog
+
+
+def training_plan(
+    request: dict[str, Any], session: Session, *, cache: CatalogCache | None = None
+) -> dict[str, Any]:
+    """`request` is the validated body. Raises the engine's InvalidRequest for impossible input."""
+    return plan_training(request, engine_catalog(session, None, cache))
+
+
+def plan_inference(
+    request: dict[str, Any], session: Session, *, cache: CatalogCache | None = None
+) -> dict[str, Any]:
+    """`request` is the validated body. Raises the engine's InvalidRequest for impossible input."""
+    body = dict(request)
+    cost = dict(body.get("cost") or {})
+    day: dt.date | None = cost.get("as_of")
+    if day is not None:
+        cost["as_of"] = day.isoformat()  # echoed into the estimate bodies, which take it as a string
+    body["cost"] = cost
+    catalog = engine_catalog(session, day, cache)
+    started = time.perf_counter()
+    answer = plan_serving(body, catalog)
+    answer["search"]["server_seconds"] = time.perf_counter() - started
+    if day is not None:
+        answer["priced_as_of"] = day.isoformat()
+    return answer

@@ -1,0 +1,173 @@
+"""The planner's vectorised model (engine/training/vector.py) is the single estimate's model, not a second one: on
+1,000 random valid configurations (every model kind, the whole catalog, every parallel degree, ZeRO stage,
+recomputation, micro-batch, checkpointing and validation) both agree to 1e-9 relative on memory, step time, total
+seconds, accelerator-hours, utilization and fits."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from service.engine import InvalidRequest
+from service.engine.training.evaluate import evaluate
+from service.engine.training.request import build_plan
+from service.engine.training.vector import Layouts, evaluate_layouts
+
+MODELS = [
+    {"preset": "llama-2-7b"},
+    {"preset": "llama-2-70b"},
+    {"preset": "mixtral-8x7b"},
+    {"preset": "gpt-3-175b"},
+    {"preset": "deepseek-v3"},
+    {"preset": "resnet-50"},
+    {"preset": "vit-l-16"},
+    {"architecture": "transformer", "parameters": 1.3e9},
+    {"architecture": "lstm", "parameters": 5e7},
+    {"architecture": "cnn", "parameters": 2.5e7, "flops_per_sample": 4e9},
+    {
+        "architecture": "transformer",
+        "layers": 24,
+        "hidden_size": 2048,
+        "attention_heads": 16,
+        "vocab_size": 32000,
+        "ffn_type": "gelu",
+    },
+]
+DEGREES = [1, 1, 1, 2, 4, 8]
+
+
+def _random_request(rng: random.Random, accelerators: list[str]) -> dict:
+    t, p, c, e = (
+        rng.choice(DEGREES),
+        rng.choice(DEGREES),
+        rng.choice([1, 1, 1, 2, 4]),
+        rng.choice([1, 1, 2, 4, 8]),
+    )
+    d = rng.choice([1, 2, 4, 8, 16, 32, 64, 128, 512])
+    micro = rng.choice([1, 1, 2, 4, 8])
+    training: dict = {
+        "tokens": rng.choice([1e8, 2e9, 3e11]),
+        "global_batch_size": d * micro * rng.choice([1, 2, 4, 16]),
+        "sequence_length": rng.choice([512, 2048, 4096, 8192]),
+        "micro_batch_size": micro,
+        "activation_recomputation": rng.choice(["none", "selective", "full"]),
+        "flash_attention": rng.random() < 0.8,
+        "optimizer": rng.choice(["adamw", "adamw", "sgd-momentum", "adam-8bit"]),
+        "samples": 1_281_167,
+    }
+    if rng.random() < 0.3:
+        training["checkpoint_interval_steps"] = rng.choice([10, 100, 1000])
+        if rng.random() < 0.5:
+            training["checkpoint_write_bandwidth_bytes_per_s"] = 5e9
+    if rng.random() < 0.3:
+        training["validation"] = {"interval_steps": 50, "tokens": 1e6}
+    if rng.random() < 0.2:
+        training["include_pretraining"] = True
+    parallelism = {
+        "data": d,
+        "tensor": t,
+        "pipeline": p,
+        "context": c,
+        "expert": e,
+        "zero_stage": rng.choice([0, 1, 2, 3]),
+        "sequence_parallel": t > 1 and rng.random() < 0.7,
+        "virtual_pipeline": rng.choice([1, 2, 4]) if p > 1 else 1,
+    }
+    return {
+        "model": rng.choice(MODELS),
+        "training": training,
+        "hardware": {
+            "accelerator": rng.choice(accelerators),
+            "count": d * t * p * c,
+            "parallelism": parallelism,
+        },
+    }
+
+
+def _valid_plans(catalog, n: int, seed: int):
+    rng = random.Random(seed)
+    accelerators = sorted(catalog.accelerators)
+    plans = []
+    while len(plans) < n:
+        request = _random_request(rng, accelerators)
+        if (
+            request["model"].get("preset") in ("resnet-50", "vit-l-16")
+            or request["model"].get("architecture") == "cnn"
+        ):
+            request["training"].pop("tokens")
+        else:
+            request["training"].pop("samples")
+        try:
+            plans.append((request, build_plan(request, catalog)))
+        except InvalidRequest:
+            continue
+    return plans
+
+
+def _layout(plan) -> Layouts:
+    par = plan.par
+    values = (
+        par.data,
+        par.tensor,
+        par.pipeline,
+        par.context,
+        par.expert,
+        par.zero_stage,
+        par.sequence_parallel,
+        par.virtual_pipeline,
+        plan.micro_batch,
+    )
+    return Layouts(*(np.array([v], dtype=bool if isinstance(v, bool) else np.int64) for v in values))
+
+
+def test_vector_model_agrees_with_single_estimate_on_1000_random_configurations(catalog) -> None:
+    plans = _valid_plans(catalog, 1000, seed=20261201)
+    drawn = {str(request["model"]) for request, _ in plans}
+    assert len(drawn) == len(MODELS)  # every model kind drawn
+    worst = 0.0
+    for request, plan in plans:
+        ev = evaluate(plan)
+        given_bw = request["training"].get("checkpoint_write_bandwidth_bytes_per_s")
+        got = evaluate_layouts(plan, _layout(plan), given_bw)
+        expected = {
+            "memory_bytes": ev.memory.total,
+            "step_s": ev.step.total_s,
+            "seconds": ev.seconds,
+            "utilization": ev.utilization,
+            "accelerator_hours": ev.accelerator_hours(plan.par.devices),
+            "compute_s": ev.compute_s,
+            "communication_s": ev.communication_s,
+            "bubble_s": ev.bubble_s,
+        }
+        for name, want in expected.items():
+            have = float(getattr(got, name)[0])
+            error = abs(have - want) / max(abs(want), 1e-300)
+            worst = max(worst, error)
+            assert have == pytest.approx(want, rel=1e-9, abs=1e-300), (name, request)
+        assert bool(got.fits[0]) == ev.fits, request
+    print(f"\nvector vs single estimate: 1000 configurations, worst relative difference {worst:.2e}")
+
+
+def test_vector_model_evaluates_many_layouts_in_one_call(catalog) -> None:
+    """One plan under many layouts in one call equals each layout's single estimate (no cross-talk between rows)."""
+    base = {
+        "model": {"preset": "llama-2-13b"},
+        "training": {"tokens": 1e10, "global_batch_size": 512, "sequence_length": 4096},
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 64},
+    }
+    plans = []
+    for t in (1, 2, 4, 8):
+        for p in (1, 2, 4):
+            for z in (0, 1, 3):
+                for micro in (1, 2, 4):
+                    body = {**base, "training": {**base["training"], "micro_batch_size": micro}}
+                    par = {"tensor": t, "pipeline": p, "zero_stage": z, "sequence_parallel": t > 1}
+                    body["hardware"] = {**base["hardware"], "parallelism": par}
+                    plans.append(build_plan(body, catalog))
+    together = Layouts(*(np.concatenate(cols) for cols in zip(*(_layout(p) for p in plans), strict=True)))
+    bulk = evaluate_layouts(plans[0], together)
+    for i, plan in enumerate(plans):
+        assert float(bulk.seconds[i]) == pytest.approx(evaluate(plan).seconds, rel=1e-9)
+        assert float(bulk.memory_bytes[i]) == pytest.approx(evaluate(plan).memory.total, rel=1e-9)
