@@ -156,6 +156,10 @@ def translate_message(message: str, lang: Language) -> str:
     for regex, msgid, names in _templates():
         match = regex.match(message)
         if match:
-            values = dict(zip(names, match.groups(), strict=False))  # a repeated name reads its first value
+            # a value that is a phrase of its own ('Give "auto" or {what}.') is translated too
+            values = {
+                name: translate_message(value, lang) if " " in value and value != message else value
+                for name, value in zip(names, match.groups(), strict=False)
+            }
             return re.sub(_FIELD, r"{\1}", lang.gettext(msgid)).format(**values)
     return message

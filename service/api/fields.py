@@ -138,7 +138,7 @@ class AutoOr(ma.fields.Field):
     """The string "auto" or what `inner` accepts (a device count, a parallelism object): the planner chooses when
     "auto". Documented as oneOf the inner field's schema (`inner_doc`) and the enum ["auto"]."""
 
-    default_error_messages = {"invalid": 'Give "auto" or {what}.'}
+    default_error_messages = {"invalid": N_('Give "auto" or {what}.')}
 
     def __init__(self, inner: ma.fields.Field, *, inner_doc: dict, what: str, **kwargs):
         self.inner, self.what = inner, what
@@ -167,8 +167,10 @@ class Deadline(ma.fields.Field):
     cannot bound the value)."""
 
     default_error_messages = {
-        "invalid": 'A deadline is seconds (a positive number) or an ISO 8601 duration such as "P45D" or "PT36H".',
-        "range": "Must be at least 1 s and at most 100 years ({max:g} s).",
+        "invalid": N_(
+            'A deadline is seconds (a positive number) or an ISO 8601 duration such as "P45D" or "PT36H".'
+        ),
+        "range": N_("Must be at least 1 s and at most 100 years ({max:g} s)."),
     }
 
     def __init__(self, **kwargs):

@@ -245,3 +245,20 @@ def test_batch_items_answer_in_the_callers_language(client):
     assert problem["problem"]["errors"]["training.tokens"][0].startswith(
         "Un nombre ne contient pas de virgule"
     )
+
+
+def test_planner_answers_and_nearest_misses_in_the_callers_language(client):
+    from .test_plans_inference import BODY
+
+    body = {**BODY, "slo": {"time_to_first_token_s": 0.001, "time_per_output_token_s": 0.03}}
+    english = client.post("/v1/plans/inference", json=body).json
+    spanish = client.post("/v1/plans/inference", json=body, headers={"Accept-Language": "es"}).json
+    misses = {m["objective"]: m for m in spanish["nearest_misses"]}
+    assert misses["time_to_first_token_s"]["message"].startswith("El TTFT más bajo alcanzable es")
+    assert [m["objective"] for m in english["nearest_misses"]] == list(misses)
+    french = client.post("/v1/plans/inference", json=BODY, headers={"Accept-Language": "fr"})
+    assert french.status_code == 200 and french.headers["Content-Language"] == "fr"
+    assert " ms par token, " in french.json["plan"]["latency"]["human"]
+    assert (
+        "," in french.json["plan"]["latency"]["human"]
+    )  # "TTFT 120,3 ms, 12,5 ms par token, 3,3 s par requête"
