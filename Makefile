@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export DATABASE_URL ?= sqlite:///scalecost.db
 
-.PHONY: run test install install-dev migrate seed openapi lint fuzz bench bench-compare bench-listing bench-planner clean
+.PHONY: run test install install-dev migrate seed openapi lint fuzz bench bench-compare bench-listing bench-planner clean \
+	compile-translations translations
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,16 +24,28 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
+# The gettext catalogs (service/translations/<locale>/LC_MESSAGES/messages.po) compiled to .mo (not committed).
+compile-translations: install
+	$(BIN)/pybabel -q compile -d service/translations -D messages
+
+# After changing a message in the code: extract every msgid, merge into the .po files, then translate the new ones
+# (tests/api/test_languages.py fails on any missing, empty or fuzzy entry).
+translations: install
+	$(BIN)/pybabel -q extract -F babel.cfg -k N_ --no-location --omit-header --sort-output \
+		-o service/translations/messages.pot service
+	$(BIN)/pybabel -q update -i service/translations/messages.pot -d service/translations -D messages \
+		--no-fuzzy-matching --omit-header
+
 migrate: install
 	$(BIN)/scalecost db upgrade
 
 seed: migrate
 	$(BIN)/scalecost catalog seed
 
-run: seed
+run: seed compile-translations
 	PORT=$(PORT) $(BIN)/gunicorn -c service/gunicorn_conf.py 'service:create_app()'
 
-test: install-dev
+test: install-dev compile-translations
 	$(BIN)/scalecost db upgrade
 	$(BIN)/scalecost catalog seed
 	$(BIN)/pytest
@@ -67,7 +80,7 @@ bench-planner: install-dev
 	$(BIN)/python bench/planner_bench.py
 
 clean:
-	rm -rf $(VENV) scalecost.db scalecost.db-wal scalecost.db-shm .pytest_cache
+	rm -rf $(VENV) service/translations/*/LC_MESSAGES/*.mo scalecost.db scalecost.db-wal scalecost.db-shm .pytest_cache
 
 # A much longer schemathesis campaign than the suite's (FUZZ_EXAMPLES examples per operation and mode).
 FUZZ_EXAMPLES ?= 300

@@ -90,7 +90,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                     "Estimates what training or serving an ML model will cost before you spend a dollar: "
                     "FLOPs, memory per accelerator, wall-clock time, accelerator-hours and USD. Base units "
                     "(bytes, seconds, FLOPs, USD) in every field, human strings beside them. Errors are "
-                    "RFC 9457 application/problem+json."
+                    "RFC 9457 application/problem+json. Human strings (durations, money, advice, notes, error "
+                    "titles, details and field messages) come in the language Accept-Language asks for: en "
+                    "(default), es, pt-BR or fr, with the locale's number format; Content-Language says which. "
+                    "Field names, enum values and base-unit numbers never change with the language."
                 ),
                 "license": {"name": "Apache-2.0"},
             },
@@ -117,8 +120,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     observability.init_app(app)
     errors.register(app)
 
+    from .api import languages
     from .api.estimate_batches import BATCH_ENDPOINTS
     from .api.price_imports import RAW_BODY_ENDPOINTS
+
+    languages.init_app(app)
 
     @app.before_request
     def _require_json_bodies():

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask.views import MethodView
 from flask_smorest import abort
 
+from service.engine.i18n import _
 from service.store.catalog import CatalogRepository, default_price, prices_on
 from service.store.models import PRECISION_COLUMNS, Accelerator
 
@@ -73,7 +74,12 @@ class AcceleratorItem(MethodView):
         """One accelerator with its current prices. The ETag changes whenever its specs or prices change."""
         acc = CatalogRepository(db_session()).get(accelerator_id)
         if acc is None:
-            abort(404, message=f"Unknown accelerator '{accelerator_id}'. GET /v1/accelerators lists the ids.")
+            abort(
+                404,
+                message=_(
+                    "Unknown accelerator '{accelerator_id}'. GET /v1/accelerators lists the ids."
+                ).format(accelerator_id=accelerator_id),
+            )
         assert acc is not None  # abort raised
         data = accelerator_to_dict(acc)
         blp.set_etag(data, ETAG_SCHEMA)

@@ -7,6 +7,7 @@ import functools
 from flask import current_app, g, request
 from flask_smorest import abort
 
+from service.engine.i18n import _
 from service.store import keys
 
 from .deps import db_session
@@ -43,12 +44,17 @@ def authenticate(role: str, *, read: bool) -> None:
         g.actor, g.role = ANONYMOUS, None
         return
     if token is None:
-        abort(401, message="Send an API key: Authorization: Bearer sc_…", headers=WWW_AUTHENTICATE)
+        abort(401, message=_("Send an API key: Authorization: Bearer sc_…"), headers=WWW_AUTHENTICATE)
     key = current_key()
     if key is None:
-        abort(401, message="The API key is unknown or revoked.", headers=WWW_AUTHENTICATE)
+        abort(401, message=_("The API key is unknown or revoked."), headers=WWW_AUTHENTICATE)
     if RANK[key.role] < RANK[role]:
-        abort(403, message=f"This needs the '{role}' role; the key '{key.name}' has '{key.role}'.")
+        abort(
+            403,
+            message=_("This needs the '{role}' role; the key '{name}' has '{role2}'.").format(
+                role=role, name=key.name, role2=key.role
+            ),
+        )
     g.actor, g.role = key.name, key.role
 
 

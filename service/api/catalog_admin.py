@@ -11,6 +11,7 @@ from flask_smorest import abort
 from marshmallow import validate
 
 from service.engine import SPEC_BOUNDS
+from service.engine.i18n import N_, _
 from service.store import catalog_admin
 from service.store.catalog import CatalogRepository
 from service.store.errors import Conflict
@@ -35,7 +36,11 @@ blp = Blueprint(
 def _bounded(name: str, unit: str) -> validate.Range:
     low, high = SPEC_BOUNDS[name]
     return validate.Range(
-        min=low, max=high, error=f"Must be between {low:g} and {high:g} {unit} (physical bounds of a device)."
+        min=low,
+        max=high,
+        error=N_("Must be between {low:g} and {high:g} {unit} (physical bounds of a device).").format(
+            low=low, high=high, unit=unit
+        ),
     )
 
 
@@ -88,7 +93,7 @@ class AcceleratorWriteSchema(ma.Schema):
         validate=validate.Range(
             int(SPEC_BOUNDS["memory_bytes"][0]),
             int(SPEC_BOUNDS["memory_bytes"][1]),
-            error="Must be between {min} and {max} bytes (1 MiB .. 8 TB).",
+            error=N_("Must be between {min} and {max} bytes (1 MiB .. 8 TB)."),
         ),
         metadata={"description": "bytes"},
     )
@@ -158,7 +163,12 @@ def _invalidate_catalog_cache(response):
 def _accelerator_or_404(accelerator_id: str):
     acc = CatalogRepository(db_session()).get(accelerator_id)
     if acc is None:
-        abort(404, message=f"Unknown accelerator '{accelerator_id}'. GET /v1/accelerators lists the ids.")
+        abort(
+            404,
+            message=_("Unknown accelerator '{accelerator_id}'. GET /v1/accelerators lists the ids.").format(
+                accelerator_id=accelerator_id
+            ),
+        )
     return acc
 
 
@@ -177,7 +187,7 @@ class AcceleratorCreate(MethodView):
             session.commit()
         except Conflict:
             session.rollback()
-            abort(409, message=f"An accelerator '{body['id']}' exists.")
+            abort(409, message=_("An accelerator '{value}' exists.").format(value=body["id"]))
         blp.set_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
         return (
             accelerator_to_dict(acc),
@@ -241,7 +251,12 @@ class ProviderPrice(MethodView):
             request_id=g.request_id,
         )
         if not closed:
-            abort(404, message=f"'{accelerator_id}' has no current price from '{provider}'.")
+            abort(
+                404,
+                message=_("'{accelerator_id}' has no current price from '{provider}'.").format(
+                    accelerator_id=accelerator_id, provider=provider
+                ),
+            )
         price_moves.refresh(db_session(), [acc.id])  # saved scenarios' costs, in the same transaction
         db_session().commit()
 

@@ -11,6 +11,8 @@ from flask import Response, g, json, request
 from werkzeug.exceptions import HTTPException
 
 from service.engine import InvalidRequest
+from service.engine.i18n import N_, _, active
+from service.i18n import translate_message
 from service.store.errors import ConcurrentChange, is_unavailable, unique_violation
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -23,6 +25,32 @@ IMPOSSIBLE_REQUEST = "urn:scalecost:problem:impossible-request"
 # what the contract can describe, so a schema-valid request can still carry one.
 UNREADABLE_FILE = "urn:scalecost:problem:unreadable-file"
 log = logging.getLogger("scalecost.errors")
+
+# The titles (HTTP reason phrases) and the werkzeug descriptions the service answers with, for the catalogs:
+# problem() translates every title, detail and field message through them (service.i18n.translate_message).
+MESSAGES = (
+    N_("Bad Request"), N_("Unauthorized"), N_("Forbidden"), N_("Not Found"), N_("Method Not Allowed"),
+    N_("Not Acceptable"), N_("Conflict"), N_("Gone"), N_("Precondition Failed"), N_("Request Entity Too Large"),
+    N_("Unsupported Media Type"), N_("Unprocessable Entity"), N_("Precondition Required"),
+    N_("Too Many Requests"), N_("Internal Server Error"), N_("Service Unavailable"), N_("Error"),
+    N_("The requested URL was not found on the server. If you entered the URL manually please check your "
+       "spelling and try again."),
+    N_("The method is not allowed for the requested URL."),
+    N_("The browser (or proxy) sent a request that this server could not understand."),
+    N_("The data value transmitted exceeds the capacity limit."),
+    N_("The server does not support the media type transmitted in the request."),
+    N_("The request was well-formed but was unable to be followed due to semantic errors."),
+    N_("The server could not verify that you are authorized to access the URL requested. You either supplied "
+       "the wrong credentials (e.g. a bad password), or your browser doesn't understand how to supply the "
+       "credentials required."),
+    N_("You don't have the permission to access the requested resource. It is either read-protected or not "
+       "readable by the server."),
+    N_("The precondition on the request for the URL failed positive evaluation."),
+    N_("This request is required to be conditional; try using \"If-Match\" or \"If-Unmodified-Since\"."),
+    N_("This user has exceeded an allotted request count. Try again later."),
+    N_("The server encountered an internal error and was unable to complete your request. Either the server "
+       "is overloaded or there is an error in the application."),
+)  # fmt: skip
 
 
 class ProblemSchema(ma.Schema):
@@ -59,19 +87,28 @@ def problem(
     headers: dict[str, str] | None = None,
 ) -> Response:
     phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "Error"
+    lang = active()
     body: dict[str, Any] = {
         "type": type_,
-        "title": title or phrase,
+        "title": translate_message(title or phrase, lang),
         "status": status,
-        "detail": detail or phrase,
+        "detail": translate_message(detail or phrase, lang),
         "request_id": getattr(g, "request_id", None) or "",
     }
     if errors:
-        body["errors"] = errors
+        body["errors"] = _translated(errors, lang)
     response = Response(json.dumps(body), status=status, mimetype=PROBLEM_CONTENT_TYPE)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
+
+
+def _translated(errors: dict[str, Any], lang: Any) -> dict[str, Any]:
+    """Field paths stay as they are; each message in the caller's language."""
+    return {
+        path: [translate_message(m, lang) for m in messages] if isinstance(messages, list) else messages
+        for path, messages in errors.items()
+    }
 
 
 def flatten_messages(messages: Any, prefix: str = "") -> dict[str, list[str]]:
@@ -105,10 +142,10 @@ def handle_http_exception(error: HTTPException) -> Response:
     detail = data.get("message") or error.description
     type_ = "about:blank"
     if status == 422 and errors:
-        detail = "The request has invalid fields: " + ", ".join(sorted(errors)) + "."
+        detail = _("The request has invalid fields: {fields}.").format(fields=", ".join(sorted(errors)))
         type_ = INVALID_FIELD
     if status == 415:
-        detail = "Send the body as JSON with Content-Type: application/json."
+        detail = _("Send the body as JSON with Content-Type: application/json.")
     return problem(status, detail, errors=errors, headers=headers, type_=type_)
 
 
@@ -116,19 +153,19 @@ def handle_unexpected(error: Exception) -> Response:
     if isinstance(error, HTTPException):
         return handle_http_exception(error)
     if isinstance(error, RecursionError):
-        return problem(400, "The JSON body is nested too deeply.")
+        return problem(400, _("The JSON body is nested too deeply."))
     conflict = unique_violation(error)
     if conflict:
         return problem(409, conflict)
     if isinstance(error, ConcurrentChange):
         return problem(
-            412, "The resource was modified concurrently; GET it again and retry with its new ETag."
+            412, _("The resource was modified concurrently; GET it again and retry with its new ETag.")
         )
     if is_unavailable(error):
         log.error("database unavailable: %s", type(error).__name__)
-        return problem(503, "The database is unavailable; retry shortly.", headers={"Retry-After": "5"})
+        return problem(503, _("The database is unavailable; retry shortly."), headers={"Retry-After": "5"})
     log.exception("unhandled error")
-    return problem(500, "An unexpected error occurred. Quote the request id when reporting it.")
+    return problem(500, _("An unexpected error occurred. Quote the request id when reporting it."))
 
 
 def abort_invalid_fields(errors: dict[str, list[str]]) -> NoReturn:
@@ -155,8 +192,8 @@ def json_options_answer(response: Response) -> Response:
 
 def handle_invalid_request(error: InvalidRequest) -> Response:
     """The engine's physical and catalog checks: 422 naming each field."""
-    detail = "The request cannot be estimated: " + ", ".join(sorted(error.errors)) + "."
-    return problem(422, detail, errors=error.errors, type_=IMPOSSIBLE_REQUEST, title="Impossible request")
+    detail = _("The request cannot be estimated: {fields}.").format(fields=", ".join(sorted(error.errors)))
+    return problem(422, detail, errors=error.errors, type_=IMPOSSIBLE_REQUEST, title=_("Impossible request"))
 
 
 def register(app) -> None:

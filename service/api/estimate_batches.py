@@ -15,6 +15,8 @@ from flask.views import MethodView
 from marshmallow import validate
 
 from service.engine import InvalidRequest
+from service.engine.i18n import _, active
+from service.i18n import translate_message
 
 from .deps import db_session
 from .errors import IMPOSSIBLE_REQUEST, INVALID_FIELD, flatten_messages
@@ -38,7 +40,7 @@ class _Unvalidated(ma.fields.Nested):
 
     def _deserialize(self, value, attr, data, partial=None, **kwargs):
         if not isinstance(value, dict):
-            raise ma.ValidationError("Must be an object (an estimate request body).")
+            raise ma.ValidationError(_("Must be an object (an estimate request body)."))
         return value
 
 
@@ -91,13 +93,17 @@ class BatchResponseSchema(ma.Schema):
 
 
 def _problem(status: int, type_: str, title: str, errors: dict[str, list[str]]) -> dict[str, Any]:
-    detail = "The item has invalid fields: " if type_ == INVALID_FIELD else "The item cannot be estimated: "
+    detail = (
+        _("The item has invalid fields: ") if type_ == INVALID_FIELD else _("The item cannot be estimated: ")
+    )
     return {
         "type": type_,
         "title": title,
         "status": status,
         "detail": detail + ", ".join(sorted(errors)) + ".",
-        "errors": errors,
+        "errors": {
+            path: [translate_message(m, active()) for m in messages] for path, messages in errors.items()
+        },
     }
 
 
@@ -107,12 +113,12 @@ def _answer(kind: str, schema: ma.Schema, body: dict[str, Any], index: int) -> d
     try:
         loaded = schema.load(body)
     except ma.ValidationError as err:
-        problem = _problem(422, INVALID_FIELD, "Unprocessable Entity", flatten_messages(err.messages))
+        problem = _problem(422, INVALID_FIELD, _("Unprocessable Entity"), flatten_messages(err.messages))
         return {"index": index, "status": 422, "estimate": None, "problem": problem}
     try:
         estimate = run_estimate(kind, loaded)
     except InvalidRequest as err:
-        problem = _problem(422, IMPOSSIBLE_REQUEST, "Impossible request", err.errors)
+        problem = _problem(422, IMPOSSIBLE_REQUEST, _("Impossible request"), err.errors)
         return {"index": index, "status": 422, "estimate": None, "problem": problem}
     return {"index": index, "status": 200, "estimate": estimate, "problem": None}
 

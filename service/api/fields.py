@@ -8,6 +8,7 @@ import re
 import marshmallow as ma
 
 from service.engine import DURATION_PATTERN, MAX_DURATION_S, parse_count
+from service.engine.i18n import N_
 
 # Count suffixes as regex classes: either case, as parse_count reads them ("7b" = "7B"; G = B, billion).
 SUFFIXES = {"": 1.0, "[kK]": 1e3, "[mM]": 1e6, "[bBgG]": 1e9, "[tT]": 1e12, "[pP]": 1e15}
@@ -29,8 +30,8 @@ class Count(ma.fields.Field):
     "1.2T"). A comma is refused with what to write instead ("1,5B": write "1.5B")."""
 
     default_error_messages = {
-        "invalid": 'Not a count: give a number or a string such as "7B", "350M", "1.2T".',
-        "range": "Must be between {min:g} and {max:g}.",
+        "invalid": N_('Not a count: give a number or a string such as "7B", "350M", "1.2T".'),
+        "range": N_("Must be between {min:g} and {max:g}."),
     }
 
     def __init__(self, *, min_value: float = 1, max_value: float = 1e14, **kwargs):
@@ -73,7 +74,7 @@ class Float(ma.fields.Float):
         return super()._validated(value)
 
 
-FRACTION_MESSAGE = "Must be between {min:g} and {max:g}: a fraction, 0.05 means 5 %."
+FRACTION_MESSAGE = N_("Must be between {min:g} and {max:g}: a fraction, 0.05 means 5 %.")
 
 
 def fraction_range(low: float, high: float) -> ma.validate.Range:
@@ -112,8 +113,8 @@ class String(ma.fields.String):
     surrogates (JSON "\\ud800") are no text either (UTF-8 cannot encode them): refused too."""
 
     default_error_messages = {
-        "nul": "Must not contain NUL (\\u0000) characters.",
-        "surrogate": "Must not contain a lone UTF-16 surrogate (\\ud800–\\udfff): not Unicode text.",
+        "nul": N_("Must not contain NUL (\\u0000) characters."),
+        "surrogate": N_("Must not contain a lone UTF-16 surrogate (\\ud800–\\udfff): not Unicode text."),
     }
 
     def __init__(self, **kwargs):
@@ -137,7 +138,7 @@ class AutoOr(ma.fields.Field):
     """The string "auto" or what `inner` accepts (a device count, a parallelism object): the planner chooses when
     "auto". Documented as oneOf the inner field's schema (`inner_doc`) and the enum ["auto"]."""
 
-    default_error_messages = {"invalid": 'Give "auto" or {what}.'}
+    default_error_messages = {"invalid": N_('Give "auto" or {what}.')}
 
     def __init__(self, inner: ma.fields.Field, *, inner_doc: dict, what: str, **kwargs):
         self.inner, self.what = inner, what
@@ -166,8 +167,10 @@ class Deadline(ma.fields.Field):
     cannot bound the value)."""
 
     default_error_messages = {
-        "invalid": 'A deadline is seconds (a positive number) or an ISO 8601 duration such as "P45D" or "PT36H".',
-        "range": "Must be at least 1 s and at most 100 years ({max:g} s).",
+        "invalid": N_(
+            'A deadline is seconds (a positive number) or an ISO 8601 duration such as "P45D" or "PT36H".'
+        ),
+        "range": N_("Must be at least 1 s and at most 100 years ({max:g} s)."),
     }
 
     def __init__(self, **kwargs):

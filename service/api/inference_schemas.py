@@ -6,6 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from service import engine
+from service.engine.i18n import N_
 
 from .estimate_common import CostSchema, OutputSchema
 from .fields import Float, Integer, String, fraction_range
@@ -32,7 +33,7 @@ class WeightsSchema(ma.Schema):
 class DeviceCount(ma.fields.Field):
     """A tensor-parallel degree, or "auto" for the fewest devices that fit."""
 
-    default_error_messages = {"invalid": 'Give an integer from 1 to 1024, or "auto".'}
+    default_error_messages = {"invalid": N_('Give an integer from 1 to 1024, or "auto".')}
 
     def __init__(self, **kwargs):
         metadata = kwargs.pop("metadata", {})

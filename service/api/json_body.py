@@ -13,6 +13,8 @@ import math
 import re
 from typing import Any
 
+from service.engine.i18n import N_
+
 # I-JSON: an integer must fit a double (|x| < 1.8e308, at most 309 digits). Longer literals are refused before
 # int() parses them (its cost grows with the square of the digits; CPython refuses past 4,300). A free-form object
 # (model.hf_config) may hold any such number: 30 digits, as this once was, refused schema-valid input there.
@@ -20,10 +22,10 @@ MAX_INTEGER_DIGITS = 309
 MAX_DOUBLE = 1.7976931348623157e308
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-TOO_LONG = f"Number too long: at most {MAX_INTEGER_DIGITS} digits."
-OUT_OF_RANGE = "Number out of range: JSON numbers must fit a 64-bit float (|x| < 1.8e308)."
-NOT_A_NUMBER = "NaN and Infinity are not JSON numbers."
-SURROGATE = "Contains a lone UTF-16 surrogate (\\ud800–\\udfff): not Unicode text."
+TOO_LONG = N_("Number too long: at most {digits} digits.").format(digits=MAX_INTEGER_DIGITS)
+OUT_OF_RANGE = N_("Number out of range: JSON numbers must fit a 64-bit float (|x| < 1.8e308).")
+NOT_A_NUMBER = N_("NaN and Infinity are not JSON numbers.")
+SURROGATE = N_("Contains a lone UTF-16 surrogate (\\ud800–\\udfff): not Unicode text.")
 
 
 class _Refused:
@@ -70,7 +72,7 @@ def problems(value: Any) -> dict[str, list[str]]:
                 child_path = f"{path}.{key}" if path else str(key)
                 if _SURROGATE.search(key):
                     found.setdefault(child_path.encode("utf-8", "backslashreplace").decode(), []).append(
-                        "The key " + SURROGATE[0].lower() + SURROGATE[1:]
+                        N_("The key contains a lone UTF-16 surrogate (\\ud800–\\udfff): not Unicode text.")
                     )
                     continue
                 stack.append((child_path, child))

@@ -8,6 +8,7 @@ from flask.views import MethodView
 from flask_smorest import abort
 from marshmallow import validate
 
+from service.engine.i18n import N_, _
 from service.store import keys
 from service.store.errors import Conflict
 
@@ -22,11 +23,9 @@ blp = Blueprint("keys", __name__, url_prefix="/v1/keys", description="API keys a
 # lookahead says so in the contract too (JSON Schema patterns are ECMA-262 regexes, which have it).
 _RESERVED = "|".join("".join(f"[{c}{c.upper()}]" for c in name) for name in keys.RESERVED_NAMES)
 NAME_PATTERN = rf"^(?!(?:{_RESERVED})$)[A-Za-z0-9._@-]+$"
-NAME_MESSAGE = (
-    "Letters, digits and . _ @ - only, and not "
-    + ", ".join(keys.RESERVED_NAMES)
-    + " (in any case): those are the audit trail's own actors."
-)
+NAME_MESSAGE = N_(
+    "Letters, digits and . _ @ - only, and not {reserved} (in any case): those are the audit trail's own actors."
+).format(reserved=", ".join(keys.RESERVED_NAMES))
 
 
 class KeyCreateSchema(ma.Schema):
@@ -74,7 +73,7 @@ class Keys(MethodView):
             session.commit()
         except Conflict:
             session.rollback()
-            abort(409, message=f"A key named '{body['name']}' exists.")
+            abort(409, message=_("A key named '{name}' exists.").format(name=body["name"]))
         return {**keys.as_dict(key), "key": secret}
 
     @blp.auth("admin")
@@ -100,12 +99,14 @@ class KeyItem(MethodView):
             keys.revoke(session, name, actor=actor(), request_id=g.request_id)
         except keys.KeyError_:
             session.rollback()
-            abort(404, message=f"No live key named '{name}'.")
+            abort(404, message=_("No live key named '{name}'.").format(name=name))
         except keys.LastAdminKey:
             session.rollback()
             abort(
                 409,
-                message=f"'{name}' is the last live admin key; revoking it would leave nobody able to manage "
-                "keys or the catalog. Create another admin key first (POST /v1/keys or scalecost keys create).",
+                message=_(
+                    "'{name}' is the last live admin key; revoking it would leave nobody able to manage keys "
+                    "or the catalog. Create another admin key first (POST /v1/keys or scalecost keys create)."
+                ).format(name=name),
             )
         session.commit()

@@ -6,6 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from service.engine import ARCHITECTURES, FFN_TYPES, PRESETS
+from service.engine.i18n import N_
 
 from .fields import Boolean, Count, Float, Integer, String
 
@@ -203,7 +204,7 @@ class ModelSpecField(ma.fields.Field):
     """The `model` object: exactly one of the documented forms (oneOf in the contract)."""
 
     default_error_messages = {
-        "type": "Must be an object: a preset, a shape, a parameter count or an hf_config."
+        "type": N_("Must be an object: a preset, a shape, a parameter count or an hf_config.")
     }
 
     def __init__(self, **kwargs):

@@ -8,6 +8,7 @@ from flask.views import MethodView
 from flask_smorest import abort
 
 from service.engine import PRESETS
+from service.engine.i18n import _
 
 from .model_schemas import PresetSchema
 from .smorest import Blueprint
@@ -54,5 +55,10 @@ class ModelItem(MethodView):
     def get(self, preset_id: str):
         """One preset."""
         if preset_id not in PRESETS:
-            abort(404, message=f"Unknown preset '{preset_id}'; valid: {', '.join(sorted(PRESETS))}.")
+            abort(
+                404,
+                message=_("Unknown preset '{preset_id}'; valid: {PRESETS}.").format(
+                    preset_id=preset_id, PRESETS=", ".join(sorted(PRESETS))
+                ),
+            )
         return preset_to_dict(preset_id)

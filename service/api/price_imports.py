@@ -9,6 +9,7 @@ from flask import current_app, g, request, url_for
 from flask.views import MethodView
 from flask_smorest import abort
 
+from service.engine.i18n import _
 from service.store import price_imports as import_store
 from service.store.errors import ConcurrentChange
 from service.usecases import price_imports
@@ -131,7 +132,9 @@ class PriceImports(MethodView):
             session.rollback()
             abort(
                 409,
-                message="Another change to these accelerators' prices committed first; nothing was written. Retry.",
+                message=_(
+                    "Another change to these accelerators' prices committed first; nothing was written. Retry."
+                ),
             )
         if answer["applied"]:
             location = url_for("price-imports.PriceImportItem", import_id=answer["import_id"])
@@ -154,7 +157,7 @@ class PriceImportItem(MethodView):
         """An applied import: its files, when and by whom, and the diff it applied."""
         record = import_store.get(db_session(), import_id)
         if record is None:
-            abort(404, message=f"No price import {import_id}.")
+            abort(404, message=_("No price import {import_id}.").format(import_id=import_id))
         return record
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from service.engine.i18n import _
 from service.store import scenarios as scenario_store
 
 from . import estimate_responses as responses
@@ -188,7 +189,9 @@ class CursorField(String):
     def _deserialize(self, value, attr, data, **kwargs) -> scenario_store.Cursor:  # type: ignore[override]
         text = super()._deserialize(value, attr, data, **kwargs)
         if not 1 <= len(text) <= self.MAX_LENGTH:
-            raise ma.ValidationError(f"Length must be between 1 and {self.MAX_LENGTH}.")
+            raise ma.ValidationError(
+                _("Length must be between 1 and {MAX_LENGTH}.").format(MAX_LENGTH=self.MAX_LENGTH)
+            )
         try:
             return scenario_store.decode_cursor(text)
         except ValueError as error:
@@ -232,7 +235,9 @@ class ScenarioQuerySchema(ma.Schema):
     def _cursor_matches_sort(self, data, **kwargs):
         cursor = data.get("cursor")
         if cursor is not None and cursor.sort != data.get("sort", "-updated_at"):
-            raise ma.ValidationError(f"This cursor belongs to sort={cursor.sort}.", field_name="cursor")
+            raise ma.ValidationError(
+                _("This cursor belongs to sort={sort}.").format(sort=cursor.sort), field_name="cursor"
+            )
 
 
 class RevisionSchema(ma.Schema):

@@ -10,6 +10,7 @@ from flask.views import MethodView
 from flask_smorest import abort
 
 from service.engine import InvalidRequest
+from service.engine.i18n import _
 from service.store import scenarios as store
 from service.store.models import Scenario
 from service.usecases import estimates, price_moves
@@ -129,14 +130,14 @@ def _etag_data(scenario: Scenario) -> dict:
 def _get_or_404(scenario_id: int) -> Scenario:
     scenario = store.get(db_session(), scenario_id)
     if scenario is None:
-        abort(404, message=f"No scenario {scenario_id}.")
+        abort(404, message=_("No scenario {scenario_id}.").format(scenario_id=scenario_id))
     assert scenario is not None  # abort raised
     return scenario
 
 
 def _name_free(name: str, except_id: int | None = None) -> None:
     if store.name_taken(db_session(), name, except_id=except_id):
-        abort(409, message=f"A scenario named '{name}' exists.")
+        abort(409, message=_("A scenario named '{name}' exists.").format(name=name))
 
 
 @blp.route("")
@@ -155,7 +156,7 @@ class Scenarios(MethodView):
         X-Pagination header)."""
         after = query.pop("cursor", None)
         if after is not None and "page" in request.args:
-            abort(422, errors={"query.page": ["Give either page or cursor, not both."]})
+            abort(422, errors={"query.page": [_("Give either page or cursor, not both.")]})
         result = store.listing(
             db_session(),
             **query,
@@ -251,7 +252,7 @@ class ScenarioRevisions(MethodView):
         """Every revision, oldest first, with who and when (kept after deletion)."""
         rows = store.revisions(db_session(), scenario_id)
         if not rows:
-            abort(404, message=f"No scenario {scenario_id}.")
+            abort(404, message=_("No scenario {scenario_id}.").format(scenario_id=scenario_id))
         return rows
 
 
@@ -291,7 +292,7 @@ class ScenarioCompare(MethodView):
         found = store.get_many(db_session(), body["ids"])
         missing = sorted(set(body["ids"]) - {s.id for s in found})
         if missing:
-            abort(404, message=f"Unknown scenario ids: {', '.join(map(str, missing))}.")
+            abort(404, message=_("Unknown scenario ids: {ids}.").format(ids=", ".join(map(str, missing))))
         rows = [{"id": s.id, "name": s.name, "kind": s.kind, **(s.summary or {})} for s in found]
         priced = [r for r in rows if r["kind"] == "training" and r.get("total_usd") is not None]
         cheapest = min(priced, key=lambda r: r["total_usd"])["id"] if priced else None

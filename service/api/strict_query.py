@@ -7,6 +7,8 @@ import re
 from flask import Flask, current_app, request
 from flask_smorest import abort
 
+from service.engine.i18n import _
+
 _CONVERTER = re.compile(r"<(?:[a-z]+:)?([a-zA-Z_][a-zA-Z0-9_]*)>")
 KEY = "scalecost.query_params"
 
@@ -42,5 +44,15 @@ def init_app(app: Flask) -> None:
             return  # undocumented routes (docs UI, static files)
         unknown = sorted(set(request.args) - allowed)
         if unknown:
-            hint = f"allowed: {', '.join(sorted(allowed))}" if allowed else "this operation takes none"
-            abort(422, errors={f"query.{name}": [f"Unknown query parameter; {hint}."] for name in unknown})
+            hint = (
+                _("allowed: {allowed}").format(allowed=", ".join(sorted(allowed)))
+                if allowed
+                else _("this operation takes none")
+            )
+            abort(
+                422,
+                errors={
+                    f"query.{name}": [_("Unknown query parameter; {hint}.").format(hint=hint)]
+                    for name in unknown
+                },
+            )

@@ -6,6 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from service import engine
+from service.engine.i18n import N_
 
 from .estimate_common import CostSchema, OutputSchema
 from .fields import AutoOr, Boolean, Count, Deadline, Float, Integer, String, fraction_range
@@ -183,7 +184,7 @@ class TrainingHardwareSchema(ma.Schema):
     count = AutoOr(
         Integer(validate=validate.Range(1, MAX_DEVICES)),
         inner_doc={"type": "integer", "minimum": 1, "maximum": MAX_DEVICES},
-        what=f"a device count from 1 to {MAX_DEVICES:,}",
+        what=N_("a device count from 1 to {count}").format(count=f"{MAX_DEVICES:,}"),
         required=True,
         metadata={
             "description": 'Devices, or "auto" with constraints.deadline: the fewest devices whose fastest layout '
@@ -201,7 +202,7 @@ class TrainingHardwareSchema(ma.Schema):
     parallelism = AutoOr(
         ma.fields.Nested(ParallelismSchema),
         inner_doc={"$ref": "#/components/schemas/Parallelism"},
-        what="a parallelism object",
+        what=N_("a parallelism object"),
         metadata={
             "description": 'The parallel layout, or "auto": the fastest layout of the planner\'s search space for '
             "the accelerator and count (ties: least memory), with the micro-batch it chose unless "

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from .i18n import _
+
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
 KINDS = ("gpu", "tpu", "asic", "apple", "cpu")
 
@@ -61,7 +63,8 @@ def _outside(value: float | None, bounds: tuple[float, float]) -> bool:
 
 
 def spec_problems(acc: Accelerator) -> list[str]:
-    """Why the engine cannot estimate on `acc` (a value outside SPEC_BOUNDS), or [] when it can."""
+    """Why the engine cannot estimate on `acc` (a value outside SPEC_BOUNDS), or [] when it can. Not translated:
+    the catalog (cached across requests and languages) keeps them, and they quote field names and values."""
     problems = [
         f"{name} = {getattr(acc, name)!r} outside [{low:g}, {high:g}]"
         for name, (low, high) in SPEC_BOUNDS.items()
@@ -124,17 +127,17 @@ class Catalog:
         return unknown_accelerator_message(given, self.accelerators)
 
     def unusable_message(self, acc_id: str) -> str:
-        return (
-            f"The catalog entry of {acc_id} cannot be estimated ({self.unusable[acc_id]}); an admin can correct "
-            f"it with PATCH /v1/accelerators/{acc_id}."
-        )
+        return _(
+            "The catalog entry of {acc_id} cannot be estimated ({value}); an admin can correct it with "
+            "PATCH /v1/accelerators/{acc_id}."
+        ).format(acc_id=acc_id, value=self.unusable[acc_id])
 
     def unusable_note(self) -> str | None:
         """The note a catalog scan adds when it had to skip devices."""
         if not self.unusable:
             return None
         names = ", ".join(f"{i} ({why})" for i, why in sorted(self.unusable.items()))
-        return f"Skipped accelerators whose catalog specs cannot be estimated: {names}."
+        return _("Skipped accelerators whose catalog specs cannot be estimated: {names}.").format(names=names)
 
     def default_price(self, accelerator_id: str) -> Price | None:
         """Cheapest on-demand price for the accelerator, or None (memoised: catalog scans ask for every device on
@@ -188,5 +191,7 @@ def unknown_accelerator_message(given: object, accelerators: Mapping[str, Accele
     closest = closest_accelerators(given, accelerators)
     every = ", ".join(sorted(accelerators))
     if closest:
-        return f"Unknown accelerator {given!r}; did you mean {', '.join(closest)}? All ids: {every}."
-    return f"Unknown accelerator {given!r}; valid: {every}."
+        return _("Unknown accelerator {given}; did you mean {closest}? All ids: {every}.").format(
+            given=repr(given), closest=", ".join(closest), every=every
+        )
+    return _("Unknown accelerator {given}; valid: {every}.").format(given=repr(given), every=every)

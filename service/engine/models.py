@@ -22,6 +22,7 @@ from .architecture import (
     transformer_training_flops_per_token,
 )
 from .errors import InvalidRequest
+from .i18n import _
 from .presets import PRESETS
 from .units import parse_count
 
@@ -52,19 +53,24 @@ def resolve_model(spec: Mapping[str, Any]) -> ModelSpec:
         preset = PRESETS.get(str(spec["preset"]))
         if preset is None:
             raise InvalidRequest.single(
-                "model.preset", f"Unknown preset {spec['preset']!r}; valid: {', '.join(sorted(PRESETS))}."
+                "model.preset",
+                _("Unknown preset {value}; valid: {PRESETS}.").format(
+                    value=repr(spec["preset"]), PRESETS=", ".join(sorted(PRESETS))
+                ),
             )
         return preset
     if "hf_config" in spec:
         config = spec["hf_config"]
         if not isinstance(config, Mapping):
-            raise InvalidRequest.single("model.hf_config", "Must be a config.json object.")
+            raise InvalidRequest.single("model.hf_config", _("Must be a config.json object."))
         return _from_hf_config(config)
     architecture = spec.get("architecture")
     if architecture not in ARCHITECTURES:
         raise InvalidRequest.single(
             "model.architecture",
-            f"Give 'preset', 'hf_config' or 'architecture' (one of {', '.join(ARCHITECTURES)}).",
+            _("Give 'preset', 'hf_config' or 'architecture' (one of {ARCHITECTURES}).").format(
+                ARCHITECTURES=", ".join(ARCHITECTURES)
+            ),
         )
     name = spec.get("name")
     if architecture == "transformer" and "layers" in spec:
@@ -79,19 +85,21 @@ def resolve_model(spec: Mapping[str, Any]) -> ModelSpec:
         if not flops_per_sample:
             raise InvalidRequest.single(
                 "model.flops_per_sample",
-                f"Required (> 0) for architecture {architecture!r}: forward FLOPs per sample.",
+                _("Required (> 0) for architecture {architecture}: forward FLOPs per sample.").format(
+                    architecture=repr(architecture)
+                ),
             )
         return ModelSpec(name, architecture, params, params, flops_per_sample=flops_per_sample)
     if architecture == "transformer":
         shape = infer_transformer_shape(params)
-        note = (
-            f"Shape inferred from {params:.3g} parameters (Llama-like: head_dim 128, d_model/layers = 128, "
-            f"SwiGLU, 32k untied vocabulary): {shape.layers} layers × {shape.hidden_size} wide; "
-            "used only for attention FLOPs and activation memory."
-        )
+        note = _(
+            "Shape inferred from {params:.3g} parameters (Llama-like: head_dim 128, d_model/layers = "
+            "128, SwiGLU, 32k untied vocabulary): {layers} layers × {hidden_size} wide; used only for "
+            "attention FLOPs and activation memory."
+        ).format(params=params, layers=shape.layers, hidden_size=shape.hidden_size)
         return ModelSpec(name, architecture, params, params, shape=shape, shape_inferred=True, notes=(note,))
     return ModelSpec(
-        name, architecture, params, params, notes=("FLOPs per token taken as 6·N (no attention term).",)
+        name, architecture, params, params, notes=(_("FLOPs per token taken as 6·N (no attention term)."),)
     )
 
 
@@ -121,7 +129,7 @@ def infer_transformer_shape(parameters: float) -> TransformerShape:
     vocab, n = 32000, max(float(parameters), 1.0)
     body = n
     hidden = 256
-    for _ in range(4):  # fixed point: embeddings depend on h
+    for _step in range(4):  # fixed point: embeddings depend on h
         raw = (128.0 * body / 12.0) ** (1.0 / 3.0)
         quantum = 1024 if raw >= 4096 else 256  # keeps heads a multiple of 8 (resp. 2-4) for tensor parallel
         hidden = max(256, int(round(raw / quantum)) * quantum)
@@ -149,7 +157,7 @@ def _parse_parameters(spec: Mapping[str, Any]) -> float:
         value = 0.0
     if value <= 0:
         raise InvalidRequest.single(
-            "model.parameters", "Required: a positive count such as 7e9 or '7B' (or give a preset/shape)."
+            "model.parameters", _("Required: a positive count such as 7e9 or '7B' (or give a preset/shape).")
         )
     return value
 
@@ -158,7 +166,9 @@ def _from_explicit_shape(spec: Mapping[str, Any]) -> ModelSpec:
     errors: dict[str, list[str]] = {}
     for key in ("layers", "hidden_size", "attention_heads", "vocab_size"):
         if not isinstance(spec.get(key), int) or spec[key] < 1:
-            errors.setdefault(f"model.{key}", []).append("Required positive integer for a transformer shape.")
+            errors.setdefault(f"model.{key}", []).append(
+                _("Required positive integer for a transformer shape.")
+            )
     if errors:
         raise InvalidRequest(errors)
     h, a = int(spec["hidden_size"]), int(spec["attention_heads"])
@@ -182,7 +192,7 @@ def _from_explicit_shape(spec: Mapping[str, Any]) -> ModelSpec:
         max_context_tokens=spec.get("max_context_tokens"),
         explicit_head_dim=spec.get("head_dim"),
     )
-    return _transformer_spec(spec.get("name"), shape, "model", "explicit shape")
+    return _transformer_spec(spec.get("name"), shape, "model", _("explicit shape"))
 
 
 def _transformer_spec(name: Any, shape: TransformerShape, path: str, source: str) -> ModelSpec:
@@ -208,21 +218,24 @@ def _validate_shape(s: TransformerShape, path: str) -> None:
         errors.setdefault(f"{path}.{field}", []).append(message)
 
     if s.ffn_type not in FFN_TYPES:
-        bad("ffn_type", f"Must be one of {', '.join(FFN_TYPES)}.")
+        bad("ffn_type", _("Must be one of {FFN_TYPES}.").format(FFN_TYPES=", ".join(FFN_TYPES)))
     if not s.kv_lora_rank and not s.explicit_head_dim and s.hidden_size % s.attention_heads:
-        bad("attention_heads", f"Must divide hidden_size {s.hidden_size}.")
+        bad("attention_heads", _("Must divide hidden_size {hidden_size}.").format(hidden_size=s.hidden_size))
     if s.kv_heads < 1 or s.attention_heads % s.kv_heads:
-        bad("kv_heads", f"Must divide attention_heads {s.attention_heads}.")
+        bad(
+            "kv_heads",
+            _("Must divide attention_heads {attention_heads}.").format(attention_heads=s.attention_heads),
+        )
     if s.ffn_hidden_size < 1:
-        bad("ffn_hidden_size", "Must be positive.")
+        bad("ffn_hidden_size", _("Must be positive."))
     if s.experts < 1:
-        bad("experts", "Must be at least 1.")
+        bad("experts", _("Must be at least 1."))
     elif not 1 <= s.experts_per_token <= s.experts:
-        bad("experts_per_token", f"Must be between 1 and experts ({s.experts}).")
+        bad("experts_per_token", _("Must be between 1 and experts ({experts}).").format(experts=s.experts))
     if s.dense_layers < 0 or (s.is_moe and s.dense_layers >= s.layers):
-        bad("dense_layers", f"Must be between 0 and layers - 1 ({s.layers - 1}).")
+        bad("dense_layers", _("Must be between 0 and layers - 1 ({value}).").format(value=s.layers - 1))
     if s.max_context_tokens is not None and s.max_context_tokens < 1:
-        bad("max_context_tokens", "Must be positive.")
+        bad("max_context_tokens", _("Must be positive."))
     if errors:
         raise InvalidRequest(errors)
 
@@ -301,7 +314,7 @@ def _from_hf_config(cfg: Mapping[str, Any]) -> ModelSpec:
         **_hf_latent_attention(cfg),
     )
     name = cfg.get("_name_or_path") or cfg.get("name") or model_type or None
-    return _transformer_spec(name, shape, path, f"hf_config ({model_type or 'unknown model_type'})")
+    return _transformer_spec(name, shape, path, f"hf_config ({model_type or _('unknown model_type')})")
 
 
 def _hf_required(cfg: Mapping[str, Any], path: str) -> tuple[int, int, int, int]:
@@ -313,7 +326,7 @@ def _hf_required(cfg: Mapping[str, Any], path: str) -> tuple[int, int, int, int]
         "vocab_size": _first(cfg, "vocab_size"),
     }
     errors = {
-        f"{path}.{key}": ["Required positive integer (aliases: n_layer, n_embd, n_head as in GPT-2)."]
+        f"{path}.{key}": [_("Required positive integer (aliases: n_layer, n_embd, n_head as in GPT-2).")]
         for key, value in required.items()
         if not isinstance(value, int) or isinstance(value, bool) or value < 1
     }

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .hardware import Accelerator, Catalog, Price
+from .i18n import _, day
 
 # How a price is paid: the catalog rows, price imports and the planner's offers share these (one source).
 PRICING_MODELS = ("on-demand", "spot", "reserved-1y", "reserved-3y")
@@ -21,7 +22,10 @@ def resolve_price(
     override = cost.get("usd_per_accelerator_hour")
     if override is not None:
         if isinstance(override, bool) or not isinstance(override, int | float) or override < 0:
-            bad("cost.usd_per_accelerator_hour", "Must be a non-negative number of USD per accelerator-hour.")
+            bad(
+                "cost.usd_per_accelerator_hour",
+                _("Must be a non-negative number of USD per accelerator-hour."),
+            )
             return None, None
         return float(override), "override"
     if acc is None:
@@ -37,7 +41,12 @@ def resolve_price(
         mine = [r for r in rows if r.provider.lower() == str(provider).lower()]
         if not mine:
             listed = ", ".join(sorted({r.provider for r in rows})) or "none"
-            bad("cost.provider", f"No {provider!r} price for {acc.id}; providers listed: {listed}.")
+            bad(
+                "cost.provider",
+                _("No {provider} price for {id}; providers listed: {listed}.").format(
+                    provider=repr(provider), id=acc.id, listed=listed
+                ),
+            )
             return None, None
         row: Price | None = min(
             [r for r in mine if r.pricing_model == "on-demand"] or mine, key=lambda r: r.usd_per_hour
@@ -71,11 +80,11 @@ def freshness(row: Price, catalog: Catalog) -> dict[str, Any]:
     stale = limit is not None and age > limit
     out: dict[str, Any] = {"effective_from": row.effective_from.isoformat(), "age_days": age, "stale": stale}
     if stale:
-        out["note"] = (
-            f"This price took effect on {row.effective_from.isoformat()}, more than {limit} days before the day "
-            "priced: it may no longer be current. GET /v1/prices/stale lists such prices for an admin to refresh; "
+        out["note"] = _(
+            "This price took effect on {value}, more than {limit} days before the day priced: it may "
+            "no longer be current. GET /v1/prices/stale lists such prices for an admin to refresh; "
             "cost.usd_per_accelerator_hour prices an estimate with a figure of your own."
-        )
+        ).format(value=day(row.effective_from), limit=limit)
     return out
 
 

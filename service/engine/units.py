@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import re
 
+from .i18n import ENGLISH, _, active, money, num
+
 KIB = 1024  # binary kibibyte (IEC 80000-13)
 MIB = 1024**2  # binary mebibyte (IEC 80000-13)
 GIB = 1024**3  # binary gibibyte (IEC 80000-13)
@@ -27,14 +29,14 @@ _COUNT_RE = re.compile(
 def comma_message(text: str) -> str:
     """What to write instead of a count with a comma: "1,5B" -> "1.5B", "1,000,000" -> "1000000"."""
     stripped = text.strip()
-    head, _, tail = stripped.partition(",")
+    head, _comma, tail = stripped.partition(",")
     tail_digits = re.match(r"[0-9]*", tail).group(0)  # type: ignore[union-attr]  # [0-9]* always matches
     thousands = "," in tail or len(tail_digits) == 3
     suggestion = stripped.replace(",", "") if thousands else f"{head}.{tail}"
-    return (
-        f'A count has no comma: write "{suggestion}", not "{stripped}" (a point marks decimals, as in "1.5B"; '
+    return _(
+        'A count has no comma: write "{suggestion}", not "{text}" (a point marks decimals, as in "1.5B"; '
         "no thousands separators)."
-    )
+    ).format(suggestion=suggestion, text=stripped)
 
 
 def parse_count(value: object) -> float:
@@ -44,7 +46,7 @@ def parse_count(value: object) -> float:
     refused with a message that says to write "1.5B").
     """
     if isinstance(value, bool):
-        raise ValueError(f"not a count: {value!r}")
+        raise ValueError(_("not a count: {value}").format(value=repr(value)))
     if isinstance(value, int | float):
         number = float(value)
     elif isinstance(value, str):
@@ -52,16 +54,20 @@ def parse_count(value: object) -> float:
             raise ValueError(comma_message(value))
         match = _COUNT_RE.match(value)
         if not match:
-            raise ValueError(f"not a count: {value!r} (use a number or e.g. '7B', '350M', '1.2T', '25.6k')")
+            raise ValueError(
+                _("not a count: {value} (use a number or e.g. '7B', '350M', '1.2T', '25.6k')").format(
+                    value=repr(value)
+                )
+            )
         mantissa, exponent, suffix = match.groups()
         number = float(mantissa.replace("_", ""))
         if exponent:
             number *= 10.0 ** int(exponent)
         number *= _COUNT_SUFFIX[suffix.lower()]
     else:
-        raise ValueError(f"not a count: {value!r}")
+        raise ValueError(_("not a count: {value}").format(value=repr(value)))
     if not math.isfinite(number) or number < 0:
-        raise ValueError(f"not a non-negative finite count: {value!r}")
+        raise ValueError(_("not a non-negative finite count: {value}").format(value=repr(value)))
     return number
 
 
@@ -78,6 +84,12 @@ def human_bytes(n: float, decimals: int = 1) -> str:
     """Binary units: 15032385536 -> "14.0 GiB" (the largest unit the magnitude reaches, up to EiB)."""
     value = float(n)
     magnitude = abs(value)
+    if active() is not ENGLISH:  # the same units, the number in the caller's locale
+        if not magnitude >= 1024:
+            return f"{num(value, 0)} B"
+        for scale, unit in _BINARY_UNITS:
+            if magnitude >= scale:
+                return f"{num(value / scale, decimals)} {unit}"
     if not magnitude >= 1024:  # also NaN
         return f"{value:.0f} B"
     spec = _FIXED_SPECS.get(decimals) or f".{decimals}f"
@@ -91,16 +103,16 @@ def human_duration(seconds: float, decimals: int = 1) -> str:
     """Pick the largest sensible unit: "850.0 ms", "45.0 s", "12.5 min", "3.2 hours", "23.4 days", "1.3 years"."""
     s = float(seconds)
     if s < 1:
-        return f"{s * 1000:.{decimals}f} ms"
+        return _("{value} ms").format(value=num(s * 1000, decimals))
     if s < 60:
-        return f"{s:.{decimals}f} s"
+        return _("{value} s").format(value=num(s, decimals))
     if s < SECONDS_PER_HOUR:
-        return f"{s / 60:.{decimals}f} min"
+        return _("{value} min").format(value=num(s / 60, decimals))
     if s < SECONDS_PER_DAY:
-        return f"{s / SECONDS_PER_HOUR:.{decimals}f} hours"
+        return _("{value} hours").format(value=num(s / SECONDS_PER_HOUR, decimals))
     if s < SECONDS_PER_YEAR:
-        return f"{s / SECONDS_PER_DAY:.{decimals}f} days"
-    return f"{s / SECONDS_PER_YEAR:.{decimals}f} years"
+        return _("{value} days").format(value=num(s / SECONDS_PER_DAY, decimals))
+    return _("{value} years").format(value=num(s / SECONDS_PER_YEAR, decimals))
 
 
 _SI = ((1e24, "Y"), (1e21, "Z"), (1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -109,8 +121,8 @@ _SI = ((1e24, "Y"), (1e21, "Z"), (1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G
 def _si(value: float, decimals: int) -> str:
     for scale, prefix in _SI:
         if abs(value) >= scale:
-            return f"{value / scale:.{decimals}f} {prefix}"
-    return f"{value:.{decimals}f} "
+            return f"{num(value / scale, decimals)} {prefix}"
+    return f"{num(value, decimals)} "
 
 
 def human_flops(n: float, decimals: int = 1) -> str:
@@ -128,8 +140,11 @@ def human_count(n: float, decimals: int = 2) -> str:
     value = float(n)
     for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= scale:
-            return f"{value / scale:.{decimals}f}{suffix}"
-    return f"{value:.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{value:.0f}"
+            return f"{num(value / scale, decimals)}{suffix}"
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{value:.0f}"
+    if active() is not ENGLISH:  # the same digits in the caller's locale
+        return num(value, len(text.partition(".")[2]))
+    return text
 
 
 def human_usd(n: float, decimals: int = 2) -> str:
@@ -140,8 +155,8 @@ def human_usd(n: float, decimals: int = 2) -> str:
     sign = "-" if value < 0 else ""
     magnitude = abs(value)
     places = decimals
-    if 0 < magnitude < 1e-6:
+    if 0 < magnitude < 1e-6 and active() is ENGLISH:
         return f"{sign}${magnitude:.1e}"
     if 0 < magnitude < 1:
         places = max(decimals, 1 - math.floor(math.log10(magnitude)))  # two significant digits
-    return f"{sign}${magnitude:,.{places}f}"
+    return money(value, places)

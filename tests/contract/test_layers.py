@@ -24,6 +24,7 @@ def _modules_loaded_by(package: str) -> set[str]:
 def test_engine_imports_neither_flask_nor_sqlalchemy():
     loaded = _modules_loaded_by("service.engine")
     assert not loaded & {"flask", "sqlalchemy", "marshmallow", "flask_smorest", "werkzeug", "alembic"}
+    assert "babel" not in loaded  # the engine's i18n shim is handed its catalogs and locale (service/i18n.py)
 
 
 def test_store_does_not_import_flask():

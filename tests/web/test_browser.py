@@ -5,6 +5,7 @@ host but the service (checked after every test by the `page` fixture). Screensho
 from __future__ import annotations
 
 import json
+import re
 import uuid
 
 from .conftest import PHONE, requested_urls
@@ -218,6 +219,8 @@ def test_page_in_spanish_sends_accept_language(page):
     cards = page.css("#training-results .cards").text
     assert "Coste total" in cards and "Memoria por dispositivo" in cards
     assert "US$" in cards  # money the page formats itself follows the locale: 2,99 US$/h
+    # the server's own human strings come in Spanish with Spanish numbers: "3,2 horas", "1.234,56 US$"
+    assert re.search(r"\d,\d (horas|días|min)\b", cards), cards
     headers = [
         json.loads(e["message"])["message"]["params"]["request"]["headers"]
         for e in page.driver.get_log("performance")
@@ -230,6 +233,8 @@ def test_page_in_spanish_sends_accept_language(page):
     page.select("#lang", "fr")
     page.wait(lambda d: page.css("#tab-training").text == "Entraînement")
     assert "lang=fr" in page.driver.current_url
+    # the estimate is asked again: the server's strings come back in French ("3,2 heures")
+    page.wait(lambda d: re.search(r"\d,\d (heures|jours|min)\b", page.css("#training-results .cards").text))
     assert "Coût total" in page.css("#training-results .cards").text
 
 

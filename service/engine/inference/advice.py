@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog
+from ..i18n import _, num, pct
 from ..patch import merge_patch
 from ..units import SECONDS_PER_HOUR, human_bytes
 from .evaluate import InferenceEvaluation, evaluate, meets_targets
@@ -182,9 +183,16 @@ def _quantize_to_fit(a: _Advice) -> dict[str, Any] | None:
             return _rec(
                 "quantize-weights-to-fit",
                 "warning",
-                f"Weights in {step['format'] or step['precision']} take "
-                f"{human_bytes(after.memory.weights_bytes, dec)} per device instead of "
-                f"{human_bytes(mem.weights_bytes, dec)}; the request then fits on {a.ev.count} × {a.p.accelerator.id}.",
+                _(
+                    "Weights in {value} take {weights_bytes} per device instead of {weights_bytes2}; the "
+                    "request then fits on {count} × {id}."
+                ).format(
+                    value=step["format"] or step["precision"],
+                    weights_bytes=human_bytes(after.memory.weights_bytes, dec),
+                    weights_bytes2=human_bytes(mem.weights_bytes, dec),
+                    count=a.ev.count,
+                    id=a.p.accelerator.id,
+                ),
                 change,
                 _FITS,
             )
@@ -207,7 +215,9 @@ def _fp8_kv_cache(a: _Advice) -> dict[str, Any] | None:
     return _rec(
         "fp8-kv-cache",
         "warning",
-        f"An fp8 KV cache halves the cache ({human_bytes(kv)} → {human_bytes(kv / 2)}) and the request fits.",
+        _("An fp8 KV cache halves the cache ({kv} → {value}) and the request fits.").format(
+            kv=human_bytes(kv), value=human_bytes(kv / 2)
+        ),
         change,
         _FITS,
     )
@@ -224,7 +234,9 @@ def _more_devices(a: _Advice) -> dict[str, Any] | None:
     return _rec(
         "more-devices",
         "warning",
-        f"{to_fit} × {a.p.accelerator.id} hold the request ({layout} layout).",
+        _("{to_fit} × {id} hold the request ({layout} layout).").format(
+            to_fit=to_fit, id=a.p.accelerator.id, layout=layout
+        ),
         change,
         _FITS,
     )
@@ -240,7 +252,9 @@ def _reduce_batch(a: _Advice) -> dict[str, Any] | None:
     return _rec(
         "reduce-batch",
         "warning",
-        f"At most {ev.max_batch_size} concurrent sequences of {w.context_tokens} tokens fit.",
+        _("At most {max_batch_size} concurrent sequences of {context_tokens} tokens fit.").format(
+            max_batch_size=ev.max_batch_size, context_tokens=w.context_tokens
+        ),
         change,
         _FITS,
     )
@@ -260,7 +274,9 @@ def _reduce_context(a: _Advice) -> dict[str, Any] | None:
     return _rec(
         "reduce-context",
         "warning",
-        f"Only {ctx} tokens per sequence fit at batch {w.batch}; shorten prompt and output.",
+        _("Only {ctx} tokens per sequence fit at batch {batch}; shorten prompt and output.").format(
+            ctx=ctx, batch=w.batch
+        ),
         change,
         _FITS,
     )
@@ -278,8 +294,15 @@ def _headroom(a: _Advice) -> dict[str, Any] | None:
     return _rec(
         "more-devices-for-headroom",
         "info",
-        f"The request fits with room for only {ev.max_batch_size} sequences; {more} × {a.p.accelerator.id} hold "
-        f"{after.max_batch_size}.",
+        _(
+            "The request fits with room for only {max_batch_size} sequences; {more} × {id} hold "
+            "{max_batch_size2}."
+        ).format(
+            max_batch_size=ev.max_batch_size,
+            more=more,
+            id=a.p.accelerator.id,
+            max_batch_size2=after.max_batch_size,
+        ),
         {"hardware": {"count": more}},
         room,
     )
@@ -300,8 +323,10 @@ def _gqa(a: _Advice) -> dict[str, Any] | None:
     return _rec(
         "use-gqa-model",
         "info",
-        f"The KV cache is {kv_share:.0%} of memory: a grouped-query variant with 8 KV heads (as Llama-2-70B, "
-        f"Llama 3 and Mistral use) stores {human_bytes(claim[2])} per token instead of {human_bytes(before)}.",
+        _(
+            "The KV cache is {kv_share} of memory: a grouped-query variant with 8 KV heads (as "
+            "Llama-2-70B, Llama 3 and Mistral use) stores {value} per token instead of {before}."
+        ).format(kv_share=pct(kv_share, 0), value=human_bytes(claim[2]), before=human_bytes(before)),
         gqa,
         claim,
     )
@@ -316,7 +341,7 @@ def _devices_for_targets(a: _Advice) -> dict[str, Any] | None:
     return _rec(
         "more-devices-for-targets",
         "warning",
-        f"{to_meet} × {a.p.accelerator.id} meet every target.",
+        _("{to_meet} × {id} meet every target.").format(to_meet=to_meet, id=a.p.accelerator.id),
         {"hardware": {"count": to_meet}},
         _MET,
     )
@@ -331,8 +356,9 @@ def _quantize_for_targets(a: _Advice) -> dict[str, Any] | None:
             return _rec(
                 "quantize-for-targets",
                 "warning",
-                f"{step['format'] or step['precision']} weights stream fewer bytes per token and meet every "
-                "target.",
+                _("{value} weights stream fewer bytes per token and meet every target.").format(
+                    value=step["format"] or step["precision"]
+                ),
                 {"weights": step},
                 _MET,
             )
@@ -351,7 +377,7 @@ def _sixteen_bit(a: _Advice) -> dict[str, Any] | None:
     return _rec(
         "use-16-bit-weights",
         "info",
-        f"{half} weights halve memory and nearly double decode speed.",
+        _("{half} weights halve memory and nearly double decode speed.").format(half=half),
         change,
         faster,
     )
@@ -369,7 +395,9 @@ def _switch_engine(a: _Advice) -> dict[str, Any] | None:
     return _rec(
         "switch-engine",
         "info",
-        f"vLLM's CUDA-graph decode avoids per-layer Python overhead: {gain:.1f}× the output tokens/s.",
+        _("vLLM's CUDA-graph decode avoids per-layer Python overhead: {gain}× the output tokens/s.").format(
+            gain=num(gain, 1)
+        ),
         {"engine": "vllm"},
         faster,
     )
@@ -388,8 +416,10 @@ def _raise_batch(a: _Advice) -> dict[str, Any] | None:
     return _rec(
         "raise-batch",
         "info",
-        f"Memory holds {ev.max_batch_size} sequences; batch {batch} gives {gain:.1f}× the aggregate "
-        "output tokens/s (decode is memory-bound, extra sequences share the weight reads).",
+        _(
+            "Memory holds {max_batch_size} sequences; batch {batch} gives {gain}× the aggregate output "
+            "tokens/s (decode is memory-bound, extra sequences share the weight reads)."
+        ).format(max_batch_size=ev.max_batch_size, batch=batch, gain=num(gain, 1)),
         {"batch_size": batch},
         faster,
     )

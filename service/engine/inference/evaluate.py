@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..hardware import Accelerator
+from ..i18n import _
 from .memory import MemoryPlan, Workload, fewest_fitting, max_batch_size, max_context_tokens, plan_memory
 from .request import InferencePlan
 from .speed import Speed, estimate_speed
@@ -49,7 +50,7 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
     else:
         count = to_fit or w.counts[-1]
         if to_fit is None:
-            note = f"No device count up to {count} fits; showing {count} devices."
+            note = _("No device count up to {count} fits; showing {count} devices.").format(count=count)
     speed = estimate_speed(w, acc, count)
     return InferenceEvaluation(
         plan=p,

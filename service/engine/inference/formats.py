@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..architecture import ModelSpec, embedding_parameters
+from ..i18n import _
 
 ENGINES = ("vllm", "tensorrt-llm", "llama.cpp", "hf-transformers")
 WEIGHT_PRECISIONS = ("fp32", "fp16", "bf16", "fp8", "int8", "int4")
@@ -149,25 +150,33 @@ def resolve_weight_format(
     errors: dict[str, list[str]] = {}
     if precision is not None and precision not in WEIGHT_PRECISIONS:
         errors["weights.precision"] = [
-            f"Unknown precision {precision!r}; valid: {', '.join(WEIGHT_PRECISIONS)}."
+            _("Unknown precision {precision}; valid: {WEIGHT_PRECISIONS}.").format(
+                precision=repr(precision), WEIGHT_PRECISIONS=", ".join(WEIGHT_PRECISIONS)
+            )
         ]
     if fmt is not None and fmt not in FORMATS:
-        errors["weights.format"] = [f"Unknown format {fmt!r}; valid: {', '.join(FORMATS)}."]
+        errors["weights.format"] = [
+            _("Unknown format {fmt}; valid: {FORMATS}.").format(fmt=repr(fmt), FORMATS=", ".join(FORMATS))
+        ]
     if errors or engine not in ENGINES:
         return None, errors
     if fmt is not None:
         implied = FORMAT_PRECISION[fmt]
         if precision is not None and precision != implied:
             errors["weights.format"] = [
-                f"Format {fmt!r} stores {implied} weights but weights.precision is {precision!r}; "
-                f"set precision to {implied!r} or omit it (it is inferred from the format)."
+                _(
+                    "Format {fmt} stores {implied} weights but weights.precision is {precision}; set precision "
+                    "to {implied2} or omit it (it is inferred from the format)."
+                ).format(fmt=repr(fmt), implied=implied, precision=repr(precision), implied2=repr(implied))
             ]
             return None, errors
         if fmt not in ENGINE_FORMATS[engine]:
             valid = ", ".join(sorted(ENGINE_FORMATS[engine]))
             errors["weights.format"] = [
-                f"Format {fmt!r} does not run on engine {engine!r}; formats for {engine}: {valid} "
-                "(GGUF runs only on llama.cpp)."
+                _(
+                    "Format {fmt} does not run on engine {engine}; formats for {engine2}: {valid} (GGUF runs "
+                    "only on llama.cpp)."
+                ).format(fmt=repr(fmt), engine=repr(engine), engine2=engine, valid=valid)
             ]
             return None, errors
         return _FORMATS[fmt], errors
@@ -175,7 +184,9 @@ def resolve_weight_format(
     if precision in ENGINE_EXCLUDED_PRECISIONS.get(engine, frozenset()):
         allowed = [p for p in WEIGHT_PRECISIONS if p not in ENGINE_EXCLUDED_PRECISIONS[engine]]
         errors["weights.precision"] = [
-            f"Engine {engine!r} has no {precision} weights; valid: {', '.join(allowed)}."
+            _("Engine {engine} has no {precision} weights; valid: {allowed}.").format(
+                engine=repr(engine), precision=precision, allowed=", ".join(allowed)
+            )
         ]
         return None, errors
     name = ENGINE_DEFAULT_FORMAT.get(engine, {}).get(precision) or _PLAIN[precision]

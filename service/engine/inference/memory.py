@@ -18,6 +18,7 @@ from functools import cached_property
 
 from ..architecture import ModelSpec, mlp_parameters
 from ..hardware import Accelerator
+from ..i18n import _
 from ..units import GIB
 from .efficiency import TENSOR_PARALLEL_ENGINES
 from .formats import WeightFormat, input_embedding_bytes, kv_element_bytes, weight_bytes
@@ -261,9 +262,11 @@ def _counts(w: Workload) -> list[int]:
 def tensor_degree_error(heads: int, kv_heads: int, t: int) -> str | None:
     """Why tensor degree t cannot shard these heads, or None (vLLM config.verify_with_parallel_config)."""
     if heads % t:
-        return f"must divide the {heads} attention heads"
+        return _("must divide the {heads} attention heads").format(heads=heads)
     if kv_heads % t and t % kv_heads:
-        return f"must divide the {kv_heads} KV heads or be a multiple of them (KV heads replicate when t > g)"
+        return _(
+            "must divide the {kv_heads} KV heads or be a multiple of them (KV heads replicate when t > g)"
+        ).format(kv_heads=kv_heads)
     return None
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog
+from ..i18n import _
 from ..models import ModelSpec, resolve_model
 from ..pricing import resolve_price
 from .formats import ENGINES, FORMAT_PRECISION
@@ -120,8 +121,10 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> ServingS
     if not errors and space.groups > MAX_GROUPS:
         bad(
             "search",
-            f"The search space has {space.groups:,} deployment groups (accelerators × engines × formats × "
-            f"KV precisions × devices per replica); the bound is {MAX_GROUPS:,}: narrow one of the lists.",
+            _(
+                "The search space has {groups:,} deployment groups (accelerators × engines × formats × KV "
+                "precisions × devices per replica); the bound is {MAX_GROUPS:,}: narrow one of the lists."
+            ).format(groups=space.groups, MAX_GROUPS=MAX_GROUPS),
         )
     if errors:
         raise InvalidRequest(errors)
@@ -139,9 +142,11 @@ def _model(request: Mapping[str, Any], errors: dict[str, list[str]], bad) -> Mod
     if not token:
         bad(
             "model",
-            f"The serving planner plans token-generating models (decoder transformers, LSTMs) against "
-            f"TTFT/TPOT objectives; this {model.architecture} model is served in samples/s: "
-            "use POST /v1/estimates/inference with hardware.count for it.",
+            _(
+                "The serving planner plans token-generating models (decoder transformers, LSTMs) against "
+                "TTFT/TPOT objectives; this {architecture} model is served in samples/s: use POST "
+                "/v1/estimates/inference with hardware.count for it."
+            ).format(architecture=model.architecture),
         )
     return model
 
@@ -153,13 +158,17 @@ def _check_context(model: ModelSpec, prompt: int, output: int, bad) -> None:
     if prompt >= cap:
         bad(
             "workload.prompt_tokens",
-            f"{prompt} prompt tokens leave no room in the model's {cap}-token context.",
+            _("{prompt} prompt tokens leave no room in the model's {cap}-token context.").format(
+                prompt=prompt, cap=cap
+            ),
         )
     elif prompt + output > cap:
         bad(
             "workload.output_tokens",
-            f"prompt_tokens + output_tokens = {prompt + output} exceeds the model's {cap}-token context; "
-            f"at most {cap - prompt} output tokens.",
+            _(
+                "prompt_tokens + output_tokens = {value} exceeds the model's {cap}-token context; at most "
+                "{value2} output tokens."
+            ).format(value=prompt + output, cap=cap, value2=cap - prompt),
         )
 
 
@@ -169,7 +178,7 @@ def _demand(workload: Mapping[str, Any], output: int, bad) -> float:
     if (rps is None) == (otps is None):
         bad(
             "workload.requests_per_second",
-            "Give exactly one of workload.requests_per_second or workload.output_tokens_per_second.",
+            _("Give exactly one of workload.requests_per_second or workload.output_tokens_per_second."),
         )
         return 1.0
     if rps is not None:
@@ -184,8 +193,12 @@ def _check_formats(formats: tuple[tuple[str | None, str | None], ...], listed: b
         if precision is not None and implied is not None and precision != implied:
             bad(
                 f"search.formats.{i}" if listed else "weights.format",
-                f"Format {named!r} stores {implied} weights but precision is {precision!r}; "
-                f"set precision to {implied!r} or omit it.",
+                _(
+                    "Format {named} stores {implied} weights but precision is {precision}; set precision to "
+                    "{implied2} or omit it."
+                ).format(
+                    named=repr(named), implied=implied, precision=repr(precision), implied2=repr(implied)
+                ),
             )
 
 
@@ -210,7 +223,9 @@ def _accelerators(
         if provider.lower() not in known:
             bad(
                 f"search.providers.{i}",
-                f"No price of {provider!r} in the catalog; providers: {', '.join(sorted(known))}.",
+                _("No price of {provider} in the catalog; providers: {known}.").format(
+                    provider=repr(provider), known=", ".join(sorted(known))
+                ),
             )
     named = search.get("accelerators")
     accs: list[Accelerator] = []
@@ -224,10 +239,12 @@ def _accelerators(
             continue
         options = _prices(acc, providers, catalog)
         if named and not options:
-            where = f" from {', '.join(providers)}" if providers else ""
+            where = _(" from {providers}").format(providers=", ".join(providers)) if providers else ""
             bad(
                 f"search.accelerators.{i}",
-                f"{acc_id} has no price{where} in the catalog: the planner ranks by cost.",
+                _("{acc_id} has no price{where} in the catalog: the planner ranks by cost.").format(
+                    acc_id=acc_id, where=where
+                ),
             )
         accs.append(acc)
         prices[acc.id] = options

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..i18n import _, num
 from ..units import SECONDS_PER_HOUR, human_duration
 from .plan_request import ServingSearch
 from .planner import Deployment, PlanResult
@@ -98,7 +99,9 @@ def deployment_json(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
             "time_to_first_token_s": ttft,
             "time_per_output_token_s": tpot,
             "end_to_end_s": e2e,
-            "human": f"TTFT {human_duration(ttft)}, {tpot * 1e3:.1f} ms per token, {human_duration(e2e)} per request",
+            "human": _("TTFT {ttft}, {value} ms per token, {e2e} per request").format(
+                ttft=human_duration(ttft), value=num(tpot * 1e3, 1), e2e=human_duration(e2e)
+            ),
         },
         "throughput": {
             "requests_per_second_per_replica": replica_rps,
@@ -176,12 +179,25 @@ def _notes(result: PlanResult) -> list[str]:
     space, notes = result.search, []
     unpriced = [a.id for a in space.accelerators if not space.prices.get(a.id)]
     if unpriced:
-        notes.append(f"Not priced, so not ranked: {', '.join(unpriced)} (counted under exclusions.no_price).")
+        notes.append(
+            _("Not priced, so not ranked: {unpriced} (counted under exclusions.no_price).").format(
+                unpriced=", ".join(unpriced)
+            )
+        )
     if result.best is not None:
         d = result.best
         notes.append(
-            f"Replicas = ceil({space.requests_per_second:g} req/s ÷ ({space.max_utilization:g} × "
-            f"{d.evaluation.speed.requests_per_second:.4g} req/s per replica)) = {d.replicas}: one replica serves "
-            f"a batch of {d.plan.workload.batch} requests every {d.evaluation.speed.end_to_end_s:.4g} s."
+            _(
+                "Replicas = ceil({requests_per_second:g} req/s ÷ ({max_utilization:g} × "
+                "{requests_per_second2:.4g} req/s per replica)) = {replicas}: one replica serves a batch "
+                "of {batch} requests every {end_to_end_s:.4g} s."
+            ).format(
+                requests_per_second=space.requests_per_second,
+                max_utilization=space.max_utilization,
+                requests_per_second2=d.evaluation.speed.requests_per_second,
+                replicas=d.replicas,
+                batch=d.plan.workload.batch,
+                end_to_end_s=d.evaluation.speed.end_to_end_s,
+            )
         )
     return notes

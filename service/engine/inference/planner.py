@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..hardware import Accelerator
+from ..i18n import _
 from .bulk import batch_speeds
 from .evaluate import InferenceEvaluation, evaluate
 from .formats import ENGINE_KV_PRECISIONS, WeightFormat, default_kv_precision, resolve_weight_format
@@ -301,12 +302,18 @@ def _nearest_misses(
         return _closest(space, groups, m)
     if not exclusions["does_not_fit"]:
         counted = ", ".join(f"{n:,} {r.replace('_', ' ')}" for r, n in exclusions.items() if n)
-        message = f"Every configuration was excluded before it could be evaluated: {counted}."
+        message = _("Every configuration was excluded before it could be evaluated: {counted}.").format(
+            counted=counted
+        )
         return [{"objective": "search_space", "message": message, "value": None, "deployment": None}]
-    message = (
-        f"No searched deployment holds the model and one sequence of {space.prompt_tokens + space.output_tokens} "
-        f"tokens (up to {max(space.devices)} devices per replica, {exclusions['does_not_fit']:,} configurations "
-        "do not fit): allow more devices per replica, lower-bit formats or an fp8 KV cache."
+    message = _(
+        "No searched deployment holds the model and one sequence of {value} tokens (up to "
+        "{devices} devices per replica, {value2:,} configurations do not fit): allow more devices "
+        "per replica, lower-bit formats or an fp8 KV cache."
+    ).format(
+        value=space.prompt_tokens + space.output_tokens,
+        devices=max(space.devices),
+        value2=exclusions["does_not_fit"],
     )
     return [{"objective": "memory", "message": message, "value": None, "deployment": None}]
 
@@ -319,9 +326,12 @@ def _closest(space: ServingSearch, groups: list[Group], m: _Misses) -> list[dict
     def add(objective: str, found: tuple[float, int, int], template: str, value=None) -> Deployment:
         dep = _deployment(space, groups, _Point(0.0, 0.0, found[1], found[2]))
         g = dep.group
-        where = (
-            f"{g.devices} × {g.accelerator.id}, {g.workload.engine} {g.workload.fmt.name}, "
-            f"batch {dep.plan.workload.batch}"
+        where = _("{devices} × {id}, {engine} {name}, batch {batch}").format(
+            devices=g.devices,
+            id=g.accelerator.id,
+            engine=g.workload.engine,
+            name=g.workload.fmt.name,
+            batch=dep.plan.workload.batch,
         )
         speed = dep.evaluation.speed
         value = {"ttft": speed.time_to_first_token_s, "tpot": speed.time_per_output_token_s}.get(
@@ -335,32 +345,39 @@ def _closest(space: ServingSearch, groups: list[Group], m: _Misses) -> list[dict
         add(
             "time_to_first_token_s",
             m.lowest_ttft,
-            f"The lowest TTFT reachable is {{v:.3g}} s on {{where}} (SLO {space.ttft_s:g} s).",
+            _("The lowest TTFT reachable is {{v:.3g}} s on {{where}} (SLO {ttft_s:g} s).").format(
+                ttft_s=space.ttft_s
+            ),
         )
     if m.lowest_tpot is not None and m.lowest_tpot[0] > space.tpot_s:
         add(
             "time_per_output_token_s",
             m.lowest_tpot,
-            f"The lowest TPOT reachable is {{v:.3g}} s on {{where}} (SLO {space.tpot_s:g} s).",
+            _("The lowest TPOT reachable is {{v:.3g}} s on {{where}} (SLO {tpot_s:g} s).").format(
+                tpot_s=space.tpot_s
+            ),
         )
     if m.cheapest_ttft_ok is not None:
         add(
             "cheapest_meeting_ttft",
             m.cheapest_ttft_ok,
-            "The cheapest plan meeting the TTFT, ${usd:,.2f}/h on {where}, has a TPOT of {v:.3g} s.",
+            _("The cheapest plan meeting the TTFT, ${usd:,.2f}/h on {where}, has a TPOT of {v:.3g} s."),
             "tpot",
         )
     if m.cheapest_tpot_ok is not None:
         add(
             "cheapest_meeting_tpot",
             m.cheapest_tpot_ok,
-            "The cheapest plan meeting the TPOT, ${usd:,.2f}/h on {where}, has a TTFT of {v:.3g} s.",
+            _("The cheapest plan meeting the TPOT, ${usd:,.2f}/h on {where}, has a TTFT of {v:.3g} s."),
             "ttft",
         )
     if m.fewest_replicas is not None:
         add(
             "replicas",
             m.fewest_replicas,
-            f"Meeting both objectives needs {{v:,.0f}} replicas of {{where}}; search.max_replicas is {space.max_replicas:,}.",
+            _(
+                "Meeting both objectives needs {{v:,.0f}} replicas of {{where}}; search.max_replicas is "
+                "{max_replicas:,}."
+            ).format(max_replicas=space.max_replicas),
         )
     return rows

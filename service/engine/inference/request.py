@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog
+from ..i18n import _
 from ..models import ModelSpec, resolve_model
 from ..pricing import resolve_price
 from .formats import (
@@ -70,12 +71,12 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan
     usd, price_source = resolve_price(cost, acc, catalog, bad)
     overhead = cost.get("infrastructure_overhead", 0.0) or 0.0
     if isinstance(overhead, bool) or not isinstance(overhead, int | float) or overhead < 0:
-        bad("cost.infrastructure_overhead", "Must be a non-negative fraction (0.15 = +15 %).")
+        bad("cost.infrastructure_overhead", _("Must be a non-negative fraction (0.15 = +15 %)."))
         overhead = 0.0
     output_opts = request.get("output") or {}
     places = output_opts.get("decimal_places", 1)  # decimals in the human-readable strings
     if isinstance(places, bool) or not isinstance(places, int) or not 0 <= places <= 6:
-        bad("output.decimal_places", "Must be an integer 0-6 (decimals in the human-readable strings).")
+        bad("output.decimal_places", _("Must be an integer 0-6 (decimals in the human-readable strings)."))
         places = 1
 
     if model is not None and fmt is not None and acc is not None and engine in ENGINES:
@@ -112,12 +113,17 @@ def _model_and_format(
         errors.update(exc.errors)
     engine = request.get("engine") or "vllm"
     if engine not in ENGINES:
-        bad("engine", f"Unknown engine {engine!r}; valid: {', '.join(ENGINES)}.")
+        bad(
+            "engine",
+            _("Unknown engine {engine}; valid: {ENGINES}.").format(
+                engine=repr(engine), ENGINES=", ".join(ENGINES)
+            ),
+        )
     weights = request.get("weights") or {}
     fmt, fmt_errors = resolve_weight_format(engine, weights.get("precision"), weights.get("format"))
     errors.update(fmt_errors)
     if model is not None and weights.get("format") and model.architecture != "transformer":
-        bad("weights.format", "Named formats apply to transformer LLMs; give only weights.precision here.")
+        bad("weights.format", _("Named formats apply to transformer LLMs; give only weights.precision here."))
     return model, engine, fmt
 
 
@@ -130,13 +136,18 @@ def _hardware(
         bad("hardware.accelerator", catalog.missing_message(hardware.get("accelerator")))
     fraction = hardware.get("apple_metal_memory_fraction", DEFAULT_METAL_FRACTION)
     if not isinstance(fraction, int | float) or not 0 < fraction <= 1:
-        bad("hardware.apple_metal_memory_fraction", "Must be a fraction in (0, 1], e.g. 0.75.")
+        bad("hardware.apple_metal_memory_fraction", _("Must be a fraction in (0, 1], e.g. 0.75."))
         fraction = DEFAULT_METAL_FRACTION
     count_raw = hardware.get("count", 1)
     count: int | None = None
     if count_raw != "auto":
         if isinstance(count_raw, bool) or not isinstance(count_raw, int) or not 1 <= count_raw <= MAX_COUNT:
-            bad("hardware.count", f'Must be an integer 1-{MAX_COUNT} or "auto" (fewest devices that fit).')
+            bad(
+                "hardware.count",
+                _('Must be an integer 1-{MAX_COUNT} or "auto" (fewest devices that fit).').format(
+                    MAX_COUNT=MAX_COUNT
+                ),
+            )
         else:
             count = count_raw
     return acc, fraction, count
@@ -146,10 +157,20 @@ def _kv_precision(request: Mapping[str, Any], engine: str, bad: Any) -> str | No
     """kv_cache_precision as given (None: the engine's default for the weights), checked against the engine."""
     kv = request.get("kv_cache_precision")
     if kv is not None and kv not in KV_PRECISIONS:
-        bad("kv_cache_precision", f"Unknown KV precision {kv!r}; valid: {', '.join(KV_PRECISIONS)}.")
+        bad(
+            "kv_cache_precision",
+            _("Unknown KV precision {kv}; valid: {KV_PRECISIONS}.").format(
+                kv=repr(kv), KV_PRECISIONS=", ".join(KV_PRECISIONS)
+            ),
+        )
     elif kv is not None and engine in ENGINES and kv not in ENGINE_KV_PRECISIONS[engine]:
         valid = ", ".join(p for p in KV_PRECISIONS if p in ENGINE_KV_PRECISIONS[engine])
-        bad("kv_cache_precision", f"Engine {engine!r} has no {kv} KV cache; valid: {valid}.")
+        bad(
+            "kv_cache_precision",
+            _("Engine {engine} has no {kv} KV cache; valid: {valid}.").format(
+                engine=repr(engine), kv=kv, valid=valid
+            ),
+        )
     return kv
 
 
@@ -157,9 +178,12 @@ def _targets(request: Mapping[str, Any], bad: Any) -> dict[str, float]:
     targets: dict[str, float] = {}
     for key, value in (request.get("targets") or {}).items():
         if key not in TARGET_KEYS:
-            bad(f"targets.{key}", f"Unknown target; valid: {', '.join(TARGET_KEYS)}.")
+            bad(
+                f"targets.{key}",
+                _("Unknown target; valid: {TARGET_KEYS}.").format(TARGET_KEYS=", ".join(TARGET_KEYS)),
+            )
         elif isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            bad(f"targets.{key}", "Must be a positive number.")
+            bad(f"targets.{key}", _("Must be a positive number."))
         else:
             targets[key] = float(value)
     return targets
@@ -176,25 +200,25 @@ def hardware_problems(w: Workload, acc: Accelerator, named_format: str | None) -
             for e in ENGINE_KINDS
             if acc.kind in ENGINE_KINDS[e] and (e != "tensorrt-llm" or acc.vendor.lower() == "nvidia")
         ]
-        problems["engine"] = (
-            f"Engine {w.engine!r} does not run on {acc.id} ({acc.kind}); engines for it: {', '.join(runs)}."
-        )
+        problems["engine"] = _(
+            "Engine {engine} does not run on {id} ({kind}); engines for it: {runs}."
+        ).format(engine=repr(w.engine), id=acc.id, kind=acc.kind, runs=", ".join(runs))
     if named_format in GPU_ONLY_FORMATS and acc.kind != "gpu":
-        problems["weights.format"] = (
-            f"Format {named_format!r} needs a GPU (CUDA/ROCm kernels); {acc.id} is {acc.kind}."
-        )
+        problems["weights.format"] = _(
+            "Format {named_format} needs a GPU (CUDA/ROCm kernels); {id} is {kind}."
+        ).format(named_format=repr(named_format), id=acc.id, kind=acc.kind)
     if "fp8" in (w.fmt.precision, w.kv_precision) and not acc.supports("fp8"):
         supported = ", ".join(
             p for p in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4") if acc.supports(p)
         )
         if w.fmt.precision == "fp8":
-            problems["weights.precision"] = (
-                f"fp8 weights need FP8 hardware; {acc.id} supports: {supported or 'no listed precision'}."
-            )
+            problems["weights.precision"] = _(
+                "fp8 weights need FP8 hardware; {id} supports: {supported}."
+            ).format(id=acc.id, supported=supported or _("no listed precision"))
         if w.kv_precision == "fp8":
-            problems["kv_cache_precision"] = (
-                f"An fp8 KV cache needs FP8 hardware; {acc.id} supports: {supported or 'no listed precision'}."
-            )
+            problems["kv_cache_precision"] = _(
+                "An fp8 KV cache needs FP8 hardware; {id} supports: {supported}."
+            ).format(id=acc.id, supported=supported or _("no listed precision"))
     return problems
 
 
@@ -208,9 +232,19 @@ def _check_hardware(w: Workload, acc: Accelerator, count: int | None, named_form
         reason = tensor_degree_error(s.attention_heads, s.kv_heads, count)
         if reason:
             valid = ", ".join(str(t) for t in valid_counts(w))
-            bad("hardware.count", f"Tensor-parallel degree {count} {reason}; valid degrees: {valid}.")
+            bad(
+                "hardware.count",
+                _("Tensor-parallel degree {count} {reason}; valid degrees: {valid}.").format(
+                    count=count, reason=reason, valid=valid
+                ),
+            )
     elif w.layout == "layer" and count > s.layers:
-        bad("hardware.count", f"{w.engine} splits layers across devices: at most {s.layers} devices.")
+        bad(
+            "hardware.count",
+            _("{engine} splits layers across devices: at most {layers} devices.").format(
+                engine=w.engine, layers=s.layers
+            ),
+        )
 
 
 def _check_context(w: Workload, bad) -> None:
@@ -220,17 +254,26 @@ def _check_context(w: Workload, bad) -> None:
         return
     if w.mode == "sample":
         if w.prompt_tokens > cap:
-            bad("prompt_tokens", f"{w.prompt_tokens} tokens exceed the model's {cap}-token input.")
+            bad(
+                "prompt_tokens",
+                _("{prompt_tokens} tokens exceed the model's {cap}-token input.").format(
+                    prompt_tokens=w.prompt_tokens, cap=cap
+                ),
+            )
     elif w.prompt_tokens >= cap:
         bad(
             "prompt_tokens",
-            f"{w.prompt_tokens} prompt tokens leave no room in the model's {cap}-token context.",
+            _("{prompt_tokens} prompt tokens leave no room in the model's {cap}-token context.").format(
+                prompt_tokens=w.prompt_tokens, cap=cap
+            ),
         )
     elif w.context_tokens > cap:
         bad(
             "output_tokens",
-            f"prompt_tokens + output_tokens = {w.context_tokens} exceeds the model's {cap}-token context; "
-            f"at most {cap - w.prompt_tokens} output tokens.",
+            _(
+                "prompt_tokens + output_tokens = {context_tokens} exceeds the model's {cap}-token context; "
+                "at most {value} output tokens."
+            ).format(context_tokens=w.context_tokens, cap=cap, value=cap - w.prompt_tokens),
         )
 
 
@@ -239,6 +282,6 @@ def _positive(request: Mapping[str, Any], key: str, default: int, bad) -> int:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        bad(key, "Must be a positive integer.")
+        bad(key, _("Must be a positive integer."))
         return default
     return value

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..hardware import Accelerator
+from ..i18n import _
 from ..units import SECONDS_PER_HOUR, human_bytes, human_duration
 from .efficiency import (
     MOE_EXPERT_EFFICIENCY,
@@ -116,24 +117,33 @@ def _notes(p: InferencePlan, count: int, to_meet: int | None) -> list[str]:
     w, notes = p.workload, []
     if p.usd_per_accelerator_hour is None:
         notes.append(
-            f"No price listed for {p.accelerator.id}: give cost.usd_per_accelerator_hour for cost figures."
+            _("No price listed for {id}: give cost.usd_per_accelerator_hour for cost figures.").format(
+                id=p.accelerator.id
+            )
         )
     if p.targets and to_meet is None:
-        notes.append("No device count meets every target with this model, format and engine.")
+        notes.append(_("No device count meets every target with this model, format and engine."))
     if w.mode == "sample":
         notes.append(
-            f"{w.model.architecture} models are served as replicas in samples/s; the engine only sets memory "
-            "reservations, and latency is per batch."
+            _(
+                "{architecture} models are served as replicas in samples/s; the engine only sets memory "
+                "reservations, and latency is per batch."
+            ).format(architecture=w.model.architecture)
         )
     s = w.model.shape
     if s is not None and s.is_moe and s.experts >= 64 and w.mode == "token":
         notes.append(
-            f"Fine-grained MoE ({s.experts} experts): routing and grouped-GEMM launches are not calibrated here "
-            "(our MoE fit is Mixtral's 8 experts); treat decode speed as an upper bound."
+            _(
+                "Fine-grained MoE ({experts} experts): routing and grouped-GEMM launches are not "
+                "calibrated here (our MoE fit is Mixtral's 8 experts); treat decode speed as an upper "
+                "bound."
+            ).format(experts=s.experts)
         )
     if w.layout == "layer" and count > 1:
         notes.append(
-            f"{w.engine} splits layers across the {count} devices: memory divides, devices run in turn."
+            _(
+                "{engine} splits layers across the {count} devices: memory divides, devices run in turn."
+            ).format(engine=w.engine, count=count)
         )
     return notes
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog, Price
+from ..i18n import _, num, pct
 from ..parallelism import builds_training_clusters, domain_size
 from ..patch import merge_patch
 from ..units import human_bytes, human_count, human_duration, human_usd
@@ -111,17 +112,23 @@ def _memory_levers(plan: TrainingPlan) -> list[FitCandidate]:
     full = {"training": {"activation_recomputation": "full"}}
     levers: list[FitCandidate] = []
     if plan.recompute != "full":
-        levers.append(("full activation recomputation", full, {"recompute": "full"}))
+        levers.append((_("full activation recomputation"), full, {"recompute": "full"}))
     if par.data > 1:
         for z in range(par.zero_stage + 1, 4):
-            levers.append((f"ZeRO stage {z}", _par_patch(zero_stage=z), {"par": replace(par, zero_stage=z)}))
+            levers.append(
+                (
+                    _("ZeRO stage {z}").format(z=z),
+                    _par_patch(zero_stage=z),
+                    {"par": replace(par, zero_stage=z)},
+                )
+            )
     if plan.micro_batch and plan.micro_batch > 1:
         levers.append(
-            ("automatic micro-batch size", {"training": {"micro_batch_size": None}}, {"micro_batch": None})
+            (_("automatic micro-batch size"), {"training": {"micro_batch_size": None}}, {"micro_batch": None})
         )
     if par.data > 1 and plan.recompute != "full":
         levers.append(
-            ("ZeRO-3 with full recomputation", merge_patch(_par_patch(zero_stage=3), full),
+            (_("ZeRO-3 with full recomputation"), merge_patch(_par_patch(zero_stage=3), full),
              {"par": replace(par, zero_stage=3), "recompute": "full"})
         )  # fmt: skip
     return levers
@@ -140,7 +147,7 @@ def _layouts(plan: TrainingPlan, recompute_full: dict) -> list[FitCandidate]:
             d = count // (t * par.pipeline)
             for z in sorted({par.zero_stage, 1}):
                 out.append(
-                    (f"tensor parallel {t} (sequence parallel), data {d}, ZeRO {z}",
+                    (_("tensor parallel {t} (sequence parallel), data {d}, ZeRO {z}").format(t=t, d=d, z=z),
                      _par_patch(tensor=t, data=d, sequence_parallel=True, zero_stage=z), None)
                 )  # fmt: skip
     t_fixed = max(par.tensor, min(8, count))
@@ -151,7 +158,7 @@ def _layouts(plan: TrainingPlan, recompute_full: dict) -> list[FitCandidate]:
         if count % (t_fixed * p) == 0:
             d = count // (t_fixed * p)
             out.append(
-                (f"tensor {t_fixed} × pipeline {p}, data {d}, ZeRO 1",
+                (_("tensor {t_fixed} × pipeline {p}, data {d}, ZeRO 1").format(t_fixed=t_fixed, p=p, d=d),
                  _par_patch(tensor=t_fixed, pipeline=p, data=d, sequence_parallel=t_fixed > 1, zero_stage=1), None)
             )  # fmt: skip
         p *= 2
@@ -170,7 +177,7 @@ def _widest_layout(count: int, t_max: int, layers: int, recompute_full: dict) ->
         p_max *= 2
     d = count // (t_max * p_max)
     return (
-        f"tensor {t_max} × pipeline {p_max}, ZeRO {3 if d > 1 else 1} and full recomputation",
+        _("tensor {t_max} × pipeline {p_max}, ZeRO {zero} and full recomputation").format(t_max=t_max, p_max=p_max, zero=3 if d > 1 else 1),
         merge_patch(_par_patch(tensor=t_max, pipeline=p_max, data=d, sequence_parallel=t_max > 1,
                                zero_stage=3 if d > 1 else 1), recompute_full),
         None,
@@ -194,9 +201,9 @@ def _fit_on_larger_part(
             change = merge_patch({"hardware": {"accelerator": acc.id}, "cost": {"provider": None}}, extra)
             found = _try(request, change, catalog)
             if found and found[1].fits:
-                label = f"{acc.name} ({human_bytes(acc.memory_bytes)})" + (
-                    " with ZeRO-3/full recompute" if extra else ""
-                )
+                label = (
+                    _("{name} ({memory}) with ZeRO-3/full recompute") if extra else "{name} ({memory})"
+                ).format(name=acc.name, memory=human_bytes(acc.memory_bytes))
                 return _fit_rec(label, change, plan, ev, found)
     return None
 
@@ -218,17 +225,27 @@ def _fit_on_more_devices(
         found = _try(request, change, catalog)
         if found and found[1].fits:
             return _fit_rec(
-                f"{new_count} devices with ZeRO-3 and full recomputation", change, plan, ev, found
+                _("{new_count} devices with ZeRO-3 and full recomputation").format(new_count=new_count),
+                change,
+                plan,
+                ev,
+                found,
             )
     return None
 
 
 def _fit_rec(label: str, change: dict, plan: TrainingPlan, ev: Evaluation, found: Candidate) -> dict:
-    _, new = found
-    message = (
-        f"Needs {human_bytes(ev.memory.total)} per device but {plan.accelerator.name} has "
-        f"{human_bytes(plan.accelerator.memory_bytes)}. Smallest change that fits: {label} "
-        f"({human_bytes(new.memory.total)} per device, {human_duration(new.seconds)})."
+    new = found[1]
+    message = _(
+        "Needs {total} per device but {name} has {memory_bytes}. Smallest change that fits: "
+        "{label} ({total2} per device, {seconds})."
+    ).format(
+        total=human_bytes(ev.memory.total),
+        name=plan.accelerator.name,
+        memory_bytes=human_bytes(plan.accelerator.memory_bytes),
+        label=label,
+        total2=human_bytes(new.memory.total),
+        seconds=human_duration(new.seconds),
     )
     return _rec("does_not_fit", "critical", message, change, "memory.fits", "==", True)
 
@@ -243,10 +260,14 @@ def _utilization(
     found = _try(request, change, catalog)
     if not found or found[1].seconds <= ev.seconds:
         return None
-    message = (
-        f"Utilization {plan.utilization:.0%} is well above what comparable public runs reach; "
-        f"the engine predicts {predicted:.0%} for this setup, i.e. {human_duration(found[1].seconds)} "
-        f"instead of {human_duration(ev.seconds)}."
+    message = _(
+        "Utilization {utilization} is well above what comparable public runs reach; the engine "
+        "predicts {predicted} for this setup, i.e. {seconds} instead of {seconds2}."
+    ).format(
+        utilization=pct(plan.utilization, 0),
+        predicted=pct(predicted, 0),
+        seconds=human_duration(found[1].seconds),
+        seconds2=human_duration(ev.seconds),
     )
     return _rec("utilization_above_typical", "warning", message, change, "time.seconds", ">", ev.seconds)
 
@@ -267,10 +288,14 @@ def _compute_optimal(
     if 1.0 <= ratio < UNDERTRAINED_TOKENS_PER_PARAMETER and not plan.pretraining_units:
         tokens = float(round(TOKENS_PER_PARAMETER * n))
         change = {"training": {"tokens": tokens, "epochs": None, "samples": None}}
-        message = (
-            f"{ratio:.1f} tokens per parameter is far below the compute-optimal ~20 (Hoffmann et al. 2022); "
-            f"training on {human_count(tokens)} tokens lowers the predicted loss "
-            f"from {loss:.3f} to {chinchilla_loss(n, tokens):.3f}."
+        message = _(
+            "{ratio} tokens per parameter is far below the compute-optimal ~20 (Hoffmann et al. 2022); "
+            "training on {tokens} tokens lowers the predicted loss from {loss} to {new_loss}."
+        ).format(
+            ratio=num(ratio, 1),
+            tokens=human_count(tokens),
+            loss=num(loss, 3),
+            new_loss=num(chinchilla_loss(n, tokens), 3),
         )
         code = "undertrained"
     elif ratio > OVERTRAINED_TOKENS_PER_PARAMETER and not plan.pretraining_units:
@@ -282,11 +307,16 @@ def _compute_optimal(
         model_patch: dict[str, Any] = {key: None for key in request.get("model", {}) if key != "architecture"}
         model_patch.update({"architecture": "transformer", "parameters": n_opt})
         change = {"model": model_patch, "training": {"tokens": tokens, "epochs": None, "samples": None}}
-        message = (
-            f"{ratio:.0f} tokens per parameter is far past compute-optimal (Hoffmann et al. 2022): a "
-            f"{human_count(n_opt)}-parameter model on {human_count(tokens)} tokens would reach lower loss for the "
-            f"same compute ({chinchilla_loss(n_opt, tokens):.3f} vs {loss:.3f}). Over-training is reasonable "
-            "when inference cost matters more."
+        message = _(
+            "{ratio} tokens per parameter is far past compute-optimal (Hoffmann et al. 2022): a "
+            "{n_opt}-parameter model on {tokens} tokens would reach lower loss for the same compute "
+            "({new_loss} vs {loss}). Over-training is reasonable when inference cost matters more."
+        ).format(
+            ratio=num(ratio, 0),
+            n_opt=human_count(n_opt),
+            tokens=human_count(tokens),
+            new_loss=num(chinchilla_loss(n_opt, tokens), 3),
+            loss=num(loss, 3),
         )
         code = "far_from_compute_optimal"
     else:
@@ -308,10 +338,17 @@ def _overhead(
     found = _try(request, change, catalog)
     if not found or found[1].seconds >= ev.seconds:
         return None
-    message = (
-        f"{what} takes {part / ev.seconds:.1%} of the run ({human_duration(part)}); every {new_interval} steps "
-        f"instead of {interval} brings it near {OVERHEAD_TARGET_SHARE:.0%} and the run to "
-        f"{human_duration(found[1].seconds)}."
+    message = _(
+        "{what} takes {value} of the run ({part}); every {new_interval} steps instead of "
+        "{interval} brings it near {target} and the run to {seconds}."
+    ).format(
+        what=what,
+        value=pct(part / ev.seconds, 1),
+        part=human_duration(part),
+        new_interval=new_interval,
+        interval=interval,
+        target=pct(OVERHEAD_TARGET_SHARE, 0),
+        seconds=human_duration(found[1].seconds),
     )
     return _rec(code, "warning", message, change, "time.seconds", "<", ev.seconds)
 
@@ -321,7 +358,7 @@ def _checkpointing(
 ) -> dict | None:
     return _checkpoint_interval(request, catalog, plan, ev) or _overhead(
         request, catalog, ev, ev.checkpoint_s, plan.checkpoint_interval, "checkpointing_overhead",
-        "Checkpointing", lambda k: {"training": {"checkpoint_interval_steps": k}},
+        _("Checkpointing"), lambda k: {"training": {"checkpoint_interval_steps": k}},
     )  # fmt: skip
 
 
@@ -354,7 +391,7 @@ def _validation(
 ) -> dict | None:
     return _overhead(
         request, catalog, ev, ev.validation_s, plan.validation_interval, "validation_overhead",
-        "Validation", lambda k: {"training": {"validation": {"interval_steps": k}}},
+        _("Validation"), lambda k: {"training": {"validation": {"interval_steps": k}}},
     )  # fmt: skip
 
 
@@ -393,10 +430,24 @@ def _cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, e
     if confirmed >= current:
         return None
     saving = 1.0 - confirmed / current
-    message = (
-        f"{acc.name} runs the same job ({devices} devices, same layout) for {human_usd(confirmed)} instead of "
-        f"{human_usd(current)} ({saving:.0%} less) in {human_duration(found[1].seconds)}"
-        + (" at the same given utilization." if plan.utilization is not None else ".")
+    template = (
+        _(
+            "{name} runs the same job ({devices} devices, same layout) for {confirmed} instead of "
+            "{current} ({saving} less) in {seconds} at the same given utilization."
+        )
+        if plan.utilization is not None
+        else _(
+            "{name} runs the same job ({devices} devices, same layout) for {confirmed} instead of "
+            "{current} ({saving} less) in {seconds}."
+        )
+    )
+    message = template.format(
+        name=acc.name,
+        devices=devices,
+        confirmed=human_usd(confirmed),
+        current=human_usd(current),
+        saving=pct(saving, 0),
+        seconds=human_duration(found[1].seconds),
     )
     total_now = current * (1.0 + plan.infrastructure_overhead)
     return _rec("cheaper_accelerator", "info", message, change, "cost.total_usd", "<", total_now)
@@ -458,7 +509,7 @@ def _cost_bounds(
     devices, work, precision = plan.par.devices, ev.basis.work, plan.precision
     largest_micro, memory = ev.basis.candidates[0]
     bounds: list[tuple[float, int, Accelerator, Price]] = []
-    for order, (_, acc, price) in enumerate(floors):
+    for order, (_floor, acc, price) in enumerate(floors):
         seconds = ev.step_equivalents * compute_floor_s(work, acc, precision, largest_micro, memory)
         bound = ev.accelerator_hours(devices, seconds) * price.usd_per_hour
         if bound < threshold and seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import InvalidRequest
 from ..hardware import Catalog
+from ..i18n import _
 from ..units import human_duration
 from .plan_request import duration_seconds
 from .planner import Candidate, Constraints, Offer, search
@@ -41,7 +42,7 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
         deadline = duration_seconds(constraints["deadline"], "constraints.deadline")
     if count_auto and deadline is None:
         raise InvalidRequest.single(
-            "constraints.deadline", 'Required with hardware.count "auto": finish within.'
+            "constraints.deadline", _('Required with hardware.count "auto": finish within.')
         )
     base_body = {
         **request,
@@ -125,17 +126,26 @@ def _nothing_qualifies(
     if count_auto and fits and deadline is not None:
         fastest = next((m["plan"] for m in found.nearest_misses if m.get("plan") is not None), None)
         detail = (
-            f"; the fastest takes {human_duration(fastest.seconds)} on {fastest.devices}" if fastest else ""
+            _("; the fastest takes {seconds} on {devices}").format(
+                seconds=human_duration(fastest.seconds), devices=fastest.devices
+            )
+            if fastest
+            else ""
         )
         return InvalidRequest.single(
             "hardware.count",
-            f"No device count up to {max(space.device_counts)} meets the deadline of "
-            f"{human_duration(deadline)}{detail}. Allow more devices (constraints.max_devices) or more time.",
+            _(
+                "No device count up to {device_counts} meets the deadline of {deadline}{detail}. Allow "
+                "more devices (constraints.max_devices) or more time."
+            ).format(
+                device_counts=max(space.device_counts), deadline=human_duration(deadline), detail=detail
+            ),
         )
     where = "hardware.count" if count_auto else "hardware.parallelism"
     return InvalidRequest.single(
         where,
-        f"No layout of the search fits in memory on {accelerator} "
-        f"({found.stats['configurations_evaluated']} configurations tried): use more devices, full "
-        "recomputation or a larger accelerator.",
+        _(
+            "No layout of the search fits in memory on {accelerator} ({value} configurations tried): "
+            "use more devices, full recomputation or a larger accelerator."
+        ).format(accelerator=accelerator, value=found.stats["configurations_evaluated"]),
     )

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog, Price
+from ..i18n import _
 from ..parallelism import DEVICES_PER_NODE, builds_training_clusters
 from ..pricing import PRICING_MODELS
 from .plan import RECOMPUTATION, TrainingPlan
@@ -86,12 +87,18 @@ def duration_seconds(value: Any, path: str) -> float:
         match = _DURATION.match(text) if re.match(DURATION_PATTERN, text) else None
         if match is None:
             raise InvalidRequest.single(
-                path, f"{value!r} is neither seconds nor an ISO 8601 duration such as P45D, PT36H or P1W2D."
+                path,
+                _("{value} is neither seconds nor an ISO 8601 duration such as P45D, PT36H or P1W2D.").format(
+                    value=repr(value)
+                ),
             )
         seconds = sum(float(v) * _UNIT_SECONDS[k] for k, v in match.groupdict().items() if v)
     if not 0 < seconds <= MAX_DURATION_S:
         raise InvalidRequest.single(
-            path, f"Must be more than 0 and at most 100 years ({MAX_DURATION_S:g} s)."
+            path,
+            _("Must be more than 0 and at most 100 years ({MAX_DURATION_S:g} s).").format(
+                MAX_DURATION_S=MAX_DURATION_S
+            ),
         )
     return seconds
 
@@ -109,17 +116,23 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> PlanRequ
     max_devices = int(given.get("max_devices") or search.get("max_devices") or DEFAULT_MAX_DEVICES)
     min_devices = int(search.get("min_devices") or 1)
     if min_devices > max_devices:
-        errors["search.min_devices"] = [f"Must not exceed the maximum device count ({max_devices})."]
+        errors["search.min_devices"] = [
+            _("Must not exceed the maximum device count ({max_devices}).").format(max_devices=max_devices)
+        ]
     objective = str(request.get("objective") or "pareto")
     if objective not in OBJECTIVES:
-        errors["objective"] = [f"Must be one of {', '.join(OBJECTIVES)}."]
+        errors["objective"] = [_("Must be one of {OBJECTIVES}.").format(OBJECTIVES=", ".join(OBJECTIVES))]
     ids = _accelerator_ids(search, catalog, errors)
     offers = _offers(search, catalog, ids, errors)
     if search.get("accelerators") and not errors:
         _unpriced(ids, offers, objective, constraints, errors)
     counts = [int(c) for c in search.get("device_counts") or ()]
     if counts and not any(min_devices <= c <= max_devices for c in counts):
-        errors["search.device_counts"] = [f"None is between {min_devices} and {max_devices} devices."]
+        errors["search.device_counts"] = [
+            _("None is between {min_devices} and {max_devices} devices.").format(
+                min_devices=min_devices, max_devices=max_devices
+            )
+        ]
     recomputes = _recomputations(request, search)
     if errors:
         raise InvalidRequest(errors)
@@ -127,7 +140,9 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> PlanRequ
     candidates, excluded = _candidates(request, catalog, ids, offers, recomputes, notes)
     if not candidates:
         reasons = "; ".join(f"{e['accelerator']}: {e['reason']}" for e in excluded[:8])
-        raise InvalidRequest.single("search", f"No accelerator can take part in this search ({reasons}).")
+        raise InvalidRequest.single(
+            "search", _("No accelerator can take part in this search ({reasons}).").format(reasons=reasons)
+        )
     space_for = _space_builder(request, search, max_devices, min_devices)
     _refuse_oversized(candidates, space_for)
     return PlanRequest(
@@ -151,22 +166,35 @@ def _refuse_oversized(candidates: list[Candidate], space_for: Callable[[Training
     if largest > MAX_GRID_PER_CANDIDATE or total > MAX_GRID_TOTAL:
         raise InvalidRequest.single(
             "search",
-            f"The search spans {total:,} layouts ({largest:,} for one accelerator and recomputation mode); at most "
-            f"{MAX_GRID_TOTAL:,} ({MAX_GRID_PER_CANDIDATE:,} each): name fewer accelerators, device counts or degrees.",
+            _(
+                "The search spans {total:,} layouts ({largest:,} for one accelerator and recomputation "
+                "mode); at most {MAX_GRID_TOTAL:,} ({MAX_GRID_PER_CANDIDATE:,} each): name fewer "
+                "accelerators, device counts or degrees."
+            ).format(
+                total=total,
+                largest=largest,
+                MAX_GRID_TOTAL=MAX_GRID_TOTAL,
+                MAX_GRID_PER_CANDIDATE=MAX_GRID_PER_CANDIDATE,
+            ),
         )
     valid = sum(len(enumerate_layouts(c.plan, space).data) * len(c.offers) for c, space in spaces)
     if valid == 0:
         batch = candidates[0].plan.global_batch
         raise InvalidRequest.single(
             "search",
-            "No layout in the search space is one the estimate accepts: data × tensor × pipeline × context must "
-            f"equal a device count, and micro-batch × data must divide training.global_batch_size ({batch}).",
+            _(
+                "No layout in the search space is one the estimate accepts: data × tensor × pipeline × "
+                "context must equal a device count, and micro-batch × data must divide "
+                "training.global_batch_size ({batch})."
+            ).format(batch=batch),
         )
     if valid > MAX_SEARCH_CONFIGURATIONS:
         raise InvalidRequest.single(
             "search",
-            f"The search has {valid:,} valid configurations; at most {MAX_SEARCH_CONFIGURATIONS:,}: name fewer "
-            "accelerators, device counts or degrees.",
+            _(
+                "The search has {valid:,} valid configurations; at most {MAX_SEARCH_CONFIGURATIONS:,}: "
+                "name fewer accelerators, device counts or degrees."
+            ).format(valid=valid, MAX_SEARCH_CONFIGURATIONS=MAX_SEARCH_CONFIGURATIONS),
         )
 
 
@@ -187,9 +215,11 @@ def _unpriced(
         return
     if objective != "fastest" or constraints.budget_usd is not None:
         errors["search.accelerators"] = [
-            f"{', '.join(missing)}: no catalog price among the providers and pricing models searched, which a "
-            "cost objective or a budget needs; remove them, widen search.providers/pricing_models, or use "
-            "objective fastest without a budget."
+            _(
+                "{missing}: no catalog price among the providers and pricing models searched, which a cost "
+                "objective or a budget needs; remove them, widen search.providers/pricing_models, or use "
+                "objective fastest without a budget."
+            ).format(missing=", ".join(missing))
         ]
         return
     for acc_id in missing:
@@ -214,13 +244,19 @@ def _offers(
     models = tuple(search.get("pricing_models") or DEFAULT_PRICING_MODELS)
     bad_models = [m for m in models if m not in PRICING_MODELS]
     if bad_models:
-        errors["search.pricing_models"] = [f"Unknown {bad_models}; allowed: {', '.join(PRICING_MODELS)}."]
+        errors["search.pricing_models"] = [
+            _("Unknown {bad_models}; allowed: {PRICING_MODELS}.").format(
+                bad_models=bad_models, PRICING_MODELS=", ".join(PRICING_MODELS)
+            )
+        ]
     if providers:
         known = {r.provider.lower() for rows in catalog.prices.values() for r in rows}
         unknown = sorted(providers - known)
         if unknown:
             errors["search.providers"] = [
-                f"No prices from {unknown}; providers listed: {', '.join(sorted(known))}."
+                _("No prices from {unknown}; providers listed: {known}.").format(
+                    unknown=unknown, known=", ".join(sorted(known))
+                )
             ]
     out: dict[str, tuple[Offer, ...]] = {}
     for acc_id in ids:
@@ -260,7 +296,7 @@ def _candidates(
     for acc_id in ids:
         if not offers[acc_id]:
             excluded.append(
-                {"accelerator": acc_id, "reason": "no_price", "detail": "No catalog price in the search."}
+                {"accelerator": acc_id, "reason": "no_price", "detail": _("No catalog price in the search.")}
             )
             continue
         for recompute in recomputes:
@@ -312,4 +348,6 @@ def _space_builder(
 def interconnect_note(acc: Accelerator) -> str | None:
     if builds_training_clusters(acc):
         return None
-    return f"{acc.id} has no scale-up fabric or cluster network in the catalog: searched up to {DEVICES_PER_NODE}."
+    return _(
+        "{id} has no scale-up fabric or cluster network in the catalog: searched up to {DEVICES_PER_NODE}."
+    ).format(id=acc.id, DEVICES_PER_NODE=DEVICES_PER_NODE)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..i18n import _, num
 from ..units import human_duration, human_usd
 from .plan import TrainingPlan
 from .search_space import SearchSpace, enumerate_layouts
@@ -76,7 +77,9 @@ class Point:
 
     def describe(self) -> str:
         if self.total_usd != self.total_usd:  # NaN: searched without a price
-            return f"{self.devices} × {self.plan.accelerator.id} (no price): {human_duration(self.seconds)}"
+            return _("{devices} × {id} (no price): {seconds}").format(
+                devices=self.devices, id=self.plan.accelerator.id, seconds=human_duration(self.seconds)
+            )
         return (
             f"{self.devices} × {self.plan.accelerator.id} ({self.offer.provider}, {self.offer.pricing_model}): "
             f"{human_duration(self.seconds)}, {human_usd(self.total_usd)}"
@@ -113,7 +116,7 @@ class _Pool:
             }
         cols: dict[str, list[np.ndarray]] = {k: [] for k in ("candidate", "offer", "row", "part")}
         cols |= {"seconds": [], "usd": [], "memory": [], "fits": [], "devices": []}
-        for index, (candidate, offer, _, numbers, usd) in enumerate(self.parts):
+        for index, (candidate, offer, _layout, numbers, usd) in enumerate(self.parts):
             n = len(usd)
             cols["candidate"].append(np.full(n, candidate))
             cols["offer"].append(np.full(n, offer))
@@ -217,7 +220,7 @@ def _thin(rows: np.ndarray, most: int) -> np.ndarray:
 def _pointer(candidates: list[Candidate], pool: _Pool, a: dict[str, np.ndarray]) -> Any:
     def point(i: int) -> Point:
         ci, oi, part, row = int(a["candidate"][i]), int(a["offer"][i]), int(a["part"][i]), int(a["row"][i])
-        _, _, lay, numbers, usd = pool.parts[part]
+        _candidate, _offer, lay, numbers, usd = pool.parts[part]
         return Point(
             candidate=candidates[ci],
             offer=candidates[ci].offers[oi],
@@ -256,7 +259,7 @@ def _nearest_misses(
         return [
             {
                 "reason": "no_candidates",
-                "message": "No accelerator in the search has a price and a valid layout.",
+                "message": _("No accelerator in the search has a price and a valid layout."),
             }
         ]
     if not len(fitting):
@@ -265,9 +268,14 @@ def _nearest_misses(
         misses.append(
             {
                 "reason": "does_not_fit",
-                "message": f"No layout fits in memory; the least memory per device is {p.memory_bytes / 2**30:.1f} "
-                f"GiB on {p.plan.accelerator.id} ({p.plan.accelerator.memory_bytes / 2**30:.1f} GiB): allow more "
-                "devices, pipeline stages, ZeRO-3 or full recomputation.",
+                "message": _(
+                    "No layout fits in memory; the least memory per device is {value} GiB on {id} ({value2} "
+                    "GiB): allow more devices, pipeline stages, ZeRO-3 or full recomputation."
+                ).format(
+                    value=num(p.memory_bytes / 2**30, 1),
+                    id=p.plan.accelerator.id,
+                    value2=num(p.plan.accelerator.memory_bytes / 2**30, 1),
+                ),
                 "plan": p,
             }
         )
@@ -278,8 +286,13 @@ def _nearest_misses(
         misses.append(
             {
                 "reason": "misses_deadline",
-                "message": f"The fastest plan takes {human_duration(fastest.seconds)} "
-                f"({fastest.describe()}); the deadline is {human_duration(constraints.deadline_s)}.",
+                "message": _(
+                    "The fastest plan takes {seconds} ({value}); the deadline is {deadline_s}."
+                ).format(
+                    seconds=human_duration(fastest.seconds),
+                    value=fastest.describe(),
+                    deadline_s=human_duration(constraints.deadline_s),
+                ),
                 "plan": fastest,
             }
         )
@@ -287,13 +300,22 @@ def _nearest_misses(
     if constraints.budget_usd is not None and len(timely):
         best = point(int(timely[np.lexsort((a["seconds"][timely], a["usd"][timely]))[0]]))
         within = (
-            f" within {human_duration(constraints.deadline_s)}" if constraints.deadline_s is not None else ""
+            _(" within {deadline_s}").format(deadline_s=human_duration(constraints.deadline_s))
+            if constraints.deadline_s is not None
+            else ""
         )
         misses.append(
             {
                 "reason": "over_budget",
-                "message": f"The cheapest plan{within} needs a budget of {human_usd(best.total_usd)} "
-                f"({best.describe()}); the budget is {human_usd(constraints.budget_usd)}.",
+                "message": _(
+                    "The cheapest plan{within} needs a budget of {total_usd} ({value}); the budget is "
+                    "{budget_usd}."
+                ).format(
+                    within=within,
+                    total_usd=human_usd(best.total_usd),
+                    value=best.describe(),
+                    budget_usd=human_usd(constraints.budget_usd),
+                ),
                 "plan": best,
             }
         )
@@ -303,13 +325,18 @@ def _nearest_misses(
         misses.append(
             {
                 "reason": "misses_deadline_within_budget",
-                "message": f"Within the budget the fastest plan takes {human_duration(quick.seconds)} "
-                f"({quick.describe()}).",
+                "message": _("Within the budget the fastest plan takes {seconds} ({value}).").format(
+                    seconds=human_duration(quick.seconds), value=quick.describe()
+                ),
                 "plan": quick,
             }
         )
     if not misses:
         misses.append(
-            {"reason": "cheapest", "message": f"The cheapest plan: {cheapest.describe()}.", "plan": cheapest}
+            {
+                "reason": "cheapest",
+                "message": _("The cheapest plan: {value}.").format(value=cheapest.describe()),
+                "plan": cheapest,
+            }
         )
     return misses

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..hardware import Catalog
+from ..i18n import _
 from ..parallelism import builds_training_clusters
 from ..units import human_bytes, human_duration, human_usd
 from .estimate import estimate_training
@@ -32,8 +33,10 @@ def plan_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any
     for acc in {c.plan.accelerator.id: c.plan.accelerator for c in parsed.candidates}.values():
         if not builds_training_clusters(acc):
             notes.append(
-                f"{acc.id} has no scale-up fabric or cluster network in the catalog (nobody builds training "
-                "clusters of it): searched within one 8-device server only."
+                _(
+                    "{id} has no scale-up fabric or cluster network in the catalog (nobody builds training "
+                    "clusters of it): searched within one 8-device server only."
+                ).format(id=acc.id)
             )
     results = [_point(p, request) for p in found.results]
     best = results[0] if results else None
@@ -90,7 +93,7 @@ def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
         "seconds": p.seconds,
         "time": human_duration(p.seconds),
         "total_usd": p.total_usd if priced else None,
-        "cost": human_usd(p.total_usd) if priced else "n/a (no price)",
+        "cost": human_usd(p.total_usd) if priced else _("n/a (no price)"),
         "accelerator_hours": p.accelerator_hours,
         "memory_per_device_bytes": p.memory_bytes,
         "memory_per_device": human_bytes(p.memory_bytes),

@@ -13,6 +13,7 @@ from typing import Any
 from ..architecture import ModelSpec
 from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog
+from ..i18n import _
 from ..models import resolve_model
 from ..parallelism import DEVICES_PER_NODE, Parallelism
 from ..pricing import resolve_price
@@ -60,20 +61,26 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         # a causal sequence is cut into 2·cp chunks so each rank gets equal attention work (Megatron-Core CP)
         bad(
             "hardware.parallelism.context",
-            f"training.sequence_length must be a multiple of 2 × context ({2 * par.context}).",
+            _("training.sequence_length must be a multiple of 2 × context ({value}).").format(
+                value=2 * par.context
+            ),
         )
     gbs, micro = _batch(training, par, seq, unit, bad)
     schedule = _schedule(training, hardware, model, unit, count, bad)
     usd, source = resolve_price(cost, acc, catalog, bad)
     overhead = float(cost.get("infrastructure_overhead", 0.0) or 0.0)
     if overhead < 0:
-        bad("cost.infrastructure_overhead", "Must be ≥ 0.")
+        bad("cost.infrastructure_overhead", _("Must be ≥ 0."))
 
     if errors:
         raise InvalidRequest(errors)
     assert model is not None and acc is not None
     if usd is None:
-        notes.append(f"No catalog price for {acc.id}; give cost.usd_per_accelerator_hour for USD figures.")
+        notes.append(
+            _("No catalog price for {id}; give cost.usd_per_accelerator_hour for USD figures.").format(
+                id=acc.id
+            )
+        )
     return TrainingPlan(
         model=model,
         accelerator=acc,
@@ -109,7 +116,7 @@ def _hardware(
         acc = _with_interconnect(acc, hardware["interconnect"], notes)
     count = int(hardware.get("count", 1) or 0)
     if count < 1:
-        bad("hardware.count", "Must be at least 1.")
+        bad("hardware.count", _("Must be at least 1."))
         count = 1
     return acc, count
 
@@ -123,25 +130,37 @@ def _numerics(
         if not precision:
             bad(
                 "training.precision",
-                f"{acc.name if acc else 'The device'} supports none of {', '.join(DEFAULT_PRECISIONS)}.",
+                _("{name} supports none of {precisions}.").format(
+                    name=acc.name if acc else _("The device"), precisions=", ".join(DEFAULT_PRECISIONS)
+                ),
             )
     elif (precision := str(training["precision"])) not in TRAINING_PRECISIONS:
-        bad("training.precision", f"Must be one of {', '.join(TRAINING_PRECISIONS)}.")
+        bad(
+            "training.precision",
+            _("Must be one of {TRAINING_PRECISIONS}.").format(
+                TRAINING_PRECISIONS=", ".join(TRAINING_PRECISIONS)
+            ),
+        )
     elif acc is not None and not acc.supports(precision):
         supported = [p for p in TRAINING_PRECISIONS if acc.supports(p)]
         bad(
             "training.precision",
-            f"{acc.name} has no {precision} support; supported: {', '.join(supported) or 'none'}.",
+            _("{name} has no {precision} support; supported: {value}.").format(
+                name=acc.name, precision=precision, value=", ".join(supported) or _("none")
+            ),
         )
     optimizer = str(training.get("optimizer", "adamw"))
     if optimizer not in OPTIMIZERS:
-        bad("training.optimizer", f"Must be one of {', '.join(OPTIMIZERS)}.")
+        bad("training.optimizer", _("Must be one of {OPTIMIZERS}.").format(OPTIMIZERS=", ".join(OPTIMIZERS)))
     multiplier = training.get("optimizer_memory_multiplier")
     if multiplier is not None and float(multiplier) < 0:
-        bad("training.optimizer_memory_multiplier", "Must be ≥ 0.")
+        bad("training.optimizer_memory_multiplier", _("Must be ≥ 0."))
     recompute = str(training.get("activation_recomputation", "selective"))
     if recompute not in RECOMPUTATION:
-        bad("training.activation_recomputation", f"Must be one of {', '.join(RECOMPUTATION)}.")
+        bad(
+            "training.activation_recomputation",
+            _("Must be one of {RECOMPUTATION}.").format(RECOMPUTATION=", ".join(RECOMPUTATION)),
+        )
     return precision, optimizer, multiplier, recompute
 
 
@@ -156,28 +175,28 @@ def _schedule(
     """The plan's utilization, pre-training, checkpoint and validation fields."""
     utilization = hardware.get("utilization")
     if utilization is not None and not 0.0 < float(utilization) <= 1.0:
-        bad("hardware.utilization", "Must be in (0, 1].")
+        bad("hardware.utilization", _("Must be in (0, 1]."))
     pretraining_units = 0.0
     if training.get("include_pretraining"):
         if unit == "sample":
-            bad("training.include_pretraining", "Pre-training phase is defined for token models only.")
+            bad("training.include_pretraining", _("Pre-training phase is defined for token models only."))
         elif model is not None:
             # compute-optimal default D = 20·N (Hoffmann et al. 2022)
             pretraining_units = float(training.get("pretraining_tokens") or 20.0 * model.total_parameters)
     ckpt_interval = training.get("checkpoint_interval_steps")
     if ckpt_interval is not None and int(ckpt_interval) < 1:
-        bad("training.checkpoint_interval_steps", "Must be at least 1.")
+        bad("training.checkpoint_interval_steps", _("Must be at least 1."))
     nodes = math.ceil(count / DEVICES_PER_NODE)
     ckpt_bw = float(
         training.get("checkpoint_write_bandwidth_bytes_per_s") or CHECKPOINT_BYTES_PER_S_PER_NODE * nodes
     )
     if ckpt_bw <= 0:
-        bad("training.checkpoint_write_bandwidth_bytes_per_s", "Must be positive.")
+        bad("training.checkpoint_write_bandwidth_bytes_per_s", _("Must be positive."))
     validation: Mapping[str, Any] = training.get("validation") or {}
     val_interval = validation.get("interval_steps")
     val_units = float(validation.get("tokens") or validation.get("samples") or 0.0)
     if val_interval is not None and int(val_interval) < 1:
-        bad("training.validation.interval_steps", "Must be at least 1.")
+        bad("training.validation.interval_steps", _("Must be at least 1."))
     return {
         **_goodput_fields(training, bad),
         "pretraining_units": pretraining_units,
@@ -215,8 +234,9 @@ def _with_interconnect(acc: Accelerator, given: Mapping[str, Any], notes: list[s
     domain = given.get("scale_up_domain_devices") or acc.scale_up_domain
     network = given.get("scale_out_bytes_per_s") or acc.scale_out_bandwidth_bytes_per_s
     notes.append(
-        f"Cluster as given: {domain or 'default'} devices per scale-up domain, "
-        f"{network / 1e9 * 8 if network else 'default'} Gb/s per device between domains."
+        _(
+            "Cluster as given: {value} devices per scale-up domain, {value2} Gb/s per device between domains."
+        ).format(value=domain or _("default"), value2=network / 1e9 * 8 if network else _("default"))
     )
     return replace(acc, scale_up_domain=domain, scale_out_bandwidth_bytes_per_s=network)
 
@@ -225,12 +245,23 @@ def default_precision(acc: Accelerator, notes: list[str]) -> str:
     """The precision used when the request gives none (DEFAULT_PRECISIONS), said in the notes; "" if none."""
     chosen = next((p for p in DEFAULT_PRECISIONS if acc.supports(p)), "")
     if chosen == "bf16":
-        notes.append(f"training.precision not given: bf16 mixed precision, the best {acc.name} supports.")
+        notes.append(
+            _("training.precision not given: bf16 mixed precision, the best {name} supports.").format(
+                name=acc.name
+            )
+        )
     elif chosen:
         lacking = ", ".join(p for p in DEFAULT_PRECISIONS[: DEFAULT_PRECISIONS.index(chosen)])
         notes.append(
-            f"training.precision not given: {chosen}{' mixed precision' if chosen == 'fp16' else ''}, the best "
-            f"{acc.name} supports (it has no {lacking})."
+            (
+                _(
+                    "training.precision not given: {chosen} mixed precision, the best {name} supports (it has no {lacking})."
+                )
+                if chosen == "fp16"
+                else _(
+                    "training.precision not given: {chosen}, the best {name} supports (it has no {lacking})."
+                )
+            ).format(chosen=chosen, name=acc.name, lacking=lacking)
         )
     return chosen
 
@@ -250,34 +281,47 @@ def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | Non
         max(d, 1), t, p, e, z, bool(spec.get("sequence_parallel", False)), max(v, 1), context=max(c, 1)
     )
     if v < 1 or (v > 1 and p == 1):
-        bad(f"{path}.virtual_pipeline", "Must be 1 without pipeline parallelism (and at least 1).")
+        bad(f"{path}.virtual_pipeline", _("Must be 1 without pipeline parallelism (and at least 1)."))
     if min(d, t, p, e, c) < 1 or d * t * p * c != count:
         bad(
             path,
-            f"data × tensor × pipeline × context ({d} × {t} × {p} × {c}) must equal hardware.count ({count}).",
+            _(
+                "data × tensor × pipeline × context ({d} × {t} × {p} × {c}) must equal hardware.count "
+                "({count})."
+            ).format(d=d, t=t, p=p, c=c, count=count),
         )
     if not 0 <= z <= 3:
-        bad(f"{path}.zero_stage", "Must be 0, 1, 2 or 3.")
+        bad(f"{path}.zero_stage", _("Must be 0, 1, 2 or 3."))
     shape = model.shape if model is not None else None
     if shape is not None:
         heads = shape.attention_heads
         if t > 1 and heads % t:
             allowed = [k for k in range(1, min(heads, count) + 1) if heads % k == 0]
-            bad(f"{path}.tensor", f"Must divide attention_heads ({heads}); allowed: {allowed}.")
+            bad(
+                f"{path}.tensor",
+                _("Must divide attention_heads ({heads}); allowed: {allowed}.").format(
+                    heads=heads, allowed=allowed
+                ),
+            )
         if p > shape.layers:
-            bad(f"{path}.pipeline", f"Must not exceed the model's {shape.layers} layers.")
+            bad(
+                f"{path}.pipeline",
+                _("Must not exceed the model's {layers} layers.").format(layers=shape.layers),
+            )
         elif p * v > shape.layers:
             bad(
                 f"{path}.virtual_pipeline",
-                f"pipeline × virtual_pipeline must not exceed {shape.layers} layers.",
+                _("pipeline × virtual_pipeline must not exceed {layers} layers.").format(layers=shape.layers),
             )
     if e > 1:
         if shape is None or not shape.is_moe:
-            bad(f"{path}.expert", "Expert parallelism needs a mixture-of-experts model; use 1.")
+            bad(f"{path}.expert", _("Expert parallelism needs a mixture-of-experts model; use 1."))
         elif shape.experts % e or d % e:
             bad(
                 f"{path}.expert",
-                f"Must divide both experts ({shape.experts}) and data ({d}) (split of data ranks).",
+                _("Must divide both experts ({experts}) and data ({d}) (split of data ranks).").format(
+                    experts=shape.experts, d=d
+                ),
             )
     return par
 
@@ -289,7 +333,10 @@ def _data(training: Mapping[str, Any], model: ModelSpec | None, bad: Any) -> tup
         samples = training.get("samples")
         if not samples or float(samples) <= 0:
             bad(
-                "training.samples", f"Required (> 0) for {model.architecture} models, which train on samples."
+                "training.samples",
+                _("Required (> 0) for {architecture} models, which train on samples.").format(
+                    architecture=model.architecture
+                ),
             )
             samples = 0
         seq = int(model.default_sequence_length or 1)
@@ -301,15 +348,18 @@ def _data(training: Mapping[str, Any], model: ModelSpec | None, bad: Any) -> tup
         given = min(given, max_ctx) if max_ctx else given
     seq = int(given)
     if seq < 1:
-        bad("training.sequence_length", "Must be at least 1.")
+        bad("training.sequence_length", _("Must be at least 1."))
         seq = 1
     elif max_ctx and seq > max_ctx:
-        bad("training.sequence_length", f"Exceeds the model's maximum context of {max_ctx} tokens.")
+        bad(
+            "training.sequence_length",
+            _("Exceeds the model's maximum context of {max_ctx} tokens.").format(max_ctx=max_ctx),
+        )
     tokens = training.get("tokens")
     if tokens is None and training.get("samples"):
         tokens = float(training["samples"]) * seq
     if not tokens or float(tokens) <= 0:
-        bad("training.tokens", "Required (> 0): training tokens (or samples × sequence_length).")
+        bad("training.tokens", _("Required (> 0): training tokens (or samples × sequence_length)."))
         tokens = 0
     return seq, "token", float(tokens) * epochs
 
@@ -326,12 +376,14 @@ def _batch(
     micro = training.get("micro_batch_size")
     micro = int(micro) if micro is not None else None
     if gbs < 1:
-        bad("training.global_batch_size", "Must be at least 1.")
+        bad("training.global_batch_size", _("Must be at least 1."))
     elif micro is not None and micro < 1:
-        bad("training.micro_batch_size", "Must be at least 1.")
+        bad("training.micro_batch_size", _("Must be at least 1."))
     elif gbs % (dp * (micro or 1)):
         bad(
             "training.global_batch_size",
-            f"Must be divisible by micro_batch_size × data ({micro or 1} × {dp} = {dp * (micro or 1)}).",
+            _("Must be divisible by micro_batch_size × data ({value} × {dp} = {value2}).").format(
+                value=micro or 1, dp=dp, value2=dp * (micro or 1)
+            ),
         )
     return max(gbs, 1), micro

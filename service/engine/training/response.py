@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..i18n import _, num, pct
 from ..parallelism import pipeline_bubble_fraction
 from ..pricing import describe
 from ..units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_usd
@@ -71,8 +72,12 @@ def _compute(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         },
         "human": {
             "total_flops": human_flops(ev.total_flops, dec),
-            "petaflop_days": f"{ev.total_flops / PFLOP_DAY:,.{dec}f} PF-days",
-            "flops_per_unit": human_flops(ev.flops_per_unit, dec) + f" per {plan.unit}",
+            "petaflop_days": _("{value} PF-days").format(
+                value=num(ev.total_flops / PFLOP_DAY, dec, grouping=True)
+            ),
+            "flops_per_unit": (
+                _("{flops} per token") if plan.unit == "token" else _("{flops} per sample")
+            ).format(flops=human_flops(ev.flops_per_unit, dec)),
         },
     }
 
@@ -153,8 +158,10 @@ def _cost(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "usd_per_million_tokens": per_m if plan.unit == "token" else None,
         "usd_per_million_samples": per_m if plan.unit == "sample" else None,
         "human": {
-            "accelerator_hours": f"{hours:,.{plan.decimals}f} {plan.accelerator.name}-hours",
-            "total": human_usd(total_usd) if total_usd is not None else "n/a (no price)",
+            "accelerator_hours": _("{hours} {name}-hours").format(
+                hours=num(hours, plan.decimals, grouping=True), name=plan.accelerator.name
+            ),
+            "total": human_usd(total_usd) if total_usd is not None else _("n/a (no price)"),
         },
     }
 
@@ -233,17 +240,17 @@ def _micro_batch_source(plan: TrainingPlan, ev: Evaluation) -> str:
     if not ev.micro_batch_chosen:
         return "given"
     if plan.par.pipeline > 1:
-        return "chosen: the power of two that fits with the fastest step (pipeline bubble vs. GEMM size)"
-    return "chosen: largest power of two that fits"
+        return _("chosen: the power of two that fits with the fastest step (pipeline bubble vs. GEMM size)")
+    return _("chosen: largest power of two that fits")
 
 
 def _utilization_sentence(plan: TrainingPlan, ev: Evaluation) -> str:
     acc = plan.accelerator
-    return (
-        f"predicted: {acc.name} best-GEMM efficiency {best_gemm_efficiency(acc, plan.precision):.2f} scaled for GEMM "
-        f"shape, attention kernels, memory-bound element-wise work, optimizer step and exposed "
-        f"tensor/pipeline/data/expert communication (calibrated on Megatron-LM 2021 Table 1 and NeMo 24.09)"
-    )
+    return _(
+        "predicted: {name} best-GEMM efficiency {efficiency} scaled for GEMM shape, attention kernels, "
+        "memory-bound element-wise work, optimizer step and exposed tensor/pipeline/data/expert "
+        "communication (calibrated on Megatron-LM 2021 Table 1 and NeMo 24.09)"
+    ).format(name=acc.name, efficiency=num(best_gemm_efficiency(acc, plan.precision), 2))
 
 
 def _effective(plan: TrainingPlan, ev: Evaluation) -> float:
@@ -254,36 +261,49 @@ def _effective(plan: TrainingPlan, ev: Evaluation) -> float:
 
 def _notes(plan: TrainingPlan, ev: Evaluation) -> list[str]:
     notes = [
-        "Mixed precision (bf16/fp16/fp8): 16-bit weights and gradients, fp32 master weights and optimizer states; "
-        "fp8 runs the matmuls in FP8 only. fp32/tf32: 4-byte weights, gradients and states.",
-        "Utilization is model-FLOPs utilization while stepping; the pipeline bubble, checkpoint writes and "
-        "validation are added on top.",
+        _(
+            "Mixed precision (bf16/fp16/fp8): 16-bit weights and gradients, fp32 master weights and "
+            "optimizer states; fp8 runs the matmuls in FP8 only. fp32/tf32: 4-byte weights, gradients "
+            "and states."
+        ),
+        _(
+            "Utilization is model-FLOPs utilization while stepping; the pipeline bubble, checkpoint "
+            "writes and validation are added on top."
+        ),
     ]
     run = ev.run
     if plan.checkpoint_interval is None and run is not None:
         if run.checkpoints:
             notes.append(
-                f"No checkpoint_interval_steps given: a checkpoint every {run.checkpoint_interval} steps, the "
-                "Young/Daly optimum √(2 · write time · mean time between interruptions)."
+                _(
+                    "No checkpoint_interval_steps given: a checkpoint every {steps} steps, the Young/Daly optimum "
+                    "√(2 · write time · mean time between interruptions)."
+                ).format(steps=run.checkpoint_interval)
             )
         else:
             notes.append(
-                "No checkpoint_interval_steps given: interruptions are rare enough that none is needed."
+                _("No checkpoint_interval_steps given: interruptions are rare enough that none is needed.")
             )
     if run is not None and not run.given and run.interruptions >= 0.5:
         notes.append(
-            f"About {run.interruptions:,.0f} interruptions expected over the run "
-            f"({plan.interruptions_per_device_hour:.2g} per device-hour): restarts, lost work and checkpoint "
-            f"writes take {1 - run.fraction:.1%} of the wall time (goodput {run.fraction:.1%})."
+            _(
+                "About {count} interruptions expected over the run ({rate} per device-hour): restarts, lost work "
+                "and checkpoint writes take {lost} of the wall time (goodput {goodput})."
+            ).format(
+                count=num(run.interruptions, 0, grouping=True),
+                rate=f"{plan.interruptions_per_device_hour:.2g}",
+                lost=pct(1 - run.fraction, 1),
+                goodput=pct(run.fraction, 1),
+            )
         )
     if plan.unit == "token" and plan.model.shape is None:
-        notes.append("No transformer shape: 6·N FLOPs per token, no attention term.")
+        notes.append(_("No transformer shape: 6·N FLOPs per token, no attention term."))
     return notes
 
 
 def _scaling(plan: TrainingPlan) -> dict[str, Any] | None:
     if plan.unit != "token":
-        return {"notes": ["Scaling laws (Hoffmann 2022, Kaplan 2020) are fitted on language models only."]}
+        return {"notes": [_("Scaling laws (Hoffmann 2022, Kaplan 2020) are fitted on language models only.")]}
     n = plan.model.active_parameters
     shape = plan.model.shape
     return scaling_summary(n, plan.units + plan.pretraining_units, bool(shape and shape.is_moe))

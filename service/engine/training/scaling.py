@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..i18n import _
+
 # Chinchilla parametric loss L(N, D) = E + A/N^α + B/D^β — Hoffmann et al. 2022, eq. 10 / §D.2 (approach 3).
 CHINCHILLA_E = 1.69
 CHINCHILLA_A = 406.4
@@ -40,9 +42,11 @@ def scaling_summary(parameters: float, tokens: float, is_moe: bool) -> dict[str,
     n_opt = compute_optimal_parameters(compute)
     d_opt = TOKENS_PER_PARAMETER * n_opt
     relative = (parameters / n_opt) ** -KAPLAN_ALPHA_N * (tokens / d_opt) ** -KAPLAN_ALPHA_D
-    notes = ["Chinchilla fits dense decoder LMs on MassiveText; treat the loss as a relative guide."]
+    notes = [_("Chinchilla fits dense decoder LMs on MassiveText; treat the loss as a relative guide.")]
     if is_moe:
-        notes.append("MoE model: laws applied to active parameters, which understates what all experts add.")
+        notes.append(
+            _("MoE model: laws applied to active parameters, which understates what all experts add.")
+        )
     return {
         "tokens_per_parameter": tokens / parameters,
         "compute_optimal_tokens": TOKENS_PER_PARAMETER * parameters,

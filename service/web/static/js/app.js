@@ -136,8 +136,9 @@ function bindLanguage() {
     history.replaceState(null, "", `${location.pathname}?${params}${location.hash}`);
     translateStatic();
     refreshOptionLabels();
-    if (state.training) renderTraining();
-    if (state.inference) renderInference();
+    // the answers' human strings (durations, money, advice, notes) come from the server in the new language
+    if (state.training) await runEstimate("training", state.training.request, { scenario: state.training.scenario });
+    if (state.inference) await runEstimate("inference", state.inference.request, { scenario: state.inference.scenario });
     if (state.scenarios) renderScenarioList();
     updateKeyState();
     probePlanner();
