@@ -90,7 +90,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                     "Estimates what training or serving an ML model will cost before you spend a dollar: "
                     "FLOPs, memory per accelerator, wall-clock time, accelerator-hours and USD. Base units "
                     "(bytes, seconds, FLOPs, USD) in every field, human strings beside them. Errors are "
-                    "RFC 9457 application/problem+json."
+                    "RFC 9457 application/problem+json. JSON bodies are I-JSON (RFC 7493): every number, "
+                    "free-form values included, fits a 64-bit float (|x| < 1.8e308; no NaN or Infinity) "
+                    "and every string is Unicode text (no lone surrogates); anything else is a 422 naming "
+                    "the field."
                 ),
                 "license": {"name": "Apache-2.0"},
             },

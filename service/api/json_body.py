@@ -4,6 +4,10 @@ Python's json module reads `1` followed by 5,000 zeros (int() then refuses it: m
 `1e999` (→ inf), `NaN`/`Infinity` (not JSON at all) and `"\\ud800"` (a lone surrogate: not text, UTF-8
 cannot encode it, so the database driver fails later). Each reached a 500. Every JSON body is checked here
 first, before any schema sees it, and such a value is a 422 naming the field that holds it.
+
+Integers get the same bound as other numbers, the magnitude of a double (I-JSON's own rule), not a digit
+count tighter than the contract: free-form values the contract accepts (an hf_config key the estimate does
+not read) may hold any integer a double can hold, and every documented field's schema judges its own range.
 """
 
 from __future__ import annotations
@@ -11,14 +15,14 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from typing import Any
 
-# The largest bound anywhere in the contract is below 1e20; 30 digits leave room for a number given with
-# needless digits while keeping every integer exactly convertible to a float.
-MAX_INTEGER_DIGITS = 30
+# The largest double is 1.797…e308 (309 digits): a longer integer literal is refused before int() reads it
+# (int() of more than 4,300 digits raises, and reading one costs quadratic time).
+MAX_INTEGER_DIGITS = len(str(int(sys.float_info.max)))
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-TOO_LONG = f"Number too long: at most {MAX_INTEGER_DIGITS} digits."
 OUT_OF_RANGE = "Number out of range: JSON numbers must fit a 64-bit float (|x| < 1.8e308)."
 NOT_A_NUMBER = "NaN and Infinity are not JSON numbers."
 SURROGATE = "Contains a lone UTF-16 surrogate (\\ud800–\\udfff): not Unicode text."
@@ -35,8 +39,13 @@ class _Refused:
 
 def _parse_int(text: str) -> int | _Refused:
     if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
-        return _Refused(TOO_LONG)
-    return int(text)
+        return _Refused(OUT_OF_RANGE)
+    value = int(text)
+    try:
+        float(value)  # every integer a body holds converts to a finite float, as the schemas' fields assume
+    except OverflowError:
+        return _Refused(OUT_OF_RANGE)
+    return value
 
 
 def _parse_float(text: str) -> float | _Refused:
