@@ -93,7 +93,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                     "RFC 9457 application/problem+json. Human strings (durations, money, advice, notes, error "
                     "titles, details and field messages) come in the language Accept-Language asks for: en "
                     "(default), es, pt-BR or fr, with the locale's number format; Content-Language says which. "
-                    "Field names, enum values and base-unit numbers never change with the language."
+                    "Field names, enum values and base-unit numbers never change with the language. "
+                    "JSON bodies are I-JSON (RFC 7493): every number, "
+                    "free-form values included, fits a 64-bit float (|x| < 1.8e308; no NaN or Infinity) "
+                    "and every string is Unicode text (no lone surrogates); anything else is a 422 naming "
+                    "the field."
                 ),
                 "license": {"name": "Apache-2.0"},
             },

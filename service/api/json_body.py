@@ -4,6 +4,10 @@ Python's json module reads `1` followed by 5,000 zeros (int() then refuses it: m
 `1e999` (→ inf), `NaN`/`Infinity` (not JSON at all) and `"\\ud800"` (a lone surrogate: not text, UTF-8
 cannot encode it, so the database driver fails later). Each reached a 500. Every JSON body is checked here
 first, before any schema sees it, and such a value is a 422 naming the field that holds it.
+
+Integers get the same bound as other numbers, the magnitude of a double (I-JSON's own rule), not a digit
+count tighter than the contract: free-form values the contract accepts (an hf_config key the estimate does
+not read) may hold any integer a double can hold, and every documented field's schema judges its own range.
 """
 
 from __future__ import annotations
@@ -11,18 +15,17 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from typing import Any
 
 from service.engine.i18n import N_
 
-# I-JSON: an integer must fit a double (|x| < 1.8e308, at most 309 digits). Longer literals are refused before
-# int() parses them (its cost grows with the square of the digits; CPython refuses past 4,300). A free-form object
-# (model.hf_config) may hold any such number: 30 digits, as this once was, refused schema-valid input there.
-MAX_INTEGER_DIGITS = 309
-MAX_DOUBLE = 1.7976931348623157e308
+# The largest double is 1.797…e308 (309 digits): a longer integer literal is refused before int() reads it
+# (int() of more than 4,300 digits raises, and reading one costs quadratic time). A free-form object
+# (model.hf_config) may hold any integer a double can (30 digits, as this once was, refused schema-valid input).
+MAX_INTEGER_DIGITS = len(str(int(sys.float_info.max)))
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-TOO_LONG = N_("Number too long: at most {digits} digits.").format(digits=MAX_INTEGER_DIGITS)
 OUT_OF_RANGE = N_("Number out of range: JSON numbers must fit a 64-bit float (|x| < 1.8e308).")
 NOT_A_NUMBER = N_("NaN and Infinity are not JSON numbers.")
 SURROGATE = N_("Contains a lone UTF-16 surrogate (\\ud800–\\udfff): not Unicode text.")
@@ -39,9 +42,13 @@ class _Refused:
 
 def _parse_int(text: str) -> int | _Refused:
     if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
-        return _Refused(TOO_LONG)
+        return _Refused(OUT_OF_RANGE)
     value = int(text)
-    return value if abs(value) <= MAX_DOUBLE else _Refused(OUT_OF_RANGE)
+    try:
+        float(value)  # every integer a body holds converts to a finite float, as the schemas' fields assume
+    except OverflowError:
+        return _Refused(OUT_OF_RANGE)
+    return value
 
 
 def _parse_float(text: str) -> float | _Refused:

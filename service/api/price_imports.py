@@ -52,7 +52,11 @@ BODY_DOC = {
     "(aws-price-list, csv). At most PRICE_IMPORT_MAX_BYTES (32 MiB by default); the CLI reads any size.",
     "content": {
         "application/json": {
-            "schema": {"type": "object", "description": "An offer file, API page or SKU list"}
+            "schema": {
+                "description": "An offer file, API page or SKU list (an object); azure-retail and gcp-billing "
+                "also read the bare array of items or SKUs some exports save",
+                "oneOf": [{"type": "object"}, {"type": "array", "items": {}}],
+            }
         },
         "text/csv": {
             "schema": {

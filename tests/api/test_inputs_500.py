@@ -222,6 +222,42 @@ def test_hf_config_keys_with_wrong_types_are_422(client, key, value):
     assert f"model.hf_config.{key}" in _problem(response, 422)["errors"]
 
 
+# An hf_config key the estimate does not read is free-form in the contract (additionalProperties: true): any
+# integer a double can hold is schema-valid there. The body check refused every integer over 30 digits, so the
+# contract's own example of a valid body (schemathesis: a 38-digit integer under an unknown key) was a 422.
+SMALL_CONFIG = {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100}
+
+
+@pytest.mark.parametrize("number", [str(2**127), "-" + "9" * 38, str(10**308), "-" + str(10**308)])
+def test_an_ignored_hf_config_key_holds_any_integer_a_double_can_hold(client, editor_headers, number):
+    config = {**SMALL_CONFIG, "x": "@", "nested": [{"y": "@"}]}
+    text = json.dumps({**TRAINING, "model": {"hf_config": config}}).replace('"@"', number)
+    response = _post_raw(client, "/v1/estimates/training", text)
+    assert response.status_code == 200, response.get_data(as_text=True)[:500]
+    batch = json.dumps({"items": [{**INFERENCE, "model": {"hf_config": config}}]}).replace('"@"', number)
+    response = _post_raw(client, "/v1/estimates/inference/batch", batch)
+    assert response.status_code == 200, response.get_data(as_text=True)[:500]
+    assert response.json["results"][0]["status"] == 200, response.json["results"][0]
+    saved = json.dumps(
+        {"name": "big", "kind": "training", "request": {**TRAINING, "model": {"hf_config": config}}}
+    ).replace('"@"', number)
+    response = _post_raw(client, "/v1/scenarios", saved, editor_headers)
+    assert response.status_code == 201, response.get_data(as_text=True)[:500]
+    stored = client.get(f"/v1/scenarios/{response.json['id']}", headers=editor_headers).json["request"][
+        "model"
+    ]["hf_config"]
+    assert stored["x"] == stored["nested"][0]["y"] == int(number)
+
+
+@pytest.mark.parametrize("number", [str(10**309), "-" + str(10**309), "2" * 309])
+def test_an_integer_beyond_a_double_is_422_naming_the_field_even_where_free_form(client, number):
+    text = json.dumps({**TRAINING, "model": {"hf_config": {**SMALL_CONFIG, "x": "@"}}}).replace('"@"', number)
+    problem = _problem(_post_raw(client, "/v1/estimates/training", text), 422)
+    assert problem["errors"]["model.hf_config.x"] == [
+        "Number out of range: JSON numbers must fit a 64-bit float (|x| < 1.8e308)."
+    ]
+
+
 # --- physical bounds: no NaN or infinity reaches the wire ---------------------------------------------------
 
 
