@@ -34,7 +34,7 @@ def preset_to_dict(preset_id: str) -> dict:
         "flops_per_sample": spec.flops_per_sample,
         "shape": shape,
         "source": spec.source,
-        "notes": list(spec.notes),
+        "notes": [_(note) for note in spec.notes],
     }
 
 

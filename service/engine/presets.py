@@ -1,8 +1,10 @@
-"""Built-in model presets; every shape is copied from the model's config.json or paper (see `source`)."""
+"""Built-in model presets; every shape is copied from the model's config.json or paper (see `source`). Their notes
+are marked N_ and translated where an answer shows them (`source` strings stay as written)."""
 
 from __future__ import annotations
 
 from .architecture import ModelSpec, TransformerShape, transformer_parameters
+from .i18n import N_
 
 
 def _transformer(
@@ -66,7 +68,7 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
         2048,
         "Brown et al. 2020 'Language Models are Few-Shot Learners' Table 2.1 (96 layers, d_model 12288, "
         "96 heads, context 2048; GPT-2 BPE vocabulary 50257)",
-        ("GPT-3 alternates dense and locally banded sparse attention; counted as dense here.",),
+        (N_("GPT-3 alternates dense and locally banded sparse attention; counted as dense here."),),
     ),
     _transformer(
         "llama-2-7b",
@@ -130,7 +132,7 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
         4096,
         "Qwen/Qwen2.5-7B-Instruct config.json (28 layers, hidden 3584, 28 heads, 4 KV heads, intermediate 18944, "
         "vocab 152064, untied, max_position_embeddings 32768; 128K with YaRN per the model card)",
-        ("Q/K/V biases (a few MB) are not counted.",),
+        (N_("Q/K/V biases (a few MB) are not counted."),),
     ),
     _transformer(
         "qwen2.5-72b",
@@ -138,14 +140,14 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
         4096,
         "Qwen/Qwen2.5-72B-Instruct config.json (80 layers, hidden 8192, 64 heads, 8 KV heads, intermediate 29568, "
         "vocab 152064, untied, max_position_embeddings 32768; 128K with YaRN per the model card)",
-        ("Q/K/V biases (a few MB) are not counted.",),
+        (N_("Q/K/V biases (a few MB) are not counted."),),
     ),
     _transformer(
         "mistral-7b",
         _llama(32, 4096, 32, 8, 14336, 32000, 32768),
         8192,
         "mistralai/Mistral-7B-v0.1 config.json; Jiang et al. 2023 (sliding window 4096)",
-        ("Sliding-window attention (4096) not modelled in training FLOPs.",),
+        (N_("Sliding-window attention (4096) not modelled in training FLOPs."),),
     ),
     _transformer(
         "mixtral-8x7b",
@@ -191,7 +193,7 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
         4096,
         "deepseek-ai/DeepSeek-V3 config.json; DeepSeek-AI 2024 'DeepSeek-V3 Technical Report' "
         "(671B total, 37B activated; pre-trained at 4K context)",
-        ("Excludes the 14B multi-token-prediction module (HF checkpoint totals 685B).",),
+        (N_("Excludes the 14B multi-token-prediction module (HF checkpoint totals 685B)."),),
     ),
     _transformer(
         "bert-large",
@@ -212,7 +214,7 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
         512,
         "google-bert/bert-large-uncased config.json; Devlin et al. 2019 (340M; HF BertModel 335M); "
         "learned positions 512 + 2 token types",
-        ("Pooler and MLM transform head (~2M) not counted.",),
+        (N_("Pooler and MLM transform head (~2M) not counted."),),
     ),
     ModelSpec(
         name="resnet-50",
@@ -249,7 +251,7 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
         default_sequence_length=197,
         source="Dosovitskiy et al. 2021 (ViT-L/16: 24 layers, 1024 wide, 16 heads); torchvision ViT_L_16_Weights "
         "(304.3M params, 61.55 G multiply-adds → 123.1 GFLOPs forward at 224×224)",
-        notes=("torchvision's '61.55 GFLOPS' counts multiply-adds; forward FLOPs are twice that.",),
+        notes=(N_("torchvision's '61.55 GFLOPS' counts multiply-adds; forward FLOPs are twice that."),),
     ),
     ModelSpec(
         name="lstm-2x1500",

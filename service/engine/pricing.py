@@ -35,12 +35,17 @@ def resolve_price(
     if pricing_model:  # only this pricing model's rows (spot, reserved, on-demand): the planner's offers
         rows = tuple(r for r in rows if r.pricing_model == pricing_model)
         if not rows:
-            bad("cost.pricing_model", f"No {pricing_model!r} price for {acc.id} in the catalog.")
+            bad(
+                "cost.pricing_model",
+                _("No {pricing_model} price for {id} in the catalog.").format(
+                    pricing_model=repr(pricing_model), id=acc.id
+                ),
+            )
             return None, None
     if provider:
         mine = [r for r in rows if r.provider.lower() == str(provider).lower()]
         if not mine:
-            listed = ", ".join(sorted({r.provider for r in rows})) or "none"
+            listed = ", ".join(sorted({r.provider for r in rows})) or _("none")
             bad(
                 "cost.provider",
                 _("No {provider} price for {id}; providers listed: {listed}.").format(

@@ -262,3 +262,130 @@ def test_planner_answers_and_nearest_misses_in_the_callers_language(client):
     assert (
         "," in french.json["plan"]["latency"]["human"]
     )  # "TTFT 120,3 ms, 12,5 ms par token, 3,3 s par requête"
+
+
+LLAMA3_405B = {  # Llama 3's own run: goodput notes, and a checkpoint interval far from the Young/Daly optimum
+    "model": {"preset": "llama-3.1-405b"},
+    "training": {"tokens": 15e12, "sequence_length": 8192, "global_batch_size": 2048,
+                 "activation_recomputation": "full", "checkpoint_interval_steps": 2000},
+    "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 16384,
+                 "parallelism": {"data": 128, "tensor": 8, "pipeline": 16, "virtual_pipeline": 7,
+                                 "zero_stage": 1, "sequence_parallel": True}},
+    "cost": {"usd_per_accelerator_hour": 2.0},
+}  # fmt: skip
+
+
+def test_goodput_notes_source_and_checkpoint_advice_in_spanish(client):
+    english = client.post("/v1/estimates/training", json=LLAMA3_405B).json
+    spanish = client.post("/v1/estimates/training", json=LLAMA3_405B, headers={"Accept-Language": "es"}).json
+    assert english["assumptions"]["goodput"]["source"].startswith("modelled: interruptions at Llama 3's rate")
+    assert spanish["assumptions"]["goodput"]["source"].startswith(
+        "modelado: interrupciones al ritmo de Llama 3"
+    )
+    assert any(n.startswith("About ") and "(goodput " in n for n in english["assumptions"]["notes"])
+    assert any(n.startswith("Se esperan unas ") for n in spanish["assumptions"]["notes"])
+    rec = {r["code"]: r for r in spanish["recommendations"]}["checkpoint_interval"]
+    assert rec["message"].startswith("Un checkpoint cada 2000 pasos está lejos del óptimo de Young/Daly")
+    assert {r["code"]: r for r in english["recommendations"]}["checkpoint_interval"]["message"].startswith(
+        "A checkpoint every 2000 steps is far from the Young/Daly optimum"
+    )
+    _same_shape_and_numbers(english, spanish)
+
+
+def test_goodput_field_messages_of_the_engine_in_spanish(app):
+    """The engine's own checks (the API's schema bounds these fields first; the CLI and direct callers reach them)."""
+    from service.api.deps import db_session
+    from service.engine.errors import InvalidRequest
+    from service.usecases.catalog import engine_catalog
+
+    training = {**LLAMA3_405B["training"], "goodput": 1.5, "restart_seconds": -1.0}
+    bad = {**LLAMA3_405B, "training": training, "output": {"recommendations": False}}
+    with app.app_context():
+        catalog = engine_catalog(db_session())
+        with pytest.raises(InvalidRequest) as english:
+            estimate_training(bad, catalog)
+        with using(i18n.language("es")), pytest.raises(InvalidRequest) as spanish:
+            estimate_training(bad, catalog)
+    assert english.value.errors["training.goodput"] == [
+        "Must be in (0, 1]: a fraction (0.9 means 90 % of the wall time steps)."
+    ]
+    assert spanish.value.errors["training.goodput"] == [
+        "Debe estar en (0, 1]: una fracción (0.9 significa que el 90 % del tiempo total se dedica a ejecutar pasos)."
+    ]
+    assert spanish.value.errors["training.restart_seconds"] == ["Debe ser ≥ 0."]
+
+
+def test_count_auto_422s_and_the_planner_note_in_spanish(client):
+    from .test_plans_training import AUTO_BASE
+
+    spanish = {"Accept-Language": "es"}
+    body = {**AUTO_BASE, "hardware": {**AUTO_BASE["hardware"], "count": "auto"}}
+    missing = client.post("/v1/estimates/training", json=body, headers=spanish)
+    assert missing.status_code == 422 and missing.headers["Content-Language"] == "es"
+    assert missing.json["errors"]["constraints.deadline"] == [
+        'Obligatorio con hardware.count "auto": plazo para terminar.'
+    ]
+    impossible = {
+        **body,
+        "hardware": {**body["hardware"], "parallelism": "auto"},
+        "constraints": {"deadline": "PT1M", "max_devices": 64},
+    }
+    problem = client.post("/v1/estimates/training", json=impossible, headers=spanish)
+    assert problem.status_code == 422
+    assert problem.json["errors"]["hardware.count"][0].startswith(
+        "Ningún número de dispositivos hasta 64 cumple el plazo de "
+    )
+    wrong = {**AUTO_BASE, "hardware": {**AUTO_BASE["hardware"], "count": "many"}}
+    (message,) = client.post("/v1/estimates/training", json=wrong, headers=spanish).json["errors"][
+        "hardware.count"
+    ]
+    assert message.startswith('Indique "auto" o un número de dispositivos de 1 a ')  # AutoOr's phrase too
+    chosen = {**impossible, "constraints": {"deadline": "P10D"}}
+    english = client.post("/v1/estimates/training", json=chosen).json
+    answer = client.post("/v1/estimates/training", json=chosen, headers=spanish).json
+    assert answer["assumptions"]["auto"] == english["assumptions"]["auto"]  # objective stays English
+    assert answer["assumptions"]["auto"]["objective"] == "fewest devices meeting the deadline"
+    (note,) = (n for n in answer["assumptions"]["notes"] if n.startswith("Elegido por el planificador"))
+    assert note.startswith("Elegido por el planificador (menos dispositivos que cumplen el plazo, ")
+    assert any(
+        n.startswith("Chosen by the planner (fewest devices meeting the deadline, ")
+        for n in english["assumptions"]["notes"]
+    )
+
+
+def test_training_planner_nearest_misses_in_spanish(client):
+    from .test_plans_training import LLAMA_7B, SMALL_SEARCH
+
+    body = {**LLAMA_7B, "search": SMALL_SEARCH, "constraints": {"deadline": "PT1H", "budget_usd": 10}}
+    english = client.post("/v1/plans/training", json=body).json
+    response = client.post("/v1/plans/training", json=body, headers={"Accept-Language": "es"})
+    assert response.status_code == 200 and response.headers["Content-Language"] == "es"
+    spanish = response.json
+    assert [m["reason"] for m in spanish["nearest_misses"]] == [
+        m["reason"] for m in english["nearest_misses"]
+    ]
+    fastest = next(m for m in spanish["nearest_misses"] if m["reason"] == "misses_deadline")
+    assert (
+        fastest["message"].startswith("El plan más rápido tarda ") and "; el plazo es " in fastest["message"]
+    )
+    plan = next(m["plan"] for m in english["nearest_misses"] if m["reason"] == "misses_deadline")
+    assert {k: fastest["plan"][k] for k in ("seconds", "total_usd", "accelerator")} == {
+        k: plan[k] for k in ("seconds", "total_usd", "accelerator")
+    }
+    assert fastest["plan"]["time"].endswith("días") and plan["time"].endswith("days")
+
+
+def test_serving_plan_basis_and_preset_notes_are_translated(client):
+    from .test_plans_inference import BODY
+
+    french = client.post("/v1/plans/inference", json=BODY, headers={"Accept-Language": "fr"}).json
+    english = client.post("/v1/plans/inference", json=BODY).json
+    assert english["slo"]["basis"].startswith("steady state of the estimator's batching model")
+    assert french["slo"]["basis"].startswith("régime permanent du modèle de batching")
+    assert french["disaggregated_serving"]["offered"] is False
+    assert french["disaggregated_serving"]["reason"].startswith("Séparer les pools de prefill et de décodage")
+    gpt3 = client.get("/v1/models/gpt-3-175b", headers={"Accept-Language": "pt-BR"}).json
+    assert gpt3["notes"] == [
+        "O GPT-3 alterna atenção densa e atenção esparsa em bandas locais; aqui ela é contada como densa."
+    ]
+    assert client.get("/v1/models/gpt-3-175b").json["notes"][0].startswith("GPT-3 alternates dense")

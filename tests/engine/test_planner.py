@@ -188,3 +188,18 @@ def test_output_tokens_per_second_is_requests_times_output_tokens(catalog):
     )
     assert by_tokens["workload"]["requests_per_second"] == 15
     assert by_tokens["plan"] == by_requests["plan"]
+
+
+def test_exclusion_counts_are_worded_in_the_callers_language(catalog):
+    from service import i18n
+    from service.engine.i18n import using
+
+    body = {
+        **BODY,
+        "search": {**BODY["search"], "accelerators": ["google-tpu-v5e"], "engines": ["tensorrt-llm"]},
+    }
+    english = plan_serving(body, catalog)["nearest_misses"][0]["message"]
+    with using(i18n.language("es")):
+        spanish = plan_serving(body, catalog)["nearest_misses"][0]["message"]
+    assert english.startswith("Every configuration was excluded before it could be evaluated: ")
+    assert english.endswith(" unsupported engine.") and spanish.endswith(" motor no compatible.")

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import _, num
+from ..i18n import N_, _, num
 from ..units import SECONDS_PER_HOUR, human_duration
 from .plan_request import ServingSearch
 from .planner import Deployment, PlanResult
 
-SLO_BASIS = (
+SLO_BASIS = N_(
     "steady state of the estimator's batching model: a replica prefills a batch of b prompts in one pass and "
     "decodes the b sequences together, so every request of a batch sees the same TTFT (the whole batch's "
     "prefill, the slowest a request of the batch can see) and the same TPOT (one decode step at batch b, at the "
@@ -22,14 +22,12 @@ SLO_BASIS = (
     "for every request in steady state; queueing for a free slot is not modelled (slo.max_utilization leaves "
     "headroom for it)."
 )
-DISAGGREGATED = {
-    "offered": False,
-    "reason": (
-        "Separate prefill and decode pools (DistServe, Splitwise, NVIDIA Dynamo) need a model of the KV-cache "
-        "transfer between pools and of each pool's scheduling that the estimator does not have; every candidate "
-        "is a co-located replica that prefills and decodes on the same devices."
-    ),
-}
+# disaggregated_serving.reason, translated where the answer is built
+DISAGGREGATED_REASON = N_(
+    "Separate prefill and decode pools (DistServe, Splitwise, NVIDIA Dynamo) need a model of the KV-cache "
+    "transfer between pools and of each pool's scheduling that the estimator does not have; every candidate "
+    "is a co-located replica that prefills and decodes on the same devices."
+)
 
 
 def build_plan_response(result: PlanResult) -> dict[str, Any]:
@@ -65,9 +63,9 @@ def build_plan_response(result: PlanResult) -> dict[str, Any]:
             "time_to_first_token_s": space.ttft_s,
             "time_per_output_token_s": space.tpot_s,
             "max_utilization": space.max_utilization,
-            "basis": SLO_BASIS,
+            "basis": _(SLO_BASIS),
         },
-        "disaggregated_serving": DISAGGREGATED,
+        "disaggregated_serving": {"offered": False, "reason": _(DISAGGREGATED_REASON)},
         "notes": _notes(result),
     }
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..hardware import Accelerator
-from ..i18n import _
+from ..i18n import N_, _, num
 from .bulk import batch_speeds
 from .evaluate import InferenceEvaluation, evaluate
 from .formats import ENGINE_KV_PRECISIONS, WeightFormat, default_kv_precision, resolve_weight_format
@@ -37,6 +37,18 @@ REASONS = (
     "misses_tpot",
     "too_many_replicas",
 )
+# each reason in words, for messages (the reason itself is an enum value: exclusions.<reason>)
+REASON_PHRASES = {
+    "unsupported_engine": N_("unsupported engine"),
+    "unsupported_format": N_("unsupported format"),
+    "unsupported_kv_precision": N_("unsupported kv precision"),
+    "invalid_devices": N_("invalid devices"),
+    "no_price": N_("no price"),
+    "does_not_fit": N_("does not fit"),
+    "misses_ttft": N_("misses ttft"),
+    "misses_tpot": N_("misses tpot"),
+    "too_many_replicas": N_("too many replicas"),
+}
 _PROBLEM_REASON = {
     "engine": "unsupported_engine",
     "weights.format": "unsupported_format",
@@ -301,7 +313,9 @@ def _nearest_misses(
     if m.lowest_ttft is not None:
         return _closest(space, groups, m)
     if not exclusions["does_not_fit"]:
-        counted = ", ".join(f"{n:,} {r.replace('_', ' ')}" for r, n in exclusions.items() if n)
+        counted = ", ".join(
+            f"{num(n, 0, grouping=True)} {_(REASON_PHRASES[r])}" for r, n in exclusions.items() if n
+        )
         message = _("Every configuration was excluded before it could be evaluated: {counted}.").format(
             counted=counted
         )

@@ -30,7 +30,7 @@ def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
     """The answer: one section builder per top-level field, in the contract's order."""
     w, acc, dec = p.workload, p.accelerator, p.decimal_places
     count, speed = ev.count, ev.speed
-    notes: list[str] = list(w.model.notes) + ([ev.count_note] if ev.count_note else [])
+    notes: list[str] = [_(note) for note in w.model.notes] + ([ev.count_note] if ev.count_note else [])
     notes += _notes(p, count, ev.to_meet)
     result: dict[str, Any] = {
         "model": _model_section(w),

@@ -377,11 +377,16 @@ def _checkpoint_interval(
     found = _try(request, change, catalog)
     if not found or found[1].seconds > ev.seconds * (1 - OVERHEAD_WARNING_SHARE / 3):
         return None
-    message = (
-        f"A checkpoint every {interval} steps is far from the Young/Daly optimum for "
-        f"{run.interruptions:,.1f} expected interruptions (every {optimal} steps: √(2 · write time · mean time "
-        f"between interruptions)); checkpoint writes and lost work take {human_duration(ev.seconds - found[1].seconds)} "
-        f"more than at the optimum, which brings the run to {human_duration(found[1].seconds)}."
+    message = _(
+        "A checkpoint every {interval} steps is far from the Young/Daly optimum for {interruptions} expected "
+        "interruptions (every {optimal} steps: √(2 · write time · mean time between interruptions)); checkpoint "
+        "writes and lost work take {extra} more than at the optimum, which brings the run to {seconds}."
+    ).format(
+        interval=interval,
+        interruptions=num(run.interruptions, 1, grouping=True),
+        optimal=optimal,
+        extra=human_duration(ev.seconds - found[1].seconds),
+        seconds=human_duration(found[1].seconds),
     )
     return _rec("checkpoint_interval", "warning", message, change, "time.seconds", "<", ev.seconds)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import InvalidRequest
 from ..hardware import Catalog
-from ..i18n import _
+from ..i18n import N_, _
 from ..units import human_duration
 from .plan_request import duration_seconds
 from .planner import Candidate, Constraints, Offer, search
@@ -88,7 +88,8 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
         "chosen_count": best.devices,
         "chosen_parallelism": parallelism,
         "chosen_micro_batch_size": best.micro_batch,
-        "objective": "fewest devices meeting the deadline" if count_auto else "fastest layout",
+        # a fixed English phrase in the answer (N_: translated only in the note that quotes it, estimate.py)
+        "objective": N_("fewest devices meeting the deadline") if count_auto else N_("fastest layout"),
         "deadline_s": deadline,
         "configurations_evaluated": found.stats["configurations_evaluated"],
     }

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..hardware import Catalog
+from ..i18n import _, num
 from .advice import recommend
 from .auto import resolve_auto, wants_auto
 from .evaluate import evaluate
@@ -30,9 +31,16 @@ def estimate_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str,
     if auto is not None:
         response["assumptions"]["auto"] = auto
         response["assumptions"]["notes"].append(
-            f"Chosen by the planner ({auto['objective']}, {auto['configurations_evaluated']:,} configurations): "
-            f"{auto['chosen_count']} devices, layout {auto['chosen_parallelism']}, micro-batch "
-            f"{auto['chosen_micro_batch_size']}."
+            _(
+                "Chosen by the planner ({objective}, {configurations} configurations): {devices} devices, "
+                "layout {layout}, micro-batch {micro_batch}."
+            ).format(
+                objective=_(auto["objective"]),
+                configurations=num(auto["configurations_evaluated"], 0, grouping=True),
+                devices=auto["chosen_count"],
+                layout=auto["chosen_parallelism"],
+                micro_batch=auto["chosen_micro_batch_size"],
+            )
         )
     if wanted and catalog.unusable:  # the advice scanned the catalog without these
         response["assumptions"]["notes"].append(catalog.unusable_note())

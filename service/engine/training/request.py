@@ -214,17 +214,23 @@ def _goodput_fields(training: Mapping[str, Any], bad: Any) -> dict[str, Any]:
     given = training.get("goodput")
     if given is not None:
         if not 0.0 < float(given) <= 1.0:
-            bad("training.goodput", "Must be in (0, 1]: a fraction (0.9 means 90 % of the wall time steps).")
+            # "90 %" as a value: a literal "% o" in a msgid reads as a %-format to Babel's compile check
+            bad(
+                "training.goodput",
+                _("Must be in (0, 1]: a fraction (0.9 means {percent} of the wall time steps).").format(
+                    percent="90 %"
+                ),
+            )
         fields["goodput"] = float(given)
     rate = training.get("interruptions_per_device_hour")
     if rate is not None:
         if float(rate) < 0:
-            bad("training.interruptions_per_device_hour", "Must be ≥ 0.")
+            bad("training.interruptions_per_device_hour", _("Must be ≥ 0."))
         fields["interruptions_per_device_hour"] = float(rate)
     restart = training.get("restart_seconds")
     if restart is not None:
         if float(restart) < 0:
-            bad("training.restart_seconds", "Must be ≥ 0.")
+            bad("training.restart_seconds", _("Must be ≥ 0."))
         fields["restart_s"] = float(restart)
     return fields
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import _, num, pct
+from ..i18n import N_, _, num, pct
 from ..parallelism import pipeline_bubble_fraction
 from ..pricing import describe
 from ..units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_usd
@@ -19,7 +19,7 @@ from .step_time import best_gemm_efficiency
 # 44–52 % HFU and NeMo 24.09 H100 FP8 35–45 % of FP8 peak; the calibration residuals are within about ±20 %.
 PREDICTED_SPREAD = (0.8, 1.2)
 GIVEN_SPREAD = (0.9, 1.1)  # a given utilization is still uncertain by about ±10 % over a long run
-GOODPUT_SOURCE = (
+GOODPUT_SOURCE = N_(
     "modelled: interruptions at Llama 3's rate (466 in 54 days on 16,384 GPUs, Dubey et al. 2024 §3.3.4), each "
     "costing the restart and half a checkpoint interval; checkpoints at the Young/Daly interval unless given"
 )
@@ -51,7 +51,7 @@ def _model(plan: TrainingPlan) -> dict[str, Any]:
         "active_parameters": model.active_parameters,
         "shape_inferred": model.shape_inferred,
         "source": model.source,
-        "notes": list(model.notes),
+        "notes": [_(note) for note in model.notes],
     }
 
 
@@ -226,7 +226,7 @@ def _goodput_assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
     assert run is not None
     return {
         "fraction": run.fraction,
-        "source": "given" if run.given else GOODPUT_SOURCE,
+        "source": "given" if run.given else _(GOODPUT_SOURCE),
         "interruptions_per_device_hour": plan.interruptions_per_device_hour,
         "restart_s": plan.restart_s,
         "checkpoint_interval_steps": run.checkpoint_interval if run.checkpoints else None,
