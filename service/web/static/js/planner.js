@@ -86,16 +86,16 @@ function recomputation(value) {
 }
 
 function percent(value) {
-  return Number.isFinite(value) ? number(value * 100, { maximumFractionDigits: 0 }) + " %" : "—";
+  return Number.isFinite(value) ? number(value * 100, { maximumSignificantDigits: 3 }) + " %" : "—";
 }
 
 function tableOf(caption, headers, rows, attrs = {}) {
   const { h } = ctx;
-  return h("div", { class: "table-wrap" }, h("table", attrs,
+  return h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": caption }, h("table", attrs,
     h("caption", {}, caption),
     h("thead", {}, h("tr", {}, headers.map(([label, num]) => h("th", { scope: "col", class: num ? "num" : null }, label)))),
     h("tbody", {}, rows.map((row) => h("tr", { class: row.current ? "current" : null, dataset: row.data || {} },
-      row.cells.map((cell, i) => h("td", { class: headers[i][1] ? "num" : null }, cell)))))));
+      row.cells.map((cell, i) => h("td", { class: headers[i][1] ? "num" : headers[i][2] || null }, cell)))))));
 }
 
 function section(title, ...children) {
@@ -127,7 +127,9 @@ function svgText(parent, x, y, content, attrs = {}) {
 
 function samePlan(a, b) {
   return a && b && a.accelerator === b.accelerator && a.provider === b.provider && a.count === b.count
-    && a.pricing_model === b.pricing_model && Math.abs(a.seconds - b.seconds) <= 1e-9 * a.seconds
+    && a.pricing_model === b.pricing_model && a.micro_batch_size === b.micro_batch_size
+    && a.activation_recomputation === b.activation_recomputation
+    && JSON.stringify(a.parallelism) === JSON.stringify(b.parallelism) && Math.abs(a.seconds - b.seconds) <= 1e-9 * a.seconds
     && Math.abs(a.total_usd - b.total_usd) <= 1e-9 * Math.max(1, a.total_usd);
 }
 
@@ -204,8 +206,8 @@ function frontierChart(points, best, constraints) {
     plot.replaceChildren(svg);
   };
   const legend = h("ul", { class: "legend" },
-    h("li", {}, h("span", { class: "swatch", style: "background:#0b5cad" }), t("planner.chart.frontier")),
-    best ? h("li", {}, h("span", { class: "swatch", style: "background:#c8501e" }), t("planner.chart.chosen")) : null);
+    h("li", {}, h("span", { class: "swatch frontier-line" }), t("planner.chart.frontier")),
+    best ? h("li", {}, h("span", { class: "swatch frontier-chosen" }), t("planner.chart.chosen")) : null);
   const fallback = h("details", { class: "more" }, h("summary", {}, t("planner.chart.table")),
     tableOf(title, [[t("planner.col.plan")], [t("planner.col.time"), true], [t("planner.col.cost"), true]],
       shown.map((p) => ({ current: samePlan(p, best), cells: [`${p.count} × ${ctx.accName(p.accelerator)} (${p.provider})`, p.time, p.cost] }))));
@@ -367,9 +369,9 @@ function bestSection(best) {
     h("dl", { class: "cards" },
       card(t("planner.col.accelerator"), ctx.accName(best.accelerator), best.accelerator),
       card(t("planner.col.provider"), best.provider, `${best.pricing_model} · ${usd(best.usd_per_accelerator_hour)}/h`),
-      card(t("planner.col.count"), number(best.count, { maximumFractionDigits: 0 })),
+      card(t("planner.col.count"), number(best.count, { maximumSignificantDigits: 21 })),
       card(t("planner.col.layout"), layout(best)),
-      card(t("planner.col.micro_batch"), number(best.micro_batch_size, { maximumFractionDigits: 0 }), recomputation(best.activation_recomputation)),
+      card(t("planner.col.micro_batch"), number(best.micro_batch_size, { maximumSignificantDigits: 21 }), recomputation(best.activation_recomputation)),
       card(t("planner.col.time"), best.time, duration(best.seconds)),
       card(t("planner.col.cost"), best.cost, t("planner.accelerator_hours", { n: compact(best.accelerator_hours) })),
       card(t("planner.col.memory"), best.memory_per_device,
@@ -383,13 +385,13 @@ function bestSection(best) {
 
 function resultsTable(rows, best) {
   return tableOf(t("planner.results"), [
-    [t("planner.col.accelerator")], [t("planner.col.provider")], [t("planner.col.count"), true], [t("planner.col.layout")],
+    [t("planner.col.accelerator")], [t("planner.col.provider")], [t("planner.col.count"), true], [t("planner.col.layout"), false, "nowrap"],
     [t("planner.col.micro_batch"), true], [t("planner.col.recomputation")], [t("planner.col.time"), true],
     [t("planner.col.cost"), true], [t("planner.col.memory"), true], [t("planner.col.utilization"), true], [""],
   ], rows.map((p) => ({
     current: samePlan(p, best),
-    cells: [ctx.accName(p.accelerator), `${p.provider} (${p.pricing_model})`, number(p.count, { maximumFractionDigits: 0 }), layout(p),
-      number(p.micro_batch_size, { maximumFractionDigits: 0 }), recomputation(p.activation_recomputation), p.time, p.cost,
+    cells: [ctx.accName(p.accelerator), `${p.provider} (${p.pricing_model})`, number(p.count, { maximumSignificantDigits: 21 }), layout(p),
+      number(p.micro_batch_size, { maximumSignificantDigits: 21 }), recomputation(p.activation_recomputation), p.time, p.cost,
       p.memory_per_device, percent(p.utilization),
       ctx.h("button", { type: "button", class: "small", onclick: () => ctx.openTraining(p.estimate_request) }, t("planner.open"))],
   })), { id: "plan-results-table" });
@@ -406,14 +408,14 @@ function exclusionsSection(excluded) {
   const accs = excluded?.accelerators || [];
   return section(t("planner.excluded"),
     h("ul", { class: "plan-exclusions" }, Object.entries(reasons).map(([key, label]) =>
-      h("li", { dataset: { reason: key } }, h("strong", {}, number(excluded?.[key] || 0, { maximumFractionDigits: 0 })), " ", label))),
+      h("li", { dataset: { reason: key } }, h("strong", {}, number(excluded?.[key] || 0, { maximumSignificantDigits: 21 })), " ", label))),
     accs.length ? h("details", { class: "more" }, h("summary", {}, t("planner.excluded_accelerators", { n: accs.length })),
       h("ul", {}, accs.map((a) => h("li", {}, `${ctx.accName(a.accelerator)}: `, a.reason === "no_price" ? t("planner.reason.no_price") : t("planner.reason.precision_unsupported"))))) : null);
 }
 
 function statsSection(stats) {
   const { h } = ctx;
-  const n = (v) => number(v, { maximumFractionDigits: 0 });
+  const n = (v) => number(v, { maximumSignificantDigits: 21 });
   return section(t("planner.stats"), h("dl", { class: "cards" },
     card(t("planner.stat.considered"), n(stats.configurations_considered)),
     card(t("planner.stat.evaluated"), n(stats.configurations_evaluated)),
@@ -426,8 +428,8 @@ function missesSection(misses, render) {
   const { h } = ctx;
   return h("section", { id: "plan-misses" }, h("h3", { tabindex: "-1" }, t("planner.nothing")),
     h("p", {}, t("planner.nothing_help")),
-    h("ul", { class: "recs" }, misses.map((m) => h("li", { class: "warning", dataset: { reason: m.reason || m.objective || "" } },
-      h("p", {}, m.message), m.plan && render ? render(m.plan) : null))));
+    h("ul", { class: "recs" }, misses.map((m, i) => h("li", { class: "warning", dataset: { reason: m.reason || m.objective || "" } },
+      h("p", { id: `plan-miss-${i}` }, m.message), m.plan && render ? render(m.plan, `plan-miss-${i}`) : null))));
 }
 
 function renderTraining() {
@@ -440,7 +442,7 @@ function renderTraining() {
     if ((a.frontier || []).length || a.best) parts.push(ctx.h("section", {}, frontierChart(a.frontier || [], a.best, a.constraints)));
     parts.push(section(t("planner.results"), resultsTable(a.results || [], a.best)));
   } else {
-    parts.push(missesSection(a.nearest_misses || [], (p) => ctx.h("button", { type: "button", class: "small", onclick: () => ctx.openTraining(p.estimate_request) }, t("planner.open"))));
+    parts.push(missesSection(a.nearest_misses || [], (p, id) => ctx.h("button", { type: "button", class: "small", "aria-describedby": id, onclick: () => ctx.openTraining(p.estimate_request) }, t("planner.open"))));
     if ((a.frontier || []).length) parts.push(ctx.h("section", {}, frontierChart(a.frontier, null, a.constraints)));
   }
   parts.push(exclusionsSection(a.excluded));
@@ -532,8 +534,8 @@ function deploymentRows(deployments, chosen) {
   ], deployments.map((d) => ({
     current: chosen && d === chosen,
     cells: [d.name || ctx.accName(d.accelerator), d.provider, d.engine, d.weights?.format || d.weights?.precision || "—",
-      number(d.devices_per_replica, { maximumFractionDigits: 0 }), number(d.replicas, { maximumFractionDigits: 0 }),
-      number(d.batch_size, { maximumFractionDigits: 0 }), s(d.latency?.time_to_first_token_s), s(d.latency?.time_per_output_token_s),
+      number(d.devices_per_replica, { maximumSignificantDigits: 21 }), number(d.replicas, { maximumSignificantDigits: 21 }),
+      number(d.batch_size, { maximumSignificantDigits: 21 }), s(d.latency?.time_to_first_token_s), s(d.latency?.time_per_output_token_s),
       usd(d.cost?.usd_per_hour), usd(d.cost?.usd_per_million_input_tokens, 4), usd(d.cost?.usd_per_million_output_tokens, 4)],
   })), { id: "serving-plan-table" });
 }
@@ -556,7 +558,7 @@ function renderServing() {
   const ex = Object.entries(a.exclusions || {}).filter(([, n]) => Number.isFinite(n));
   if (ex.length) {
     parts.push(section(t("planner.excluded"), ctx.h("ul", { class: "plan-exclusions" },
-      ex.map(([reason, n]) => ctx.h("li", {}, ctx.h("strong", {}, number(n, { maximumFractionDigits: 0 })), " ", ctx.h("code", {}, reason))))));
+      ex.map(([reason, n]) => ctx.h("li", {}, ctx.h("strong", {}, number(n, { maximumSignificantDigits: 21 })), " ", ctx.h("code", {}, reason))))));
   }
   out.replaceChildren(...parts);
 }
