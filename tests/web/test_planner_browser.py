@@ -122,6 +122,7 @@ def test_serving_planner_unavailable_and_against_its_contract(page):
     assert sent["workload"]["requests_per_second"] == 50 and sent["model"] == {"preset": "llama-3-8b"}
     assert len(table.find_elements("css selector", "tbody tr")) == 2
     assert "$29.90" in table.text and "vllm" in table.text
+    assert "miss the time to first token" in page.css("#plan-serving-results").text
     page.screenshot("planner-serving-contract")
     json.dumps(sent)
 

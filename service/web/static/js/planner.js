@@ -384,15 +384,16 @@ function bestSection(best) {
 }
 
 function resultsTable(rows, best) {
+  // the figures people compare first, then how the plan is laid out
   return tableOf(t("planner.results"), [
-    [t("planner.col.accelerator")], [t("planner.col.provider")], [t("planner.col.count"), true], [t("planner.col.layout"), false, "nowrap"],
-    [t("planner.col.micro_batch"), true], [t("planner.col.recomputation")], [t("planner.col.time"), true],
-    [t("planner.col.cost"), true], [t("planner.col.memory"), true], [t("planner.col.utilization"), true], [""],
+    [t("planner.col.accelerator")], [t("planner.col.count"), true], [t("planner.col.time"), true], [t("planner.col.cost"), true],
+    [t("planner.col.memory"), true], [t("planner.col.utilization"), true], [t("planner.col.provider"), false, "nowrap"],
+    [t("planner.col.layout"), false, "nowrap"], [t("planner.col.micro_batch"), true], [t("planner.col.recomputation")], [""],
   ], rows.map((p) => ({
     current: samePlan(p, best),
-    cells: [ctx.accName(p.accelerator), `${p.provider} (${p.pricing_model})`, number(p.count, { maximumSignificantDigits: 21 }), layout(p),
-      number(p.micro_batch_size, { maximumSignificantDigits: 21 }), recomputation(p.activation_recomputation), p.time, p.cost,
-      p.memory_per_device, percent(p.utilization),
+    cells: [ctx.accName(p.accelerator), number(p.count, { maximumSignificantDigits: 21 }), p.time, p.cost,
+      p.memory_per_device, percent(p.utilization), `${p.provider} · ${p.pricing_model}`, layout(p),
+      number(p.micro_batch_size, { maximumSignificantDigits: 21 }), recomputation(p.activation_recomputation),
       ctx.h("button", { type: "button", class: "small", onclick: () => ctx.openTraining(p.estimate_request) }, t("planner.open"))],
   })), { id: "plan-results-table" });
 }
@@ -555,10 +556,16 @@ function renderServing() {
   } else {
     parts.push(missesSection(a.nearest_misses || [], null));
   }
+  const reasons = {
+    unsupported_engine: t("planner.sreason.unsupported_engine"), unsupported_format: t("planner.sreason.unsupported_format"),
+    unsupported_kv_precision: t("planner.sreason.unsupported_kv_precision"), invalid_devices: t("planner.sreason.invalid_devices"),
+    no_price: t("planner.reason.no_price"), does_not_fit: t("planner.reason.does_not_fit"), misses_ttft: t("planner.sreason.misses_ttft"),
+    misses_tpot: t("planner.sreason.misses_tpot"), too_many_replicas: t("planner.sreason.too_many_replicas"),
+  };
   const ex = Object.entries(a.exclusions || {}).filter(([, n]) => Number.isFinite(n));
   if (ex.length) {
     parts.push(section(t("planner.excluded"), ctx.h("ul", { class: "plan-exclusions" },
-      ex.map(([reason, n]) => ctx.h("li", {}, ctx.h("strong", {}, number(n, { maximumSignificantDigits: 21 })), " ", ctx.h("code", {}, reason))))));
+      ex.map(([reason, n]) => ctx.h("li", {}, ctx.h("strong", {}, number(n, { maximumSignificantDigits: 21 })), " ", reasons[reason] || reason)))));
   }
   out.replaceChildren(...parts);
 }
