@@ -10,14 +10,21 @@ import json
 from .conftest import PHONE
 
 
-def plan_training(page, *, preset="llama-2-7b", tokens="1B", deadline="2", budget="", max_devices="", done="section") -> None:
+def plan_training(
+    page, *, preset="llama-2-7b", tokens="1B", deadline="2", budget="", max_devices="", done="section"
+) -> None:
     page.select("#plan-training-model-preset", preset)
     page.type("#plan-training-training-tokens", tokens)
     page.type("#plan-deadline", deadline)
     page.type("#plan-budget", budget)
     page.type("#plan-max-devices", max_devices)
     page.css("#plan-training-form button[type=submit]").click()
-    page.wait(lambda d: not page.all("#plan-training-results[aria-busy]") and page.all(f"#plan-training-results {done}"), 60)
+    page.wait(
+        lambda d: (
+            not page.all("#plan-training-results[aria-busy]") and page.all(f"#plan-training-results {done}")
+        ),
+        60,
+    )
 
 
 def api_plan(live, body: dict) -> dict:
@@ -46,7 +53,9 @@ def test_training_plan_with_frontier_and_open_as_estimate(page, live):
     points = page.all("#plan-training-results figure.frontier svg circle.point")
     assert len(points) >= min(3, len(expected["frontier"])) and len(points) >= 2
     chosen = page.all("#plan-training-results figure.frontier svg circle.chosen")
-    assert len(chosen) == 1 and float(chosen[0].get_attribute("r")) > float(points[-1].get_attribute("r")) - 0.1
+    assert (
+        len(chosen) == 1 and float(chosen[0].get_attribute("r")) > float(points[-1].get_attribute("r")) - 0.1
+    )
     assert "Chosen plan" in chosen[0].find_element("css selector", "title").get_attribute("textContent")
     assert page.css("#plan-training-results figure.frontier svg title").get_attribute("textContent")
     assert page.css("#plan-training-results figure.frontier svg desc").get_attribute("textContent")
@@ -63,7 +72,9 @@ def test_training_plan_with_frontier_and_open_as_estimate(page, live):
     page.visible("#training-results .cards")
     assert page.css("#training-hardware-accelerator").get_attribute("value") == best["accelerator"]
     assert page.css("#training-hardware-count").get_attribute("value") == str(best["count"])
-    page.wait(lambda d: best["estimate"]["cost"]["human"]["total"] in page.css("#training-results .cards").text)
+    page.wait(
+        lambda d: best["estimate"]["cost"]["human"]["total"] in page.css("#training-results .cards").text
+    )
     assert best["estimate"]["time"]["human"] in page.css("#training-results .cards").text
     page.screenshot("planner-open-as-estimate")
 
@@ -83,26 +94,55 @@ def test_bad_deadline_lands_on_its_field(page):
     page.open("#planner")
     plan_training(page, deadline="P0D", done=".problem")
     page.wait(lambda d: page.css("#plan-deadline").get_attribute("aria-invalid") == "true")
-    assert page.css("#plan-deadline-error").is_displayed() and "100 years" in page.css("#plan-deadline-error").text
+    assert (
+        page.css("#plan-deadline-error").is_displayed()
+        and "100 years" in page.css("#plan-deadline-error").text
+    )
     assert page.js("return document.activeElement.id") == "plan-deadline"
     page.screenshot("planner-error")
 
 
 def test_serving_planner_unavailable_and_against_its_contract(page):
     page.open("#planner")
-    status = page.wait(lambda d: page.css("#planner-status").get_attribute("data-available") == "false" and page.css("#planner-status"))
+    status = page.wait(
+        lambda d: (
+            page.css("#planner-status").get_attribute("data-available") == "false"
+            and page.css("#planner-status")
+        )
+    )
     assert "not available" in status.text and status.is_displayed()
     assert not page.css("#plan-serving-form").is_displayed()
     # the contract of POST /v1/plans/inference (branch infplan), answered by a stand-in in the page
     deployment = {
-        "accelerator": "nvidia-h100-sxm-80gb", "name": "H100 SXM 80GB", "provider": "lambda", "engine": "vllm",
-        "weights": {"precision": "fp8", "format": "fp8"}, "kv_cache_precision": "fp8", "devices_per_replica": 2,
-        "tensor_parallel": 2, "layout": "tensor", "replicas": 5, "total_devices": 10, "batch_size": 48,
-        "concurrency": 240, "latency": {"time_to_first_token_s": 0.61, "time_per_output_token_s": 0.031},
-        "cost": {"usd_per_hour": 29.9, "usd_per_million_input_tokens": 0.0412, "usd_per_million_output_tokens": 0.5931},
+        "accelerator": "nvidia-h100-sxm-80gb",
+        "name": "H100 SXM 80GB",
+        "provider": "lambda",
+        "engine": "vllm",
+        "weights": {"precision": "fp8", "format": "fp8"},
+        "kv_cache_precision": "fp8",
+        "devices_per_replica": 2,
+        "tensor_parallel": 2,
+        "layout": "tensor",
+        "replicas": 5,
+        "total_devices": 10,
+        "batch_size": 48,
+        "concurrency": 240,
+        "latency": {"time_to_first_token_s": 0.61, "time_per_output_token_s": 0.031},
+        "cost": {
+            "usd_per_hour": 29.9,
+            "usd_per_million_input_tokens": 0.0412,
+            "usd_per_million_output_tokens": 0.5931,
+        },
     }
-    answer = {"feasible": True, "plan": deployment, "frontier": [dict(deployment, replicas=4, batch_size=64)],
-              "nearest_misses": [], "exclusions": {"does_not_fit": 12, "misses_ttft": 40}, "search": {}, "notes": []}
+    answer = {
+        "feasible": True,
+        "plan": deployment,
+        "frontier": [dict(deployment, replicas=4, batch_size=64)],
+        "nearest_misses": [],
+        "exclusions": {"does_not_fit": 12, "misses_ttft": 40},
+        "search": {},
+        "notes": [],
+    }
     page.js(
         """const answer = arguments[0]; const real = window.fetch;
         window.fetch = (url, init) => String(url).includes('v1/plans/inference') && init && init.method === 'POST'
@@ -138,7 +178,10 @@ def test_planner_in_spanish_and_at_360(page):
     plan_training(page)
     assert "Mejor plan" in page.visible("#plan-best").text
     assert "Abrir como estimación" in page.css("#plan-open-estimate").text
-    assert page.css("#plan-training-results figure.frontier figcaption").text == "Tiempo frente a coste: la frontera"
+    assert (
+        page.css("#plan-training-results figure.frontier figcaption").text
+        == "Tiempo frente a coste: la frontera"
+    )
     page.screenshot("planner-es")
     page.select("#lang", "fr")
     page.wait(lambda d: page.css('label[for="plan-deadline"]').text == "Échéance")
@@ -148,5 +191,7 @@ def test_planner_in_spanish_and_at_360(page):
     plan_training(page)
     page.visible("#plan-training-results figure.frontier svg circle.chosen")
     width = page.js("return document.documentElement.clientWidth")
-    assert page.js("return document.documentElement.scrollWidth") <= width + 1, "horizontal scrolling at 360 px"
+    assert page.js("return document.documentElement.scrollWidth") <= width + 1, (
+        "horizontal scrolling at 360 px"
+    )
     page.screenshot("planner-360")
