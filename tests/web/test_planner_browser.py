@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from .conftest import PHONE
+from .harness import ARTIFACTS
 
 
 def plan_training(
@@ -195,3 +196,10 @@ def test_planner_in_spanish_and_at_360(page):
         "horizontal scrolling at 360 px"
     )
     page.screenshot("planner-360")
+    for selector, name in (
+        ("#plan-best", "best"),
+        ("#plan-training-results figure.frontier", "frontier"),
+    ):  # readable crops
+        element = page.css(selector)
+        page.js("arguments[0].scrollIntoView()", element)
+        element.screenshot(str(ARTIFACTS / f"planner-360-{name}.png"))

@@ -153,7 +153,7 @@ function frontierChart(points, best, constraints) {
     const height = width < 420 ? 240 : 280;
     const left = width < 420 ? 62 : 78;
     const right = 14;
-    const top = 14;
+    const top = 26;
     const bottom = 46;
     const xs = all.map((p) => p.seconds);
     const ys = all.map((p) => p.total_usd);
@@ -183,6 +183,7 @@ function frontierChart(points, best, constraints) {
       if (i % yStep === 0) svgText(svg, left - 6, y(v) + 4, usd(v, 0), { "text-anchor": "end", class: "tick" });
     });
     svgText(svg, (left + width - right) / 2, height - 8, t("planner.chart.x"), { "text-anchor": "middle" });
+    svgText(svg, 4, 12, t("planner.chart.y"), { "text-anchor": "start" });
     if (deadline) {
       svgEl("line", { x1: x(deadline), x2: x(deadline), y1: top, y2: height - bottom, stroke: "#c8501e", "stroke-dasharray": "6 4", "stroke-width": 2, class: "deadline" }, svg);
       svgText(svg, x(deadline) - 4, top + 12, t("planner.chart.deadline"), { "text-anchor": "end", fill: "#9a3a12" });
