@@ -619,8 +619,15 @@ export function retranslate() {
   for (const id of ["plan-deadline", "plan-budget", "plan-max-devices", "plan-objective", "serve-ttft", "serve-tpot", "serve-demand-kind", "serve-demand", "serve-prompt", "serve-output"]) {
     keep[id] = $(`#${id}`)?.value;
   }
-  const trainingRequest = forms.readForm($("#plan-training-form"));
-  const servingRequest = forms.readForm($("#plan-serving-form"));
+  const read = (formEl) => {
+    try {
+      return forms.readForm(formEl);
+    } catch {
+      return { model: {} }; // a config.json that is not JSON: the rebuilt form starts from its defaults
+    }
+  };
+  const trainingRequest = read($("#plan-training-form"));
+  const servingRequest = read($("#plan-serving-form"));
   const accs = [...$("#plan-accelerators").selectedOptions].map((o) => o.value);
   const provs = [...$("#plan-providers").selectedOptions].map((o) => o.value);
   const pricing = checked($("#plan-training-form"), "plan-pricing");
