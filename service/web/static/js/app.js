@@ -3,6 +3,7 @@
 import { ApiError, apiKey, call, listAll, mergePatch, setApiKey } from "./api.js";
 import { barChart, drawCharts, lineChart, stackedBar, COLORS } from "./charts.js";
 import * as forms from "./forms.js";
+import * as planner from "./planner.js";
 import { compact, dateTime, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -141,7 +142,7 @@ function bindLanguage() {
     if (state.inference) await runEstimate("inference", state.inference.request, { scenario: state.inference.scenario });
     if (state.scenarios) renderScenarioList();
     updateKeyState();
-    probePlanner();
+    planner.retranslate();
   });
 }
 
@@ -188,6 +189,7 @@ async function loadCatalog() {
       refreshProviders(formEl);
     }
     refreshOptionLabels();
+    planner.catalog(presetItems, accelerators);
     const datalist = $("#price-providers-list");
     const all = [...new Set(accelerators.flatMap((a) => (a.prices || []).map((p) => p.provider)))].sort();
     datalist.replaceChildren(...all.map((p) => h("option", { value: p })));
@@ -570,16 +572,11 @@ function renderInference() {
 
 // --- planner --------------------------------------------------------------------------------------------
 
-async function probePlanner() {
-  const box = $("#planner-status");
-  try {
-    const response = await fetch("v1/plans/training", { method: "OPTIONS", headers: { "Accept-Language": lang() }, credentials: "omit" });
-    box.textContent = response.status === 404 || response.status === 405 ? t("planner.unavailable") : t("planner.available");
-    box.dataset.available = String(!(response.status === 404 || response.status === 405));
-  } catch {
-    box.textContent = t("planner.unavailable");
-    box.dataset.available = "false";
-  }
+/** The planner's "Open as estimate": the plan's estimate body in the Training view, estimated. */
+async function openTrainingEstimate(request) {
+  fillRequest("training", request);
+  showView("training");
+  if (await runEstimate("training", request)) $("#training-results h3")?.focus();
 }
 
 // --- scenarios ------------------------------------------------------------------------------------------
@@ -941,12 +938,12 @@ async function boot() {
   bindEstimateForm("inference");
   bindScenarios();
   bindAdmin();
+  planner.init({ h, problemBox, accName, bytes, openTraining: openTrainingEstimate });
   updateKeyState();
   const view = location.hash.slice(1);
   showView(VIEWS.includes(view) ? view : "training");
   await loadCatalog();
   if (!$("#view-admin").hidden) loadAdmin($("#admin-accelerator").value);
-  probePlanner();
   document.body.dataset.ready = "true";
 }
 
