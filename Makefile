@@ -88,5 +88,5 @@ fuzz: install-dev
 	rm -f .fuzz-report.tsv
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_REPORT=.fuzz-report.tsv $(BIN)/pytest tests/contract/test_schemathesis.py \
 		-p no:cacheprovider -q -rfEs; status=$$?; \
-	awk -F'\t' '{ops[$$1]=1; runs++; cases+=$$4} END {printf "fuzz: %d operations, %d runs (operation x mode x database), %d cases\n", length(ops), runs, cases}' .fuzz-report.tsv; \
+	awk -F'\t' '{ops[$$1]=1; runs++; cases+=$$4; if ($$5 == "failed") failed++; if ($$5 == "skipped") skipped++} END {printf "fuzz: %d operations, %d runs (operation x mode x database), %d cases, %d runs failed, %d skipped\n", length(ops), runs, cases, failed, skipped}' .fuzz-report.tsv; \
 	exit $$status
