@@ -38,6 +38,25 @@ def _llama(layers: int, h: int, a: int, g: int, f: int, v: int, ctx: int) -> Tra
     )
 
 
+def _shape(
+    layers: int, h: int, a: int, g: int, f: int, v: int, ctx: int, **extra: object
+) -> TransformerShape:
+    """A gated-MLP (SwiGLU/GeGLU) decoder with RMSNorm; `extra` sets head_dim, MoE, tying, biases."""
+    fields: dict[str, object] = dict(
+        layers=layers,
+        hidden_size=h,
+        attention_heads=a,
+        kv_heads=g,
+        ffn_hidden_size=f,
+        ffn_type="swiglu",
+        vocab_size=v,
+        tied_embeddings=False,
+        max_context_tokens=ctx,
+    )
+    fields.update(extra)
+    return TransformerShape(**fields)  # type: ignore[arg-type]
+
+
 def _gpt(layers: int, h: int, a: int, v: int, ctx: int) -> TransformerShape:
     return TransformerShape(
         layers=layers,
@@ -52,6 +71,30 @@ def _gpt(layers: int, h: int, a: int, v: int, ctx: int) -> TransformerShape:
         biases=True,
         learned_position_embeddings=ctx,
     )
+
+
+# deepseek-ai/DeepSeek-V3 config.json (DeepSeek-R1 has the same shape)
+_DEEPSEEK_V3 = TransformerShape(
+    layers=61,
+    hidden_size=7168,
+    attention_heads=128,
+    kv_heads=128,
+    ffn_hidden_size=18432,
+    ffn_type="swiglu",
+    vocab_size=129280,
+    tied_embeddings=False,
+    experts=256,
+    experts_per_token=8,
+    shared_experts=1,
+    moe_ffn_hidden_size=2048,
+    dense_layers=3,
+    max_context_tokens=163840,
+    kv_lora_rank=512,
+    qk_rope_head_dim=64,
+    q_lora_rank=1536,
+    qk_nope_head_dim=128,
+    v_head_dim=128,
+)
 
 
 _PRESET_LIST: tuple[ModelSpec, ...] = (
@@ -143,6 +186,106 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
         (N_("Q/K/V biases (a few MB) are not counted."),),
     ),
     _transformer(
+        "qwen3-8b",
+        _shape(36, 4096, 32, 8, 12288, 151936, 40960, explicit_head_dim=128),
+        4096,
+        "https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json (36 layers, hidden 4096, 32 heads, 8 KV heads, "
+        "head_dim 128, intermediate 12288, vocab 151936, untied, max_position_embeddings 40960); "
+        "Qwen3 model card (8.2B parameters); Q/K RMSNorm weights (a few KB per layer) not counted",
+    ),
+    _transformer(
+        "qwen3-32b",
+        _shape(64, 5120, 64, 8, 25600, 151936, 40960, explicit_head_dim=128),
+        4096,
+        "https://huggingface.co/Qwen/Qwen3-32B/blob/main/config.json (64 layers, hidden 5120, 64 heads, 8 KV heads, "
+        "head_dim 128, intermediate 25600, vocab 151936, untied, max_position_embeddings 40960); "
+        "Qwen3 model card (32.8B parameters)",
+    ),
+    _transformer(
+        "qwen3-30b-a3b",
+        _shape(
+            48,
+            2048,
+            32,
+            4,
+            6144,
+            151936,
+            40960,
+            explicit_head_dim=128,
+            experts=128,
+            experts_per_token=8,
+            moe_ffn_hidden_size=768,
+        ),
+        4096,
+        "https://huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json (48 layers, hidden 2048, 32 heads, "
+        "4 KV heads, head_dim 128, 128 experts, 8 per token, moe_intermediate_size 768, no shared expert, "
+        "vocab 151936, untied, max_position_embeddings 40960); Qwen3 model card (30.5B total, 3.3B activated)",
+    ),
+    _transformer(
+        "qwen3-235b-a22b",
+        _shape(
+            94,
+            4096,
+            64,
+            4,
+            12288,
+            151936,
+            40960,
+            explicit_head_dim=128,
+            experts=128,
+            experts_per_token=8,
+            moe_ffn_hidden_size=1536,
+        ),
+        4096,
+        "https://huggingface.co/Qwen/Qwen3-235B-A22B/blob/main/config.json (94 layers, hidden 4096, 64 heads, "
+        "4 KV heads, head_dim 128, 128 experts, 8 per token, moe_intermediate_size 1536, no shared expert, "
+        "vocab 151936, untied, max_position_embeddings 40960); Qwen3 model card (235B total, 22B activated)",
+    ),
+    _transformer(
+        "gemma-2-9b",
+        _shape(42, 3584, 16, 8, 14336, 256000, 8192, explicit_head_dim=256, tied_embeddings=True),
+        8192,
+        "https://huggingface.co/google/gemma-2-9b/blob/main/config.json (42 layers, hidden 3584, 16 heads, "
+        "8 KV heads, head_dim 256, GeGLU intermediate 14336, vocab 256000, tied, max_position_embeddings 8192, "
+        "sliding window 4096 on alternate layers); Gemma Team 2024 'Gemma 2' Table 1",
+        (N_("Sliding-window attention (4096) not modelled in training FLOPs."),),
+    ),
+    _transformer(
+        "gemma-2-27b",
+        _shape(46, 4608, 32, 16, 36864, 256000, 8192, explicit_head_dim=128, tied_embeddings=True),
+        8192,
+        "https://huggingface.co/google/gemma-2-27b/blob/main/config.json (46 layers, hidden 4608, 32 heads, "
+        "16 KV heads, head_dim 128, GeGLU intermediate 36864, vocab 256000, tied, max_position_embeddings 8192, "
+        "sliding window 4096 on alternate layers); Gemma Team 2024 'Gemma 2' Table 1",
+        (N_("Sliding-window attention (4096) not modelled in training FLOPs."),),
+    ),
+    _transformer(
+        "gemma-3-12b",
+        _shape(48, 3840, 16, 8, 15360, 262208, 131072, explicit_head_dim=256, tied_embeddings=True),
+        8192,
+        "https://huggingface.co/google/gemma-3-12b-pt/blob/main/config.json text_config (48 layers, hidden 3840, "
+        "16 heads, 8 KV heads, head_dim 256, GeGLU intermediate 15360, vocab 262208, tied, "
+        "max_position_embeddings 131072; 5 local (1024-token window) layers per global layer); "
+        "Gemma Team 2025 'Gemma 3 Technical Report' Table 1 (language model only; the 417M SigLIP encoder is not counted)",
+    ),
+    _transformer(
+        "gemma-3-27b",
+        _shape(62, 5376, 32, 16, 21504, 262208, 131072, explicit_head_dim=128, tied_embeddings=True),
+        8192,
+        "https://huggingface.co/google/gemma-3-27b-pt/blob/main/config.json text_config (62 layers, hidden 5376, "
+        "32 heads, 16 KV heads, head_dim 128, GeGLU intermediate 21504, vocab 262208, tied, "
+        "max_position_embeddings 131072; 5 local (1024-token window) layers per global layer); "
+        "Gemma Team 2025 'Gemma 3 Technical Report' Table 1 (language model only; the 417M SigLIP encoder is not counted)",
+    ),
+    _transformer(
+        "phi-4",
+        _llama(40, 5120, 40, 10, 17920, 100352, 16384),
+        4096,
+        "https://huggingface.co/microsoft/phi-4/blob/main/config.json (40 layers, hidden 5120, 40 heads, 10 KV heads, "
+        "intermediate 17920, vocab 100352, untied, max_position_embeddings 16384); Abdin et al. 2024 "
+        "'Phi-4 Technical Report' (14B; pre-trained at 4K context, mid-trained to 16K)",
+    ),
+    _transformer(
         "mistral-7b",
         _llama(32, 4096, 32, 8, 14336, 32000, 32768),
         8192,
@@ -168,32 +311,119 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
         "mistralai/Mixtral-8x7B-v0.1 config.json; Jiang et al. 2024 'Mixtral of Experts' (46.7B total, 12.9B active)",
     ),
     _transformer(
+        "mixtral-8x22b",
+        _shape(56, 6144, 48, 8, 16384, 32000, 65536, experts=8, experts_per_token=2),
+        8192,
+        "https://huggingface.co/mistralai/Mixtral-8x22B-v0.1/blob/main/config.json (56 layers, hidden 6144, "
+        "48 heads, 8 KV heads, intermediate 16384, 8 experts, 2 per token, vocab 32000, untied, "
+        "max_position_embeddings 65536); Mistral AI 'Cheaper, Better, Faster, Stronger' (141B total, 39B active)",
+    ),
+    _transformer(
         "deepseek-v3",
-        TransformerShape(
-            layers=61,
-            hidden_size=7168,
-            attention_heads=128,
-            kv_heads=128,
-            ffn_hidden_size=18432,
-            ffn_type="swiglu",
-            vocab_size=129280,
-            tied_embeddings=False,
-            experts=256,
-            experts_per_token=8,
-            shared_experts=1,
-            moe_ffn_hidden_size=2048,
-            dense_layers=3,
-            max_context_tokens=163840,
-            kv_lora_rank=512,
-            qk_rope_head_dim=64,
-            q_lora_rank=1536,
-            qk_nope_head_dim=128,
-            v_head_dim=128,
-        ),
+        _DEEPSEEK_V3,
         4096,
         "deepseek-ai/DeepSeek-V3 config.json; DeepSeek-AI 2024 'DeepSeek-V3 Technical Report' "
         "(671B total, 37B activated; pre-trained at 4K context)",
         (N_("Excludes the 14B multi-token-prediction module (HF checkpoint totals 685B)."),),
+    ),
+    _transformer(
+        "deepseek-r1",
+        _DEEPSEEK_V3,
+        4096,
+        "https://huggingface.co/deepseek-ai/DeepSeek-R1/blob/main/config.json (the DeepSeek-V3 shape: 61 layers, "
+        "hidden 7168, 128 heads, MLA kv_lora_rank 512, 256 experts, 8 per token, 1 shared, 3 dense layers, "
+        "vocab 129280, max_position_embeddings 163840); DeepSeek-AI 2025 'DeepSeek-R1' (671B total, 37B activated)",
+        (N_("Excludes the 14B multi-token-prediction module (HF checkpoint totals 685B)."),),
+    ),
+    _transformer(
+        "gpt-oss-20b",
+        _shape(
+            24,
+            2880,
+            64,
+            8,
+            2880,
+            201088,
+            131072,
+            explicit_head_dim=64,
+            experts=32,
+            experts_per_token=4,
+            qkv_bias=True,
+        ),
+        4096,
+        "https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json (24 layers, hidden 2880, 64 heads, "
+        "8 KV heads, head_dim 64, 32 experts, 4 per token, expert intermediate 2880, vocab 201088, untied, "
+        "max_position_embeddings 131072, sliding window 128 on alternate layers); OpenAI 2025 'gpt-oss-120b & "
+        "gpt-oss-20b Model Card' Table 1 (20.9B total, 3.6B active); expert, router and output biases and "
+        "attention sinks (under 0.1%) not counted",
+    ),
+    _transformer(
+        "gpt-oss-120b",
+        _shape(
+            36,
+            2880,
+            64,
+            8,
+            2880,
+            201088,
+            131072,
+            explicit_head_dim=64,
+            experts=128,
+            experts_per_token=4,
+            qkv_bias=True,
+        ),
+        4096,
+        "https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json (36 layers, hidden 2880, 64 heads, "
+        "8 KV heads, head_dim 64, 128 experts, 4 per token, expert intermediate 2880, vocab 201088, untied, "
+        "max_position_embeddings 131072, sliding window 128 on alternate layers); OpenAI 2025 'gpt-oss-120b & "
+        "gpt-oss-20b Model Card' Table 1 (116.8B total, 5.1B active); expert, router and output biases and "
+        "attention sinks (under 0.1%) not counted",
+    ),
+    _transformer(
+        "llama-4-scout",
+        _shape(
+            48,
+            5120,
+            40,
+            8,
+            16384,
+            202048,
+            10485760,
+            explicit_head_dim=128,
+            experts=16,
+            experts_per_token=1,
+            shared_experts=1,
+            moe_ffn_hidden_size=8192,
+        ),
+        8192,
+        "https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E/blob/main/config.json text_config (48 layers, "
+        "hidden 5120, 40 heads, 8 KV heads, head_dim 128, every layer MoE: 16 experts, 1 per token + 1 shared, "
+        "intermediate 8192, vocab 202048, untied, max_position_embeddings 10485760); Meta Llama 4 model card "
+        "(109B total, 17B active; language model only, the vision encoder is not counted)",
+    ),
+    _transformer(
+        "llama-4-maverick",
+        _shape(
+            48,
+            5120,
+            40,
+            8,
+            16384,
+            202048,
+            1048576,
+            explicit_head_dim=128,
+            experts=128,
+            experts_per_token=1,
+            shared_experts=1,
+            moe_ffn_hidden_size=8192,
+            dense_layers=24,
+        ),
+        8192,
+        "https://huggingface.co/meta-llama/Llama-4-Maverick-17B-128E/blob/main/config.json text_config (48 layers, "
+        "hidden 5120, 40 heads, 8 KV heads, head_dim 128, interleave_moe_layer_step 2: 24 dense layers with "
+        "intermediate_size_mlp 16384 and 24 MoE layers of 128 experts, 1 per token + 1 shared, intermediate 8192, "
+        "vocab 202048, untied, max_position_embeddings 1048576); Meta Llama 4 model card (400B total, 17B active; "
+        "language model only). The dense layers alternate with the MoE ones; they are counted as a block",
     ),
     _transformer(
         "bert-large",

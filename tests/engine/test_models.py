@@ -26,6 +26,20 @@ PUBLISHED = [
         12.9e9,
         "Jiang et al. 2024 'Mixtral of Experts' §2: 47B / 13B; Mistral blog 46.7B / 12.9B",
     ),
+    ("qwen3-8b", 8.19e9, None, "Qwen3-8B model card: 8.2B parameters"),
+    ("qwen3-32b", 32.8e9, None, "Qwen3-32B model card: 32.8B parameters"),
+    ("qwen3-30b-a3b", 30.5e9, None, "Qwen3-30B-A3B model card: 30.5B total (3.3B activated: see below)"),
+    ("qwen3-235b-a22b", 235e9, 22e9, "Qwen3-235B-A22B model card: 235B total, 22B activated"),
+    ("gemma-2-9b", 9.24e9, None, "HF google/gemma-2-9b model page 9.24B params"),
+    ("gemma-2-27b", 27.2e9, None, "HF google/gemma-2-27b model page 27.2B params"),
+    ("gemma-3-12b", 11.77e9, None, "Gemma 3 report Table 1: 10.76B non-embedding + 1.01B embedding"),
+    ("gemma-3-27b", 27.0e9, None, "Gemma 3 report Table 1: 25.6B non-embedding + 1.4B embedding"),
+    ("phi-4", 14.7e9, None, "HF microsoft/phi-4 model page 14.7B params"),
+    ("mixtral-8x22b", 141e9, 39e9, "Mistral AI Mixtral 8x22B announcement: 141B total, 39B active"),
+    ("deepseek-r1", 671e9, None, "DeepSeek-R1 model card: 671B total (V3 shape)"),
+    ("gpt-oss-120b", 116.8e9, None, "gpt-oss model card Table 1: 116.83B total"),
+    ("gpt-oss-20b", 20.9e9, None, "gpt-oss model card Table 1: 20.91B total"),
+    ("llama-4-maverick", 400e9, None, "Llama 4 model card: 400B total (17B active: see below)"),
     ("gpt-3-175b", 175e9, None, "Brown et al. 2020 Table 2.1"),
     ("gpt-2-1.5b", 1.56e9, None, "HF gpt2-xl 1,557,611,200 ('1.5B' in Radford et al. 2019)"),
     ("bert-large", 335e6, None, "HF bert-large-uncased BertModel 335M (Devlin et al. 2019: 340M)"),
@@ -54,6 +68,28 @@ def test_deepseek_v3_mla_moe_counts() -> None:
     # Exact MLA + MoE count gives 37.55B active incl. both embedding matrices; the report rounds to "37B"
     # (36.6B without the input embedding lookup). 1.5% tolerance documents that rounding, not an approximation.
     assert spec.active_parameters == pytest.approx(37e9, rel=0.015)
+
+
+@pytest.mark.parametrize(
+    ("preset", "field", "card"),
+    [
+        ("qwen3-30b-a3b", "active_parameters", 3.3e9),  # model card "3.3B activated"; exact 3.35B
+        ("llama-4-scout", "active_parameters", 17e9),  # Llama 4 model card "17B active"; exact 17.17B
+        ("llama-4-maverick", "active_parameters", 17e9),  # "17B active"; exact 17.18B
+        ("llama-4-scout", "total_parameters", 109e9),  # "109B total" includes the vision encoder; text 107.8B
+    ],
+)
+def test_counts_the_cards_round(preset: str, field: str, card: float) -> None:
+    # The cards give these to two significant figures; 2% covers that rounding, not an approximation.
+    assert getattr(PRESETS[preset], field) == pytest.approx(card, rel=0.02)
+
+
+def test_gpt_oss_active_matches_the_model_card_without_the_embedding() -> None:
+    # gpt-oss model card Table 1 counts active parameters without the 201088 × 2880 input embedding:
+    # 3.61B (20b) and 5.13B (120b); the count here includes the lookup table, as for the other presets.
+    for preset, card in (("gpt-oss-20b", 3.61e9), ("gpt-oss-120b", 5.13e9)):
+        spec = PRESETS[preset]
+        assert spec.active_parameters - 201088 * 2880 == pytest.approx(card, rel=0.01)
 
 
 def test_every_preset_has_a_source_and_listing() -> None:
