@@ -19,7 +19,7 @@ from ..hardware import Catalog
 from ..i18n import N_, _
 from ..units import human_duration
 from .plan_request import duration_seconds
-from .planner import Candidate, Constraints, Offer, search
+from .planner import Candidate, Constraints, Offer, prepare, search
 from .request import build_plan
 from .search_space import DEFAULT_MAX_DEVICES, SearchSpace, default_space
 
@@ -54,8 +54,7 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
     space = _space(base, hardware, training, count_auto, layout_auto, constraints)
     candidate = Candidate(base.with_fields(notes=()), (Offer("request", "on-demand", 1.0),))
     found = search(
-        [candidate],
-        lambda _plan: space,
+        prepare([candidate], lambda _plan: space),
         Constraints(deadline_s=deadline if count_auto else None),
         "fewest_devices" if count_auto else "fastest",
         1,
@@ -65,17 +64,11 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
         raise _nothing_qualifies(found, count_auto, deadline, space, base.accelerator.id)
     best = found.results[0]
     given = hardware.get("parallelism") if not layout_auto else None
-    parallelism = {
-        "data": best.data,
-        "tensor": best.tensor,
-        "pipeline": best.pipeline,
-        "context": best.context,
-        "expert": best.expert,
-        "zero_stage": best.zero_stage,
-        # the search runs Megatron sequence parallelism with tensor parallelism; a given layout keeps its own
-        "sequence_parallel": bool(given.get("sequence_parallel", False)) if given else best.sequence_parallel,
-        "virtual_pipeline": best.virtual_pipeline,
-    }
+    parallelism = best.parallelism()
+    if (
+        given
+    ):  # the search runs Megatron sequence parallelism with tensor parallelism; a given layout keeps its own
+        parallelism["sequence_parallel"] = bool(given.get("sequence_parallel", False))
     resolved = {
         **request,
         "hardware": {**hardware, "count": best.devices, "parallelism": parallelism},

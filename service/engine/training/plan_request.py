@@ -12,12 +12,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InvalidRequest
-from ..hardware import Accelerator, Catalog, Price
+from ..hardware import Catalog, Price
 from ..i18n import _
 from ..parallelism import DEVICES_PER_NODE, builds_training_clusters
 from ..pricing import PRICING_MODELS
 from .plan import RECOMPUTATION, TrainingPlan
-from .planner import OBJECTIVES, Candidate, Constraints, Offer
+from .planner import OBJECTIVES, Candidate, Constraints, Offer, Prepared
 from .request import build_plan
 from .search_space import (
     DEFAULT_MAX_DEVICES,
@@ -67,8 +67,7 @@ SPACE_FIELDS = {  # search field → SearchSpace field
 
 @dataclass(frozen=True)
 class PlanRequest:
-    candidates: list[Candidate]
-    space_for: Callable[[TrainingPlan], SearchSpace]
+    prepared: list[Prepared]  # the candidates with their enumerated layouts
     constraints: Constraints
     objective: str
     limit: int
@@ -144,10 +143,8 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> PlanRequ
             "search", _("No accelerator can take part in this search ({reasons}).").format(reasons=reasons)
         )
     space_for = _space_builder(request, search, max_devices, min_devices)
-    _refuse_oversized(candidates, space_for)
     return PlanRequest(
-        candidates=candidates,
-        space_for=space_for,
+        prepared=_bounded(candidates, space_for),
         constraints=constraints,
         objective=objective,
         limit=int(request.get("results") or DEFAULT_RESULTS),
@@ -157,9 +154,10 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> PlanRequ
     )
 
 
-def _refuse_oversized(candidates: list[Candidate], space_for: Callable[[TrainingPlan], SearchSpace]) -> None:
-    """Refused before any array is built: a candidate's product of degrees past MAX_GRID_PER_CANDIDATE, all of them
-    past MAX_GRID_TOTAL, or valid layouts × offers past MAX_SEARCH_CONFIGURATIONS (memory and seconds stay bounded)."""
+def _bounded(candidates: list[Candidate], space_for: Callable[[TrainingPlan], SearchSpace]) -> list[Prepared]:
+    """The candidates enumerated, once. Refused before any array is built: a candidate's product of degrees past
+    MAX_GRID_PER_CANDIDATE or all of them past MAX_GRID_TOTAL; after enumeration, no valid layout at all or valid
+    layouts × offers past MAX_SEARCH_CONFIGURATIONS (memory and seconds stay bounded)."""
     spaces = [(c, space_for(c.plan)) for c in candidates]
     largest = max((space.grid_size for _, space in spaces), default=0)
     total = sum(space.grid_size for _, space in spaces)
@@ -177,7 +175,8 @@ def _refuse_oversized(candidates: list[Candidate], space_for: Callable[[Training
                 MAX_GRID_PER_CANDIDATE=MAX_GRID_PER_CANDIDATE,
             ),
         )
-    valid = sum(len(enumerate_layouts(c.plan, space).data) * len(c.offers) for c, space in spaces)
+    prepared = [Prepared(c, space.grid_size, enumerate_layouts(c.plan, space)) for c, space in spaces]
+    valid = sum(len(p.layouts.data) * len(p.candidate.offers) for p in prepared)
     if valid == 0:
         batch = candidates[0].plan.global_batch
         raise InvalidRequest.single(
@@ -196,6 +195,7 @@ def _refuse_oversized(candidates: list[Candidate], space_for: Callable[[Training
                 "name fewer accelerators, device counts or degrees."
             ).format(valid=valid, MAX_SEARCH_CONFIGURATIONS=MAX_SEARCH_CONFIGURATIONS),
         )
+    return prepared
 
 
 NO_PRICE = Offer("none", "none", float("nan"))  # an accelerator named without a price, for `fastest` alone
@@ -343,11 +343,3 @@ def _space_builder(
         return replace(space, **changes) if changes else space
 
     return space_for
-
-
-def interconnect_note(acc: Accelerator) -> str | None:
-    if builds_training_clusters(acc):
-        return None
-    return _(
-        "{id} has no scale-up fabric or cluster network in the catalog: searched up to {DEVICES_PER_NODE}."
-    ).format(id=acc.id, DEVICES_PER_NODE=DEVICES_PER_NODE)

@@ -9,8 +9,9 @@ once. Then constraints (memory, deadline, budget) and the objective pick among t
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -41,6 +42,23 @@ class Candidate:
 
     plan: TrainingPlan
     offers: tuple[Offer, ...]
+
+
+class Prepared(NamedTuple):
+    """A candidate with its search space enumerated once: the product's size and the layouts build_plan accepts."""
+
+    candidate: Candidate
+    grid_size: int
+    layouts: Layouts
+
+
+def prepare(candidates: list[Candidate], space_for: Callable[[TrainingPlan], SearchSpace]) -> list[Prepared]:
+    """Each candidate's space (`space_for(plan)`), enumerated."""
+    prepared = []
+    for candidate in candidates:
+        space = space_for(candidate.plan)
+        prepared.append(Prepared(candidate, space.grid_size, enumerate_layouts(candidate.plan, space)))
+    return prepared
 
 
 @dataclass(frozen=True)
@@ -74,6 +92,19 @@ class Point:
     @property
     def plan(self) -> TrainingPlan:
         return self.candidate.plan
+
+    def parallelism(self) -> dict[str, Any]:
+        """The layout as `hardware.parallelism` spells it (every degree, 1s included)."""
+        return {
+            "data": self.data,
+            "tensor": self.tensor,
+            "pipeline": self.pipeline,
+            "context": self.context,
+            "expert": self.expert,
+            "zero_stage": self.zero_stage,
+            "sequence_parallel": self.sequence_parallel,
+            "virtual_pipeline": self.virtual_pipeline,
+        }
 
     def describe(self) -> str:
         if self.total_usd != self.total_usd:  # NaN: searched without a price
@@ -131,22 +162,20 @@ class _Pool:
 
 
 def search(
-    candidates: list[Candidate],
-    space_for: Any,
+    prepared: list[Prepared],
     constraints: Constraints,
     objective: str = "pareto",
     limit: int = 5,
     checkpoint_bytes_per_s: float | None = None,
 ) -> PlanSearch:
-    """Search every candidate's layouts (`space_for(plan)` → its SearchSpace) under the constraints."""
+    """Evaluate every prepared candidate's layouts on its offers and pick under the constraints."""
     started = time.perf_counter()
+    candidates = [p.candidate for p in prepared]
     pool, considered, layouts_evaluated, invalid = _Pool(), 0, 0, 0
-    for ci, candidate in enumerate(candidates):
-        space: SearchSpace = space_for(candidate.plan)
-        layouts = enumerate_layouts(candidate.plan, space)
+    for ci, (candidate, grid_size, layouts) in enumerate(prepared):
         offers = len(candidate.offers)
-        considered += space.grid_size * offers
-        invalid += (space.grid_size - len(layouts.data)) * offers
+        considered += grid_size * offers
+        invalid += (grid_size - len(layouts.data)) * offers
         if not len(layouts.data):
             continue
         numbers = evaluate_layouts(candidate.plan, layouts, checkpoint_bytes_per_s)

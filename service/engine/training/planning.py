@@ -7,6 +7,7 @@ computed through that door, so what the planner promises is what an estimate say
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,17 +21,20 @@ from .planner import Point, search
 
 
 def plan_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any]:
-    parsed = parse_plan_request(request, catalog)
+    started = time.perf_counter()
+    parsed = parse_plan_request(request, catalog)  # base plans and enumerated layouts
     found = search(
-        parsed.candidates,
-        parsed.space_for,
+        parsed.prepared,
         parsed.constraints,
         parsed.objective,
         parsed.limit,
         parsed.checkpoint_bytes_per_s,
     )
+    found.stats["server_seconds"] = time.perf_counter() - started  # parsing and enumeration included
     notes = list(parsed.notes)
-    for acc in {c.plan.accelerator.id: c.plan.accelerator for c in parsed.candidates}.values():
+    for acc in {
+        p.candidate.plan.accelerator.id: p.candidate.plan.accelerator for p in parsed.prepared
+    }.values():
         if not builds_training_clusters(acc):
             notes.append(
                 _(
@@ -70,16 +74,7 @@ def plan_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any
 def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
     plan, acc = p.plan, p.plan.accelerator
     priced = p.offer.usd_per_hour == p.offer.usd_per_hour  # NaN: searched without a price (objective fastest)
-    parallelism = {
-        "data": p.data,
-        "tensor": p.tensor,
-        "pipeline": p.pipeline,
-        "context": p.context,
-        "expert": p.expert,
-        "zero_stage": p.zero_stage,
-        "sequence_parallel": p.sequence_parallel,
-        "virtual_pipeline": p.virtual_pipeline,
-    }
+    parallelism = p.parallelism()
     return {
         "accelerator": acc.id,
         "provider": p.offer.provider if priced else None,
@@ -111,20 +106,8 @@ def estimate_body(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
         "activation_recomputation": p.plan.recompute,
         "precision": p.plan.precision,
     }
-    parallelism = {
-        "data": p.data,
-        "tensor": p.tensor,
-        "pipeline": p.pipeline,
-        "zero_stage": p.zero_stage,
-        "sequence_parallel": p.sequence_parallel,
-    }
-    for name, value in (
-        ("context", p.context),
-        ("expert", p.expert),
-        ("virtual_pipeline", p.virtual_pipeline),
-    ):
-        if value != 1:
-            parallelism[name] = value
+    optional = ("context", "expert", "virtual_pipeline")  # sent only when not 1, as a person would write them
+    parallelism = {k: v for k, v in p.parallelism().items() if k not in optional or v != 1}
     cost: dict[str, Any] = {}
     if p.offer.usd_per_hour == p.offer.usd_per_hour:  # priced (not NaN)
         cost = {"provider": p.offer.provider, "pricing_model": p.offer.pricing_model}
