@@ -221,7 +221,11 @@ class TrainingMemorySchema(ma.Schema):
 class TrainingTimeBreakdownSchema(ma.Schema):
     compute_s = number("Stepping time, s")
     pipeline_bubble_s = number("Pipeline fill and drain, s")
-    communication_s = number("Exposed communication, s")
+    communication_s = number("Exposed communication, s (includes activation_offload_s)")
+    activation_offload_s = number(
+        "Exposed activation copies to and from host memory (training.activation_offload_layers), s; part of "
+        "communication_s"
+    )
     checkpointing_s = number("Checkpoint writes, s")
     validation_s = number("Validation passes, s")
     interruptions_s = number(

@@ -84,6 +84,18 @@ class TrainingRunSchema(ma.Schema):
         validate=validate.OneOf(RECOMPUTATION), metadata={"example": "selective"}
     )
     flash_attention = Boolean(metadata={"description": "Default true"})
+    activation_offload_layers = Integer(
+        validate=validate.Range(0, 100_000),
+        metadata={
+            "description": "Transformer layers per pipeline stage whose saved activations are copied to host "
+            "memory after their forward pass and back before their backward (Megatron-Core "
+            "cpu_offloading_num_layers; NeMo's GB200 recipes use it). Default 0. The device keeps the other "
+            "layers' activations and a double buffer of two offloaded layers; copies that the offloaded layers' "
+            "compute cannot hide add `time.breakdown.activation_offload_s` (host link: NVLink-C2C on Grace "
+            "systems, else PCIe). Not searched by the planners",
+            "example": 0,
+        },
+    )
     checkpoint_interval_steps = Integer(
         validate=validate.Range(1, 10**9), metadata={"description": "Write a checkpoint every N steps"}
     )

@@ -18,6 +18,7 @@ from ..errors import InvalidRequest
 from ..hardware import Catalog
 from ..i18n import N_, _
 from ..units import human_duration
+from .offload import refuse_in_search
 from .plan_request import duration_seconds
 from .planner import Candidate, Constraints, Offer, prepare, search
 from .request import build_plan
@@ -37,6 +38,7 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
     training = dict(request.get("training") or {})
     constraints = request.get("constraints") or {}
     count_auto, layout_auto = hardware.get("count") == AUTO, hardware.get("parallelism") == AUTO
+    refuse_in_search(training)
     deadline = None
     if constraints.get("deadline") is not None:
         deadline = duration_seconds(constraints["deadline"], "constraints.deadline")

@@ -16,6 +16,7 @@ from ..architecture import (
 )
 from ..parallelism import Parallelism
 from ..units import GIB
+from .offload import offloaded_layers, resident_layers
 from .plan import TrainingPlan
 
 # Bytes per parameter (weights, gradients) by precision. Mixed precision keeps 16-bit weights and gradients
@@ -172,10 +173,14 @@ def activation_bytes(plan: TrainingPlan, micro_batch: int, micro_batches_per_ste
     # interleaving stores 1 + (p − 1)/(p·v) more micro-batches (Korthikanti et al. 2022 §4.2.3)
     if p > 1 and par.virtual_pipeline > 1:
         in_flight *= 1.0 + (p - 1) / (p * par.virtual_pipeline)
-    first = layers_per_stage * stored * in_flight + working
+    # activation offload (offload.py): offloaded layers stay on the host but for a double buffer
+    kept, buffered = resident_layers(
+        layers_per_stage, offloaded_layers(plan.offload_layers, layers_per_stage)
+    )
+    first = (kept * in_flight + buffered) * stored + working
     # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; docs/formulas.md)
     logits = s_len * b * sh.vocab_size / t * (act_bytes + 4.0)
-    last = layers_per_stage * stored + working + logits
+    last = (kept + buffered) * stored + working + logits
     return max(first + (logits if p == 1 else 0.0), last)
 
 

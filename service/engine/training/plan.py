@@ -53,6 +53,8 @@ class TrainingPlan:
     interruptions_per_device_hour: float = INTERRUPTIONS_PER_DEVICE_HOUR
     restart_s: float = RESTART_S
     goodput: float | None = None
+    # transformer layers per pipeline stage whose saved activations are offloaded to host memory (offload.py)
+    offload_layers: int = 0
 
     def with_fields(self, **changes: Any) -> TrainingPlan:
         """This plan with some fields changed, for the advice's candidates (which answer for the change being one

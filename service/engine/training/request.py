@@ -66,6 +66,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
             ),
         )
     gbs, micro = _batch(training, par, seq, unit, bad)
+    offload = _offload(training, model, par, bad)
     schedule = _schedule(training, hardware, model, unit, count, bad)
     usd, source = resolve_price(cost, acc, catalog, bad)
     overhead = float(cost.get("infrastructure_overhead", 0.0) or 0.0)
@@ -101,8 +102,32 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         decimals=int(output.get("decimal_places", 1)),
         details=bool(output.get("details", False)),
         notes=tuple(notes),
+        offload_layers=offload,
         **schedule,
     )
+
+
+def _offload(training: Mapping[str, Any], model: ModelSpec | None, par: Parallelism, bad: Any) -> int:
+    """training.activation_offload_layers: layers per pipeline stage whose activations go to host memory."""
+    layers = int(training.get("activation_offload_layers") or 0)
+    if layers <= 0 or model is None:
+        return 0
+    if model.shape is None:
+        bad(
+            "training.activation_offload_layers",
+            _("Activation offload needs a transformer with a known shape (layers); this model has none."),
+        )
+        return 0
+    per_stage = -(-model.shape.layers // par.pipeline)
+    if layers >= per_stage:
+        bad(
+            "training.activation_offload_layers",
+            _("At most {value}: one less than the transformer layers per pipeline stage.").format(
+                value=per_stage - 1
+            ),
+        )
+        return 0
+    return layers
 
 
 def _hardware(

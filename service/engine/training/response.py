@@ -130,6 +130,7 @@ def _time(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
             "compute_s": ev.compute_s,
             "pipeline_bubble_s": ev.bubble_s,
             "communication_s": ev.communication_s,
+            "activation_offload_s": ev.step_equivalents * ev.step.offload_s,
             "checkpointing_s": ev.checkpoint_s,
             "validation_s": ev.validation_s,
             "interruptions_s": ev.interruptions_s,

@@ -16,7 +16,14 @@ from typing import NamedTuple
 from ..architecture import ModelSpec, attention_score_flops_per_token, matmul_parameters_per_token
 from ..hardware import Accelerator
 from ..parallelism import all_reduce_seconds, group_bandwidth, pipeline_bubble_fraction
-from .memory import MemoryBreakdown, bytes_per_parameter, expert_parameters, parameters_per_device
+from .memory import (
+    MemoryBreakdown,
+    bytes_per_parameter,
+    expert_parameters,
+    layer_activation_bytes,
+    parameters_per_device,
+)
+from .offload import exposed_offload_s, host_link_bytes_per_s, offloaded_layers
 from .plan import TrainingPlan
 
 # Best single BF16 GEMM as a fraction of dense peak — ml-engineering "Maximum Achievable Matmul FLOPS" (MAMF).
@@ -88,6 +95,7 @@ class StepTime(NamedTuple):
     expert_comm_s: float
     bubble_s: float
     context_comm_s: float = 0.0  # exposed ring-attention K/V exchange (context parallel)
+    offload_s: float = 0.0  # exposed activation copies to and from host memory (offload.py)
 
     @property
     def compute_s(self) -> float:
@@ -101,6 +109,7 @@ class StepTime(NamedTuple):
             + self.data_comm_s
             + self.expert_comm_s
             + self.context_comm_s
+            + self.offload_s
         )
 
     @property
@@ -341,7 +350,10 @@ class StepModel:
             if self._work.context > 1
             else 0.0
         )
-        stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
+        offload_s = (
+            self._offload_s(micro_batch, micro_batches, compute_s) if self.plan.offload_layers else 0.0
+        )
+        stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s + offload_s
         bubble = (
             pipeline_bubble_fraction(self.pipeline, micro_batches, self.virtual) if self.pipeline > 1 else 0.0
         )
@@ -357,7 +369,30 @@ class StepModel:
             expert_s,
             bubble_s,
             context_s,
+            offload_s,
         )
+
+    def _offload_s(self, micro_batch: int, micro_batches: int, compute_s: float) -> float:
+        """Exposed seconds of the activation copies to and from the host (offload.py) in one step."""
+        plan, shape = self.plan, self.shape
+        if shape is None:
+            return 0.0
+        par = plan.par
+        layers_per_stage = -(-shape.layers // par.pipeline)
+        k = offloaded_layers(plan.offload_layers, layers_per_stage)
+        stored, _ = layer_activation_bytes(
+            shape,
+            par,
+            plan.recompute,
+            plan.flash_attention,
+            plan.sequence_length // par.context,
+            micro_batch,
+            plan.activation_bytes_per_value,
+            fp8_inputs=plan.precision == "fp8",
+        )
+        copy_bytes = k * stored * micro_batches
+        bandwidth = host_link_bytes_per_s(plan.accelerator)
+        return exposed_offload_s(copy_bytes, bandwidth, compute_s * k / layers_per_stage)
 
     # ------------------------------------------------------------------ compute: GEMMs, attention, element-wise
 

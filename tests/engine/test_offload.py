@@ -1,0 +1,97 @@
+"""Activation offload to host memory (training.activation_offload_layers; training/offload.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.engine import InvalidRequest, estimate_training, plan_training
+from service.engine.training.memory import layer_activation_bytes
+from service.engine.training.offload import exposed_offload_s, host_link_bytes_per_s
+from service.engine.training.request import build_plan
+
+from .conftest import load_catalog
+
+CATALOG = load_catalog()
+
+
+def _body(offload: int | None, accelerator: str = "nvidia-gb200", pipeline: int = 1, seq: int = 8192):
+    training: dict = {
+        "tokens": 1e11,
+        "sequence_length": seq,
+        "global_batch_size": 256,
+        "micro_batch_size": 2,
+        "precision": "bf16",
+    }
+    if offload is not None:
+        training["activation_offload_layers"] = offload
+    return {
+        "model": {"preset": "llama-3-70b"},
+        "training": training,
+        "hardware": {
+            "accelerator": accelerator,
+            "count": 64,
+            "parallelism": {"data": 64 // pipeline, "pipeline": pipeline, "zero_stage": 3},
+        },
+        "cost": {"usd_per_accelerator_hour": 1.0},
+        "output": {"recommendations": False},
+    }
+
+
+def test_offloaded_layers_leave_the_device_but_for_a_double_buffer():
+    base = estimate_training(_body(None), CATALOG)["memory"]["breakdown"]["activations"]
+    plan = build_plan(_body(40), CATALOG)
+    one_layer, _ = layer_activation_bytes(
+        plan.model.shape, plan.par, plan.recompute, plan.flash_attention, 8192, 2, 2.0
+    )
+    for k in (1, 2, 10, 40, 79):
+        got = estimate_training(_body(k), CATALOG)["memory"]["breakdown"]["activations"]
+        assert got == pytest.approx(base - (k - min(k, 2)) * one_layer, rel=1e-12), k
+
+
+def test_offload_can_make_a_published_gb200_recipe_fit():
+    # NeMo 25.11: Llama 3 70B, Megatron-FSDP over 64 GB200, MBS 2, cpu_offloading_num_layers=40
+    without = estimate_training(_body(0), CATALOG)["memory"]
+    with_offload = estimate_training(_body(40), CATALOG)["memory"]
+    assert with_offload["per_device_bytes"] < without["per_device_bytes"] - 100e9
+
+
+def test_copies_hide_behind_compute_on_nvlink_c2c_but_not_always_on_pcie():
+    fast = estimate_training(_body(40), CATALOG)["time"]["breakdown"]
+    assert fast["activation_offload_s"] == 0.0
+    slow = estimate_training(_body(79, accelerator="nvidia-h100-sxm-80gb"), CATALOG)["time"]["breakdown"]
+    none = estimate_training(_body(0, accelerator="nvidia-h100-sxm-80gb"), CATALOG)["time"]["breakdown"]
+    assert slow["activation_offload_s"] > 0.0
+    assert slow["communication_s"] == pytest.approx(none["communication_s"] + slow["activation_offload_s"])
+
+
+def test_exposed_time_is_what_the_layer_compute_cannot_hide():
+    assert exposed_offload_s(0.0, 1e9, 1.0) == 0.0
+    assert exposed_offload_s(1e9, 1e9, 3.0) == 0.0  # 1 s each way vs 1 s and 2 s of compute
+    assert exposed_offload_s(3e9, 1e9, 3.0) == pytest.approx(2.0 + 1.0)
+    assert host_link_bytes_per_s(CATALOG.accelerators["nvidia-gb200"]) == 450e9
+    assert host_link_bytes_per_s(CATALOG.accelerators["nvidia-a100-sxm-80gb"]) == 32e9
+
+
+def test_more_layers_than_a_stage_has_is_a_422_naming_the_field():
+    with pytest.raises(InvalidRequest) as err:
+        estimate_training(_body(20, pipeline=4), CATALOG)  # 80 layers / 4 stages = 20 per stage
+    assert "training.activation_offload_layers" in err.value.errors
+    assert "19" in " ".join(err.value.errors["training.activation_offload_layers"])
+    estimate_training(_body(19, pipeline=4), CATALOG)
+
+
+def test_planners_refuse_offload_rather_than_ignore_it():
+    body = _body(10)
+    body["hardware"]["parallelism"] = "auto"
+    with pytest.raises(InvalidRequest) as err:
+        estimate_training(body, CATALOG)
+    assert "training.activation_offload_layers" in err.value.errors
+    plan_body = {
+        "model": body["model"],
+        "training": body["training"],
+        "search": {"accelerators": ["nvidia-h100-sxm-80gb"]},
+        "cost": {"usd_per_accelerator_hour": 1.0},
+    }
+    with pytest.raises(InvalidRequest) as err:
+        plan_training(plan_body, CATALOG)
+    assert "training.activation_offload_layers" in err.value.errors
