@@ -117,3 +117,39 @@ def all_reduce_seconds(payload_bytes: float, ranks: int, bytes_per_s: float) -> 
     if ranks <= 1 or payload_bytes <= 0:
         return 0.0
     return 2.0 * (ranks - 1) / ranks * payload_bytes / bytes_per_s
+
+
+# Per-collective latency: NCCL's own cost model (NVIDIA/nccl src/graph/tuning.cc @5067397, ncclTunerConstants
+# defaults, Simple protocol, the one large transfers use): a base of 8.4 µs per ring or tree collective, 3.4 µs per
+# ring step over NVLink (5.7 µs over PCIe), 4.0 µs per intra-node tree step, 14 µs per step that crosses the network.
+# A ring all-gather or reduce-scatter over n ranks on N nodes takes n − 1 steps, N − 1 of them across nodes; a ring
+# all-reduce twice that; a tree all-reduce 2·((n/N − 1) intra + ⌊log2 N⌋ inter) steps, NCCL taking the cheaper.
+# Only NVIDIA/AMD GPU collectives (NCCL/RCCL) are modelled so; TPU ICI collectives get no latency term.
+NCCL_BASE_LATENCY_S = 8.4e-6
+NCCL_RING_NVLINK_LATENCY_S = 3.4e-6
+NCCL_RING_PCIE_LATENCY_S = 5.7e-6
+NCCL_TREE_INTRA_LATENCY_S = 4.0e-6
+NCCL_NET_LATENCY_S = 14.0e-6
+
+
+def group_nodes(acc: Accelerator, group_size: int, stride: int) -> tuple[int, int]:
+    """(scale-up domains a collective group spans, its members per domain), as group_bandwidth places them."""
+    domain = domain_size(acc)
+    if group_size * stride <= domain:
+        return 1, group_size
+    members = max(1, min(group_size, domain // stride)) if stride < domain else 1
+    return -(-group_size // members), members
+
+
+def collective_latency_s(acc: Accelerator, all_reduce: bool, group_size: int, stride: int) -> float:
+    """Latency of one all-reduce (`all_reduce`) or one all-gather / reduce-scatter over `group_size` ranks."""
+    if group_size <= 1 or acc.kind != "gpu":
+        return 0.0
+    nodes, members = group_nodes(acc, group_size, stride)
+    intra = NCCL_RING_NVLINK_LATENCY_S if acc.interconnect_bandwidth_bytes_per_s else NCCL_RING_PCIE_LATENCY_S
+    inter_steps = nodes - 1
+    ring = (group_size - 1 - inter_steps) * intra + inter_steps * NCCL_NET_LATENCY_S
+    if not all_reduce:
+        return NCCL_BASE_LATENCY_S + ring
+    tree = 2.0 * ((members - 1) * NCCL_TREE_INTRA_LATENCY_S + (nodes.bit_length() - 1) * NCCL_NET_LATENCY_S)
+    return NCCL_BASE_LATENCY_S + min(2.0 * ring, tree)

@@ -10,12 +10,13 @@ the error on every point.
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import NamedTuple
 
 from ..architecture import ModelSpec, attention_score_flops_per_token, matmul_parameters_per_token
 from ..hardware import Accelerator
-from ..parallelism import all_reduce_seconds, group_bandwidth, pipeline_bubble_fraction
+from ..parallelism import all_reduce_seconds, collective_latency_s, group_bandwidth, pipeline_bubble_fraction
 from .memory import (
     MemoryBreakdown,
     bytes_per_parameter,
@@ -73,7 +74,14 @@ OPTIMIZER_PASSES = 2.0  # the optimizer step reads and writes every state byte o
 # training points (NeMo Mixtral-8x7B and DeepSeek-V3 on GB200/B200, AutoModel DeepSeek-V3 on H100) 0.55–0.75 all
 # give the same median error, so the one factor is kept for both wings (tests/engine/test_public_calibration.py).
 MOE_GROUPED_GEMM_EFFICIENCY = 0.65
-CP_MIN_EXPOSED = 0.1  # share of the ring K/V exchange never hidden (as DP_MIN_EXPOSED; assumption)
+CP_MIN_EXPOSED = 0.1
+# Gradient bucket: max(40M, 1M × dp) parameters (NVIDIA/Megatron-LM megatron/core/distributed/
+# distributed_data_parallel.py @d98e8a6: "larger DP sizes need larger buckets to ensure collectives do not become
+# latency-bound")
+DDP_BUCKET_PARAMETERS = 40e6
+DDP_BUCKET_PARAMETERS_PER_RANK = (
+    1e6  # share of the ring K/V exchange never hidden (as DP_MIN_EXPOSED; assumption)
+)
 # FP8 training runs the transformer layers' linear GEMMs in FP8 but keeps the LM head (output projection, 6·h·V
 # FLOPs per token) in BF16: Megatron-Core builds its output layer as a plain ColumnParallelLinear, not a Transformer
 # Engine layer, so `--fp8` does not reach it; torchtitan's float8 converter skips the `output` module by default
@@ -491,7 +499,9 @@ class StepModel:
         dp_bw = group_bandwidth(plan.accelerator, ranks, par.tensor)
         # ZeRO-3 moves 1.5× the all-reduce volume (Rajbhandari et al. 2020 §7.2)
         volume = 1.5 if par.zero_stage >= 3 else 1.0
-        self._data_total = volume * all_reduce_seconds((dense + expert) * g_b, ranks, dp_bw)
+        self._data_total = volume * all_reduce_seconds((dense + expert) * g_b, ranks, dp_bw) + data_latency_s(
+            plan, dense + expert
+        )
         self._zero3 = par.zero_stage >= 3
 
     def _data_parallel_comm(self, micro_batches: int, compute_s: float) -> float:
@@ -503,6 +513,24 @@ class StepModel:
         else:  # gradients reduce during the last micro-batch's backward (2/3 of its compute)
             hidden_behind = compute_s / max(micro_batches, 1) * 2.0 / 3.0
         return max(DP_MIN_EXPOSED * data_total, data_total - hidden_behind)
+
+
+def data_latency_s(plan: TrainingPlan, params: float) -> float:
+    """Collective latencies of one step's data-parallel traffic (parallelism.collective_latency_s): ZeRO-3 gathers
+    each layer twice and reduce-scatters it once per micro-batch (FSDP units = transformer blocks); otherwise the
+    gradients travel in buckets of max(40M, 1M × dp) parameters (Megatron-Core DistributedDataParallel default),
+    one all-reduce each (ZeRO-0) or a reduce-scatter and a parameter all-gather (ZeRO-1/2)."""
+    par, acc = plan.par, plan.accelerator
+    ranks = par.gradient_ranks
+    if ranks <= 1:
+        return 0.0
+    if par.zero_stage >= 3 and plan.model.shape is not None:
+        layers_per_stage = -(-plan.model.shape.layers // par.pipeline)
+        return 3.0 * layers_per_stage * collective_latency_s(acc, False, ranks, par.tensor)
+    buckets = max(1.0, math.ceil(params / max(DDP_BUCKET_PARAMETERS, DDP_BUCKET_PARAMETERS_PER_RANK * ranks)))
+    if par.zero_stage == 0:
+        return buckets * collective_latency_s(acc, True, ranks, par.tensor)
+    return buckets * 2.0 * collective_latency_s(acc, False, ranks, par.tensor)
 
 
 def model_flops_utilization(

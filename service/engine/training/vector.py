@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import parallelism as nccl
 from ..architecture import embedding_parameters, largest_layer_parameters, layer_parameters
 from ..hardware import Accelerator
 from ..parallelism import DEVICES_PER_NODE, domain_size, scale_out_bytes_per_s, scale_up_bytes_per_s
@@ -282,9 +283,55 @@ def _data_parallel_comm(
     zero3 = lay.zero_stage >= 3
     bandwidth = group_bandwidth(plan.accelerator, ranks, lay.tensor)
     total = np.where(zero3, 1.5, 1.0) * all_reduce_seconds((dense + expert) * g_b, ranks, bandwidth)
+    total = total + _data_latency_s(plan, lay, ranks, dense + expert)
     total = np.where(zero3, total * micro_batches, total)
     hidden_behind = np.where(zero3, 0.8 * compute_s, compute_s / np.maximum(micro_batches, 1) * 2.0 / 3.0)
     return np.maximum(st.DP_MIN_EXPOSED * total, total - hidden_behind)
+
+
+def collective_latency_s(acc: Accelerator, all_reduce: bool, group_size: Array, stride: Array) -> Array:
+    """parallelism.collective_latency_s over arrays of group sizes and strides."""
+    zero = np.zeros(len(group_size))
+    if acc.kind != "gpu":
+        return zero
+    domain = domain_size(acc)
+    members = np.where(
+        stride < domain, np.maximum(1, np.minimum(group_size, domain // np.maximum(stride, 1))), 1
+    )
+    inside = group_size * stride <= domain
+    members = np.where(inside, group_size, members)
+    nodes = np.where(inside, 1, -(-group_size // members))
+    intra = (
+        nccl.NCCL_RING_NVLINK_LATENCY_S
+        if acc.interconnect_bandwidth_bytes_per_s
+        else nccl.NCCL_RING_PCIE_LATENCY_S
+    )
+    inter_steps = nodes - 1
+    ring = (group_size - 1 - inter_steps) * intra + inter_steps * nccl.NCCL_NET_LATENCY_S
+    if all_reduce:
+        log_nodes = np.floor(np.log2(np.maximum(nodes, 1)) + 1e-9)
+        tree = 2.0 * ((members - 1) * nccl.NCCL_TREE_INTRA_LATENCY_S + log_nodes * nccl.NCCL_NET_LATENCY_S)
+        latency = nccl.NCCL_BASE_LATENCY_S + np.minimum(2.0 * ring, tree)
+    else:
+        latency = nccl.NCCL_BASE_LATENCY_S + ring
+    return np.where(group_size > 1, latency, 0.0)
+
+
+def _data_latency_s(plan: TrainingPlan, lay: Layouts, ranks: Array, params: Array) -> Array:
+    """step_time.data_latency_s over layouts."""
+    acc, shape = plan.accelerator, plan.model.shape
+    gather = collective_latency_s(acc, False, ranks, lay.tensor)
+    bucket = np.maximum(st.DDP_BUCKET_PARAMETERS, st.DDP_BUCKET_PARAMETERS_PER_RANK * ranks)
+    buckets = np.maximum(1.0, np.ceil(params / bucket))
+    other = np.where(
+        lay.zero_stage == 0,
+        buckets * collective_latency_s(acc, True, ranks, lay.tensor),
+        buckets * 2.0 * gather,
+    )
+    if shape is not None:
+        layers_per_stage = -(-shape.layers // lay.pipeline)
+        other = np.where(lay.zero_stage >= 3, 3.0 * layers_per_stage * gather, other)
+    return np.where(ranks > 1, other, 0.0)
 
 
 # ---------------------------------------------------------------------------------------------------- totals
