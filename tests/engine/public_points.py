@@ -17,6 +17,7 @@ from typing import Any
 
 from service.engine import InvalidRequest, estimate_training
 from service.engine.hardware import Catalog
+from service.engine.presets import PRESETS
 
 DATA = Path(__file__).with_name("data")
 # Accelerators of the set that the catalog lacks. torchtitan's H100s are Meta's 96 GB HBM2e parts capped at
@@ -36,6 +37,9 @@ class Outcome:
     predicted: float | None
     fits: bool | None
     skipped: str | None = None
+    derived_from: str | None = (
+        None  # flops_convention when `published` was converted from a published TFLOP/s
+    )
 
     @property
     def error(self) -> float | None:
@@ -54,6 +58,8 @@ def _model(row: dict[str, str]) -> dict[str, Any]:
         return {"preset": row["model"]}
     model: dict[str, Any] = {
         "architecture": "transformer",
+        **({"head_dim": _int(row, "head_dim", 0)} if row.get("head_dim") else {}),
+        **({"tied_embeddings": True} if row.get("tied_embeddings") == "true" else {}),
         "layers": _int(row, "layers", 0),
         "hidden_size": _int(row, "hidden", 0),
         "attention_heads": _int(row, "heads", 0),
@@ -67,6 +73,115 @@ def _model(row: dict[str, str]) -> dict[str, Any]:
         model["experts"] = _int(row, "experts", 1)
         model["experts_per_token"] = _int(row, "experts_per_token", 1)
     return model
+
+
+# ------------------------------------------------------------------------------------ TFLOP/s → tokens/s conversion
+
+# Megatron-Core, MaxText and Meta publish "model TFLOP/s per device" (and MFU), not tokens/s. Each counts FLOPs its own
+# way; the published figure is converted back to tokens/s per device with THAT source's count for the row's shape and
+# sequence length (tokens/s = TFLOP/s × 1e12 / FLOPs per token), never with the engine's. The CSV's
+# `flops_convention` column names the count; the functions below are those counts, each with the file it was read from.
+
+
+def _shape(row: dict[str, str]) -> dict[str, float]:
+    """L, h, a (query heads), g (KV heads), d (head dim), f (FFN width), gated, V, tied, S from the row or its preset."""
+    if row["model"]:
+        sh = PRESETS[row["model"]].shape
+        assert sh is not None
+        h, a = sh.hidden_size, sh.attention_heads
+        return {
+            "L": sh.layers,
+            "h": h,
+            "a": a,
+            "g": sh.kv_heads,
+            "d": sh.explicit_head_dim or h // a,
+            "f": sh.ffn_hidden_size,
+            "gated": sh.ffn_type == "swiglu",
+            "V": sh.vocab_size,
+            "tied": sh.tied_embeddings,
+            "S": _int(row, "seq_len", 2048),
+        }
+    h, a = _int(row, "hidden", 0), _int(row, "heads", 0)
+    return {
+        "L": _int(row, "layers", 0),
+        "h": h,
+        "a": a,
+        "g": _int(row, "kv_heads", a),
+        "d": _int(row, "head_dim", h // a if a else 0),
+        "f": _int(row, "ffn", 4 * h),
+        "gated": (row["ffn_type"] or "swiglu") == "swiglu",
+        "V": _int(row, "vocab", 32000),
+        "tied": row.get("tied_embeddings") == "true",
+        "S": _int(row, "seq_len", 2048),
+    }
+
+
+def _parameters(s: dict[str, float]) -> float:
+    """All weights of a pre-norm decoder (norm scales included, no biases): what a parameter-pytree count returns."""
+    attention = s["h"] * s["d"] * (2 * s["a"] + 2 * s["g"])
+    mlp = s["h"] * s["f"] * (3 if s["gated"] else 2)
+    embeddings = s["V"] * s["h"] * (1 if s["tied"] else 2)
+    return s["L"] * (attention + mlp + 2 * s["h"]) + embeddings + s["h"]
+
+
+def megatron_f2e5db4(s: dict[str, float]) -> float:
+    """Megatron-LM `num_floating_point_operations` at f2e5db4 (the commit that added the README model table),
+    megatron/training/training.py: 12·B·S·L·h²·[(1 + g/a + S/h)·(q/h) + (f/h)·k·(3/2 if SwiGLU) + V/(2·L·h)], here per
+    token (B·S = 1, k = 1 dense). Non-causal attention; activation recomputation is not counted."""
+    L, h, a, g, S = s["L"], s["h"], s["a"], s["g"], s["S"]
+    q = s["d"] * a
+    return (
+        12
+        * L
+        * h
+        * h
+        * ((1 + g / a + S / h) * (q / h) + (s["f"] / h) * (1.5 if s["gated"] else 1.0) + s["V"] / (2 * L * h))
+    )
+
+
+def maxtext_9bc243c(s: dict[str, float]) -> float:
+    """MaxText `calculate_training_tflops` (MaxText/train.py at 9bc243c, 2023-10-27, the v5e README figures):
+    6·N·S·B + 12·a·L·d·S²·B per step, N = all parameters (`calculate_num_params_from_pytree`); per token
+    6·N + 12·L·a·d·S (attention not halved for causality)."""
+    return 6 * _parameters(s) + 12 * s["L"] * s["a"] * s["d"] * s["S"]
+
+
+def maxtext_76bd53b(s: dict[str, float]) -> float:
+    """The same function at 76bd53b (2023-12-15, configs/v5p/README.md figures): the attention term halved "due to
+    causality in attention" (added in 64ee4e9): 6·N + 6·L·a·d·S per token."""
+    return 6 * _parameters(s) + 6 * s["L"] * s["a"] * s["d"] * s["S"]
+
+
+def palm_mfu(s: dict[str, float]) -> float:
+    """PaLM's model FLOPs (Chowdhery et al. 2022, Appendix B), which the Llama 3 paper cites for its MFU (§3.3.2):
+    6·N + 12·L·H·Q·T per token, N = parameters, H heads, Q head dim, T sequence length (non-causal)."""
+    return 6 * _parameters(s) + 12 * s["L"] * s["a"] * s["d"] * s["S"]
+
+
+FLOPS_CONVENTIONS = {
+    "megatron-f2e5db4": megatron_f2e5db4,
+    "maxtext-9bc243c": maxtext_9bc243c,
+    "maxtext-76bd53b": maxtext_76bd53b,
+    "palm-mfu": palm_mfu,
+}
+
+
+def flops_per_token(row: dict[str, str]) -> float | None:
+    """The source's own FLOPs per token for this row (None when the row names no convention)."""
+    convention = FLOPS_CONVENTIONS.get(row.get("flops_convention") or "")
+    return convention(_shape(row)) if convention else None
+
+
+def published_tokens_per_s(row: dict[str, str]) -> tuple[float | None, str | None]:
+    """(tokens/s per device, the convention it was derived with, or None when published as tokens/s)."""
+    published = float(row["published_tokens_per_s_per_device"] or 0) or None
+    if published is not None:
+        return published, None
+    tflops = float(row["published_model_tflops_per_device"] or 0)
+    flops = flops_per_token(row)
+    if tflops and flops:
+        return tflops * 1e12 / flops, row["flops_convention"]
+    return None, None
 
 
 def throughput_request(row: dict[str, str]) -> dict[str, Any]:
@@ -114,30 +229,55 @@ def throughput_rows() -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+# Rows whose layout the request cannot express, with the reason (kept in the table as skipped).
+INEXPRESSIBLE: dict[str, str] = {
+    "MaxText 64B 32x v5e-256 (8192 chips)": (
+        "hybrid sharding not expressible: FSDP over the 256 chips of a slice x pure DP over 32 slices (DCN); "
+        "zero_stage 3 would shard over all 8192"
+    ),
+}
+
+
 def evaluate_throughput(catalog: Catalog) -> list[Outcome]:
     out = []
     for row in throughput_rows():
-        published = float(row["published_tokens_per_s_per_device"] or 0) or None
+        published, derived = published_tokens_per_s(row)
         if published is None:
             out.append(Outcome(row["label"], None, None, None, "only TFLOP/s or MFU published"))
+            continue
+        if row["label"] in INEXPRESSIBLE:
+            out.append(Outcome(row["label"], published, None, None, INEXPRESSIBLE[row["label"]], derived))
             continue
         request = throughput_request(row)
         if request["hardware"]["accelerator"] not in catalog.accelerators:
             out.append(
-                Outcome(row["label"], published, None, None, f"{row['accelerator']} is not in the catalog")
+                Outcome(
+                    row["label"],
+                    published,
+                    None,
+                    None,
+                    f"{row['accelerator']} is not in the catalog",
+                    derived,
+                )
             )
             continue
         try:
             answer = estimate_training(request, catalog)
         except InvalidRequest as err:
-            out.append(Outcome(row["label"], published, None, None, "422: " + "; ".join(sorted(err.errors))))
+            out.append(
+                Outcome(row["label"], published, None, None, "422: " + "; ".join(sorted(err.errors)), derived)
+            )
             continue
         predicted = answer["time"]["tokens_per_second"] / _int(row, "devices", 1)
-        out.append(Outcome(row["label"], published, predicted, answer["memory"]["fits"]))
+        out.append(Outcome(row["label"], published, predicted, answer["memory"]["fits"], None, derived))
     return out
 
 
-def summary(outcomes: list[Outcome]) -> dict[str, float]:
+def summary(outcomes: list[Outcome], derived: bool | None = None) -> dict[str, float]:
+    """Error summary: all points (derived=None), only those published as tokens/s (False), or only those converted
+    from a published TFLOP/s with the source's FLOP count (True)."""
+    if derived is not None:
+        outcomes = [o for o in outcomes if (o.derived_from is not None) == derived]
     errors = [abs(o.error) for o in outcomes if o.error is not None]
     return {
         "points": len(errors),
@@ -148,19 +288,23 @@ def summary(outcomes: list[Outcome]) -> dict[str, float]:
 
 
 def table(outcomes: list[Outcome]) -> str:
+    """Every point; `published` marked * when converted from TFLOP/s (its convention in the last column)."""
     lines = [f"{'point':<60} {'published':>10} {'predicted':>10} {'error':>8} fits"]
     for o in outcomes:
         if o.skipped:
-            lines.append(f"{o.label[:60]:<60} skipped: {o.skipped[:80]}")
+            lines.append(f"{o.label[:60]:<60} skipped: {o.skipped[:110]}")
             continue
+        mark = "*" if o.derived_from else " "
         lines.append(
-            f"{o.label[:60]:<60} {o.published:10.0f} {o.predicted:10.0f} {o.error:+8.1%} {'yes' if o.fits else 'NO'}"
+            f"{o.label[:60]:<60} {o.published:9.0f}{mark} {o.predicted:10.0f} {o.error:+8.1%} "
+            f"{'yes' if o.fits else 'NO ':<4}{o.derived_from or ''}".rstrip()
         )
-    s = summary(outcomes)
-    lines.append(
-        f"{s['points']} points: median |error| {s['median_abs_error']:.1%}, within ±25 %: "
-        f"{s['within_25_percent']:.0%}, predicted not to fit: {s['not_fitting']}"
-    )
+    for derived, what in ((None, "all"), (False, "published as tokens/s"), (True, "* derived from TFLOP/s")):
+        s = summary(outcomes, derived)
+        lines.append(
+            f"{what}: {s['points']} points: median |error| {s['median_abs_error']:.1%}, within ±25 %: "
+            f"{s['within_25_percent']:.0%}, predicted not to fit: {s['not_fitting']}"
+        )
     return "\n".join(lines)
 
 
