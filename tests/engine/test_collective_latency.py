@@ -36,7 +36,12 @@ def test_tpu_collectives_get_no_nccl_latency():
 def _comm(zero_stage: int) -> float:
     body = {
         "model": {"preset": "llama-2-7b"},
-        "training": {"tokens": 1e11, "sequence_length": 2048, "global_batch_size": 2048, "micro_batch_size": 1},
+        "training": {
+            "tokens": 1e11,
+            "sequence_length": 2048,
+            "global_batch_size": 2048,
+            "micro_batch_size": 1,
+        },
         "hardware": {
             "accelerator": "nvidia-a100-sxm-80gb",
             "count": 2048,

@@ -503,6 +503,7 @@ class StepModel:
             plan, dense + expert
         )
         self._zero3 = par.zero_stage >= 3
+        self._sharded_optimizer = par.zero_stage in (1, 2)
 
     def _data_parallel_comm(self, micro_batches: int, compute_s: float) -> float:
         """Exposed data-parallel gradient (and ZeRO-3 parameter) communication seconds per step."""
@@ -510,6 +511,14 @@ class StepModel:
         if self._zero3:  # parameters are re-gathered every micro-batch, prefetched behind compute
             data_total *= micro_batches
             hidden_behind = 0.8 * compute_s
+        elif self._sharded_optimizer:
+            # distributed optimizer: the gradient reduce-scatter (half the volume) overlaps the last micro-batch's
+            # backward, the parameter all-gather (the other half) the next step's first forward (Megatron-Core
+            # overlap_grad_reduce / overlap_param_gather)
+            micro = compute_s / max(micro_batches, 1)
+            half = data_total / 2.0
+            exposed = max(0.0, half - micro * 2.0 / 3.0) + max(0.0, half - micro / 3.0)
+            return max(DP_MIN_EXPOSED * data_total, exposed)
         else:  # gradients reduce during the last micro-batch's backward (2/3 of its compute)
             hidden_behind = compute_s / max(micro_batches, 1) * 2.0 / 3.0
         return max(DP_MIN_EXPOSED * data_total, data_total - hidden_behind)

@@ -286,7 +286,12 @@ def _data_parallel_comm(
     total = total + _data_latency_s(plan, lay, ranks, dense + expert)
     total = np.where(zero3, total * micro_batches, total)
     hidden_behind = np.where(zero3, 0.8 * compute_s, compute_s / np.maximum(micro_batches, 1) * 2.0 / 3.0)
-    return np.maximum(st.DP_MIN_EXPOSED * total, total - hidden_behind)
+    exposed = total - hidden_behind
+    micro = compute_s / np.maximum(micro_batches, 1)
+    half = total / 2.0
+    split = np.maximum(0.0, half - micro * 2.0 / 3.0) + np.maximum(0.0, half - micro / 3.0)
+    exposed = np.where((lay.zero_stage == 1) | (lay.zero_stage == 2), split, exposed)
+    return np.maximum(st.DP_MIN_EXPOSED * total, exposed)
 
 
 def collective_latency_s(acc: Accelerator, all_reduce: bool, group_size: Array, stride: Array) -> Array:
