@@ -20,9 +20,8 @@ from service.engine.hardware import Catalog
 from service.engine.presets import PRESETS
 
 DATA = Path(__file__).with_name("data")
-# Accelerators of the set that the catalog lacks. torchtitan's H100s are Meta's 96 GB HBM2e parts capped at
-# 500 W (the benchmark files say so): another part, with lower clocks than the 700 W catalog H100, so they are
-# reported as skipped rather than read as a catalog H100.
+# Ids of the set spelled differently from the catalog. torchtitan's H100s are Meta's 96 GB HBM2e parts capped at
+# 500 W (the benchmark files say so): their own catalog row, nvidia-h100-96gb-hbm2e, not the 700 W catalog H100.
 ALIASES: dict[str, str] = {"nvidia-h800": "nvidia-h800-sxm-80gb"}
 # Activation offload the published recipe sets (not a column of the CSV): NeMo 25.11's
 # LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_BASE_CONFIG sets cpu_offloading_num_layers=40 (Megatron-Bridge

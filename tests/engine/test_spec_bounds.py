@@ -102,3 +102,24 @@ def test_a_device_outside_the_bounds_is_set_aside_with_its_reason(broken):
 
 def test_the_shipped_catalog_is_inside_the_bounds():
     assert BASE.unusable == {}
+
+
+def test_every_shipped_catalog_row_is_inside_the_bounds():
+    from service.engine.hardware import spec_problems
+
+    assert {"nvidia-h100-96gb-hbm2e", "nvidia-h100-nvl-94gb", "nvidia-h100-pcie-80gb"} <= set(
+        BASE.accelerators
+    )
+    for acc in BASE.accelerators.values():
+        assert spec_problems(acc) == [], acc.id
+
+
+def test_the_grand_teton_h100_is_its_own_part():
+    part = BASE.accelerators["nvidia-h100-96gb-hbm2e"]
+    assert part.memory_bytes == 96 * 10**9 and part.tdp_watts == 500
+    assert part.memory_bandwidth_bytes_per_s == 2.4e12  # HBM2e, not the SXM's 3.35 TB/s
+    assert (
+        part.peak_flops_per_s["bf16"] == H100.peak_flops_per_s["bf16"]
+    )  # torchtitan's SXM peak (an upper bound)
+    assert (part.scale_up_domain, part.scale_out_bandwidth_bytes_per_s) == (8, 400e9 / 8)
+    assert BASE.accelerators["nvidia-h100-nvl-94gb"].scale_up_domain == 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import select, update
 
 from service.store.models import Accelerator, AuditEvent
-from service.store.seeding import reported_memory, seed_catalog
+from service.store.seeding import _rows, memory_bytes_of, reported_memory, seed_catalog
 
 
 def test_h100_capacity_is_the_driver_reported_81559_mib(app):
@@ -63,3 +63,31 @@ def test_reseeding_fills_an_empty_system_but_not_an_admin_value(app):
     with database.transaction() as session:
         assert session.get(Accelerator, "nvidia-gb200").scale_up_domain == 72
         assert session.get(Accelerator, "nvidia-b200").scale_up_domain == 16  # an admin's
+
+
+def test_every_reported_capacity_names_a_catalog_row_and_a_source():
+    rows = _rows("accelerator_memory.csv")
+    catalog_ids = {r["id"] for r in _rows("accelerators.csv")}
+    assert len({r["id"] for r in rows}) == len(rows)  # one reading per accelerator
+    for row in rows:
+        assert row["id"] in catalog_ids, row["id"]
+        assert row["source"].strip(), row["id"]  # each reading says where it was read
+        assert reported_memory()[row["id"]] == int(row["reported_mib"]) * 2**20
+
+
+def test_the_reported_capacity_replaces_the_decimal_datasheet_figure():
+    catalog = {r["id"]: r for r in _rows("accelerators.csv")}
+    reported = reported_memory()
+    assert reported["nvidia-b200"] == 183359 * 2**20  # nvidia-smi, not 180e9
+    assert reported["amd-mi300x"] == 206_141_652_992  # rocm-smi bytes, not 192e9
+    for acc_id, value in reported.items():
+        assert memory_bytes_of(catalog[acc_id], reported) == value
+        # a driver figure is within a few percent of the marketed capacity (a typo in MiB would not be)
+        assert 0.9 < value / (float(catalog[acc_id]["memory_gb"]) * 1e9) < 1.15, acc_id
+
+
+def test_capacity_in_gib_where_the_vendor_quotes_gib():
+    catalog = {r["id"]: r for r in _rows("accelerators.csv")}
+    assert memory_bytes_of(catalog["google-tpu-v5p"]) == 95 * 2**30
+    assert memory_bytes_of(catalog["aws-trainium2"]) == 96 * 2**30
+    assert memory_bytes_of(catalog["google-tpu-v5e"]) == 16 * 10**9  # Google quotes "16 GB" there
