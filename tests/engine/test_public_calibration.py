@@ -4,23 +4,36 @@ Issue 11's goal on the private held-out set: ≤ 12 % median error on tokens/s p
 no configuration that really ran predicted not to fit. These bounds keep what the public set shows today from
 regressing; the printed table is the evidence (`pytest -s tests/engine/test_public_calibration.py`).
 
-The bounds apply to the points published as tokens/s. The points converted from a published TFLOP/s with the
-source's own FLOP count (Megatron-Core, MaxText, Meta; marked * in the table) are printed, with their own summary
-line and in the overall one, but not bounded here yet: they were added after these bounds were set."""
+The first bounds apply to the points they were set on (published as tokens/s, on catalog parts with their own
+datasheet peak); the second to every evaluated point, including torchtitan's Grand Teton H100 rows and the points
+converted from a published TFLOP/s with the source's own FLOP count (Megatron-Core, MaxText, Meta; marked * in the
+table), at the level they show today."""
 
 from __future__ import annotations
 
-from .public_points import evaluate_throughput, summary, table
+from .public_points import evaluate_throughput, summary, table, throughput_rows
 from .reference_catalog import load_catalog
+
+# torchtitan's H100 benchmark rows run on Meta's Grand Teton part (96 GB HBM2e at 500 W), whose peak lies between
+# the NVL and SXM figures (the catalog takes the midpoint): evaluated since the catalog has the part
+GRAND_TETON = "nvidia-h100-96gb-hbm2e"
 
 
 def test_throughput_against_public_measurements():
     outcomes = evaluate_throughput(load_catalog())
     print("\n" + table(outcomes))
-    s = summary(outcomes, derived=False)
+    # the points these bounds were set on: published as tokens/s, on parts whose datasheet peak is the part's own
+    grand_teton = {r["label"] for r in throughput_rows() if r["accelerator"] == GRAND_TETON}
+    s = summary([o for o in outcomes if o.label not in grand_teton], derived=False)
     assert s["points"] >= 40
     assert s["median_abs_error"] < 0.08
     assert s["within_25_percent"] >= 0.84
+    # every evaluated point, the Grand Teton H100 rows (peak between NVL and SXM: an assumption) and the converted
+    # points included: the level of today (74 points, median 12.5 %, 70 % within ±25 %), kept from regressing
+    everything = summary(outcomes)
+    assert everything["points"] >= 70
+    assert everything["median_abs_error"] < 0.13
+    assert everything["within_25_percent"] >= 0.68
     assert summary(outcomes, derived=True)["points"] >= 17  # the converted points stay evaluated
 
 
