@@ -127,7 +127,7 @@ def test_unknown_preset_lists_valid_ids(client):
         ({"model": {"architecture": "transformer", "parameters": 1e30}}, "model.parameters"),
         ({"hardware": {"accelerator": "nvidia-t4", "count": 10**9}}, "hardware.count"),
         ({"training": {"tokens": -5, "global_batch_size": 8}}, "training.tokens"),
-        ({"training": {"tokens": "1B", "global_batch_size": 8, "precision": "fp4"}}, "training.precision"),
+        ({"training": {"tokens": "1B", "global_batch_size": 8, "precision": "fp2"}}, "training.precision"),
     ],
 )
 def test_absurd_magnitudes_are_422_with_the_bound_named(client, patch, field):
