@@ -32,6 +32,13 @@ class PeakFlopsSchema(ma.Schema):
     fp8 = ma.fields.Float(allow_none=True, metadata={"description": "FP8 tensor FLOP/s", "example": 1.979e15})
     int8 = ma.fields.Float(allow_none=True, metadata={"description": "INT8 tensor OP/s", "example": 1.979e15})
     int4 = ma.fields.Float(allow_none=True, metadata={"description": "INT4 tensor OP/s", "example": None})
+    fp4 = ma.fields.Float(
+        allow_none=True,
+        metadata={
+            "description": "FP4 tensor FLOP/s (NVFP4 on NVIDIA Blackwell, MXFP4 on AMD CDNA 4)",
+            "example": None,
+        },
+    )
 
 
 class PriceSchema(ma.Schema):

@@ -65,6 +65,7 @@ class PeakFlopsInSchema(ma.Schema):
     fp8 = _peak("FP8 tensor FLOP/s")
     int8 = _peak("INT8 tensor OP/s")
     int4 = _peak("INT4 tensor OP/s")
+    fp4 = _peak("FP4 tensor FLOP/s (NVFP4 / MXFP4)")
 
 
 def _physical(name: str, unit: str, required: bool = False):

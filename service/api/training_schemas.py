@@ -70,8 +70,9 @@ class TrainingRunSchema(ma.Schema):
         validate=validate.OneOf(TRAINING_PRECISIONS),
         metadata={
             "description": "Training precision. Not given: the best the accelerator supports, in the order "
-            "bf16, fp16 (V100, T4), tf32, fp32 (never fp8); `assumptions.precision` and "
-            "`assumptions.notes` say which was used",
+            "bf16, fp16 (V100, T4), tf32, fp32 (never fp8 or fp4); `assumptions.precision` and "
+            "`assumptions.notes` say which was used. fp4: NVIDIA's NVFP4 recipe (MXFP4 on AMD), the linear "
+            "layers' matmuls at the FP4 peak, on parts with an fp4 peak (`peak_flops_per_s.fp4`)",
             "example": "bf16",
         },
     )

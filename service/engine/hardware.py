@@ -12,7 +12,7 @@ from functools import cached_property
 
 from .i18n import _
 
-PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 KINDS = ("gpu", "tpu", "asic", "apple", "cpu")
 
 
@@ -50,7 +50,7 @@ class Accelerator:
 SPEC_BOUNDS: dict[str, tuple[float, float]] = {
     "memory_bytes": (2.0**20, 8e12),  # 1 MiB .. 8 TB (largest part: 768 GB)
     "memory_bandwidth_bytes_per_s": (1e8, 8e13),  # 0.1 GB/s .. 80 TB/s (largest: 8 TB/s)
-    "peak_flops_per_s": (1e9, 5e16),  # 1 GFLOP/s .. 50 PFLOP/s (largest: 5 PFLOP/s fp8)
+    "peak_flops_per_s": (1e9, 5e16),  # 1 GFLOP/s .. 50 PFLOP/s (largest: 15 PFLOP/s fp4, GB300)
     "interconnect_bandwidth_bytes_per_s": (1e8, 1.8e13),  # 0.1 GB/s .. 18 TB/s (largest: 1.8 TB/s)
     "tdp_watts": (1.0, 12_000.0),  # 1 W .. 12 kW (largest: 1.2 kW)
     "scale_up_domain": (1.0, 100_000.0),  # one device .. a TPU v5p pod (8,960 chips) with margin

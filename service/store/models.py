@@ -40,7 +40,7 @@ NAMING_CONVENTION = {
 # otherwise it reuses max(id) + 1 after the newest row is deleted (migration 0004).
 NEVER_REUSE_IDS = {"sqlite_autoincrement": True}
 
-PRECISION_COLUMNS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+PRECISION_COLUMNS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 
 
 class UTCDateTime(TypeDecorator):
@@ -84,6 +84,8 @@ class Accelerator(Base):
     peak_fp8_flops_per_s: Mapped[float | None] = mapped_column(Float)
     peak_int8_flops_per_s: Mapped[float | None] = mapped_column(Float)
     peak_int4_flops_per_s: Mapped[float | None] = mapped_column(Float)
+    # dense FP4 tensor rate (NVFP4 on NVIDIA Blackwell, MXFP4 on AMD CDNA 4): seed/accelerator_fp4.csv (migration 0008)
+    peak_fp4_flops_per_s: Mapped[float | None] = mapped_column(Float)
     interconnect_bandwidth_bytes_per_s: Mapped[float | None] = mapped_column(Float)
     tdp_watts: Mapped[float | None] = mapped_column(Float)
     # the system the part is built into (seed/accelerator_fabric.csv, with sources); null = engine default

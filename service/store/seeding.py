@@ -79,6 +79,13 @@ def fabric() -> dict[str, tuple[int | None, float | None]]:
     return out
 
 
+def fp4_peaks() -> dict[str, float]:
+    """Dense FP4 tensor FLOP/s (NVFP4 on NVIDIA Blackwell, MXFP4 on AMD CDNA 4) by accelerator id, from
+    seed/accelerator_fp4.csv (each row with its source); parts not listed have no FP4 rate (docs/formulas.md,
+    "FP4 peaks")."""
+    return {r["id"]: float(r["fp4_tflops_dense"]) * TERA for r in _rows("accelerator_fp4.csv")}
+
+
 def memory_bytes_of(row: dict[str, str], reported: dict[str, int] | None = None) -> int | None:
     """The driver-reported capacity where known (reported_memory), else memory_gb as GB (1e9) unless the
     row's notes say the vendor quotes GiB (docs/formulas.md, "Catalog conventions")."""
@@ -104,7 +111,9 @@ def effective_from_of(as_of: str) -> dt.date:
     return dt.date(year, 1, 1)
 
 
-def accelerator_from_row(row: dict[str, str], reported: dict[str, int] | None = None) -> Accelerator | None:
+def accelerator_from_row(
+    row: dict[str, str], reported: dict[str, int] | None = None, fp4: dict[str, float] | None = None
+) -> Accelerator | None:
     memory = memory_bytes_of(row, reported)
     if memory is None:
         return None  # no trustworthy capacity: an estimator cannot use it (docs/formulas.md, "Catalog conventions")
@@ -122,6 +131,7 @@ def accelerator_from_row(row: dict[str, str], reported: dict[str, int] | None = 
         peak_fp8_flops_per_s=_tera(row["fp8_tflops"]),
         peak_int8_flops_per_s=_tera(row["int8_tops"]),
         peak_int4_flops_per_s=_tera(row["int4_tops"]),
+        peak_fp4_flops_per_s=(fp4 if fp4 is not None else fp4_peaks()).get(row["id"]),
         interconnect_bandwidth_bytes_per_s=float(row["interconnect_gbps"]) * GB
         if row["interconnect_gbps"].strip()
         else None,
@@ -183,6 +193,23 @@ def _fill_fabric(
     report.accelerators_corrected += 1
 
 
+def _fill_fp4(session: Session, acc_id: str, fp4: dict[str, float], report: SeedReport) -> None:
+    """Rows seeded before the catalog had an fp4 column (null) get the seed's figure, audited as the seed's; a value
+    an admin set is never touched. (An admin who clears it again gets it back on the next seed, as with the fabric.)"""
+    acc = session.get(Accelerator, acc_id)
+    if acc is None or acc_id not in fp4 or acc.peak_fp4_flops_per_s is not None:
+        return
+    from . import audit
+
+    with audit.change(
+        session, actor="seed", action="accelerator.update", target=f"accelerator:{acc_id}", request_id=None,
+        before={"peak_fp4_flops_per_s": None},
+    ) as change:  # fmt: skip
+        acc.peak_fp4_flops_per_s = fp4[acc_id]
+        change.after = {"peak_fp4_flops_per_s": fp4[acc_id], "source": "seed/accelerator_fp4.csv"}
+    report.accelerators_corrected += 1
+
+
 def seed_catalog(session: Session) -> SeedReport:
     """Insert missing accelerators and price rows; never touch existing ones. Caller commits."""
     report = SeedReport()
@@ -190,13 +217,15 @@ def seed_catalog(session: Session) -> SeedReport:
     existing_ids = set(session.scalars(select(Accelerator.id)))
     reported = reported_memory()
     systems = fabric()
+    fp4 = fp4_peaks()
     for row in _rows("accelerators.csv"):
         if row["id"] in existing_ids:
             report.accelerators_kept += 1
             _correct_memory(session, row, reported, report)
             _fill_fabric(session, row["id"], systems, report)
+            _fill_fp4(session, row["id"], fp4, report)
             continue
-        acc = accelerator_from_row(row, reported)
+        acc = accelerator_from_row(row, reported, fp4)
         if acc is not None and acc.id in systems:
             acc.scale_up_domain, acc.scale_out_bandwidth_bytes_per_s = systems[acc.id]
         if acc is None:

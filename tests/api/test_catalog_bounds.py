@@ -85,3 +85,16 @@ def test_an_out_of_bounds_row_is_a_422_for_itself_and_skipped_by_every_scan(clie
 
     repriced = client.get(f"/v1/scenarios/{saved.json['id']}/estimate", headers=editor_headers)
     assert repriced.status_code == 422, repriced.json
+
+
+@pytest.mark.parametrize(("value", "status"), [(9e15, 200), (None, 200), (1e17, 422), (5e8, 422)])
+def test_patch_bounds_the_fp4_peak_as_every_other_peak(client, admin_headers, value, status):
+    etag = client.get(H100).headers["ETag"]
+    response = client.patch(
+        H100, json={"peak_flops_per_s": {"fp4": value}}, headers={**admin_headers, "If-Match": etag}
+    )
+    assert response.status_code == status, response.json
+    if status == 422:
+        assert "between" in response.json["errors"]["peak_flops_per_s.fp4"][0]
+    else:
+        assert client.get(H100).json["peak_flops_per_s"]["fp4"] == value

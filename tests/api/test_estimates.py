@@ -127,7 +127,7 @@ def test_unknown_preset_lists_valid_ids(client):
         ({"model": {"architecture": "transformer", "parameters": 1e30}}, "model.parameters"),
         ({"hardware": {"accelerator": "nvidia-t4", "count": 10**9}}, "hardware.count"),
         ({"training": {"tokens": -5, "global_batch_size": 8}}, "training.tokens"),
-        ({"training": {"tokens": "1B", "global_batch_size": 8, "precision": "fp4"}}, "training.precision"),
+        ({"training": {"tokens": "1B", "global_batch_size": 8, "precision": "fp2"}}, "training.precision"),
     ],
 )
 def test_absurd_magnitudes_are_422_with_the_bound_named(client, patch, field):
@@ -237,3 +237,15 @@ def test_recommendations_can_be_skipped_for_sweeps(client):
         "/v1/estimates/training", json={**without_zero, "output": {"recommendations": False}}
     ).json
     assert lean["recommendations"] == [] and lean["memory"] == advised["memory"]
+
+
+def test_fp4_training_runs_on_a_part_with_an_fp4_peak_and_is_422_elsewhere(client):
+    fp4 = {**FINE_TUNE["training"], "precision": "fp4"}
+    on = {**FINE_TUNE, "training": fp4, "hardware": {**FINE_TUNE["hardware"], "accelerator": "nvidia-b200"}}
+    response = client.post("/v1/estimates/training", json=on)
+    assert response.status_code == 200, response.json
+    assert response.json["assumptions"]["precision"] == "fp4"
+    off = client.post("/v1/estimates/training", json={**FINE_TUNE, "training": fp4})  # A100: no fp4
+    assert off.status_code == 422
+    (message,) = off.json["errors"]["training.precision"]
+    assert "fp4" in message and "nvidia-b200" in message and "bf16" in message

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from service.store import migrate
 from service.store.models import Base
@@ -49,3 +49,34 @@ def test_models_match_migrations_no_pending_autogenerate_diff(empty_db_url):
         diff = compare_metadata(context, Base.metadata)
     engine.dispose()
     assert diff == [], f"models and migrations differ: {diff}"
+
+
+def _columns(url: str, table: str) -> set[str]:
+    engine = make_engine(url, single_use=True)
+    try:
+        return {c["name"] for c in inspect(engine).get_columns(table)}
+    finally:
+        engine.dispose()
+
+
+def test_0008_adds_the_fp4_peak_and_downgrade_removes_it_keeping_the_rows(empty_db_url):
+    migrate.upgrade(empty_db_url, "0007")
+    assert "peak_fp4_flops_per_s" not in _columns(empty_db_url, "accelerators")
+    engine = make_engine(empty_db_url, single_use=True)
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO accelerators (id, name, vendor, kind, memory_bytes, memory_bandwidth_bytes_per_s,"
+                " version, created_at, updated_at) VALUES ('x', 'X', 'V', 'gpu', 1000000000, 1e12, 1,"
+                " '2026-12-01 00:00:00', '2026-12-01 00:00:00')"
+            )
+        )
+    migrate.upgrade(empty_db_url, "0008")
+    assert "peak_fp4_flops_per_s" in _columns(empty_db_url, "accelerators")
+    with engine.connect() as conn:  # nullable: the existing row reads null until the seed fills it
+        assert conn.execute(text("SELECT peak_fp4_flops_per_s FROM accelerators")).all() == [(None,)]
+    migrate.downgrade(empty_db_url, "0007")
+    assert "peak_fp4_flops_per_s" not in _columns(empty_db_url, "accelerators")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT id FROM accelerators")).all() == [("x",)]
+    engine.dispose()

@@ -54,12 +54,20 @@ def _fabric() -> dict[str, tuple[int | None, float | None]]:
         }
 
 
+@lru_cache(maxsize=1)
+def _fp4() -> dict[str, float]:
+    """seed/accelerator_fp4.csv (dense FP4 TFLOPS), as service/store/seeding.py reads it."""
+    with (SEED / "accelerator_fp4.csv").open(encoding="utf-8") as f:
+        return {r["id"]: float(r["fp4_tflops_dense"]) * 1e12 for r in csv.DictReader(f)}
+
+
 def _accelerator(row: dict[str, str]) -> Accelerator | None:
     if not row["memory_gb"].strip():
         return None
     gib = re.search(r"Memory is [\d.]+ GiB", row.get("notes", ""))
     memory = _reported_memory().get(row["id"]) or int(float(row["memory_gb"]) * (2**30 if gib else 1e9))
     peaks = {p: float(row[c]) * 1e12 if row[c].strip() else None for p, c in _PEAK_COLUMNS.items()}
+    peaks["fp4"] = _fp4().get(row["id"])
     fabric = row["interconnect_gbps"].strip()
     return Accelerator(
         id=row["id"],

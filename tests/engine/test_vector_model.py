@@ -38,7 +38,7 @@ MODELS = [
 DEGREES = [1, 1, 1, 2, 4, 8]
 
 
-def _random_request(rng: random.Random, accelerators: list[str]) -> dict:
+def _random_request(rng: random.Random, accelerators: list[str], fp4_parts: list[str]) -> dict:
     t, p, c, e = (
         rng.choice(DEGREES),
         rng.choice(DEGREES),
@@ -80,11 +80,17 @@ def _random_request(rng: random.Random, accelerators: list[str]) -> dict:
         "sequence_parallel": t > 1 and rng.random() < 0.7,
         "virtual_pipeline": rng.choice([1, 2, 4]) if p > 1 else 1,
     }
+    accelerator = rng.choice(accelerators)
+    precision = rng.choice([None, None, None, "fp8", "fp4"])  # None: the device's default (bf16, fp16, ...)
+    if precision is not None:
+        training["precision"] = precision
+    if precision == "fp4":  # few parts have an fp4 peak: draw one of them
+        accelerator = rng.choice(fp4_parts)
     return {
         "model": rng.choice(MODELS),
         "training": training,
         "hardware": {
-            "accelerator": rng.choice(accelerators),
+            "accelerator": accelerator,
             "count": d * t * p * c,
             "parallelism": parallelism,
         },
@@ -94,9 +100,10 @@ def _random_request(rng: random.Random, accelerators: list[str]) -> dict:
 def _valid_plans(catalog, n: int, seed: int):
     rng = random.Random(seed)
     accelerators = sorted(catalog.accelerators)
+    fp4_parts = [a for a in accelerators if catalog.accelerators[a].supports("fp4")]
     plans = []
     while len(plans) < n:
-        request = _random_request(rng, accelerators)
+        request = _random_request(rng, accelerators, fp4_parts)
         if (
             request["model"].get("preset") in ("resnet-50", "vit-l-16")
             or request["model"].get("architecture") == "cnn"
@@ -131,6 +138,8 @@ def test_vector_model_agrees_with_single_estimate_on_1000_random_configurations(
     plans = _valid_plans(catalog, 1000, seed=20261201)
     drawn = {str(request["model"]) for request, _ in plans}
     assert len(drawn) == len(MODELS)  # every model kind drawn
+    precisions = [plan.precision for _, plan in plans]
+    assert precisions.count("fp4") >= 100 and precisions.count("fp8") >= 100  # low-precision training drawn
     worst = 0.0
     for request, plan in plans:
         ev = evaluate(plan)

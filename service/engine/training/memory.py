@@ -28,6 +28,20 @@ WEIGHT_GRAD_BYTES = {
     "bf16": (2.0, 2.0),
     "fp16": (2.0, 2.0),
     "fp8": (2.0, 2.0),
+    "fp4": (2.0, 2.0),  # NVFP4 recipe: BF16 weights and gradients, FP32 master (arXiv 2509.25149 §4; as FP8)
+}
+# Bytes per value of the linear layers' inputs kept for backward (Transformer Engine's Linear keeps the quantized
+# input's column-wise copy for the weight gradient and drops the row-wise one: transformer_engine/pytorch/module/
+# linear.py @d0067d0, "Discard row-wise data since it is not needed in backward pass"). FP8: 1 byte. NVFP4: 4-bit
+# E2M1 values plus one E4M3 scale per 16 values = 4.5 bits = 0.5625 bytes, in the layers run in NVFP4; the
+# FP4_BF16_LAYER_SHARE kept in BF16 save 2 bytes; the average over the layers is used.
+NVFP4_BYTES_PER_VALUE = (4.0 + 8.0 / 16.0) / 8.0
+# FP4 training keeps about 16 % of the linear layers in BF16 (arXiv 2509.25149 §4: the first two and last eight of
+# the 12B model's 62 blocks); step_time runs that share of the layers' GEMMs at the 16-bit rate.
+FP4_BF16_LAYER_SHARE = 0.16
+SAVED_GEMM_INPUT_BYTES = {
+    "fp8": 1.0,
+    "fp4": (1.0 - FP4_BF16_LAYER_SHARE) * NVFP4_BYTES_PER_VALUE + FP4_BF16_LAYER_SHARE * 2.0,
 }
 # Optimizer-state bytes per parameter: (mixed precision incl. 4-byte fp32 master, pure fp32/tf32 without master).
 # Adam m+v 8 B (+4 master = 12, ZeRO paper K = 12); SGD-momentum 4 (+4); 8-bit Adam m+v 2 (+4)
@@ -72,7 +86,7 @@ def bytes_per_parameter(
 ) -> tuple[float, float, float]:
     """(weights, gradients, optimizer states) bytes per parameter before any sharding."""
     weight, grad = WEIGHT_GRAD_BYTES[precision]
-    mixed = precision in ("bf16", "fp16", "fp8")
+    mixed = precision in ("bf16", "fp16", "fp8", "fp4")
     optim = multiplier * weight if multiplier is not None else OPTIMIZER_BYTES[optimizer][0 if mixed else 1]
     return weight, grad, optim
 
@@ -165,8 +179,9 @@ def activation_bytes(plan: TrainingPlan, micro_batch: int, micro_batches_per_ste
     sh = model.shape
     t, p = par.tensor, par.pipeline
     stored, working = layer_activation_bytes(
-        sh, par, plan.recompute, plan.flash_attention, s_len, b, act_bytes, fp8_inputs=plan.precision == "fp8"
-    )
+        sh, par, plan.recompute, plan.flash_attention, s_len, b, act_bytes,
+        input_bytes=saved_input_bytes(plan.precision),
+    )  # fmt: skip
     layers_per_stage = math.ceil(sh.layers / p)
     # 1F1B: the first stage holds up to p micro-batches (Narayanan et al. 2021 §2.2.1)
     in_flight: float = min(p, max(1, micro_batches_per_step))
@@ -193,9 +208,10 @@ def layer_activation_bytes(
     b: int,
     act_bytes: float = 2.0,
     fp8_inputs: bool = False,
+    input_bytes: float | None = None,
 ) -> tuple[float, float]:
-    """(bytes kept per layer until its backward, bytes of one layer rebuilt during backward); `fp8_inputs`: FP8
-    training keeps the linear layers' inputs for backward in FP8 (FP8_SAVED_GEMM_INPUTS)."""
+    """(bytes kept per layer until its backward, bytes of one layer rebuilt during backward); `input_bytes`: bytes
+    per value of the linear layers' inputs kept for backward (SAVED_GEMM_INPUT_BYTES; `fp8_inputs`: 1 byte)."""
     t = par.tensor
     h, a = sh.hidden_size, sh.attention_heads
     sbh = s_len * b * h
@@ -203,7 +219,9 @@ def layer_activation_bytes(
     # Korthikanti et al. 2022 Table 2 per layer (2-byte activations): s·b·h·(10 + 24/t + 5·a·s/(h·t));
     # 24 = 8 (attention linears) + 16 (MLP, scaled here by FFN width and gating); sequence parallel also
     # splits the 10 (norms, dropout) by t; selective recompute or FlashAttention drop the 5·a·s/h scores term.
-    replicated, split = _layer_terms(sh, mlp, fp8_inputs)
+    if input_bytes is None:
+        input_bytes = 1.0 if fp8_inputs else 2.0
+    replicated, split = _layer_terms(sh, mlp, input_bytes)
     per_layer = sbh * ((replicated + split) / t if par.sequence_parallel else replicated + split / t)
     if recompute == "none" and not flash_attention:
         per_layer += 5.0 * a * s_len * s_len * b / t
@@ -217,11 +235,17 @@ def layer_activation_bytes(
     return stored, working
 
 
+def saved_input_bytes(precision: str) -> float:
+    """Bytes per value of the linear layers' inputs kept for backward: SAVED_GEMM_INPUT_BYTES, else 2 (16-bit)."""
+    return SAVED_GEMM_INPUT_BYTES.get(precision, 2.0)
+
+
 @lru_cache(maxsize=SHAPE_CACHE)
-def _layer_terms(sh: TransformerShape, mlp: float, fp8_inputs: bool = False) -> tuple[float, float]:
-    """Under FP8 training (`fp8_inputs`, gated models) the linear layers keep their inputs for backward in FP8:
-    Transformer Engine's FP8 Linear saves the FP8 cast of its input for the weight gradient, and DeepSeek-V3 caches
-    the linear inputs in FP8 (DeepSeek-AI 2024 §3.3.2); norms, attention inputs and SwiGLU inputs stay 16-bit.
+def _layer_terms(sh: TransformerShape, mlp: float, input_bytes: float = 2.0) -> tuple[float, float]:
+    """Under FP8/FP4 training (`input_bytes` < 2, gated models) the linear layers keep their inputs for backward in
+    FP8 (1 byte) or NVFP4 (SAVED_GEMM_INPUT_BYTES): Transformer Engine's quantized Linear saves the quantized cast of
+    its input for the weight gradient, and DeepSeek-V3 caches the linear inputs in FP8 (DeepSeek-AI 2024 §3.3.2);
+    norms, attention inputs and SwiGLU inputs stay 16-bit.
 
     Bytes per s·b·h kept per layer (at 2-byte activations): (kept whole unless sequence parallel, split by t).
 
@@ -235,9 +259,10 @@ def _layer_terms(sh: TransformerShape, mlp: float, fp8_inputs: bool = False) -> 
         return 10.0, 8.0 + 16.0 * mlp
     kv = 4.0 * sh.kv_heads * sh.head_dim / sh.hidden_size
     width = mlp * 4.0 / 1.5  # f/h back from the Korthikanti-relative scale
-    if fp8_inputs:  # the four GEMM inputs (QKV, O, gate/up, down projections) at 1 byte instead of 2
-        return 6.0, 2.0 + kv + 1.0 + 5.0 * width
-    return 8.0, 2.0 + kv + 2.0 + 6.0 * width
+    # the four GEMM inputs (QKV, O, gate/up, down projections) at `input_bytes` each (2 at 16-bit): whole
+    # 4 + 2·q, split 2 + kv + q + (4 + q)·f/h (q = 2: 8 and 2 + kv + 2 + 6·f/h; q = 1: 6 and 2 + kv + 1 + 5·f/h)
+    q = input_bytes
+    return 4.0 + 2.0 * q, 2.0 + kv + q + (4.0 + q) * width
 
 
 @lru_cache(maxsize=SHAPE_CACHE)

@@ -14,7 +14,7 @@ from ..hardware import Accelerator
 from ..parallelism import Parallelism
 from .goodput import INTERRUPTIONS_PER_DEVICE_HOUR, RESTART_S
 
-TRAINING_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")
+TRAINING_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
 OPTIMIZERS = ("adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion")
 RECOMPUTATION = ("none", "selective", "full")
 

@@ -54,7 +54,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
     except InvalidRequest as err:
         errors.update(err.errors)
     acc, count = _hardware(hardware, catalog, notes, bad)
-    precision, optimizer, multiplier, recompute = _numerics(training, acc, notes, bad)
+    precision, optimizer, multiplier, recompute = _numerics(training, acc, notes, bad, catalog)
     par = _parallelism(hardware, count, model, bad)
     seq, unit, units = _data(training, model, bad)
     if par.context > 1 and (unit != "token" or seq % (2 * par.context)):
@@ -147,7 +147,11 @@ def _hardware(
 
 
 def _numerics(
-    training: Mapping[str, Any], acc: Accelerator | None, notes: list[str], bad: Any
+    training: Mapping[str, Any],
+    acc: Accelerator | None,
+    notes: list[str],
+    bad: Any,
+    catalog: Catalog | None = None,
 ) -> tuple[str, str, Any, str]:
     """(precision, optimizer, optimizer memory multiplier as given, activation recomputation)."""
     if training.get("precision") is None:  # not given: the best the accelerator supports, said in the notes
@@ -168,12 +172,15 @@ def _numerics(
         )
     elif acc is not None and not acc.supports(precision):
         supported = [p for p in TRAINING_PRECISIONS if acc.supports(p)]
-        bad(
-            "training.precision",
-            _("{name} has no {precision} support; supported: {value}.").format(
-                name=acc.name, precision=precision, value=", ".join(supported) or _("none")
-            ),
+        message = _("{name} has no {precision} support; supported: {value}.").format(
+            name=acc.name, precision=precision, value=", ".join(supported) or _("none")
         )
+        if precision == "fp4" and catalog is not None:  # few parts have it: say which
+            having = sorted(i for i, a in catalog.accelerators.items() if a.supports("fp4"))
+            message += " " + _("Accelerators with an fp4 peak in the catalog: {ids}.").format(
+                ids=", ".join(having) or _("none")
+            )
+        bad("training.precision", message)
     optimizer = str(training.get("optimizer", "adamw"))
     if optimizer not in OPTIMIZERS:
         bad("training.optimizer", _("Must be one of {OPTIMIZERS}.").format(OPTIMIZERS=", ".join(OPTIMIZERS)))

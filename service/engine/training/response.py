@@ -272,6 +272,14 @@ def _notes(plan: TrainingPlan, ev: Evaluation) -> list[str]:
             "writes and validation are added on top."
         ),
     ]
+    if plan.precision == "fp4":
+        notes.append(
+            _(
+                "fp4: the NVFP4 recipe (NVIDIA, arXiv 2509.25149): the linear layers' matmuls at the FP4 peak, "
+                "except about 16 percent of the linear layers and the LM head, kept in BF16 with attention and the "
+                "element-wise work; the linear layers' inputs are kept for backward in NVFP4 (4.5 bits)."
+            )
+        )
     run = ev.run
     if plan.checkpoint_interval is None and run is not None:
         if run.checkpoints:

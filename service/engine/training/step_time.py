@@ -18,6 +18,7 @@ from ..architecture import ModelSpec, attention_score_flops_per_token, matmul_pa
 from ..hardware import Accelerator
 from ..parallelism import all_reduce_seconds, collective_latency_s, group_bandwidth, pipeline_bubble_fraction
 from .memory import (
+    FP4_BF16_LAYER_SHARE,
     MemoryBreakdown,
     bytes_per_parameter,
     expert_parameters,
@@ -43,6 +44,8 @@ DEFAULT_GEMM_EFFICIENCY = 0.70  # assumption for accelerators without a publishe
 # (Megatron-LM 2021 Table 1, NeMo 24.09 DGX-H100 FP8); see tests/engine/test_calibration.py.
 GEMM_IN_MODEL = 0.85  # GEMMs inside a training step reach ~85 % of the best isolated GEMM (fitted)
 FP8_GEMM_RATIO = 0.90  # FP8 GEMMs reach a slightly lower share of their 2× peak than BF16 (fitted)
+# NVFP4/MXFP4 GEMMs: no published best-GEMM (MAMF-style) measurement found; the FP8 ratio is assumed (assumption)
+FP4_GEMM_RATIO = FP8_GEMM_RATIO
 # f_shape = 1/(1 + W0/(h/t) + T0/(b·s)): narrow per-device GEMMs and short micro-batches underfill tensor cores
 GEMM_WIDTH_KNEE = 256.0  # W0 (fitted)
 GEMM_TOKENS_KNEE = 64.0  # T0 (assumption)
@@ -87,6 +90,14 @@ DDP_BUCKET_PARAMETERS_PER_RANK = (
 # Engine layer, so `--fp8` does not reach it; torchtitan's float8 converter skips the `output` module by default
 # (filter_fqns). Attention kernels already run at the 16-bit peak. StepWork.bf16_gemm_share carries the LM head's share.
 FP8_BF16_GEMMS = ("lm_head",)
+# FP4 training (NVIDIA's NVFP4 recipe, "Pretraining Large Language Models with NVFP4", arXiv 2509.25149 §4): only the
+# linear layers' GEMMs (Fprop, Dgrad, Wgrad) run in NVFP4; embeddings, the output head, norms, non-linearities and
+# attention stay in BF16, and "a few sensitive linear layers" are kept in BF16 too: the first two and last eight of
+# the 12B model's 62 blocks, about 16 % of the linear layers. The engine keeps that share of the transformer layers'
+# linear GEMM work at the 16-bit rate (besides the LM head, FP8_BF16_GEMMS). Megatron-Bridge's own Llama NVFP4
+# benchmark recipes run every layer in NVFP4 (first_last_layers_bf16 left False), so they are faster than this
+# recipe by up to that share (docs/formulas.md, "FP4 training"). The share is memory.FP4_BF16_LAYER_SHARE (0.16).
+LOW_PRECISION_TRAINING = ("fp8", "fp4")  # matmuls below 16 bits, the rest of the step in 16-bit
 
 
 class StepTime(NamedTuple):
@@ -134,7 +145,9 @@ class StepTime(NamedTuple):
 
 def best_gemm_efficiency(acc: Accelerator, precision: str) -> float:
     base = _gemm_base(acc.id)
-    return base * FP8_GEMM_RATIO if precision == "fp8" else base
+    if precision == "fp8":
+        return base * FP8_GEMM_RATIO
+    return base * FP4_GEMM_RATIO if precision == "fp4" else base
 
 
 @lru_cache(maxsize=1024)
@@ -197,7 +210,8 @@ class StepWork(NamedTuple):
     context: int
     shapeless: float | None  # SHAPELESS_KERNEL_EFFICIENCY of a model without a shape
     flash_attention: bool
-    # share of gemm_work that stays in 16-bit under fp8 training: the LM head (FP8_BF16_GEMMS)
+    # share of gemm_work that stays in 16-bit under fp8/fp4 training: the LM head (FP8_BF16_GEMMS), and under fp4
+    # also FP4_BF16_LAYER_SHARE of the transformer layers' linear GEMMs
     bf16_gemm_share: float = 0.0
 
 
@@ -214,8 +228,15 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
     elementwise = None
     slowdown = _routed_expert_slowdown(model, flops)
     bf16_share = 0.0
-    if plan.precision == "fp8" and shape is not None and not model.shape_inferred and flops.gemm > 0:
+    if (
+        plan.precision in LOW_PRECISION_TRAINING
+        and shape is not None
+        and not model.shape_inferred
+        and flops.gemm > 0
+    ):
         bf16_share = min(1.0, 6.0 * shape.hidden_size * shape.vocab_size / (flops.gemm * slowdown))
+    if plan.precision == "fp4" and flops.gemm > 0:
+        bf16_share += FP4_BF16_LAYER_SHARE * (1.0 - bf16_share)
     if shape is not None:
         per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
         if not plan.flash_attention:
@@ -243,7 +264,9 @@ def compute_rates(work: StepWork, acc: Accelerator, precision: str) -> tuple[flo
     micro-batch; attention kernels and memory-bound element-wise work do not depend on the micro-batch."""
     devices = work.devices
     peak = acc.peak(precision) or 0.0
-    peak16 = acc.peak("bf16") or acc.peak("fp16") or peak  # attention kernels run in 16-bit even under FP8
+    peak16 = (
+        acc.peak("bf16") or acc.peak("fp16") or peak
+    )  # attention kernels run in 16-bit even under FP8/FP4
     e_gemm = best_gemm_efficiency(acc, precision) * GEMM_IN_MODEL
     attn_eff = best_gemm_efficiency(acc, "bf16") * (
         FLASH_ATTENTION_EFFICIENCY if work.flash_attention else UNFUSED_ATTENTION_EFFICIENCY
@@ -253,7 +276,7 @@ def compute_rates(work: StepWork, acc: Accelerator, precision: str) -> tuple[flo
     if work.elementwise_work is not None:
         memory_bound_s = work.elementwise_work / (devices * acc.memory_bandwidth_bytes_per_s)
     gemm_rate = devices * peak * e_gemm
-    if work.bf16_gemm_share > 0.0:  # under fp8 the LM head runs at the 16-bit rate (FP8_BF16_GEMMS)
+    if work.bf16_gemm_share > 0.0:  # the LM head (and under fp4 the BF16 layers) at the 16-bit rate
         rate16 = devices * peak16 * best_gemm_efficiency(acc, "bf16") * GEMM_IN_MODEL
         share = work.bf16_gemm_share
         gemm_rate = 1.0 / ((1.0 - share) / gemm_rate + share / rate16)

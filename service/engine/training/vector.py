@@ -168,7 +168,9 @@ def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> t
     assert sh is not None
     t, b, sp = lay.tensor, lay.micro_batch, lay.sequence_parallel
     sbh = s_len * b * sh.hidden_size
-    replicated, split = mem._layer_terms(sh, mem._mlp_activation_scale(sh), plan.precision == "fp8")
+    replicated, split = mem._layer_terms(
+        sh, mem._mlp_activation_scale(sh), mem.saved_input_bytes(plan.precision)
+    )
     per_layer = sbh * np.where(sp, (replicated + split) / t, replicated + split / t)
     if plan.recompute == "none" and not plan.flash_attention:
         per_layer = per_layer + 5.0 * sh.attention_heads * s_len * s_len * b / t

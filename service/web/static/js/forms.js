@@ -3,7 +3,7 @@
 // scenario, or a request with a recommendation's merge patch applied) back into it.
 import { t } from "./i18n.js";
 
-const TRAINING_PRECISIONS = ["bf16", "fp16", "fp8", "tf32", "fp32"];
+const TRAINING_PRECISIONS = ["bf16", "fp16", "fp8", "fp4", "tf32", "fp32"];
 const OPTIMIZERS = ["adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion"];
 const RECOMPUTATION = ["none", "selective", "full"];
 const WEIGHT_PRECISIONS = ["fp16", "bf16", "fp32", "fp8", "int8", "int4"];
