@@ -249,3 +249,43 @@ def test_fp4_training_runs_on_a_part_with_an_fp4_peak_and_is_422_elsewhere(clien
     assert off.status_code == 422
     (message,) = off.json["errors"]["training.precision"]
     assert "fp4" in message and "nvidia-b200" in message and "bf16" in message
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        (
+            {"engine": "sglang", "weights": {"format": "exl2-4.0bpw"}},
+            "weights.format",
+            ("'exl2-4.0bpw'", "'sglang'", "mxfp4", "nvfp4"),
+        ),
+        ({"engine": "exllamav2", "weights": {"format": "awq"}}, "weights.format", ("exl2-4.0bpw", "gptq")),
+        ({"engine": "exllamav2", "kv_cache_precision": "fp8"}, "kv_cache_precision", ("fp16, int8",)),
+        ({"engine": "llama.cpp", "weights": {"precision": "fp4"}}, "weights.precision", ("int4",)),
+        ({"engine": "tgi"}, "engine", ("sglang", "exllamav2")),
+    ],
+)
+def test_engine_format_mismatches_are_422_naming_the_field_and_the_allowed_values(client, body, field, words):
+    request = {"model": {"preset": "llama-3-8b"}, "hardware": {"accelerator": "nvidia-rtx-4090"}, **body}
+    response = client.post("/v1/estimates/inference", json=request)
+    assert response.status_code == 422, response.json
+    messages = " ".join(response.json["errors"][field])
+    assert all(w in messages for w in words), messages
+
+
+def test_sglang_and_exllamav2_answer_over_http(client):
+    for body in (
+        {
+            "engine": "sglang",
+            "weights": {"format": "nvfp4"},
+            "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 2},
+        },
+        {
+            "engine": "exllamav2",
+            "weights": {"format": "exl2-3.0bpw"},
+            "hardware": {"accelerator": "nvidia-rtx-4090"},
+        },
+    ):
+        response = client.post("/v1/estimates/inference", json={"model": {"preset": "llama-3-8b"}, **body})
+        assert response.status_code == 200, response.json
+        assert response.json["model"]["weights"]["format"] == body["weights"]["format"]

@@ -270,7 +270,7 @@ def test_every_bad_field_is_reported_in_one_error() -> None:
     errors = errors_of(
         model={"preset": "llama-3-8b"},
         weights={"precision": "fp3"},
-        engine="sglang",
+        engine="tgi",
         batch_size=0,
         hardware={"accelerator": "nvidia-h100-sxm-80gb", "count": 0},
         targets={"ttft": 1},

@@ -45,6 +45,7 @@ def workload(
     kv: str | None = None,
 ) -> Workload:
     fmt, errors = resolve_weight_format(engine, precision, None)
+    assume(fmt is not None)  # exllamav2 has no fp32 path (formats.ENGINE_EXCLUDED_PRECISIONS)
     assert fmt is not None, errors
     return Workload(
         PRESETS[preset], engine, fmt, kv or default_kv_precision(engine, fmt), batch, prompt, output

@@ -90,7 +90,7 @@ def test_gguf_runs_only_on_llama_cpp() -> None:
 
 
 def test_unknown_precision_and_format_are_reported_together() -> None:
-    _, errors = resolve_weight_format("vllm", "fp4", "exl2")
+    _, errors = resolve_weight_format("vllm", "fp2", "exl2")
     assert set(errors) == {"weights.precision", "weights.format"}
     assert "int4" in errors["weights.precision"][0] and "gptq" in errors["weights.format"][0]
 
@@ -121,7 +121,7 @@ def test_lower_bit_precisions_never_need_more_weight_memory_on_one_engine(engine
     """fp32 ≥ 16-bit ≥ every 8-bit format (fp8, int8 kinds) ≥ every 4-bit format, on the same engine."""
     model = PRESETS[preset]
     classes: dict[int, list[float]] = {32: [], 16: [], 8: [], 4: []}
-    width = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4}
+    width = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4, "fp4": 4}
     for precision in width:
         resolved, _ = resolve_weight_format(engine, precision, None)
         if resolved is not None:

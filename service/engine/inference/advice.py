@@ -39,10 +39,19 @@ _QUANTIZE_STEPS: dict[str, tuple[dict[str, Any], ...]] = {
         {"precision": "int4", "format": "gguf-q4_k_m"},
     ),
     "hf-transformers": ({"precision": "int8", "format": "bnb-int8"}, {"precision": "int4", "format": "awq"}),
+    "sglang": (
+        {"precision": "fp8", "format": None},
+        {"precision": "int8", "format": None},
+        {"precision": "int4", "format": "awq"},
+    ),
+    "exllamav2": (
+        {"precision": "int8", "format": "exl2-6.0bpw"},
+        {"precision": "int4", "format": "exl2-4.0bpw"},
+    ),
 }
 # Stop adding devices once one more step (next valid count) improves end-to-end time by less than 2%.
 DIMINISHING = 0.98
-_BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4}
+_BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4, "fp4": 4}
 
 
 def suggestions(p: InferencePlan, catalog: Catalog) -> list[dict[str, Any]]:

@@ -58,7 +58,7 @@ def batch_speeds(w: Workload, acc: Accelerator, count: int, batches: FloatArray)
 def _efficiency(w: Workload, d: TokenDevice, tokens: FloatArray) -> FloatArray:
     """compute_efficiency over an array of token counts: eff_max · n/(n + n_half), n ≥ 1."""
     eff_max = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, float("inf"))
-    n_half = FP8_TOKENS_HALF if d.precision == "fp8" else compute_profile(w.engine, d.cls)[1]
+    n_half = FP8_TOKENS_HALF if d.precision in ("fp8", "fp4") else compute_profile(w.engine, d.cls)[1]
     n = np.maximum(tokens, 1.0)
     return eff_max * n / (n + n_half)
 

@@ -20,7 +20,11 @@ from functools import lru_cache
 from ..hardware import Accelerator
 
 CLASSES = ("hbm-gpu", "gddr-gpu", "apple", "cpu", "tpu", "asic")
-TENSOR_PARALLEL_ENGINES = frozenset({"vllm", "tensorrt-llm"})  # others split layers across devices
+# Tensor-parallel engines, which all capture CUDA graphs for decode and share the "cuda-graph" efficiency rows.
+# SGLang: --tp-size (docs "Server Arguments"), CUDA graphs up to cuda_graph_max_bs (server_args.py). Its published
+# gains over vLLM (LMSYS blog 2024-07-25, "up to 3.1x higher throughput on Llama-70B") are offline throughput at
+# large batch from scheduling, not a per-step kernel figure, so it reuses the group's rows (docs/formulas.md).
+TENSOR_PARALLEL_ENGINES = frozenset({"vllm", "tensorrt-llm", "sglang"})  # others split layers across devices
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,7 @@ def accelerator_class(acc: Accelerator) -> str:
 # ---------------------------------------------------------------- MBU: (engine, class, family) → Factor
 _GPT_FAST = "gpt-fast README (A100-80GB, bs 1): Llama-2-7B"
 _XD = "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README (llama.cpp, Llama-2-7B, Dec 2023)"
+_EXL = "fit: exllamav2 README Performance, RTX 4090 Llama2-7B EXL2 3.0/4.0/5.0 bpw 257/211/179 t/s"
 _MBU: dict[tuple[str, str, str], Factor] = {
     # CUDA-graph engines (vLLM, TensorRT-LLM; gpt-fast compiles to the same launch-free decode loop)
     ("cuda-graph", "hbm-gpu", "16-bit"): Factor(
@@ -76,6 +81,11 @@ _MBU: dict[tuple[str, str, str], Factor] = {
         0.60,
         "llama.cpp issue #34: i9-13900K DDR5-6400 (102 GB/s) 7B 18.3 tok/s (≈0.68 if Q4_0; quant unstated)",
     ),
+    # ExLlamaV2: its own EXL2/GPTQ GEMV kernels; no CUDA graphs, Python per-module launches (overhead below).
+    # The 4090 points fit t = bytes/(BW·0.94) + 32 × 38 µs within 2% (tests/engine/test_efficiency_calibration.py)
+    ("exllamav2", "*", "exl2"): Factor(0.94, _EXL),
+    ("exllamav2", "*", "int4"): Factor(0.94, "assumed = EXL2 (same kernels; README GPTQ 7B/13B 205/114 t/s)"),
+    ("exllamav2", "*", "16-bit"): Factor(0.835, "assumed: fp16 layers use cuBLAS GEMV like gpt-fast fp16"),
     # transformers eager: cuBLAS GEMV like gpt-fast; its loss is Python overhead (below), not bandwidth
     ("hf-transformers", "*", "16-bit"): Factor(0.835, "same cuBLAS kernels as gpt-fast fp16 (A100 fit)"),
     ("hf-transformers", "*", "fp8"): Factor(
@@ -108,6 +118,7 @@ _OVERHEAD: dict[tuple[str, str], Factor] = {
     ("llama.cpp", "hbm-gpu"): Factor(150e-6, f"fit: {_XD} A100 & H100 PCIe Q4_0 vs F16 → 0.15 ms/layer"),
     ("llama.cpp", "apple"): Factor(130e-6, f"fit: {_XD} M2 Ultra 7B vs 70B Q4_0 → 0.13 ms/layer"),
     ("llama.cpp", "*"): Factor(70e-6, "as gddr-gpu"),
+    ("exllamav2", "*"): Factor(38e-6, _EXL.replace("fit:", "fit (intercept):") + " → 0.038 ms/layer"),
     # PyTorch blog 'Accelerating Generative AI with PyTorch II: GPT, Fast' (2023): eager Llama-7B on A100
     # 25.5 tok/s vs 104.9 compiled → (1/25.5 − 1/104.9)/32 layers ≈ 0.93 ms/layer of Python/launch overhead
     ("hf-transformers", "*"): Factor(0.93e-3, "PyTorch 'GPT, Fast' blog: eager 25.5 tok/s vs compiled 104.9"),
@@ -123,6 +134,7 @@ _COMPUTE: dict[tuple[str, str], tuple[float, float, str]] = {
     ("llama.cpp", "apple"): (0.80, 120.0, f"{_XD} pp512 F16 M2 Ultra 1380 tok/s = 0.68 of ~27 TF"),
     ("llama.cpp", "cpu"): (0.15, 120.0, "assumed: ggml CPU matmuls reach a small share of AMX/AVX-512 peak"),
     ("hf-transformers", "*"): (0.60, 120.0, "assumed: eager PyTorch + SDPA, below compiled engines"),
+    ("exllamav2", "*"): (0.60, 120.0, "assumed as eager transformers: no published ExLlamaV2 prefill figure"),
     ("*", "tpu"): (0.50, 120.0, "assumed (no public serving prefill figure in our set)"),
     ("*", "asic"): (0.50, 120.0, "assumed (no public serving prefill figure in our set)"),
 }
@@ -130,6 +142,8 @@ _COMPUTE: dict[tuple[str, str], tuple[float, float, str]] = {
 # 14 / 73 ms (0.19 / 0.55 of 733 TF) → FP8 eff_max ≈ 0.68 × the 16-bit value, n_half ≈ 250 tokens.
 FP8_COMPUTE_FACTOR = Factor(0.68, "TensorRT-LLM v0.5 perf: H100/L40S FP8 LLaMA-7B TTFT 7/36 and 14/73 ms")
 FP8_TOKENS_HALF = 250.0
+# Native FP4 (W4A4 on an accelerator with an fp4 peak): no public prefill efficiency in our set, so it is assumed
+# to lose as much against its peak as FP8 does (the same factor and n_half).
 # Weight-only formats de-quantize inside the GEMM: llama.cpp pp512 Q4_0 vs F16 is 0.75-0.89 (XiongjieDai
 # README: RTX 4090 5531 vs 7349, M2 Ultra 1217 vs 1380); AutoAWQ README: W4A16 loses to FP16 once compute-bound.
 WEIGHT_ONLY_COMPUTE_FACTOR = Factor(0.75, f"{_XD} pp512 Q4_0 vs F16 ratio; AutoAWQ README")
@@ -209,7 +223,7 @@ def compute_efficiency(
 ) -> float:
     """Fraction of dense peak reached by a forward pass over `tokens` tokens (prefill or batched decode)."""
     eff_max, n_half, _ = compute_profile(engine, cls)
-    if compute_precision == "fp8":
+    if compute_precision in ("fp8", "fp4"):
         eff_max *= FP8_COMPUTE_FACTOR.value
         n_half = FP8_TOKENS_HALF
     if weight_only:
@@ -238,6 +252,12 @@ _PEAK_CHAINS = {
     "bf16": ("bf16", "fp16", "fp32"),
     "fp8": ("fp8", "fp16", "bf16"),
     "fp32": ("fp32", "tf32"),
+    "fp4": (
+        "fp4",
+        "fp8",
+        "fp16",
+        "bf16",
+    ),  # only asked when acc.peak("fp4") exists (formats.compute_precision_on)
 }
 
 

@@ -4,8 +4,10 @@ Parallel layouts (documented rule):
 - vLLM and TensorRT-LLM use tensor parallelism of degree t: weights ÷ t, KV heads ÷ t (replicated when
   g < t), two all-reduces per layer. t must divide the attention heads and either divide g or be a
   multiple of g (vLLM `get_num_kv_heads`). MLA's latent is shared by all heads, so every rank holds it whole.
-- llama.cpp (--split-mode layer) and hf-transformers (accelerate device_map="auto") split layers: weights and
-  KV ÷ count, but devices run in turn.
+- SGLang (--tp-size) shards like vLLM.
+- llama.cpp (--split-mode layer), hf-transformers (accelerate device_map="auto") and ExLlamaV2 (gpu_split; its
+  experimental load_tp tensor-parallel loader is not modelled) split layers: weights and KV ÷ count, but devices
+  run in turn.
 - cnn/vit/mlp and encoder-only models are served as replicas: each device holds the whole model.
 """
 
@@ -29,7 +31,17 @@ _ACT_BYTES = 2  # activations in fp16/bf16 (fp32 models: 4)
 # Engine memory budgets (docs/formulas.md "Engine budgets"):
 # vLLM: gpu_memory_utilization 0.9 of total (EngineArgs default); TensorRT-LLM: KvCacheConfig
 # free_gpu_memory_fraction 0.9 of what is free after weights; llama.cpp and transformers take what they allocate.
-_USABLE_FRACTION = {"vllm": 0.9, "tensorrt-llm": 1.0, "llama.cpp": 1.0, "hf-transformers": 1.0}
+# SGLang: mem_fraction_static (weights + KV pool) 0.88 at TP1, 0.87 at TP2, 0.85 at TP4, 0.81 at TP8, 0.79 from
+# TP16 (server_args.py ServerArgs.__post_init__, v0.4); ExLlamaV2 allocates what it needs (autosplit).
+_USABLE_FRACTION = {
+    "vllm": 0.9,
+    "tensorrt-llm": 1.0,
+    "llama.cpp": 1.0,
+    "hf-transformers": 1.0,
+    "sglang": 0.88,
+    "exllamav2": 1.0,
+}
+_SGLANG_FRACTION = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
 _TRT_FREE_FRACTION = 0.9
 # Non-tensor memory: CUDA context + cuBLAS workspace 0.5-2 GiB (docs/formulas.md) plus CUDA-graph pools for the
 # graph-capturing engines (vLLM/TRT-LLM); llama.cpp and eager transformers only pay the context.
@@ -38,13 +50,19 @@ _FIXED_OVERHEAD = {
     "tensorrt-llm": 1.0 * GIB,
     "llama.cpp": 0.5 * GIB,
     "hf-transformers": 0.5 * GIB,
+    "sglang": 1.0 * GIB,
+    # ExLlamaV2 load_autosplit reserves 192 MiB on the first device for its own buffers (model.py reserve_vram)
+    # on top of the CUDA context (0.5 GiB, as llama.cpp)
+    "exllamav2": 0.5 * GIB + 192 * 2**20,
 }
 _HF_FRAGMENTATION = (
     0.10  # PyTorch caching-allocator fragmentation 5-10% (docs/formulas.md), upper end for eager
 )
 # Largest prefill chunk in flight: vLLM max_num_batched_tokens 8192 (assumed V1 online default), TensorRT-LLM
 # max_num_tokens 8192 (trtllm-build default), llama.cpp n_ubatch 512 (common.h); transformers does not chunk.
-PREFILL_CHUNK = {"vllm": 8192, "tensorrt-llm": 8192, "llama.cpp": 512}
+# SGLang chunked_prefill_size 8192 (server_args.py; 2048 on GPUs under 25 GB, not modelled); ExLlamaV2
+# max_input_len 2048 (config.py: longer inputs run in several forward passes).
+PREFILL_CHUNK = {"vllm": 8192, "tensorrt-llm": 8192, "llama.cpp": 512, "sglang": 8192, "exllamav2": 2048}
 _VLLM_BLOCK = 16  # vLLM PagedAttention block size (tokens) — KV is allocated in whole blocks
 # Vision activations: ResNet-50's largest live map is 112×112×64 = 0.8 M elements at 8.2 GFLOP/sample; we keep
 # 4 such buffers and scale with sqrt(FLOPs) (rough; vision activations are small next to device memory).
@@ -183,7 +201,10 @@ class MemoryModel:
         self.kv_token = kv_bytes_per_token(w, count if w.layout != "replica" else 1)
         self.fixed_overhead = _FIXED_OVERHEAD[w.engine] if acc.kind != "cpu" else 0.0
         self.raw = device_memory_bytes(w, acc)
-        self.usable = None if w.engine == "tensorrt-llm" else self.raw * _USABLE_FRACTION[w.engine]
+        fraction = _USABLE_FRACTION[w.engine]
+        if w.engine == "sglang":
+            fraction = next(f for tp, f in _SGLANG_FRACTION if count >= tp)
+        self.usable = None if w.engine == "tensorrt-llm" else self.raw * fraction
 
     def plan(self, batch: int | None = None, context: int | None = None) -> MemoryPlan:
         per_device, capacity, kv, acts, overhead = self._terms(batch, context)

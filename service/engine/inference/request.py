@@ -14,6 +14,7 @@ from ..pricing import resolve_price
 from .formats import (
     ENGINE_KV_PRECISIONS,
     ENGINES,
+    EXL2_FORMATS,
     KV_PRECISIONS,
     WeightFormat,
     default_kv_precision,
@@ -26,15 +27,20 @@ MAX_COUNT = 1024  # explicit counts (the API's limit); "auto" searches up to inf
 DEFAULT_METAL_FRACTION = 0.75  # macOS wires ~65-75% of unified memory for Metal by default (docs/formulas.md, "Catalog conventions")
 TARGET_KEYS = ("output_tokens_per_second", "time_to_first_token_s", "time_per_output_token_s")
 # Where each engine runs: TensorRT-LLM is NVIDIA-only; vLLM has CUDA/ROCm/TPU/Neuron/Gaudi/CPU backends but no
-# Metal; llama.cpp has CUDA/ROCm/Vulkan/Metal/CPU backends but no TPU or Neuron; transformers runs everywhere.
+# Metal; llama.cpp has CUDA/ROCm/Vulkan/Metal/CPU backends but no TPU or Neuron; transformers runs everywhere;
+# SGLang runs on NVIDIA/AMD GPUs, Gaudi/Ascend accelerators and CPUs (server_args --device cuda|xpu|hpu|cpu|npu,
+# docs "Platforms"); ExLlamaV2 is a CUDA/ROCm extension for GPUs (README "How to").
 ENGINE_KINDS = {
     "vllm": frozenset({"gpu", "tpu", "asic", "cpu"}),
     "tensorrt-llm": frozenset({"gpu"}),
     "llama.cpp": frozenset({"gpu", "apple", "cpu"}),
     "hf-transformers": frozenset({"gpu", "tpu", "asic", "apple", "cpu"}),
+    "sglang": frozenset({"gpu", "asic", "cpu"}),
+    "exllamav2": frozenset({"gpu"}),
 }
-# GPTQ/AWQ/bitsandbytes kernels are CUDA/ROCm code (AutoGPTQ, AutoAWQ, bitsandbytes READMEs).
-GPU_ONLY_FORMATS = frozenset({"gptq", "awq", "bnb-nf4", "bnb-int8"})
+# GPTQ/AWQ/bitsandbytes kernels are CUDA/ROCm code (AutoGPTQ, AutoAWQ, bitsandbytes READMEs); so are the MXFP4/NVFP4
+# GEMMs (Marlin, CUTLASS, FlashInfer, Aiter) and ExLlamaV2's EXL2 kernels.
+GPU_ONLY_FORMATS = frozenset({"gptq", "awq", "bnb-nf4", "bnb-int8", "mxfp4", "nvfp4", *EXL2_FORMATS})
 
 
 @dataclass(frozen=True)

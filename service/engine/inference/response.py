@@ -145,6 +145,20 @@ def _notes(p: InferencePlan, count: int, to_meet: int | None) -> list[str]:
                 "{engine} splits layers across the {count} devices: memory divides, devices run in turn."
             ).format(engine=w.engine, count=count)
         )
+        if w.engine == "exllamav2":
+            notes.append(
+                _(
+                    "hardware.count on exllamav2 is a layer split (gpu_split); its experimental tensor-parallel "
+                    "loader (load_tp) is not modelled."
+                )
+            )
+    if w.fmt.precision == "fp4" and not p.accelerator.supports("fp4"):
+        notes.append(
+            _(
+                "{id} has no FP4 peak in the catalog: {format} weights are de-quantized to 16-bit compute "
+                "(weight-only, as vLLM's Marlin FP4 fallback); memory and decode bytes stay at 4 bits."
+            ).format(id=p.accelerator.id, format=w.fmt.name)
+        )
     return notes
 
 

@@ -32,6 +32,7 @@ from .efficiency import (
     peak_flops,
     vision_efficiency,
 )
+from .formats import compute_precision_on
 from .memory import PREFILL_CHUNK, Workload, kv_bytes_per_token
 
 
@@ -117,6 +118,7 @@ def token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> Toke
     cls = accelerator_class(acc)
     tensor = w.layout == "tensor"
     t = count if tensor else 1
+    precision, weight_only = compute_precision_on(w.fmt, acc.supports("fp4"))
     return TokenDevice(
         acc=acc,
         devices=count,
@@ -126,9 +128,9 @@ def token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> Toke
         bw=acc.memory_bandwidth_bytes_per_s,
         mbu=bandwidth_efficiency(w.engine, cls, w.fmt.family).value,
         kv_mbu=kv_bandwidth_efficiency(w.engine, cls).value,
-        precision=w.fmt.compute_precision,
-        peak=peak_flops(acc, w.fmt.compute_precision)[0],
-        weight_only=w.fmt.precision in ("int8", "int4"),
+        precision=precision,
+        peak=peak_flops(acc, precision)[0],
+        weight_only=weight_only,
         step_overhead=layers * layer_overhead_s(w.engine, cls).value,
         hops=(count - 1) * LAYER_SPLIT_HOP_S.value if w.layout == "layer" else 0.0,
         # layer split: devices run in turn, so a step streams the whole model at one device's bandwidth
@@ -282,13 +284,14 @@ def _sample_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
     """Vision/MLP/encoder models: one forward per batch; replicas multiply throughput, not latency."""
     model, s, cls = w.model, w.model.shape, accelerator_class(acc)
     b = w.batch
-    precision = w.fmt.precision if w.fmt.precision in ("int8", "int4") else w.fmt.compute_precision
+    compute_precision, _weight_only = compute_precision_on(w.fmt, acc.supports("fp4"))
+    precision = w.fmt.precision if w.fmt.precision in ("int8", "int4") else compute_precision
     peak, _ = peak_flops(acc, precision)
     if s is not None and model.architecture == "transformer":  # encoder-only transformer over prompt tokens
         per_sample = 2.0 * matmul_parameters_per_token(s) * w.prompt_tokens + _attention_flops(
             w, w.prompt_tokens, causal=False
         )
-        eff = compute_efficiency(w.engine, cls, w.fmt.compute_precision, False, b * w.prompt_tokens)
+        eff = compute_efficiency(w.engine, cls, compute_precision, False, b * w.prompt_tokens)
     else:
         per_sample = model.flops_per_sample or 2.0 * model.total_parameters
         eff = vision_efficiency(b)
