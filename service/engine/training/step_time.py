@@ -32,7 +32,8 @@ from .plan import TrainingPlan
 BEST_GEMM_EFFICIENCY = (
     ("gb200", 0.78),
     ("b200", 0.78),
-    ("b300", 0.78),  # B300/GB300 (Blackwell Ultra, same tensor-core generation): assumed as B200, no published MAMF
+    # B300/GB300 (Blackwell Ultra, same tensor-core generation): assumed as B200, no published MAMF
+    ("b300", 0.78),
     ("h100", 0.80),
     ("h200", 0.80),
     ("a100", 0.87),
