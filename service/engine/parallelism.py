@@ -101,14 +101,13 @@ def group_bandwidth(acc: Accelerator, group_size: int, stride: int) -> float:
     """Bandwidth for a collective over `group_size` ranks spaced `stride` apart (rank order t, then d, then p)."""
     if group_size <= 1:
         return float("inf")
-    domain = domain_size(acc)
-    if group_size * stride <= domain:
+    nodes, members_per_domain = group_nodes(acc, group_size, stride)
+    if nodes == 1:
         return scale_up_bytes_per_s(acc)
     # Across domains, NCCL runs one ring (channel) per rail: the k members of the group inside each domain
     # each carry 1/k of the cross-domain traffic on their own NIC, and the fabric spreads it inside the domain,
     # so the group moves k NICs' worth (rail-optimised clusters; NCCL's multi-node bus bandwidth), never more
     # than the scale-up fabric itself.
-    members_per_domain = max(1, min(group_size, domain // stride)) if stride < domain else 1
     return min(scale_up_bytes_per_s(acc), members_per_domain * scale_out_bytes_per_s(acc))
 
 
@@ -133,7 +132,8 @@ NCCL_NET_LATENCY_S = 14.0e-6
 
 
 def group_nodes(acc: Accelerator, group_size: int, stride: int) -> tuple[int, int]:
-    """(scale-up domains a collective group spans, its members per domain), as group_bandwidth places them."""
+    """(scale-up domains a collective group of `group_size` ranks spaced `stride` apart spans, its members per domain):
+    the placement group_bandwidth and collective_latency_s both read."""
     domain = domain_size(acc)
     if group_size * stride <= domain:
         return 1, group_size

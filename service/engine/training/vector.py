@@ -186,12 +186,21 @@ def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> t
 
 def group_bandwidth(acc: Accelerator, group_size: Array, stride: Array) -> Array:
     """parallelism.group_bandwidth over arrays of group sizes and strides."""
-    domain = domain_size(acc)
     up, out = scale_up_bytes_per_s(acc), scale_out_bytes_per_s(acc)
-    members = np.where(stride < domain, np.maximum(1, np.minimum(group_size, domain // stride)), 1)
-    across = np.minimum(up, members * out)
-    bandwidth = np.where(group_size * stride <= domain, up, across)
+    inside, members, _ = _group_nodes(acc, group_size, stride)
+    bandwidth = np.where(inside, up, np.minimum(up, members * out))
     return np.where(group_size <= 1, np.inf, bandwidth)
+
+
+def _group_nodes(acc: Accelerator, group_size: Array, stride: Array) -> tuple[Array, Array, Array]:
+    """parallelism.group_nodes over arrays: (the group fits one scale-up domain, members per domain, domains)."""
+    domain = domain_size(acc)
+    inside = group_size * stride <= domain
+    members = np.where(
+        stride < domain, np.maximum(1, np.minimum(group_size, domain // np.maximum(stride, 1))), 1
+    )
+    members = np.where(inside, group_size, members)
+    return inside, members, np.where(inside, 1, -(-group_size // members))
 
 
 def all_reduce_seconds(payload: Array, ranks: Array, bandwidth: Array) -> Array:
@@ -301,13 +310,7 @@ def collective_latency_s(acc: Accelerator, all_reduce: bool, group_size: Array, 
     zero = np.zeros(len(group_size))
     if acc.kind != "gpu":
         return zero
-    domain = domain_size(acc)
-    members = np.where(
-        stride < domain, np.maximum(1, np.minimum(group_size, domain // np.maximum(stride, 1))), 1
-    )
-    inside = group_size * stride <= domain
-    members = np.where(inside, group_size, members)
-    nodes = np.where(inside, 1, -(-group_size // members))
+    _, members, nodes = _group_nodes(acc, group_size, stride)
     intra = (
         nccl.NCCL_RING_NVLINK_LATENCY_S
         if acc.interconnect_bandwidth_bytes_per_s
