@@ -388,6 +388,12 @@ class TrainingAssumptionsSchema(ma.Schema):
     optimizer = text(example="adamw")
     activation_recomputation = text(example="selective")
     flash_attention = F.Boolean()
+    framework = text("The training stack the step time assumes (`training.framework`)", example="megatron")
+    torch_compile = F.Boolean(metadata={"description": "Whether the PyTorch model is torch.compile'd"})
+    attention_kernel = text(
+        "`fused` (cuDNN / FlashAttention-3 class, Hopper and Blackwell), `flash2` (FlashAttention-2) or `unfused`",
+        example="fused",
+    )
     sequence_length = integer("Tokens per sequence; null for sample models", nullable=True)
     global_batch_size = integer("Sequences (samples) per optimizer step")
     micro_batch_size = integer("Per device per forward pass")

@@ -16,6 +16,7 @@ from .model_schemas import ModelSpecField
 TRAINING_PRECISIONS = list(engine.TRAINING_PRECISIONS)
 OPTIMIZERS = list(engine.OPTIMIZERS)
 RECOMPUTATION = list(engine.RECOMPUTATION)
+FRAMEWORKS = list(engine.FRAMEWORKS)
 MAX_DEVICES = 1_000_000
 
 
@@ -85,6 +86,25 @@ class TrainingRunSchema(ma.Schema):
         validate=validate.OneOf(RECOMPUTATION), metadata={"example": "selective"}
     )
     flash_attention = Boolean(metadata={"description": "Default true"})
+    framework = String(
+        validate=validate.OneOf(FRAMEWORKS),
+        metadata={
+            "description": 'The training stack, for its kernels (docs/formulas.md, "Training framework"). Default '
+            "megatron (Megatron-Core / NeMo / Megatron-Bridge: Transformer Engine's cuDNN fused attention and fused "
+            "element-wise kernels, what the step model is calibrated on). torchtitan and pytorch (eager PyTorch, "
+            "e.g. FSDP2 with SDPA) run FlashAttention-2 on Hopper, about half the cuDNN attention rate there "
+            "(torchtitan uses cuDNN on Blackwell), and unfused element-wise kernels (1.7x the memory traffic) unless "
+            "`torch_compile`; llm-foundry and deepspeed (Megatron-DeepSpeed) run FlashAttention-2 with fused "
+            "element-wise kernels. No difference on Ampere and older parts (FlashAttention-2 is their fast kernel)",
+            "example": "megatron",
+        },
+    )
+    torch_compile = Boolean(
+        metadata={
+            "description": "The PyTorch model is torch.compile'd (fuses the element-wise chains of eager stacks: "
+            "torchtitan, pytorch). Default false"
+        }
+    )
     activation_offload_layers = Integer(
         validate=validate.Range(0, 100_000),
         metadata={

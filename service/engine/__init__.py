@@ -20,7 +20,7 @@ from .models import PRESETS, list_presets, resolve_model
 from .patch import merge_patch
 from .pricing import PRICING_MODELS
 from .training.estimate import estimate_training
-from .training.plan import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
+from .training.plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
 from .training.plan_request import DURATION_PATTERN, MAX_DURATION_S, duration_seconds
 from .training.planner import OBJECTIVES as PLAN_OBJECTIVES
 from .training.planning import plan_training
@@ -40,6 +40,7 @@ __all__ = [
     "PLAN_OBJECTIVES",
     "PRESETS",
     "PRICING_MODELS",
+    "FRAMEWORKS",
     "RECOMPUTATION",
     "SPEC_BOUNDS",
     "TRAINING_PRECISIONS",

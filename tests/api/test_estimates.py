@@ -100,6 +100,14 @@ def test_training_estimate_reports_every_section(client):
         ),
         ({"training": {"tokens": "1B", "global_batch_size": 64, "precision": "fp8"}}, "training.precision"),
         ({"hardware": {"accelerator": "nvidia-h900", "count": 8}}, "hardware.accelerator"),
+        (
+            {"training": {"tokens": "1B", "global_batch_size": 64, "framework": "jax"}},
+            "training.framework",
+        ),
+        (
+            {"training": {"tokens": "1B", "global_batch_size": 64, "torch_compile": "maybe"}},
+            "training.torch_compile",
+        ),
     ],
 )
 def test_impossible_training_requests_are_422_naming_the_field(client, change, field):
@@ -289,3 +297,18 @@ def test_sglang_and_exllamav2_answer_over_http(client):
         response = client.post("/v1/estimates/inference", json={"model": {"preset": "llama-3-8b"}, **body})
         assert response.status_code == 200, response.json
         assert response.json["model"]["weights"]["format"] == body["weights"]["format"]
+
+
+def test_training_framework_is_a_request_field_reported_in_assumptions(client):
+    body = {
+        **FINE_TUNE,
+        "training": {**FINE_TUNE["training"], "framework": "torchtitan", "torch_compile": True},
+    }
+    response = client.post("/v1/estimates/training", json=body)
+    assert response.status_code == 200, response.json
+    used = response.json["assumptions"]
+    assert (used["framework"], used["torch_compile"], used["attention_kernel"]) == (
+        "torchtitan",
+        True,
+        "flash2",
+    )

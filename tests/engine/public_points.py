@@ -183,6 +183,20 @@ def published_tokens_per_s(row: dict[str, str]) -> tuple[float | None, str | Non
     return None, None
 
 
+def framework_fields(stack: str) -> dict[str, Any]:
+    """training.framework / torch_compile from the CSV's `framework` text (the stack the source names).
+
+    NeMo, Megatron-Core, NeMo AutoModel (Transformer Engine attention), MaxText, TinyLlama (lit-gpt with fused
+    kernels) and Meta's internal stack keep the default (megatron: fused kernels)."""
+    if stack.startswith("torchtitan"):
+        return {"framework": "torchtitan", "torch_compile": "compile" in stack}
+    if stack.startswith("llm-foundry"):
+        return {"framework": "llm-foundry"}
+    if stack.startswith("Megatron-DeepSpeed"):
+        return {"framework": "deepspeed"}
+    return {}
+
+
 def throughput_request(row: dict[str, str]) -> dict[str, Any]:
     devices = _int(row, "devices", 1)
     tp, pp, cp = _int(row, "tp", 1), _int(row, "pp", 1), _int(row, "cp", 1)
@@ -210,6 +224,7 @@ def throughput_request(row: dict[str, str]) -> dict[str, Any]:
     }
     if row["label"] in OFFLOAD_LAYERS:
         training["activation_offload_layers"] = OFFLOAD_LAYERS[row["label"]]
+    training.update(framework_fields(row["framework"]))
     return {
         "model": _model(row),
         "training": training,

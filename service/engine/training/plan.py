@@ -17,6 +17,10 @@ from .goodput import INTERRUPTIONS_PER_DEVICE_HOUR, RESTART_S
 TRAINING_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
 OPTIMIZERS = ("adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion")
 RECOMPUTATION = ("none", "selective", "full")
+# Training stacks whose kernels differ enough to move the step time (training/framework.py; docs/formulas.md,
+# "Training framework"). megatron: Megatron-LM / Megatron-Core / Megatron-DeepSpeed's fused kernels; nemo and
+# megatron-bridge run Megatron-Core.
+FRAMEWORKS = ("megatron", "nemo", "megatron-bridge", "deepspeed", "torchtitan", "llm-foundry", "pytorch")
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,9 @@ class TrainingPlan:
     goodput: float | None = None
     # transformer layers per pipeline stage whose saved activations are offloaded to host memory (offload.py)
     offload_layers: int = 0
+    # the training stack (FRAMEWORKS) and whether its PyTorch model is torch.compile'd (training/framework.py)
+    framework: str = "megatron"
+    torch_compile: bool = False
 
     def with_fields(self, **changes: Any) -> TrainingPlan:
         """This plan with some fields changed, for the advice's candidates (which answer for the change being one

@@ -17,7 +17,7 @@ from ..i18n import _
 from ..models import resolve_model
 from ..parallelism import DEVICES_PER_NODE, Parallelism
 from ..pricing import resolve_price
-from .plan import OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
+from .plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
 
 DEFAULT_SEQUENCE_LENGTH = (
     2048  # GPT-3 / Megatron default context when the model gives none (Brown et al. 2020)
@@ -67,6 +67,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         )
     gbs, micro = _batch(training, par, seq, unit, bad)
     offload = _offload(training, model, par, bad)
+    framework, compiled = _framework(training, bad)
     schedule = _schedule(training, hardware, model, unit, count, bad)
     usd, source = resolve_price(cost, acc, catalog, bad)
     overhead = float(cost.get("infrastructure_overhead", 0.0) or 0.0)
@@ -103,8 +104,26 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         details=bool(output.get("details", False)),
         notes=tuple(notes),
         offload_layers=offload,
+        framework=framework,
+        torch_compile=compiled,
         **schedule,
     )
+
+
+def _framework(training: Mapping[str, Any], bad: Any) -> tuple[str, bool]:
+    """training.framework (FRAMEWORKS, default megatron) and training.torch_compile (default false)."""
+    framework = str(training.get("framework") or "megatron")
+    if framework not in FRAMEWORKS:
+        bad(
+            "training.framework",
+            _("Must be one of {FRAMEWORKS}.").format(FRAMEWORKS=", ".join(FRAMEWORKS)),
+        )
+        framework = "megatron"
+    compiled = training.get("torch_compile", False)
+    if not isinstance(compiled, bool):
+        bad("training.torch_compile", _("Must be true or false."))
+        compiled = False
+    return framework, compiled
 
 
 def _offload(training: Mapping[str, Any], model: ModelSpec | None, par: Parallelism, bad: Any) -> int:

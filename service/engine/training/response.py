@@ -10,6 +10,7 @@ from ..parallelism import pipeline_bubble_fraction
 from ..pricing import describe
 from ..units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_usd
 from .evaluate import Evaluation, checkpoint_write_s
+from .framework import attention_kernel
 from .memory import CUDA_CONTEXT_BYTES, FRAGMENTATION, bytes_per_parameter
 from .plan import TrainingPlan
 from .scaling import scaling_summary
@@ -212,6 +213,11 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "optimizer": plan.optimizer,
         "activation_recomputation": plan.recompute,
         "flash_attention": plan.flash_attention,
+        "framework": plan.framework,
+        "torch_compile": plan.torch_compile,
+        "attention_kernel": attention_kernel(plan.framework, plan.accelerator)
+        if plan.flash_attention
+        else "unfused",
         "sequence_length": plan.sequence_length if plan.unit == "token" else None,
         "global_batch_size": plan.global_batch,
         "micro_batch_size": ev.micro_batch,

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from ..architecture import ModelSpec, attention_score_flops_per_token, matmul_parameters_per_token
 from ..hardware import Accelerator
 from ..parallelism import all_reduce_seconds, collective_latency_s, group_bandwidth, pipeline_bubble_fraction
+from .framework import attention_factor, elementwise_factor
 from .memory import (
     FP4_BF16_LAYER_SHARE,
     MemoryBreakdown,
@@ -215,6 +216,7 @@ class StepWork(NamedTuple):
     # share of gemm_work that stays in 16-bit under fp8/fp4 training: the LM head (FP8_BF16_GEMMS), and under fp4
     # also FP4_BF16_LAYER_SHARE of the transformer layers' linear GEMMs
     bf16_gemm_share: float = 0.0
+    framework: str = "megatron"  # the training stack: its attention kernel depends on the part (framework.py)
 
 
 def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
@@ -244,7 +246,8 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
         if not plan.flash_attention:
             per_token += SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
         repeat = 4.0 / 3.0 if plan.recompute == "full" else 1.0
-        elementwise = units * shape.layers * per_token * repeat
+        fusion = elementwise_factor(plan.framework, plan.torch_compile)
+        elementwise = units * shape.layers * per_token * repeat * fusion
     return StepWork(
         devices=par.devices,
         gemm_work=units * gemm_hw * slowdown,
@@ -257,6 +260,7 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
         shapeless=SHAPELESS_KERNEL_EFFICIENCY.get(model.architecture, 1.0) if shape is None else None,
         flash_attention=plan.flash_attention,
         bf16_gemm_share=bf16_share,
+        framework=plan.framework,
     )
 
 
@@ -271,7 +275,9 @@ def compute_rates(work: StepWork, acc: Accelerator, precision: str) -> tuple[flo
     )  # attention kernels run in 16-bit even under FP8/FP4
     e_gemm = best_gemm_efficiency(acc, precision) * GEMM_IN_MODEL
     attn_eff = best_gemm_efficiency(acc, "bf16") * (
-        FLASH_ATTENTION_EFFICIENCY if work.flash_attention else UNFUSED_ATTENTION_EFFICIENCY
+        FLASH_ATTENTION_EFFICIENCY * attention_factor(work.framework, acc)
+        if work.flash_attention
+        else UNFUSED_ATTENTION_EFFICIENCY
     )
     attention_s = work.attention_work / (devices * peak16 * attn_eff) if work.has_attention else 0.0
     memory_bound_s = 0.0

@@ -1,0 +1,72 @@
+"""What the training stack changes in a step: the attention kernel it runs and whether element-wise work is fused.
+
+The step model's efficiencies (step_time.py) were calibrated on Megatron-Core / NeMo, whose Transformer Engine layers
+run cuDNN fused attention on Hopper and Blackwell and fuse norms, SwiGLU and rotary embeddings into few kernels.
+Other stacks differ in two measurable ways (sources in docs/formulas.md, "Training framework"):
+
+- Attention kernel. PyTorch's scaled_dot_product_attention dispatches to its FlashAttention-2 backend, not cuDNN,
+  on Hopper unless told otherwise (cuDNN attention was made opt-in after PyTorch 2.5, pytorch/pytorch#138522), and
+  FlashAttention-2 does not use Hopper's asynchronous tensor-core instructions: on an H100 the same causal attention
+  ran at 329 TFLOP/s through SDPA's FlashAttention-2 against 631 TFLOP/s through cuDNN and 632 through
+  FlashAttention-3 (Tritonbench, pytorch/pytorch#142132, batch 1, 24 heads, 4,608 tokens, head dim 128). On Ampere
+  FlashAttention-2 is the fast kernel (no FlashAttention-3 or faster cuDNN path), so nothing changes there.
+- Element-wise fusion. Eager PyTorch runs each norm, activation, multiply and rotary step as its own kernel that
+  reads and writes its tensors; the bytes autograd keeps for an eager Llama layer are 1.70× those of the fused layer
+  (tests/engine/data/measured_activations.json, four shapes: 1.66–1.74×), and the memory-bound traffic is taken to
+  grow by the same factor. torch.compile (Inductor) fuses those chains back.
+"""
+
+from __future__ import annotations
+
+from ..hardware import Accelerator
+
+# SDPA's FlashAttention-2 over cuDNN/FlashAttention-3 on an H100 (pytorch/pytorch#142132: 329.5 / 631.3 TFLOP/s)
+FA2_ON_HOPPER_RATIO = 329.483 / 631.338
+# eager over fused saved bytes per layer (tests/engine/data/measured_activations.json, mean of four shapes)
+EAGER_ELEMENTWISE_FACTOR = 1.70
+# Accelerator id fragments of parts with Hopper's or Blackwell's tensor cores (wgmma / tcgen05), where fused
+# attention kernels outrun FlashAttention-2
+_FAST_ATTENTION_PARTS = ("h100", "h200", "h800", "h20", "gh200", "b200", "b300", "gb200", "gb300")
+_BLACKWELL_PARTS = ("b200", "b300", "gb200", "gb300")
+
+# framework → (attention kernel on Hopper, on Blackwell, eager PyTorch element-wise kernels)
+#   megatron/nemo/megatron-bridge: Transformer Engine, cuDNN fused attention and fused norm/SwiGLU (the calibration).
+#   deepspeed: Megatron-DeepSpeed, Megatron's fused kernels with the flash-attn package (FlashAttention-2).
+#   torchtitan: SDPA (FlashAttention-2 on Hopper; cuDNN on Blackwell since pytorch/torchtitan#1196), eager modules.
+#   llm-foundry: the flash-attn package (FlashAttention-2); MPT blocks with fused low-precision LayerNorm.
+#   pytorch: plain eager PyTorch (FSDP/DDP with SDPA), e.g. Hugging Face Trainer.
+_STACKS: dict[str, tuple[str, str, bool]] = {
+    "megatron": ("fused", "fused", False),
+    "nemo": ("fused", "fused", False),
+    "megatron-bridge": ("fused", "fused", False),
+    "deepspeed": ("flash2", "flash2", False),
+    "torchtitan": ("flash2", "fused", True),
+    "llm-foundry": ("flash2", "flash2", False),
+    "pytorch": ("flash2", "flash2", True),
+}
+
+
+def attention_kernel(framework: str, accelerator: Accelerator) -> str:
+    """'fused' (cuDNN / FlashAttention-3 class) or 'flash2' (FlashAttention-2) for this stack on this part."""
+    hopper, blackwell, _eager = _STACKS.get(framework, _STACKS["megatron"])
+    key = accelerator.id.lower()
+    if not any(part in key for part in _FAST_ATTENTION_PARTS):
+        return (
+            "flash2"  # Ampere and others: FlashAttention-2 is the fast kernel; no difference between stacks
+        )
+    return blackwell if any(part in key for part in _BLACKWELL_PARTS) else hopper
+
+
+def attention_factor(framework: str, accelerator: Accelerator) -> float:
+    """Attention-kernel throughput relative to the calibrated (fused) kernel on this part."""
+    key = accelerator.id.lower()
+    fast_part = any(part in key for part in _FAST_ATTENTION_PARTS)
+    if fast_part and attention_kernel(framework, accelerator) == "flash2":
+        return FA2_ON_HOPPER_RATIO
+    return 1.0
+
+
+def elementwise_factor(framework: str, torch_compile: bool) -> float:
+    """Memory-bound element-wise bytes relative to the fused kernels of the calibration."""
+    eager = _STACKS.get(framework, _STACKS["megatron"])[2]
+    return EAGER_ELEMENTWISE_FACTOR if eager and not torch_compile else 1.0

@@ -1,0 +1,105 @@
+"""training.framework / training.torch_compile: the stack's attention kernel and element-wise fusion (framework.py)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from service.engine import InvalidRequest, estimate_training
+from service.engine.training.framework import (
+    EAGER_ELEMENTWISE_FACTOR,
+    FA2_ON_HOPPER_RATIO,
+    attention_factor,
+    attention_kernel,
+    elementwise_factor,
+)
+
+from .conftest import load_catalog
+from .public_points import throughput_request, throughput_rows
+
+CATALOG = load_catalog()
+
+
+def _body(accelerator: str, seq: int = 8192, **training) -> dict:
+    return {
+        "model": {"preset": "llama-3.1-8b"},
+        "training": {
+            "tokens": 1e10,
+            "sequence_length": seq,
+            "global_batch_size": 16,
+            "micro_batch_size": 1,
+            "precision": "bf16",
+            **training,
+        },
+        "hardware": {"accelerator": accelerator, "count": 8, "parallelism": {"data": 8, "zero_stage": 3}},
+        "cost": {"usd_per_accelerator_hour": 1.0},
+        "output": {"recommendations": False},
+    }
+
+
+def _tokens_per_s(body: dict) -> float:
+    return estimate_training(body, CATALOG)["time"]["tokens_per_second"]
+
+
+def test_default_is_megatron_and_moves_nothing():
+    base = estimate_training(_body("nvidia-h100-sxm-80gb"), CATALOG)
+    explicit = estimate_training(_body("nvidia-h100-sxm-80gb", framework="megatron"), CATALOG)
+    assert base["time"]["seconds"] == explicit["time"]["seconds"]
+    assert base["assumptions"]["framework"] == "megatron"
+    assert base["assumptions"]["attention_kernel"] == "fused"
+    assert base["assumptions"]["torch_compile"] is False
+
+
+def test_flash_attention_2_on_hopper_is_the_measured_half_of_cudnn():
+    assert FA2_ON_HOPPER_RATIO == pytest.approx(0.522, abs=0.001)  # 329.5 / 631.3 TFLOP/s, pytorch#142132
+    h100, a100, b200 = (
+        CATALOG.accelerators[i] for i in ("nvidia-h100-sxm-80gb", "nvidia-a100-sxm-80gb", "nvidia-b200")
+    )
+    assert attention_kernel("torchtitan", h100) == "flash2"
+    assert attention_factor("torchtitan", h100) == FA2_ON_HOPPER_RATIO
+    assert attention_kernel("torchtitan", b200) == "fused"  # cuDNN on Blackwell (torchtitan#1196)
+    assert attention_factor("llm-foundry", b200) == FA2_ON_HOPPER_RATIO
+    for framework in ("megatron", "torchtitan", "llm-foundry", "pytorch"):
+        assert attention_factor(framework, a100) == 1.0  # Ampere: FlashAttention-2 is the fast kernel
+
+
+def test_long_context_on_hopper_slows_with_flash_attention_2_and_ampere_does_not():
+    hopper = [
+        _tokens_per_s(_body("nvidia-h100-sxm-80gb", seq, framework="llm-foundry")) for seq in (2048, 32768)
+    ]
+    fused = [_tokens_per_s(_body("nvidia-h100-sxm-80gb", seq)) for seq in (2048, 32768)]
+    slowdown = [f / h for f, h in zip(fused, hopper, strict=True)]
+    assert 1.0 < slowdown[0] < slowdown[1]  # the attention share grows with the sequence
+    ampere = _tokens_per_s(_body("nvidia-a100-sxm-80gb", 8192, framework="llm-foundry"))
+    assert ampere == _tokens_per_s(_body("nvidia-a100-sxm-80gb", 8192))
+
+
+def test_eager_stacks_pay_unfused_element_wise_work_unless_compiled():
+    assert elementwise_factor("torchtitan", False) == EAGER_ELEMENTWISE_FACTOR
+    assert elementwise_factor("torchtitan", True) == 1.0
+    assert elementwise_factor("megatron", False) == 1.0
+    eager = _tokens_per_s(_body("nvidia-a100-sxm-80gb", framework="torchtitan"))
+    compiled = _tokens_per_s(_body("nvidia-a100-sxm-80gb", framework="torchtitan", torch_compile=True))
+    assert eager < compiled == _tokens_per_s(_body("nvidia-a100-sxm-80gb"))
+
+
+def test_torchtitan_eager_vs_compile_gap_is_of_the_published_size():
+    """torchtitan's own table: compile lifts Llama 3.1 8B on 8 H100s from 5,762 to 6,667 tokens/s (+15.7 %)."""
+    rows = {r["label"]: r for r in throughput_rows()}
+    eager = _tokens_per_s(throughput_request(rows["torchtitan Llama3.1-8B FSDP 8xH100 bf16 eager"]))
+    compiled = _tokens_per_s(throughput_request(rows["torchtitan Llama3.1-8B FSDP 8xH100 bf16 compile"]))
+    gain = compiled / eager - 1.0
+    print(f"compile gain: predicted {gain:+.1%}, published {6667 / 5762 - 1:+.1%}")
+    assert 0.05 < gain < 0.30
+
+
+@pytest.mark.parametrize(("field", "value"), [("framework", "jax"), ("torch_compile", "yes")])
+def test_bad_values_are_422_naming_the_field(field, value):
+    body = copy.deepcopy(_body("nvidia-h100-sxm-80gb"))
+    body["training"][field] = value
+    with pytest.raises(InvalidRequest) as err:
+        estimate_training(body, CATALOG)
+    assert f"training.{field}" in err.value.errors
+    if field == "framework":
+        assert "torchtitan" in err.value.errors["training.framework"][0]
