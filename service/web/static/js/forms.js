@@ -6,6 +6,7 @@ import { t } from "./i18n.js";
 const TRAINING_PRECISIONS = ["bf16", "fp16", "fp8", "fp4", "tf32", "fp32"];
 const OPTIMIZERS = ["adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion"];
 const RECOMPUTATION = ["none", "selective", "full"];
+const FRAMEWORKS = ["megatron", "nemo", "megatron-bridge", "deepspeed", "torchtitan", "llm-foundry", "pytorch"];
 const WEIGHT_PRECISIONS = ["fp16", "bf16", "fp32", "fp8", "int8", "int4"];
 const KV_PRECISIONS = ["fp16", "bf16", "fp32", "fp8", "int8"];
 const WEIGHT_FORMATS = ["gptq", "awq", "gguf-q4_0", "gguf-q4_k_m", "gguf-q8_0", "bnb-nf4", "bnb-int8"];
@@ -52,6 +53,8 @@ export const TRAINING = [
       { path: "training.precision", type: "select", options: TRAINING_PRECISIONS, auto: true },
       { path: "training.optimizer", type: "select", options: OPTIMIZERS, auto: true },
       { path: "training.activation_recomputation", type: "select", options: RECOMPUTATION, auto: true },
+      { path: "training.framework", type: "select", options: FRAMEWORKS, auto: true },
+      { path: "training.torch_compile", type: "bool" },
       { path: "training.micro_batch_size", type: "int" },
       { path: "training.samples", type: "count", hint: true },
       { path: "training.epochs", type: "float" },
