@@ -152,12 +152,20 @@ def test_all_impossible_fields_are_reported_at_once(catalog: Catalog) -> None:
     assert {
         "hardware.parallelism.tensor",  # 3 does not divide 32 heads
         "hardware.parallelism.expert",  # dense model
-        "training.sequence_length",  # beyond Llama 2's 4096 context
         "training.global_batch_size",  # 30 not divisible by 4 × 1
         "cost.provider",
     } <= set(errors)
     assert "allowed" in errors["hardware.parallelism.tensor"][0]
     assert "lambda" in errors["cost.provider"][0]
+
+
+def test_sequence_past_the_context_is_a_context_extension_run_with_a_note(catalog: Catalog) -> None:
+    """torchtitan trains Llama 3.1 8B (128K context) at 256K: estimated, and the answer says it is past the context."""
+    request = _base("llama-2-7b", "nvidia-h100-sxm-80gb", 8)
+    request["training"]["sequence_length"] = 8192  # Llama 2: 4,096
+    answer = estimate_training(request, catalog)
+    assert answer["assumptions"]["sequence_length"] == 8192
+    assert any("context-extension" in note and "4096" in note for note in answer["assumptions"]["notes"])
 
 
 def test_parallel_product_and_pipeline_depth(catalog: Catalog) -> None:

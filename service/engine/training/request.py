@@ -13,7 +13,7 @@ from typing import Any
 from ..architecture import ModelSpec
 from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog
-from ..i18n import _
+from ..i18n import _, num
 from ..models import resolve_model
 from ..parallelism import DEVICES_PER_NODE, Parallelism
 from ..pricing import resolve_price
@@ -56,7 +56,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
     acc, count = _hardware(hardware, catalog, notes, bad)
     precision, optimizer, multiplier, recompute = _numerics(training, acc, notes, bad, catalog)
     par = _parallelism(hardware, count, model, bad)
-    seq, unit, units = _data(training, model, bad)
+    seq, unit, units = _data(training, model, bad, notes)
     if par.context > 1 and (unit != "token" or seq % (2 * par.context)):
         # a causal sequence is cut into 2·cp chunks so each rank gets equal attention work (Megatron-Core CP)
         bad(
@@ -365,10 +365,16 @@ def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | Non
                 f"{path}.pipeline",
                 _("Must not exceed the model's {layers} layers.").format(layers=shape.layers),
             )
-        elif p * v > shape.layers:
+        elif p * v > shape.layers + 2:
+            # Megatron-Core may count the embedding and the loss as one layer each when it splits the model into
+            # pipeline chunks (account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split):
+            # Llama 3.1 405B's 126 layers run as PP16 × VP8 = 128 chunks in NeMo's recipes
             bad(
                 f"{path}.virtual_pipeline",
-                _("pipeline × virtual_pipeline must not exceed {layers} layers.").format(layers=shape.layers),
+                _(
+                    "pipeline × virtual_pipeline must not exceed {layers} chunks: the {count} layers plus the "
+                    "embedding and the loss."
+                ).format(layers=shape.layers + 2, count=shape.layers),
             )
     if e > 1:
         if shape is None or not shape.is_moe:
@@ -383,8 +389,17 @@ def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | Non
     return par
 
 
-def _data(training: Mapping[str, Any], model: ModelSpec | None, bad: Any) -> tuple[int, str, float]:
-    """(sequence length, unit, training units with epochs applied)."""
+# The longest published context extension of a RoPE model: YaRN (Peng et al. 2023, arXiv 2309.00071) fine-tuned
+# Llama 2 (4,096 tokens) to 128K, 32× its pretrained context; longer sequences are refused as likely typos.
+CONTEXT_EXTENSION_LIMIT = 32
+
+
+def _data(
+    training: Mapping[str, Any], model: ModelSpec | None, bad: Any, notes: list[str]
+) -> tuple[int, str, float]:
+    """(sequence length, unit, training units with epochs applied). A sequence longer than the model's context is a
+    context-extension run (Llama 3.1's 128K stage, torchtitan's 256K benchmarks): estimated, with a note, unless the
+    model learns absolute positions (no embedding row past its context)."""
     epochs = float(training.get("epochs", 1) or 1)
     if model is not None and model.architecture in SAMPLE_ARCHITECTURES:
         samples = training.get("samples")
@@ -407,10 +422,33 @@ def _data(training: Mapping[str, Any], model: ModelSpec | None, bad: Any) -> tup
     if seq < 1:
         bad("training.sequence_length", _("Must be at least 1."))
         seq = 1
-    elif max_ctx and seq > max_ctx:
-        bad(
+    elif (
+        max_ctx
+        and seq > max_ctx
+        and model is not None
+        and model.shape
+        and model.shape.learned_position_embeddings
+    ):
+        bad(  # learned absolute positions (BERT, GPT-2/3) have no row past the context: no extension possible
             "training.sequence_length",
             _("Exceeds the model's maximum context of {max_ctx} tokens.").format(max_ctx=max_ctx),
+        )
+    elif max_ctx and seq > CONTEXT_EXTENSION_LIMIT * max_ctx:
+        bad(
+            "training.sequence_length",
+            _(
+                "Exceeds {limit} tokens, {factor} × the model's context of {max_ctx} tokens: the longest published "
+                "context extension (YaRN, Peng et al. 2023: Llama 2 from 4K to 128K)."
+            ).format(
+                limit=CONTEXT_EXTENSION_LIMIT * max_ctx, factor=CONTEXT_EXTENSION_LIMIT, max_ctx=max_ctx
+            ),
+        )
+    elif max_ctx and seq > max_ctx:
+        notes.append(
+            _(
+                "training.sequence_length {seq} is beyond the model's context of {max_ctx} tokens: estimated as a "
+                "context-extension run (positions past the pretrained range need RoPE scaling or similar)."
+            ).format(seq=num(seq, 0), max_ctx=num(max_ctx, 0))
         )
     tokens = training.get("tokens")
     if tokens is None and training.get("samples"):
