@@ -467,6 +467,17 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "recompute": "full",  # selective does not fit 4 x 2,048 tokens on 40 GB at TP2 PP4 (the 405B rule)
         "how": "published (ZeRO stage, micro-batch, recompute assumed)",
     },
+    # SmolLM2-1.7B (nanotron, H100): count and layout not read. Assumed: 256 GPUs of ZeRO-1 data parallelism at TP1
+    # (a 1.7B model fits one GPU), 2,048-token sequences for the main stage, 4M-token batches; tied embeddings.
+    "SmolLM2-1.7B pretraining": {
+        "count": 256,
+        "tensor": 1,
+        "pipeline": 1,
+        "zero_stage": 1,
+        "seq_len": 2048,
+        "tied_embeddings": "true",
+        "how": "assumed",
+    },
 }
 
 
@@ -478,6 +489,7 @@ RUNS_ADDED_LATER: frozenset[str] = frozenset(
         "Llama 3.2 3B pretraining",
         "Falcon-180B pretraining",
         "GPT-NeoX-20B pretraining",
+        "SmolLM2-1.7B pretraining",
     }
 )
 
