@@ -478,6 +478,28 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "tied_embeddings": "true",
         "how": "assumed",
     },
+    # Llama 4 Scout / Maverick (model card: H100-80GB pre-training GPU-hours only): count, layout, batch and sequence
+    # not published. Assumed: 2,048 GPUs as the other Meta rows, 8K sequences and 4M-token batches as Llama 3, ZeRO-1,
+    # the smallest tensor degree that fits (TP1 does not fit Scout; TP2 fits both) and expert parallelism over all 16
+    # Scout experts / 64-way for Maverick's 128 (DeepSeek-V3's published EP degree on 2,048 GPUs). BF16 assumed.
+    "Llama 4 Scout pretraining": {
+        "count": 2048,
+        "tensor": 2,
+        "pipeline": 1,
+        "expert": 16,
+        "zero_stage": 1,
+        "seq_len": 8192,
+        "how": "assumed",
+    },
+    "Llama 4 Maverick pretraining": {
+        "count": 2048,
+        "tensor": 2,
+        "pipeline": 1,
+        "expert": 64,
+        "zero_stage": 1,
+        "seq_len": 8192,
+        "how": "assumed",
+    },
 }
 
 
@@ -490,6 +512,8 @@ RUNS_ADDED_LATER: frozenset[str] = frozenset(
         "Falcon-180B pretraining",
         "GPT-NeoX-20B pretraining",
         "SmolLM2-1.7B pretraining",
+        "Llama 4 Scout pretraining",
+        "Llama 4 Maverick pretraining",
     }
 )
 
