@@ -500,6 +500,23 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "seq_len": 8192,
         "how": "assumed",
     },
+    # Phi-3-mini (512 H100) and Phi-4 (1,920 H100): device counts published in the model cards, layout and batch not.
+    # Assumed: ZeRO-1 data parallelism with the smallest tensor degree that fits (TP1 for 3.8B; TP1 does not fit
+    # Phi-4 at 4K, TP2 does), 4K sequences, 4M-token batches (or one sequence per replica when that is more).
+    "Phi-3-mini pretraining": {
+        "count": 512,
+        "tensor": 1,
+        "pipeline": 1,
+        "zero_stage": 1,
+        "how": "count published, layout assumed",
+    },
+    "Phi-4 pretraining": {
+        "count": 1920,
+        "tensor": 2,
+        "pipeline": 1,
+        "zero_stage": 1,
+        "how": "count published, layout assumed",
+    },
 }
 
 
@@ -514,6 +531,8 @@ RUNS_ADDED_LATER: frozenset[str] = frozenset(
         "SmolLM2-1.7B pretraining",
         "Llama 4 Scout pretraining",
         "Llama 4 Maverick pretraining",
+        "Phi-3-mini pretraining",
+        "Phi-4 pretraining",
     }
 )
 
