@@ -26,7 +26,7 @@ from .memory import (
     parameters_per_device,
 )
 from .offload import exposed_offload_s, host_link_bytes_per_s, offloaded_layers
-from .plan import TrainingPlan
+from .plan import RECOMPUTE_TP_COLLECTIVES, TrainingPlan
 
 # Best single BF16 GEMM as a fraction of dense peak — ml-engineering "Maximum Achievable Matmul FLOPS" (MAMF).
 BEST_GEMM_EFFICIENCY = (
@@ -248,7 +248,8 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
         per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
         if not plan.flash_attention:
             per_token += SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
-        repeat = 4.0 / 3.0 if plan.recompute == "full" else 1.0
+        # full and "dots" recompute re-run the forward's element-wise work (norms, activations) in the backward
+        repeat = 4.0 / 3.0 if plan.recompute in ("full", "dots") else 1.0
         elementwise = units * shape.layers * per_token * repeat
     return StepWork(
         devices=par.devices,
@@ -456,8 +457,8 @@ class StepModel:
         self._hidden = shape.hidden_size
         self._seq = plan.sequence_length // par.context  # the tokens of a micro-batch on one context rank
         self._layers_per_stage = -(-shape.layers // par.pipeline)
-        # 2 all-reduces forward + 2 backward per layer (Shoeybi et al. 2019 Fig. 4); full recompute adds 2.
-        self._collectives = 4 + (2 if plan.recompute == "full" else 0)
+        # 2 all-reduces forward + 2 backward per layer (Shoeybi et al. 2019 Fig. 4); full recompute adds 2, "dots" 1.
+        self._collectives = 4 + RECOMPUTE_TP_COLLECTIVES.get(plan.recompute, 0)
         self._tensor = par.tensor
         self._tp_bw = group_bandwidth(acc, par.tensor, 1)
         if par.pipeline > 1:
