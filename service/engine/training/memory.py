@@ -232,7 +232,9 @@ def layer_activation_bytes(
         working = per_layer  # one layer is rebuilt at a time during backward
     else:
         stored, working = per_layer, 0.0
-    if recompute == "dots":  # the layer input and the backward's matmul outputs (_dots_terms); one layer rebuilt
+    if (
+        recompute == "dots"
+    ):  # the layer input and the backward's matmul outputs (_dots_terms); one layer rebuilt
         kept, split = _dots_terms(sh)
         stored = sbh * ((kept + split) / t if par.sequence_parallel else kept + split / t) * act_bytes / 2.0
         working = per_layer

@@ -295,7 +295,9 @@ def compute_rates(work: StepWork, acc: Accelerator, precision: str) -> tuple[flo
     memory_bound_s = 0.0
     if work.elementwise_work is not None:
         if acc.vendor in XLA_FUSED_ELEMENTWISE_VENDORS:  # only the unfused-attention score traffic remains
-            memory_bound_s = work.elementwise_work * work.softmax_share / (devices * acc.memory_bandwidth_bytes_per_s)
+            memory_bound_s = (
+                work.elementwise_work * work.softmax_share / (devices * acc.memory_bandwidth_bytes_per_s)
+            )
         else:
             memory_bound_s = work.elementwise_work / (devices * acc.memory_bandwidth_bytes_per_s)
     gemm_rate = devices * peak * e_gemm
