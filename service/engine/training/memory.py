@@ -232,7 +232,29 @@ def layer_activation_bytes(
         working = per_layer  # one layer is rebuilt at a time during backward
     else:
         stored, working = per_layer, 0.0
+    if (
+        recompute == "dots"
+    ):  # the layer input and the backward's matmul outputs (_dots_terms); one layer rebuilt
+        kept, split = _dots_terms(sh)
+        stored = sbh * ((kept + split) / t if par.sequence_parallel else kept + split / t) * act_bytes / 2.0
+        working = per_layer
     return stored, working
+
+
+@lru_cache(maxsize=SHAPE_CACHE)
+def _dots_terms(sh: TransformerShape) -> tuple[float, float]:
+    """Bytes per s·b·h (2-byte activations) a layer keeps under "dots" recomputation: (kept whole unless sequence
+    parallel, split by t). jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims (MaxText remat_policy
+    "minimal") may save every weight-matmul output, and JAX keeps those the backward reads: the Q, K and V
+    projections (attention's backward) and the MLP's input projections (the activation's backward and the output
+    projection's weight gradient), 2·(q + 2·g·d + f·(2 if gated))/h, plus the layer input 2 (the scan carry, for the
+    norm's backward). The attention and MLP output projections feed only residual adds, whose backward reads
+    nothing; norms, activations and the attention kernel (not a dot) are recomputed."""
+    d = sh.head_dim
+    width = _mlp_activation_scale(sh) * 4.0 / (1.5 if sh.ffn_type == "swiglu" else 1.0)  # f/h
+    gated = 2.0 if sh.ffn_type == "swiglu" else 1.0
+    qkv = (sh.attention_heads + 2.0 * sh.kv_heads) * d / sh.hidden_size
+    return 2.0, 2.0 * qkv + 2.0 * gated * width
 
 
 def saved_input_bytes(precision: str) -> float:

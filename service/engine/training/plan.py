@@ -16,7 +16,16 @@ from .goodput import INTERRUPTIONS_PER_DEVICE_HOUR, RESTART_S
 
 TRAINING_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
 OPTIMIZERS = ("adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion")
-RECOMPUTATION = ("none", "selective", "full")
+# "dots": keep the layer input and the outputs of the weight matmuls the backward needs (the QKV projections and
+# the MLP's input projections), recompute the rest: JAX's jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims,
+# MaxText's remat_policy "minimal" (MaxText/layers/models.py @76bd53b0f); docs/formulas.md "Activation memory".
+RECOMPUTATION = ("none", "selective", "full", "dots")
+# The modes the planner tries when the request fixes none: the three of Megatron-LM / PyTorch recipes.
+SEARCHED_RECOMPUTATION = ("none", "selective", "full")
+# Tensor-parallel all-reduces a recomputation mode adds per layer to the 4 of forward + backward (Shoeybi et al.
+# 2019 Fig. 4): full recompute re-runs the forward's 2; "dots" re-gathers only the inputs of the column-parallel
+# matmuls it rebuilds for their weight gradients (the all-gather halves of the 2: 1 all-reduce's volume).
+RECOMPUTE_TP_COLLECTIVES = {"full": 2, "dots": 1}
 # Training stacks whose kernels differ enough to move the step time (training/framework.py; docs/formulas.md,
 # "Training framework"). megatron: Megatron-LM / Megatron-Core / Megatron-DeepSpeed's fused kernels; nemo and
 # megatron-bridge run Megatron-Core.

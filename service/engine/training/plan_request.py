@@ -17,7 +17,7 @@ from ..i18n import _
 from ..parallelism import DEVICES_PER_NODE, builds_training_clusters
 from ..pricing import PRICING_MODELS
 from .offload import refuse_in_search
-from .plan import RECOMPUTATION, TrainingPlan
+from .plan import SEARCHED_RECOMPUTATION, TrainingPlan
 from .planner import OBJECTIVES, Candidate, Constraints, Offer, Prepared
 from .request import build_plan
 from .search_space import (
@@ -278,7 +278,7 @@ def _recomputations(request: Mapping[str, Any], search: Mapping[str, Any]) -> tu
     fixed = (request.get("training") or {}).get("activation_recomputation")
     if search.get("recomputation"):
         return tuple(dict.fromkeys(search["recomputation"]))
-    return (fixed,) if fixed else RECOMPUTATION
+    return (fixed,) if fixed else SEARCHED_RECOMPUTATION
 
 
 def _candidates(

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..parallelism import DEVICES_PER_NODE
 from .evaluate import MAX_AUTO_MICRO_BATCH_SAMPLES, MAX_AUTO_MICRO_BATCH_TOKENS
-from .plan import RECOMPUTATION, TrainingPlan
+from .plan import SEARCHED_RECOMPUTATION, TrainingPlan
 from .vector import Layouts
 
 DEFAULT_MAX_DEVICES = 8192
@@ -51,7 +51,7 @@ class SearchSpace:
     zero_stages: tuple[int, ...] = DEFAULT_ZERO_STAGES
     virtual_pipeline: tuple[int, ...] = DEFAULT_VIRTUAL_PIPELINE
     micro_batches: tuple[int, ...] = (1,)
-    recomputation: tuple[str, ...] = RECOMPUTATION
+    recomputation: tuple[str, ...] = SEARCHED_RECOMPUTATION
 
     @property
     def grid_size(self) -> int:

@@ -27,7 +27,7 @@ from .memory import (
     parameters_per_device,
 )
 from .offload import exposed_offload_s, host_link_bytes_per_s, offloaded_layers
-from .plan import TrainingPlan
+from .plan import RECOMPUTE_TP_COLLECTIVES, TrainingPlan
 
 # Best single BF16 GEMM as a fraction of dense peak — ml-engineering "Maximum Achievable Matmul FLOPS" (MAMF).
 BEST_GEMM_EFFICIENCY = (
@@ -41,6 +41,11 @@ BEST_GEMM_EFFICIENCY = (
     ("mi300x", 0.51),
     ("mi325x", 0.60),  # ml-engineering: MI325X MAMF ~785 of 1307 TFLOPS
     ("gaudi2", 0.97),
+    # Google TPUs (v2-v7): an in-model matmul runs at the MXU roofline. How To Scale Your Model, Part 9 "How to
+    # Profile TPU Programs" (jax-ml/scaling-book profiling.md @0819a7d): the sharded FFW up-projection
+    # bf16[32·1024, 8192] x [8192, 32768] on 8 TPUv2 cores takes 96 ms against 95.6 ms at peak (99.6 %); XLA
+    # streams HBM -> VMEM -> MXU (128x128 systolic arrays on every generation) behind the matmul
+    ("google-tpu", 0.99),
 )
 DEFAULT_GEMM_EFFICIENCY = 0.70  # assumption for accelerators without a published MAMF measurement
 # Constants marked (fitted) were set by a grid search minimising the error on the calibration points
@@ -60,6 +65,11 @@ UNFUSED_ATTENTION_EFFICIENCY = 0.20
 ELEMENTWISE_BYTES_PER_HIDDEN = 450.0
 # unfused attention: scores written/read ~8× at 2 B (Korthikanti et al. 2022 §4.2)
 SOFTMAX_BYTES_PER_SCORE = 16.0
+# XLA on TPU fuses the element-wise work into the matmuls: "a dot or fusion op is a set of operations containing at
+# most 1 matrix multiplication and possibly a bunch of related pointwise VPU-ops" (How To Scale Your Model, Part 9,
+# jax-ml/scaling-book profiling.md @0819a7d); the VPU runs them on tiles in VMEM while the MXU multiplies, so they
+# add no HBM pass of their own. On these vendors' parts only the unfused-attention score traffic stays memory-bound.
+XLA_FUSED_ELEMENTWISE_VENDORS = ("Google",)
 # gradient all-reduce overlaps the backward pass; ≥10 % stays exposed (Li et al. 2020, PyTorch DDP)
 DP_MIN_EXPOSED = 0.1
 TP_EXPOSED = 0.6  # share of tensor-parallel collectives not hidden behind GEMMs (fitted)
@@ -213,6 +223,9 @@ class StepWork(NamedTuple):
     context: int
     shapeless: float | None  # SHAPELESS_KERNEL_EFFICIENCY of a model without a shape
     flash_attention: bool
+    # share of elementwise_work that is unfused-attention score traffic (SOFTMAX_BYTES_PER_SCORE), the rest being
+    # the element-wise work XLA fuses into the matmuls on XLA_FUSED_ELEMENTWISE_VENDORS' parts
+    softmax_share: float
     # share of gemm_work that stays in 16-bit under fp8/fp4 training: the LM head (FP8_BF16_GEMMS), and under fp4
     # also FP4_BF16_LAYER_SHARE of the transformer layers' linear GEMMs
     bf16_gemm_share: float = 0.0
@@ -230,6 +243,7 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
     attn_extra = 1.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 0.0
     attn_hw = flops.attention * (1.0 + attn_extra)
     elementwise = None
+    softmax_share = 0.0
     slowdown = _routed_expert_slowdown(model, flops)
     bf16_share = 0.0
     if (
@@ -244,8 +258,11 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
     if shape is not None:
         per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
         if not plan.flash_attention:
-            per_token += SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
-        repeat = 4.0 / 3.0 if plan.recompute == "full" else 1.0
+            softmax = SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
+            softmax_share = softmax / (per_token + softmax)
+            per_token += softmax
+        # full and "dots" recompute re-run the forward's element-wise work (norms, activations) in the backward
+        repeat = 4.0 / 3.0 if plan.recompute in ("full", "dots") else 1.0
         fusion = elementwise_factor(plan.framework, plan.torch_compile)
         elementwise = units * shape.layers * per_token * repeat * fusion
     return StepWork(
@@ -259,6 +276,7 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
         context=par.context,
         shapeless=SHAPELESS_KERNEL_EFFICIENCY.get(model.architecture, 1.0) if shape is None else None,
         flash_attention=plan.flash_attention,
+        softmax_share=softmax_share,
         bf16_gemm_share=bf16_share,
         framework=plan.framework,
     )
@@ -282,7 +300,12 @@ def compute_rates(work: StepWork, acc: Accelerator, precision: str) -> tuple[flo
     attention_s = work.attention_work / (devices * peak16 * attn_eff) if work.has_attention else 0.0
     memory_bound_s = 0.0
     if work.elementwise_work is not None:
-        memory_bound_s = work.elementwise_work / (devices * acc.memory_bandwidth_bytes_per_s)
+        if acc.vendor in XLA_FUSED_ELEMENTWISE_VENDORS:  # only the unfused-attention score traffic remains
+            memory_bound_s = (
+                work.elementwise_work * work.softmax_share / (devices * acc.memory_bandwidth_bytes_per_s)
+            )
+        else:
+            memory_bound_s = work.elementwise_work / (devices * acc.memory_bandwidth_bytes_per_s)
     gemm_rate = devices * peak * e_gemm
     if work.bf16_gemm_share > 0.0:  # the LM head (and under fp4 the BF16 layers) at the 16-bit rate
         rate16 = devices * peak16 * best_gemm_efficiency(acc, "bf16") * GEMM_IN_MODEL
@@ -457,8 +480,8 @@ class StepModel:
         self._hidden = shape.hidden_size
         self._seq = plan.sequence_length // par.context  # the tokens of a micro-batch on one context rank
         self._layers_per_stage = -(-shape.layers // par.pipeline)
-        # 2 all-reduces forward + 2 backward per layer (Shoeybi et al. 2019 Fig. 4); full recompute adds 2.
-        self._collectives = 4 + (2 if plan.recompute == "full" else 0)
+        # 2 all-reduces forward + 2 backward per layer (Shoeybi et al. 2019 Fig. 4); full recompute adds 2, "dots" 1.
+        self._collectives = 4 + RECOMPUTE_TP_COLLECTIVES.get(plan.recompute, 0)
         self._tensor = par.tensor
         self._tp_bw = group_bandwidth(acc, par.tensor, 1)
         if par.pipeline > 1:
