@@ -189,3 +189,33 @@ def test_typical_estimate_is_fast(catalog: Catalog) -> None:
         estimate_training(request, catalog)  # includes the ~35-accelerator cheaper-hardware scan
         timings.append(time.perf_counter() - start)
     assert statistics.median(timings) < 0.005
+
+
+def test_a_cheaper_part_of_another_vendor_says_what_the_software_must_change(catalog: Catalog) -> None:
+    """Moving a CUDA job to a TPU (or AMD, or an ASIC) is not a price change alone: the advice says so."""
+    request = merge_patch(
+        _base("llama-2-7b", "nvidia-a100-sxm-80gb", 8, global_batch_size=64),
+        {"hardware": {"parallelism": {"data": 1, "tensor": 8}}, "cost": {"provider": None}},
+    )
+    recs = [
+        r
+        for r in estimate_training(request, catalog)["recommendations"]
+        if r["code"] == "cheaper_accelerator"
+    ]
+    assert recs, "expected a cheaper accelerator for a TP8 7B on A100s"
+    target = catalog.accelerators[recs[0]["change"]["hardware"]["accelerator"]]
+    if target.vendor != "NVIDIA":
+        assert "XLA" in recs[0]["message"] or "ROCm" in recs[0]["message"] or "SDK" in recs[0]["message"]
+    else:
+        assert "XLA" not in recs[0]["message"] and "ROCm" not in recs[0]["message"]
+
+
+def test_stack_change_by_target_vendor(catalog: Catalog) -> None:
+    from service.engine.training.advice import _stack_change
+
+    a100, h100 = catalog.accelerators["nvidia-a100-sxm-80gb"], catalog.accelerators["nvidia-h100-sxm-80gb"]
+    tpu = next(a for a in catalog.accelerators.values() if a.kind == "tpu")
+    amd = next(a for a in catalog.accelerators.values() if a.vendor == "AMD")
+    assert _stack_change(a100, h100) is None
+    assert "XLA" in (_stack_change(a100, tpu) or "")
+    assert "ROCm" in (_stack_change(a100, amd) or "")

@@ -454,8 +454,28 @@ def _cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, e
         saving=pct(saving, 0),
         seconds=human_duration(found[1].seconds),
     )
+    stack = _stack_change(plan.accelerator, acc)
+    if stack:
+        message += " " + stack
     total_now = current * (1.0 + plan.infrastructure_overhead)
     return _rec("cheaper_accelerator", "info", message, change, "cost.total_usd", "<", total_now)
+
+
+def _stack_change(current: Accelerator, other: Accelerator) -> str | None:
+    """What moving the job to another vendor's part asks of its software, said beside the saving."""
+    if other.vendor == current.vendor:
+        return None
+    if other.kind == "tpu":
+        return _(
+            "TPUs train through XLA (JAX, or PyTorch/XLA), not CUDA: the training code has to run there."
+        )
+    if other.vendor == "AMD":
+        return _("AMD GPUs run ROCm builds of PyTorch: CUDA-only kernels need their ROCm ports.")
+    if other.kind == "asic":
+        return _(
+            "{vendor} accelerators need their own SDK (e.g. AWS Neuron, Intel Gaudi): the training code has to run there."
+        ).format(vendor=other.vendor)
+    return None
 
 
 def _cheapest(
