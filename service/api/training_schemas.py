@@ -82,7 +82,13 @@ class TrainingRunSchema(ma.Schema):
         metadata={"description": "Override optimizer-state bytes as a multiple of the parameter bytes"},
     )
     activation_recomputation = String(
-        validate=validate.OneOf(RECOMPUTATION), metadata={"example": "selective"}
+        validate=validate.OneOf(RECOMPUTATION),
+        metadata={
+            "example": "selective",
+            "description": "none; selective: Megatron's, recomputes core attention (default); selective_op: "
+            "torchtitan's op-level policy, keeps every other matmul output and the attention output and "
+            "recomputes the rest; full: keeps each layer's input only",
+        },
     )
     flash_attention = Boolean(metadata={"description": "Default true"})
     activation_offload_layers = Integer(

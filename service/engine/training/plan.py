@@ -16,7 +16,7 @@ from .goodput import INTERRUPTIONS_PER_DEVICE_HOUR, RESTART_S
 
 TRAINING_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
 OPTIMIZERS = ("adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion")
-RECOMPUTATION = ("none", "selective", "full")
+RECOMPUTATION = ("none", "selective", "selective_op", "full")
 
 
 @dataclass(frozen=True)

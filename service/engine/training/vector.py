@@ -178,6 +178,11 @@ def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> t
     if plan.recompute == "full":
         stored = 2.0 * sbh / np.where(sp, t, 1) * act_bytes / 2.0
         return stored, per_layer
+    if plan.recompute == "selective_op":
+        whole, sequence, reduce_scatter, split = mem.op_sac_terms(sh)
+        sp_on = sp & (t > 1)
+        kept = whole + np.where(sp_on, (sequence + reduce_scatter) / t, sequence) + split / t
+        return s_len * b * kept * act_bytes / 2.0, per_layer
     return per_layer, np.zeros(len(t))
 
 
@@ -261,7 +266,11 @@ def _model_parallel_comm(
     act_bytes = plan.activation_bytes_per_value
     seq = plan.sequence_length // c
     layers_per_stage = -(-shape.layers // p)
-    collectives = 4 + (2 if plan.recompute == "full" else 0)
+    collectives = 4 + np.where(
+        lay.sequence_parallel,
+        st.recompute_collectives(plan.recompute, True),
+        st.recompute_collectives(plan.recompute, False),
+    )
     payload = mb * seq * shape.hidden_size * act_bytes
     tp = all_reduce_seconds(payload, t, group_bandwidth(acc, t, np.ones_like(t)))
     tensor_s = st.TP_EXPOSED * micro_batches * layers_per_stage * collectives * tp
