@@ -64,9 +64,15 @@ def test_op_level_selective_checkpointing_matches_the_bytes_torch_keeps(row):
         shape, Parallelism(), "selective_op", True, row["sequence"], row["batch"]
     )
     error = stored / row["bytes"] - 1.0
-    print(f"h={row['hidden']} kv={row['kv_heads']} f={row['ffn']}: formula {stored:,.0f} B, measured {row['bytes']:,} B ({error:+.2%})")
+    print(
+        f"h={row['hidden']} kv={row['kv_heads']} f={row['ffn']}: formula {stored:,.0f} B, measured {row['bytes']:,} B ({error:+.2%})"
+    )
     assert abs(error) < 0.01
     # kept: fewer than half the bytes of the fused layer without recomputation, which is rebuilt one layer at a time
-    fused = next(r for r in FUSED if (r["hidden"], r["kv_heads"], r["ffn"]) == (row["hidden"], row["kv_heads"], row["ffn"]))
+    fused = next(
+        r
+        for r in FUSED
+        if (r["hidden"], r["kv_heads"], r["ffn"]) == (row["hidden"], row["kv_heads"], row["ffn"])
+    )
     assert stored < 0.5 * fused["bytes"]
     assert working == pytest.approx(fused["bytes"], rel=0.02)

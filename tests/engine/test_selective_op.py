@@ -65,7 +65,9 @@ def test_tensor_and_sequence_parallel_split() -> None:
     expected = 2 * H + (2 * H + 4 * H) / t + (2 * A * D + 2 * G * D + 2 * A * D + 4 * A + 2 * F) / t
     assert stored == pytest.approx(expected * 8192)
     no_sp, _ = layer_activation_bytes(LLAMA3_8B, Parallelism(tensor=t), "selective_op", True, 8192, 1)
-    assert no_sp == pytest.approx((2 * H + 2 * H + (2 * A * D + 2 * G * D + 2 * A * D + 4 * A + 2 * F) / t) * 8192)
+    assert no_sp == pytest.approx(
+        (2 * H + 2 * H + (2 * A * D + 2 * G * D + 2 * A * D + 4 * A + 2 * F) / t) * 8192
+    )
 
 
 def test_recomputed_forward_flops_share() -> None:
@@ -85,7 +87,9 @@ def test_between_selective_and_full_in_memory_and_time(catalog: Catalog) -> None
     plans = {r: build_plan(_request(r), catalog) for r in ("selective", "selective_op", "full")}
     assert recompute_gemm_factor(plans["selective"]) == 1.0
     assert recompute_gemm_factor(plans["full"]) == pytest.approx(4 / 3)
-    assert recompute_gemm_factor(plans["selective_op"]) == pytest.approx(1 + op_sac_recomputed_share(LLAMA3_8B) / 3)
+    assert recompute_gemm_factor(plans["selective_op"]) == pytest.approx(
+        1 + op_sac_recomputed_share(LLAMA3_8B) / 3
+    )
     hardware = {r: evaluate(p).hardware_flops for r, p in plans.items()}  # counted in hardware FLOPs too
     assert hardware["selective_op"] / hardware["selective"] == pytest.approx(
         1 + (recompute_gemm_factor(plans["selective_op"]) - 1) * _gemm_share(plans["selective"]), rel=1e-6

@@ -266,7 +266,9 @@ def op_sac_terms(sh: TransformerShape) -> tuple[float, float, float, float]:
     """op_sac_bytes_per_token's bytes per token: (whole on every tensor rank, split by sequence parallelism, the
     reduce-scatter outputs kept under sequence parallelism, split by tensor parallelism)."""
     h, a, d = sh.hidden_size, sh.attention_heads, sh.head_dim
-    width = _mlp_activation_scale(sh) * 4.0 / (1.5 if sh.ffn_type == "swiglu" else 1.0) * h  # f (active experts)
+    width = (
+        _mlp_activation_scale(sh) * 4.0 / (1.5 if sh.ffn_type == "swiglu" else 1.0) * h
+    )  # f (active experts)
     split = 2.0 * a * d + 2.0 * sh.kv_heads * d + 2.0 * a * d + 4.0 * a + 2.0 * width
     whole = 2.0 * h if sh.ffn_type == "swiglu" else 0.0
     return whole, 2.0 * h, 4.0 * h, split
