@@ -11,10 +11,18 @@ parameters excluded. Two variants of the norm and the SwiGLU product:
   and compiled PyTorch keep);
 - "eager": the plain PyTorch composition (what eager torchtitan keeps).
 Selective recomputation keeps no s×s attention scores here because SDPA is a fused attention kernel.
+
+A third variant, "op-sac", runs the eager layer under torch.utils.checkpoint with torchtitan's op-level selective
+checkpointing policy (torchtitan/parallelisms/parallelize_llama.py `_save_list` @9dec370: keep the outputs of
+aten.mm except every second one and of the SDPA kernels; recompute the rest) and counts the bytes the layer still
+holds after its forward: every tensor alive (gc) that was not alive before, less the layer's output, plus the
+layer's input, which the checkpoint keeps. On the CPU SDPA runs _scaled_dot_product_flash_attention_for_cpu, added
+to the save list as the stand-in of the CUDA flash kernel torchtitan lists.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import platform
 
@@ -85,6 +93,72 @@ def layer_bytes(h: int, heads: int, kv: int, f: int, s: int, b: int, fused: bool
     return sum(seen.values())
 
 
+def _op_sac_context():
+    """torchtitan's op-level SAC policy (parallelize_llama.py @9dec370), the CPU flash kernel in its save list."""
+    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+
+    save = {
+        torch.ops.aten.mm.default,
+        torch.ops.aten._scaled_dot_product_efficient_attention.default,
+        torch.ops.aten._scaled_dot_product_flash_attention.default,
+        torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default,
+    }
+    count = {"forward": 0, "recompute": 0}
+
+    def policy(ctx, func, *args, **kwargs):
+        mode = "recompute" if ctx.is_recompute else "forward"
+        if func == torch.ops.aten.mm.default:
+            count[mode] += 1
+        keep = func in save and not (func == torch.ops.aten.mm.default and count[mode] % 2 == 0)
+        return CheckpointPolicy.MUST_SAVE if keep else CheckpointPolicy.PREFER_RECOMPUTE
+
+    return create_selective_checkpoint_contexts(policy)
+
+
+def _live_storages() -> dict[int, int]:
+    gc.collect()
+    out = {}
+    for obj in gc.get_objects():
+        if isinstance(obj, torch.Tensor) and not isinstance(obj, torch.nn.Parameter):
+            storage = obj.untyped_storage()
+            out[storage.data_ptr()] = storage.nbytes()
+    return out
+
+
+def op_sac_layer_bytes(h: int, heads: int, kv: int, f: int, s: int, b: int) -> int:
+    """Bytes one eager layer keeps under torchtitan's op-level selective checkpointing (its input included)."""
+    from torch.utils.checkpoint import checkpoint
+
+    torch.manual_seed(0)
+    dtype = torch.bfloat16
+    d = h // heads
+    wq, wk, wv, wo = (torch.nn.Parameter(torch.randn(o, i, dtype=dtype) * 0.02) for o, i in
+                      ((h, h), (kv * d, h), (kv * d, h), (h, h)))  # fmt: skip
+    wg, wu, wd = (
+        torch.nn.Parameter(torch.randn(o, i, dtype=dtype) * 0.02) for o, i in ((f, h), (f, h), (h, f))
+    )
+    n1, n2 = (torch.nn.Parameter(torch.ones(h, dtype=dtype)) for _ in range(2))
+
+    def norm(v, w):
+        return (v.float() * torch.rsqrt(v.float().pow(2).mean(-1, keepdim=True) + 1e-5)).to(dtype) * w
+
+    def block(x):
+        a = norm(x, n1)
+        q = (a @ wq.T).view(b, s, heads, d).transpose(1, 2)
+        k = (a @ wk.T).view(b, s, kv, d).transpose(1, 2)
+        v = (a @ wv.T).view(b, s, kv, d).transpose(1, 2)
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        x2 = x + o.transpose(1, 2).reshape(b, s, h) @ wo.T
+        m = norm(x2, n2)
+        return x2 + (F.silu(m @ wg.T) * (m @ wu.T)) @ wd.T
+
+    x = torch.randn(b, s, h, dtype=dtype, requires_grad=True) * 1.0  # a block input that autograd tracks
+    before = _live_storages()
+    out = checkpoint(block, x, use_reentrant=False, context_fn=_op_sac_context)
+    kept = {k: v for k, v in _live_storages().items() if k not in before}
+    return sum(kept.values()) - out.untyped_storage().nbytes() + x.untyped_storage().nbytes()
+
+
 def main() -> None:
     shapes = [  # (hidden, heads, kv heads, ffn, sequence, batch)
         (1024, 8, 2, 3584, 512, 2),
@@ -101,6 +175,11 @@ def main() -> None:
                 "variant": "fused" if fused else "eager", "bytes": measured,
                 "bytes_per_sbh": measured / (s * b * h),
             })  # fmt: skip
+        measured = op_sac_layer_bytes(h, heads, kv, f, s, b)
+        rows.append({
+            "hidden": h, "heads": heads, "kv_heads": kv, "ffn": f, "sequence": s, "batch": b,
+            "variant": "op-sac", "bytes": measured, "bytes_per_sbh": measured / (s * b * h),
+        })  # fmt: skip
     print(json.dumps({
         "command": "/tmp/tvenv/bin/python bench/measure_activations.py",
         "torch": torch.__version__, "python": platform.python_version(), "dtype": "bfloat16", "rows": rows,

@@ -78,10 +78,10 @@ class TrainingPlanSearchSchema(ma.Schema):
     )
     recomputation = F.List(
         String(validate=validate.OneOf(RECOMPUTATION)),
-        validate=validate.Length(1, 3),
+        validate=validate.Length(1, len(RECOMPUTATION)),
         metadata={
             "description": "Activation recomputation modes. Default: training.activation_recomputation "
-            "if given, else all three"
+            "if given, else none, selective, selective_op and full (dots, JAX's policy, only when listed)"
         },
     )
 

@@ -83,7 +83,15 @@ class TrainingRunSchema(ma.Schema):
         metadata={"description": "Override optimizer-state bytes as a multiple of the parameter bytes"},
     )
     activation_recomputation = String(
-        validate=validate.OneOf(RECOMPUTATION), metadata={"example": "selective"}
+        validate=validate.OneOf(RECOMPUTATION),
+        metadata={
+            "example": "selective",
+            "description": "none; selective: Megatron's, recomputes core attention (default); selective_op: "
+            "torchtitan's op-level policy, keeps every other matmul output and the attention output and "
+            "recomputes the rest; full: keeps each layer's input only; dots: JAX's "
+            "checkpoint_dots_with_no_batch_dims (MaxText remat_policy minimal), keeps the layer input and the "
+            "matmul outputs the backward reads",
+        },
     )
     flash_attention = Boolean(metadata={"description": "Default true"})
     framework = String(

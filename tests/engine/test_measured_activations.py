@@ -41,3 +41,38 @@ def test_eager_pytorch_keeps_far_more_than_fused_kernels():
     """Why eager torchtitan runs hold ~1.6x the activations of Megatron-Core: unfused norms and SwiGLU."""
     eager = {(r["hidden"], r["ffn"]): r["bytes"] for r in FIXTURE["rows"] if r["variant"] == "eager"}
     assert all(eager[(r["hidden"], r["ffn"])] > 1.5 * r["bytes"] for r in FUSED)
+
+
+OP_SAC = [r for r in FIXTURE["rows"] if r["variant"] == "op-sac"]
+
+
+@pytest.mark.parametrize("row", OP_SAC, ids=lambda r: f"h{r['hidden']}-kv{r['kv_heads']}-f{r['ffn']}")
+def test_op_level_selective_checkpointing_matches_the_bytes_torch_keeps(row):
+    """torchtitan's op-level SAC under torch.utils.checkpoint: the layer input, every other matmul output and the
+    attention output (bench/measure_activations.py, variant "op-sac")."""
+    shape = TransformerShape(
+        layers=1,
+        hidden_size=row["hidden"],
+        attention_heads=row["heads"],
+        kv_heads=row["kv_heads"],
+        ffn_hidden_size=row["ffn"],
+        ffn_type="swiglu",
+        vocab_size=32000,
+        tied_embeddings=False,
+    )
+    stored, working = layer_activation_bytes(
+        shape, Parallelism(), "selective_op", True, row["sequence"], row["batch"]
+    )
+    error = stored / row["bytes"] - 1.0
+    print(
+        f"h={row['hidden']} kv={row['kv_heads']} f={row['ffn']}: formula {stored:,.0f} B, measured {row['bytes']:,} B ({error:+.2%})"
+    )
+    assert abs(error) < 0.01
+    # kept: fewer than half the bytes of the fused layer without recomputation, which is rebuilt one layer at a time
+    fused = next(
+        r
+        for r in FUSED
+        if (r["hidden"], r["kv_heads"], r["ffn"]) == (row["hidden"], row["kv_heads"], row["ffn"])
+    )
+    assert stored < 0.5 * fused["bytes"]
+    assert working == pytest.approx(fused["bytes"], rel=0.02)

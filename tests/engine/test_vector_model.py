@@ -52,7 +52,7 @@ def _random_request(rng: random.Random, accelerators: list[str], fp4_parts: list
         "global_batch_size": d * micro * rng.choice([1, 2, 4, 16]),
         "sequence_length": rng.choice([512, 2048, 4096, 8192]),
         "micro_batch_size": micro,
-        "activation_recomputation": rng.choice(["none", "selective", "full", "dots"]),
+        "activation_recomputation": rng.choice(["none", "selective", "selective_op", "full", "dots"]),
         "flash_attention": rng.random() < 0.8,
         "optimizer": rng.choice(["adamw", "adamw", "sgd-momentum", "adam-8bit"]),
         "samples": 1_281_167,

@@ -16,7 +16,15 @@ from .memory import (
     training_memory,
 )
 from .plan import TrainingPlan
-from .step_time import StepModel, StepTime, StepWork, UnitFlops, flops_per_unit, step_work
+from .step_time import (
+    StepModel,
+    StepTime,
+    StepWork,
+    UnitFlops,
+    flops_per_unit,
+    recompute_gemm_factor,
+    step_work,
+)
 
 MAX_AUTO_MICRO_BATCH_TOKENS = (
     16384  # beyond ~16k tokens per micro-batch GEMMs are saturated (NeMo recipes use 2-16k)
@@ -271,10 +279,11 @@ def _run(
 
 def _hardware_per_unit(plan: TrainingPlan, flops: UnitFlops) -> float:
     """FLOPs the hardware runs per unit: full recompute adds one more forward pass (8ND hardware FLOPs;
-    bigscience math README), selective recompute or FlashAttention re-run the attention scores."""
+    bigscience math README), op-level selective checkpointing the forward of the matmuls it does not keep
+    (recompute_gemm_factor), selective recompute or FlashAttention re-run the attention scores."""
     recompute_factor = 4.0 / 3.0 if plan.recompute == "full" else 1.0
     attn_factor = 4.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 1.0
-    return flops.gemm * recompute_factor + flops.attention * max(recompute_factor, attn_factor)
+    return flops.gemm * recompute_gemm_factor(plan) + flops.attention * max(recompute_factor, attn_factor)
 
 
 def _candidate_micro_batches(plan: TrainingPlan, per_replica: int) -> list[int]:

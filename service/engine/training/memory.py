@@ -13,6 +13,7 @@ from ..architecture import (
     embedding_parameters,
     largest_layer_parameters,
     layer_parameters,
+    matmul_parameters_per_token,
 )
 from ..parallelism import Parallelism
 from ..units import GIB
@@ -230,14 +231,17 @@ def layer_activation_bytes(
         # layer input only (Table 2)
         stored = 2.0 * sbh / (t if par.sequence_parallel else 1) * act_bytes / 2.0
         working = per_layer  # one layer is rebuilt at a time during backward
-    else:
-        stored, working = per_layer, 0.0
-    if (
+    elif recompute == "selective_op":
+        stored = s_len * b * op_sac_bytes_per_token(sh, t, par.sequence_parallel) * act_bytes / 2.0
+        working = per_layer  # the recomputed ops of one layer are rebuilt at a time during backward
+    elif (
         recompute == "dots"
     ):  # the layer input and the backward's matmul outputs (_dots_terms); one layer rebuilt
         kept, split = _dots_terms(sh)
         stored = sbh * ((kept + split) / t if par.sequence_parallel else kept + split / t) * act_bytes / 2.0
         working = per_layer
+    else:
+        stored, working = per_layer, 0.0
     return stored, working
 
 
@@ -255,6 +259,58 @@ def _dots_terms(sh: TransformerShape) -> tuple[float, float]:
     gated = 2.0 if sh.ffn_type == "swiglu" else 1.0
     qkv = (sh.attention_heads + 2.0 * sh.kv_heads) * d / sh.hidden_size
     return 2.0, 2.0 * qkv + 2.0 * gated * width
+
+
+def op_sac_bytes_per_token(sh: TransformerShape, t: int = 1, sequence_parallel: bool = False) -> float:
+    """Bytes per token one layer keeps under torchtitan's op-level selective activation checkpointing (2-byte
+    activations), per tensor-parallel rank.
+
+    torchtitan wraps each block in torch.utils.checkpoint with a policy that saves the outputs of the ops in its save
+    list — aten.mm except every second one, the SDPA flash/efficient kernels, the reduce-scatter of sequence
+    parallelism — and recomputes everything else (pytorch/torchtitan torchtitan/parallelisms/parallelize_llama.py
+    `_save_list` and `_apply_ac_to_transformer_block` @9dec370; torchtitan/distributed/activation_checkpoint.py
+    @b5bcd76). Eager PyTorch keeps a saved op's output whether or not backward reads it (torch/utils/checkpoint.py
+    _CachingTorchDispatchMode), and the checkpoint keeps the block input. The matmuls run in the order Q, K, V, O,
+    then gate, up, down (SwiGLU: torchtitan's w1, w3, w2) or fc1, fc2 (GELU): the 1st, 3rd, 5th and 7th are kept.
+    Kept: block input 2h, Q 2·a·d, V 2·g·d, attention output 2·a·d plus its fp32 log-sum-exp 4·a, the first MLP
+    matmul output 2·f, and under SwiGLU the down projection output 2h — a row-parallel output, whole on every
+    tensor rank (partial sums before the reduce-scatter). Sequence parallelism splits the block input and adds the
+    two reduce-scatter outputs 2h/t each. bench/measure_activations.py measures it (variant "op-sac")."""
+    whole, sequence, reduce_scatter, split = op_sac_terms(sh)
+    if t > 1 and sequence_parallel:
+        return whole + (sequence + reduce_scatter) / t + split / t
+    return whole + sequence + split / t
+
+
+@lru_cache(maxsize=SHAPE_CACHE)
+def op_sac_terms(sh: TransformerShape) -> tuple[float, float, float, float]:
+    """op_sac_bytes_per_token's bytes per token: (whole on every tensor rank, split by sequence parallelism, the
+    reduce-scatter outputs kept under sequence parallelism, split by tensor parallelism)."""
+    h, a, d = sh.hidden_size, sh.attention_heads, sh.head_dim
+    width = (
+        _mlp_activation_scale(sh) * 4.0 / (1.5 if sh.ffn_type == "swiglu" else 1.0) * h
+    )  # f (active experts)
+    split = 2.0 * a * d + 2.0 * sh.kv_heads * d + 2.0 * a * d + 4.0 * a + 2.0 * width
+    whole = 2.0 * h if sh.ffn_type == "swiglu" else 0.0
+    return whole, 2.0 * h, 4.0 * h, split
+
+
+@lru_cache(maxsize=SHAPE_CACHE)
+def op_sac_recomputed_share(sh: TransformerShape | None) -> float:
+    """Share of the forward matmul FLOPs that op-level selective checkpointing runs again in backward: the 2nd,
+    4th and 6th matmuls of each layer (K, O and the MLP's up projection under SwiGLU, fc2 under GELU; see
+    op_sac_bytes_per_token), over all matmul weights per token (LM head included). Without a shape: half."""
+    if sh is None:
+        return 0.5
+    h, d = sh.hidden_size, sh.head_dim
+    attention = h * d * (sh.kv_heads + sh.attention_heads)
+    if sh.is_moe:
+        active = (sh.experts_per_token + sh.shared_experts) * sh.expert_ffn_hidden_size
+        mlp = sh.dense_layers * sh.ffn_hidden_size + sh.moe_layers * active
+    else:
+        mlp = sh.layers * sh.ffn_hidden_size
+    recomputed = sh.layers * attention + h * mlp
+    return min(1.0, recomputed / max(1.0, matmul_parameters_per_token(sh)))
 
 
 def saved_input_bytes(precision: str) -> float:

@@ -19,9 +19,11 @@ OPTIMIZERS = ("adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", 
 # "dots": keep the layer input and the outputs of the weight matmuls the backward needs (the QKV projections and
 # the MLP's input projections), recompute the rest: JAX's jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims,
 # MaxText's remat_policy "minimal" (MaxText/layers/models.py @76bd53b0f); docs/formulas.md "Activation memory".
-RECOMPUTATION = ("none", "selective", "full", "dots")
-# The modes the planner tries when the request fixes none: the three of Megatron-LM / PyTorch recipes.
-SEARCHED_RECOMPUTATION = ("none", "selective", "full")
+# "selective_op": torchtitan's op-level selective activation checkpointing (memory.py op_sac_bytes_per_token).
+RECOMPUTATION = ("none", "selective", "selective_op", "full", "dots")
+# The modes the planner tries when the request fixes none: those of Megatron-LM / PyTorch recipes (JAX's "dots"
+# is a MaxText choice, not searched).
+SEARCHED_RECOMPUTATION = ("none", "selective", "selective_op", "full")
 # Tensor-parallel all-reduces a recomputation mode adds per layer to the 4 of forward + backward (Shoeybi et al.
 # 2019 Fig. 4): full recompute re-runs the forward's 2; "dots" re-gathers only the inputs of the column-parallel
 # matmuls it rebuilds for their weight gradients (the all-gather halves of the 2: 1 all-reduce's volume).

@@ -24,6 +24,7 @@ from .memory import (
     bytes_per_parameter,
     expert_parameters,
     layer_activation_bytes,
+    op_sac_recomputed_share,
     parameters_per_device,
 )
 from .offload import exposed_offload_s, host_link_bytes_per_s, offloaded_layers
@@ -197,6 +198,27 @@ def flops_per_unit(plan: TrainingPlan) -> UnitFlops:
     return UnitFlops(6.0 * matmul_parameters_per_token(shape), attention)
 
 
+def recompute_gemm_factor(plan: TrainingPlan) -> float:
+    """Hardware over model GEMM FLOPs from activation recomputation: full recompute runs the forward again (4/3;
+    bigscience math README), op-level selective checkpointing the forward of the matmuls it does not keep
+    (1 + share/3, memory.op_sac_recomputed_share), none and selective (core attention only) no GEMM again."""
+    if plan.recompute == "full":
+        return 4.0 / 3.0
+    if plan.recompute == "selective_op":
+        return 1.0 + op_sac_recomputed_share(plan.model.shape) / 3.0
+    return 1.0
+
+
+def recompute_collectives(recompute: str, sequence_parallel: bool) -> int:
+    """Tensor-parallel all-reduce equivalents per layer beyond the 2 forward + 2 backward (Shoeybi et al. 2019
+    Fig. 4): full recompute re-runs the forward's 2; op-level selective checkpointing keeps the reduce-scatter
+    outputs (torchtitan's save list) and re-runs the all-gathers only — half of each all-reduce under sequence
+    parallelism — or the whole all-reduces without it."""
+    if recompute == "selective_op":
+        return 1 if sequence_parallel else 2
+    return RECOMPUTE_TP_COLLECTIVES.get(recompute, 0)  # full: 2, "dots": 1
+
+
 def _routed_expert_slowdown(model: ModelSpec, flops: UnitFlops) -> float:
     """GEMM time multiplier when part of the GEMM FLOPs are routed-expert grouped GEMMs."""
     shape = model.shape
@@ -238,8 +260,9 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
     units = plan.units_per_step
     shape = model.shape
     hidden = shape.hidden_size if shape else 4096
-    # Hardware FLOPs: full recompute repeats the forward (+1/3), selective/FlashAttention re-run attention scores.
-    gemm_hw = flops.gemm * (4.0 / 3.0 if plan.recompute == "full" else 1.0)
+    # Hardware FLOPs: full recompute repeats the forward (+1/3), op-level selective checkpointing the forward of
+    # the matmuls it does not keep, selective/FlashAttention re-run attention scores.
+    gemm_hw = flops.gemm * recompute_gemm_factor(plan)
     attn_extra = 1.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 0.0
     attn_hw = flops.attention * (1.0 + attn_extra)
     elementwise = None
@@ -261,8 +284,9 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
             softmax = SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
             softmax_share = softmax / (per_token + softmax)
             per_token += softmax
-        # full and "dots" recompute re-run the forward's element-wise work (norms, activations) in the backward
-        repeat = 4.0 / 3.0 if plan.recompute in ("full", "dots") else 1.0
+        # full, "dots" and op-level selective recompute re-run the forward's element-wise work (norms,
+        # activations) in the backward
+        repeat = 4.0 / 3.0 if plan.recompute in ("full", "dots", "selective_op") else 1.0
         fusion = elementwise_factor(plan.framework, plan.torch_compile)
         elementwise = units * shape.layers * per_token * repeat * fusion
     return StepWork(
@@ -480,8 +504,8 @@ class StepModel:
         self._hidden = shape.hidden_size
         self._seq = plan.sequence_length // par.context  # the tokens of a micro-batch on one context rank
         self._layers_per_stage = -(-shape.layers // par.pipeline)
-        # 2 all-reduces forward + 2 backward per layer (Shoeybi et al. 2019 Fig. 4); full recompute adds 2, "dots" 1.
-        self._collectives = 4 + RECOMPUTE_TP_COLLECTIVES.get(plan.recompute, 0)
+        # 2 all-reduces forward + 2 backward per layer (Shoeybi et al. 2019 Fig. 4) + recomputed ones
+        self._collectives = 4 + recompute_collectives(plan.recompute, par.sequence_parallel)
         self._tensor = par.tensor
         self._tp_bw = group_bandwidth(acc, par.tensor, 1)
         if par.pipeline > 1:

@@ -27,7 +27,7 @@ from . import memory as mem
 from . import step_time as st
 from .evaluate import checkpoint_write_s
 from .goodput import MAX_LOSS_SHARE
-from .plan import RECOMPUTE_TP_COLLECTIVES, TrainingPlan
+from .plan import TrainingPlan
 from .request import CHECKPOINT_BYTES_PER_S_PER_NODE
 
 Array = np.ndarray
@@ -182,6 +182,11 @@ def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> t
         kept, rebuilt = mem._dots_terms(sh)
         stored = sbh * np.where(sp, (kept + rebuilt) / t, kept + rebuilt / t) * act_bytes / 2.0
         return stored, per_layer
+    if plan.recompute == "selective_op":
+        whole, sequence, reduce_scatter, split = mem.op_sac_terms(sh)
+        sp_on = sp & (t > 1)
+        kept_op = whole + np.where(sp_on, (sequence + reduce_scatter) / t, sequence) + split / t
+        return s_len * b * kept_op * act_bytes / 2.0, per_layer
     return per_layer, np.zeros(len(t))
 
 
@@ -265,7 +270,11 @@ def _model_parallel_comm(
     act_bytes = plan.activation_bytes_per_value
     seq = plan.sequence_length // c
     layers_per_stage = -(-shape.layers // p)
-    collectives = 4 + RECOMPUTE_TP_COLLECTIVES.get(plan.recompute, 0)
+    collectives = 4 + np.where(
+        lay.sequence_parallel,
+        st.recompute_collectives(plan.recompute, True),
+        st.recompute_collectives(plan.recompute, False),
+    )
     payload = mb * seq * shape.hidden_size * act_bytes
     tp = all_reduce_seconds(payload, t, group_bandwidth(acc, t, np.ones_like(t)))
     tensor_s = st.TP_EXPOSED * micro_batches * layers_per_stage * collectives * tp

@@ -5,7 +5,7 @@ import { t } from "./i18n.js";
 
 const TRAINING_PRECISIONS = ["bf16", "fp16", "fp8", "fp4", "tf32", "fp32"];
 const OPTIMIZERS = ["adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion"];
-const RECOMPUTATION = ["none", "selective", "full", "dots"];
+const RECOMPUTATION = ["none", "selective", "selective_op", "full", "dots"];
 const FRAMEWORKS = ["megatron", "nemo", "megatron-bridge", "deepspeed", "torchtitan", "llm-foundry", "pytorch"];
 const WEIGHT_PRECISIONS = ["fp16", "bf16", "fp32", "fp8", "int8", "int4"];
 const KV_PRECISIONS = ["fp16", "bf16", "fp32", "fp8", "int8"];

@@ -82,7 +82,7 @@ function layout(p) {
 }
 
 function recomputation(value) {
-  return { none: t("planner.recompute.none"), selective: t("planner.recompute.selective"), full: t("planner.recompute.full") }[value] || value || "—";
+  return { none: t("planner.recompute.none"), selective: t("planner.recompute.selective"), selective_op: t("planner.recompute.selective_op"), full: t("planner.recompute.full"), dots: t("planner.recompute.dots") }[value] || value || "—";
 }
 
 function percent(value) {
