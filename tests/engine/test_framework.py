@@ -103,3 +103,29 @@ def test_bad_values_are_422_naming_the_field(field, value):
     assert f"training.{field}" in err.value.errors
     if field == "framework":
         assert "torchtitan" in err.value.errors["training.framework"][0]
+
+
+def test_eager_loss_holds_three_fp32_copies_of_the_logits():
+    """torchtitan's cross_entropy(pred.float()): 12 B per logit at the loss's backward, Megatron's fused loss 2 + 4."""
+    from service.engine.training.framework import loss_bytes_per_logit
+
+    assert loss_bytes_per_logit("torchtitan", 2.0) == 12.0
+    assert loss_bytes_per_logit("megatron", 2.0) == 6.0
+    fused = estimate_training(_body("nvidia-h100-sxm-80gb"), CATALOG)["memory"]["breakdown"]["activations"]
+    eager = estimate_training(_body("nvidia-h100-sxm-80gb", framework="torchtitan"), CATALOG)["memory"]
+    logits = 8192 * 1 * 128256  # one sequence of 8,192 tokens × Llama 3's vocabulary, no tensor parallelism
+    assert eager["breakdown"]["activations"] - fused == pytest.approx(6.0 * logits, rel=1e-9)
+
+
+def test_torchtitan_memory_near_its_published_peaks():
+    """torchtitan's own table: Llama 3.1 8B, local batch 2 × 8,192, op-level SAC, 82.4 GiB reserved on 8 H100s
+    (77.0 compiled) and 67.0 GiB on 128; the estimate must fit and lie within 15 % of those."""
+    rows = {r["label"]: r for r in throughput_rows()}
+    for label, published in (
+        ("torchtitan Llama3.1-8B FSDP 8xH100 bf16 eager", 82.4),
+        ("torchtitan Llama3.1-8B FSDP 128xH100 bf16 eager", 67.0),
+    ):
+        memory = estimate_training(throughput_request(rows[label]), CATALOG)["memory"]
+        predicted = memory["per_device_bytes"] / 2**30
+        print(f"{label}: {predicted:.1f} GiB predicted, {published} GiB published")
+        assert memory["fits"] and abs(predicted / published - 1.0) < 0.15

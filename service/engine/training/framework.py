@@ -24,6 +24,12 @@ from ..hardware import Accelerator
 FA2_ON_HOPPER_RATIO = 329.483 / 631.338
 # eager over fused saved bytes per layer (tests/engine/data/measured_activations.json, mean of four shapes)
 EAGER_ELEMENTWISE_FACTOR = 1.70
+# The loss at its backward peak, bytes per logit (b·s·V/t): Megatron-Core's fused vocab-parallel cross entropy keeps
+# the 16-bit logits and one fp32 buffer (Korthikanti et al. 2022 §4.1): act_bytes + 4. torchtitan's
+# `cross_entropy(pred.float())` (train.py @9dec370) holds three fp32 tensors the size of the logits at the loss's
+# backward (the upcast logits, the log-softmax and its gradient): 12 B, the 16-bit logits freed by then.
+UNFUSED_LOSS_BYTES_PER_LOGIT = 12.0
+_UNFUSED_LOSS = ("torchtitan", "pytorch")
 # Accelerator id fragments of parts with Hopper's or Blackwell's tensor cores (wgmma / tcgen05), where fused
 # attention kernels outrun FlashAttention-2
 _FAST_ATTENTION_PARTS = ("h100", "h200", "h800", "h20", "gh200", "b200", "b300", "gb200", "gb300")
@@ -70,3 +76,11 @@ def elementwise_factor(framework: str, torch_compile: bool) -> float:
     """Memory-bound element-wise bytes relative to the fused kernels of the calibration."""
     eager = _STACKS.get(framework, _STACKS["megatron"])[2]
     return EAGER_ELEMENTWISE_FACTOR if eager and not torch_compile else 1.0
+
+
+def loss_bytes_per_logit(framework: str, activation_bytes: float) -> float:
+    """Peak bytes per logit of the loss: fused (Megatron-class stacks, llm-foundry's fused cross entropy) or eager
+    PyTorch's fp32 cross entropy."""
+    if framework in _UNFUSED_LOSS:
+        return UNFUSED_LOSS_BYTES_PER_LOGIT
+    return activation_bytes + 4.0

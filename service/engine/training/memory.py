@@ -17,6 +17,7 @@ from ..architecture import (
 )
 from ..parallelism import Parallelism
 from ..units import GIB
+from .framework import loss_bytes_per_logit
 from .offload import offloaded_layers, resident_layers
 from .plan import TrainingPlan
 
@@ -194,8 +195,9 @@ def activation_bytes(plan: TrainingPlan, micro_batch: int, micro_batches_per_ste
         layers_per_stage, offloaded_layers(plan.offload_layers, layers_per_stage)
     )
     first = (kept * in_flight + buffered) * stored + working
-    # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; docs/formulas.md)
-    logits = s_len * b * sh.vocab_size / t * (act_bytes + 4.0)
+    # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; docs/formulas.md); eager
+    # PyTorch's fp32 cross entropy holds more (framework.loss_bytes_per_logit)
+    logits = s_len * b * sh.vocab_size / t * loss_bytes_per_logit(plan.framework, act_bytes)
     last = (kept + buffered) * stored + working + logits
     return max(first + (logits if p == 1 else 0.0), last)
 

@@ -26,6 +26,7 @@ from ..units import SECONDS_PER_HOUR
 from . import memory as mem
 from . import step_time as st
 from .evaluate import checkpoint_write_s
+from .framework import loss_bytes_per_logit
 from .goodput import MAX_LOSS_SHARE
 from .plan import TrainingPlan
 from .request import CHECKPOINT_BYTES_PER_S_PER_NODE
@@ -157,7 +158,7 @@ def _activation_bytes(plan: TrainingPlan, lay: Layouts, micro_batches: Array) ->
     interleaved = (p > 1) & (lay.virtual_pipeline > 1)
     in_flight = np.where(interleaved, in_flight * (1.0 + (p - 1) / (p * lay.virtual_pipeline)), in_flight)
     first = layers_per_stage * stored * in_flight + working
-    logits = s_len * b * sh.vocab_size / t * (act_bytes + 4.0)
+    logits = s_len * b * sh.vocab_size / t * loss_bytes_per_logit(plan.framework, act_bytes)
     last = layers_per_stage * stored + working + logits
     return np.maximum(first + np.where(p == 1, logits, 0.0), last)
 
