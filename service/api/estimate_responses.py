@@ -349,6 +349,9 @@ class ParallelismUsedSchema(ma.Schema):
     sequence_parallel = F.Boolean()
     virtual_pipeline = integer("Interleaved model chunks per pipeline stage")
     context = integer("Context-parallel degree: ranks each sequence is split over")
+    data_shard = integer(
+        "Ranks ZeRO shards over: data × context, or the hybrid-sharding group (`hardware.parallelism.data_shard`)"
+    )
 
 
 class AutoChoiceSchema(ma.Schema):

@@ -180,6 +180,16 @@ class ParallelismSchema(ma.Schema):
             "context = count; the sequence length must be a multiple of 2 × context. Default 1"
         },
     )
+    data_shard = Integer(
+        validate=validate.Range(1, MAX_DEVICES),
+        metadata={
+            "description": "Hybrid sharding: ZeRO (zero_stage 1–3) shards over groups of this many data × context "
+            "ranks and replicates across the groups, which all-reduce their gradient shards once per step "
+            "(PyTorch FSDP2 HSDP dp_shard, DeepSpeed ZeRO++ hpZ, MaxText multislice: FSDP inside a slice, data "
+            "parallel across slices). Must divide data × context. Default: one group of all (full sharding)",
+            "example": 8,
+        },
+    )
     virtual_pipeline = Integer(
         validate=validate.Range(1, 128),
         metadata={

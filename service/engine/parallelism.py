@@ -42,10 +42,26 @@ class Parallelism:
     # Context parallel: each sequence split over `context` ranks, attention exchanging K/V blocks in a ring
     # (Liu et al. 2023 "Ring Attention"; Megatron-Core context parallelism). Rank order t, cp, d, p.
     context: int = 1
+    # Hybrid sharding (PyTorch FSDP2 HSDP dp_shard × dp_replicate, DeepSpeed ZeRO++ hpZ, MaxText multislice): ZeRO
+    # shards over groups of `data_shard` gradient ranks and replicates across the groups. 0: one group of all.
+    data_shard: int = 0
 
     @property
     def devices(self) -> int:
         return self.data * self.tensor * self.pipeline * self.context
+
+    @property
+    def shard_ranks(self) -> int:
+        """Ranks ZeRO shards over: the hybrid-sharding group, or every gradient rank."""
+        ranks = self.gradient_ranks
+        if self.data_shard and self.data_shard < ranks and ranks % self.data_shard == 0:
+            return self.data_shard
+        return ranks
+
+    @property
+    def replicas(self) -> int:
+        """Shard groups that hold the same shards and all-reduce their gradient shards (1 without hybrid sharding)."""
+        return self.gradient_ranks // self.shard_ranks
 
     @property
     def gradient_ranks(self) -> int:

@@ -34,15 +34,16 @@ def test_every_tpu_uses_the_mxu_efficiency_not_the_default():
 
 
 def test_maxtext_points_fit_and_agree():
-    """The MaxText rows that ran (three with remat minimal = `dots`, two with full) fit their chips and land within
-    ±15 %, but the 1024B v5p-4096 one (full remat at tensor 16), which stays within ±30 %."""
+    """The MaxText rows that ran (three with remat minimal = `dots`, three with full) fit their chips and land within
+    ±15 %, but the 1024B v5p-4096 one (full remat at tensor 16) and the 64B on 32 v5e slices (hybrid sharding over
+    the data-center network), which stay within ±30 %."""
     outcomes = {
         o.label: o for o in evaluate_throughput(CATALOG) if o.label in MAXTEXT and o.error is not None
     }
-    assert len(outcomes) == 5
+    assert len(outcomes) == 6
     for label, outcome in outcomes.items():
         assert outcome.fits, label
-        bound = 0.30 if "1024B" in label else 0.15
+        bound = 0.30 if "1024B" in label or "32x" in label else 0.15
         assert abs(outcome.error) < bound, (label, outcome.error)
     minimal = [label for label, row in MAXTEXT.items() if row["recompute"] == "dots"]
     assert len(minimal) == 3

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from ..units import SECONDS_PER_HOUR
@@ -13,6 +13,7 @@ from .memory import (
     bytes_per_parameter,
     model_states,
     parameters_per_device,
+    runtime_reserve_bytes,
     training_memory,
 )
 from .plan import TrainingPlan
@@ -126,6 +127,20 @@ class Basis:
     # (micro-batch, its memory) in order of preference: the plan's own when it fixes one, else the powers of two
     # dividing the per-replica batch, largest first (ending with 1)
     candidates: tuple[tuple[int, MemoryBreakdown], ...]
+    # the runtime reserve those memories include (memory.runtime_reserve_bytes: the one term that depends on the
+    # kind of part; for_part swaps it for another kind's)
+    reserve: float = 0.0
+
+
+def for_part(plan: TrainingPlan, b: Basis) -> Basis:
+    """`b` with its memories' runtime reserve that of plan.accelerator (a TPU has no CUDA context)."""
+    reserve = runtime_reserve_bytes(plan.accelerator)
+    if reserve == b.reserve:
+        return b
+    candidates = tuple(
+        (micro, mem._replace(overhead=mem.base_overhead + reserve)) for micro, mem in b.candidates
+    )
+    return replace(b, candidates=candidates, reserve=reserve)
 
 
 def basis(plan: TrainingPlan) -> Basis:
@@ -141,13 +156,13 @@ def basis(plan: TrainingPlan) -> Basis:
         (micro, training_memory(plan, micro, per_replica // micro, params, states)) for micro in micros
     )
     flops = flops_per_unit(plan)
-    return Basis(flops, params, step_work(plan, flops), candidates)
+    return Basis(flops, params, step_work(plan, flops), candidates, runtime_reserve_bytes(plan.accelerator))
 
 
 def evaluate(plan: TrainingPlan, known: Basis | None = None, model: StepModel | None = None) -> Evaluation:
     """Numbers for a validated plan (`known`: its basis, when the caller evaluates it on several accelerators;
     `model`: its StepModel, when the caller already stepped it)."""
-    b = known or basis(plan)
+    b = for_part(plan, known) if known is not None else basis(plan)
     flops = b.flops
     per_unit = flops.total
     units_per_step = plan.units_per_step
@@ -199,6 +214,7 @@ def evaluate(plan: TrainingPlan, known: Basis | None = None, model: StepModel | 
 def options(plan: TrainingPlan, b: Basis) -> list[tuple[int, MemoryBreakdown]]:
     """The micro-batches evaluate chooses among: the plan's own; else those that fit, largest first; else 1 (whose
     memory is shown: it does not fit)."""
+    b = for_part(plan, b)
     if plan.micro_batch is not None:
         return [b.candidates[0]]
     capacity = plan.accelerator.memory_bytes

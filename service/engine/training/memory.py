@@ -15,6 +15,7 @@ from ..architecture import (
     layer_parameters,
     matmul_parameters_per_token,
 )
+from ..hardware import Accelerator
 from ..parallelism import Parallelism
 from ..units import GIB
 from .framework import loss_bytes_per_logit
@@ -60,6 +61,15 @@ OPTIMIZER_BYTES = {
 }
 # CUDA context + NCCL buffers + allocator pools, 0.5–2 GiB (docs/formulas.md; DeepSpeed #4527)
 CUDA_CONTEXT_BYTES = 1.0 * GIB
+
+
+def runtime_reserve_bytes(accelerator: Accelerator) -> float:
+    """Device memory the runtime takes before the model: the CUDA context (GPUs and other CUDA-like runtimes).
+    A TPU has none inside the capacity the catalog holds: XLA's reported HBM limit (jax memory_stats
+    bytes_limit) already excludes what the TPU runtime keeps, and buffers are assigned at compile time."""
+    return 0.0 if accelerator.kind == "tpu" else CUDA_CONTEXT_BYTES
+
+
 FRAGMENTATION = (
     0.05  # allocator fragmentation, 5–10 % of allocated memory (PyTorch caching allocator; docs/formulas.md)
 )
@@ -76,7 +86,9 @@ class MemoryBreakdown(NamedTuple):  # a named tuple: built per candidate micro-b
     gradients: float
     optimizer_states: float
     activations: float
-    overhead: float
+    overhead: float  # runtime reserve + gathered ZeRO-3 layers + fragmentation
+    # the overhead without the runtime reserve, the one term that depends on the kind of part (evaluate.for_part)
+    base_overhead: float = 0.0
 
     @property
     def total(self) -> float:
@@ -105,8 +117,10 @@ def training_memory(
     has them (they do not depend on the micro-batch)."""
     weights, grads, optim, gathered = states or model_states(plan, params)
     activations = activation_bytes(plan, micro_batch, micro_batches_per_step)
-    overhead = CUDA_CONTEXT_BYTES + gathered + FRAGMENTATION * (weights + grads + optim + activations)
-    return MemoryBreakdown(weights, grads, optim, activations, overhead)
+    base = gathered + FRAGMENTATION * (weights + grads + optim + activations)
+    return MemoryBreakdown(
+        weights, grads, optim, activations, base + runtime_reserve_bytes(plan.accelerator), base
+    )
 
 
 ModelStates = tuple[
@@ -119,7 +133,8 @@ def model_states(plan: TrainingPlan, params: tuple[float, float] | None = None) 
     model, par = plan.model, plan.par
     w_b, g_b, o_b = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
     dense, expert = params or parameters_per_device(model, par)
-    dp = par.gradient_ranks  # ZeRO shards over data × context ranks (they hold the same weights)
+    # ZeRO shards over data × context ranks (they hold the same weights), or over the hybrid-sharding group
+    dp = par.shard_ranks
     edp = max(1, dp // par.expert)  # expert-data-parallel degree (experts sharded across expert ranks)
     # ZeRO stage 1 shards optimizer states, 2 also gradients, 3 also weights over data parallel ranks
     # (Rajbhandari et al. 2020 §5; FSDP FULL_SHARD = stage 3).

@@ -334,9 +334,20 @@ def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | Non
         d = count // (t * p * c) if count % (t * p * c) == 0 else 0
     d = int(d)
     v = int(spec.get("virtual_pipeline", 1) or 1)
+    shard = int(spec.get("data_shard", 0) or 0)
     par = Parallelism(
-        max(d, 1), t, p, e, z, bool(spec.get("sequence_parallel", False)), max(v, 1), context=max(c, 1)
+        max(d, 1),
+        t,
+        p,
+        e,
+        z,
+        bool(spec.get("sequence_parallel", False)),
+        max(v, 1),
+        context=max(c, 1),
+        data_shard=max(shard, 0),
     )
+    if shard:
+        _data_shard(par, shard, path, bad)
     if v < 1 or (v > 1 and p == 1):
         bad(f"{path}.virtual_pipeline", _("Must be 1 without pipeline parallelism (and at least 1)."))
     if min(d, t, p, e, c) < 1 or d * t * p * c != count:
@@ -392,6 +403,31 @@ def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | Non
 # The longest published context extension of a RoPE model: YaRN (Peng et al. 2023, arXiv 2309.00071) fine-tuned
 # Llama 2 (4,096 tokens) to 128K, 32× its pretrained context; longer sequences are refused as likely typos.
 CONTEXT_EXTENSION_LIMIT = 32
+
+
+def _data_shard(par: Parallelism, shard: int, path: str, bad: Any) -> None:
+    """hardware.parallelism.data_shard: a hybrid-sharding group that divides the data × context ranks, under ZeRO."""
+    ranks = par.gradient_ranks
+    if shard < 1 or ranks % shard:
+        allowed = [k for k in range(1, ranks + 1) if ranks % k == 0]
+        bad(
+            f"{path}.data_shard",
+            _("Must divide data × context ({ranks}); allowed: {allowed}.").format(
+                ranks=ranks, allowed=allowed[:24]
+            ),
+        )
+    elif par.zero_stage < 1:
+        bad(
+            f"{path}.data_shard",
+            _("Hybrid sharding needs zero_stage 1, 2 or 3 (ZeRO shards within each group)."),
+        )
+    elif par.expert > 1 and shard % par.expert:
+        bad(
+            f"{path}.data_shard",
+            _("Must be a multiple of expert ({expert}): experts are sharded inside each group.").format(
+                expert=par.expert
+            ),
+        )
 
 
 def _data(

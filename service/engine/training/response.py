@@ -11,7 +11,7 @@ from ..pricing import describe
 from ..units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_usd
 from .evaluate import Evaluation, checkpoint_write_s
 from .framework import attention_kernel
-from .memory import CUDA_CONTEXT_BYTES, FRAGMENTATION, bytes_per_parameter
+from .memory import FRAGMENTATION, bytes_per_parameter, runtime_reserve_bytes
 from .plan import TrainingPlan
 from .scaling import scaling_summary
 from .step_time import best_gemm_efficiency
@@ -191,7 +191,10 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
     w_b, g_b, o_b = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
     return {
         "bytes_per_parameter": {"weights": w_b, "gradients": g_b, "optimizer_states": o_b},
-        "overhead": {"cuda_context_bytes": CUDA_CONTEXT_BYTES, "fragmentation_fraction": FRAGMENTATION},
+        "overhead": {
+            "cuda_context_bytes": runtime_reserve_bytes(plan.accelerator),
+            "fragmentation_fraction": FRAGMENTATION,
+        },
         "efficiency": {
             "peak_flops_per_s": acc.peak(plan.precision),
             "best_gemm_efficiency": best_gemm_efficiency(acc, plan.precision),
@@ -208,6 +211,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
             "sequence_parallel": par.sequence_parallel,
             "virtual_pipeline": par.virtual_pipeline,
             "context": par.context,
+            "data_shard": par.shard_ranks,
         },
         "precision": plan.precision,
         "optimizer": plan.optimizer,

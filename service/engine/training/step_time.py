@@ -573,18 +573,31 @@ class StepModel:
         par = plan.par
         _, g_b, _ = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
         dense, expert = params
-        ranks = par.gradient_ranks
+        ranks = par.shard_ranks  # every gradient rank, or the hybrid-sharding group
         dp_bw = group_bandwidth(plan.accelerator, ranks, par.tensor)
         # ZeRO-3 moves 1.5× the all-reduce volume (Rajbhandari et al. 2020 §7.2)
         volume = 1.5 if par.zero_stage >= 3 else 1.0
-        self._data_total = volume * all_reduce_seconds((dense + expert) * g_b, ranks, dp_bw) + data_latency_s(
+        grad_bytes = (dense + expert) * g_b
+        self._data_total = volume * all_reduce_seconds(grad_bytes, ranks, dp_bw) + data_latency_s(
             plan, dense + expert
         )
+        # hybrid sharding: each shard group's gradient shard is all-reduced across the replicas once per step
+        # (FSDP2 HSDP: reduce-scatter in the shard group, all-reduce over dp_replicate), on the ranks strided by
+        # tensor × data_shard
+        self._replica_total = 0.0
+        if par.replicas > 1:
+            replica_bw = group_bandwidth(plan.accelerator, par.replicas, par.tensor * ranks)
+            self._replica_total = all_reduce_seconds(
+                grad_bytes / ranks, par.replicas, replica_bw
+            ) + replica_latency_s(plan, (dense + expert) / ranks)
         self._zero3 = par.zero_stage >= 3
         self._sharded_optimizer = par.zero_stage in (1, 2)
 
     def _data_parallel_comm(self, micro_batches: int, compute_s: float) -> float:
         """Exposed data-parallel gradient (and ZeRO-3 parameter) communication seconds per step."""
+        return self._shard_group_comm(micro_batches, compute_s) + self._replica_comm(micro_batches, compute_s)
+
+    def _shard_group_comm(self, micro_batches: int, compute_s: float) -> float:
         data_total = self._data_total
         if self._zero3:  # parameters are re-gathered every micro-batch, prefetched behind compute
             data_total *= micro_batches
@@ -601,14 +614,24 @@ class StepModel:
             hidden_behind = compute_s / max(micro_batches, 1) * 2.0 / 3.0
         return max(DP_MIN_EXPOSED * data_total, data_total - hidden_behind)
 
+    def _replica_comm(self, micro_batches: int, compute_s: float) -> float:
+        """The replicas' all-reduce of the gradient shards runs on the scale-out links during the last micro-batch's
+        backward (2/3 of its compute), beside the shard group's reduce-scatter on the scale-up links."""
+        total = self._replica_total
+        if total <= 0.0:
+            return 0.0
+        hidden_behind = compute_s / max(micro_batches, 1) * 2.0 / 3.0
+        return max(DP_MIN_EXPOSED * total, total - hidden_behind)
+
 
 def data_latency_s(plan: TrainingPlan, params: float) -> float:
     """Collective latencies of one step's data-parallel traffic (parallelism.collective_latency_s): ZeRO-3 gathers
     each layer twice and reduce-scatters it once per micro-batch (FSDP units = transformer blocks); otherwise the
     gradients travel in buckets of max(40M, 1M × dp) parameters (Megatron-Core DistributedDataParallel default),
-    one all-reduce each (ZeRO-0) or a reduce-scatter and a parameter all-gather (ZeRO-1/2)."""
+    one all-reduce each (ZeRO-0) or a reduce-scatter and a parameter all-gather (ZeRO-1/2). Over the shard group
+    under hybrid sharding."""
     par, acc = plan.par, plan.accelerator
-    ranks = par.gradient_ranks
+    ranks = par.shard_ranks
     if ranks <= 1:
         return 0.0
     if par.zero_stage >= 3 and plan.model.shape is not None:
@@ -618,6 +641,16 @@ def data_latency_s(plan: TrainingPlan, params: float) -> float:
     if par.zero_stage == 0:
         return buckets * collective_latency_s(acc, True, ranks, par.tensor)
     return buckets * 2.0 * collective_latency_s(acc, False, ranks, par.tensor)
+
+
+def replica_latency_s(plan: TrainingPlan, params: float) -> float:
+    """Latencies of the replicas' all-reduce of `params` gradient-shard parameters, in the same buckets."""
+    par, acc = plan.par, plan.accelerator
+    replicas = par.replicas
+    buckets = max(
+        1.0, math.ceil(params / max(DDP_BUCKET_PARAMETERS, DDP_BUCKET_PARAMETERS_PER_RANK * replicas))
+    )
+    return buckets * collective_latency_s(acc, True, replicas, par.tensor * par.shard_ranks)
 
 
 def model_flops_utilization(

@@ -89,7 +89,11 @@ def evaluate_layouts(
     dense, expert = _parameters_per_device(plan, lay)
     weights, grads, optim, gathered = _model_states(plan, lay, dense, expert)
     activations = _activation_bytes(plan, lay, micro_batches)
-    overhead = mem.CUDA_CONTEXT_BYTES + gathered + mem.FRAGMENTATION * (weights + grads + optim + activations)
+    overhead = (
+        gathered
+        + mem.FRAGMENTATION * (weights + grads + optim + activations)
+        + mem.runtime_reserve_bytes(plan.accelerator)
+    )
     memory_total = weights + grads + optim + activations + overhead
     states = weights + grads + optim
     step = _step(plan, lay, devices, micro_batches, states, dense, expert)

@@ -1,0 +1,86 @@
+"""hardware.parallelism.data_shard: hybrid sharding (FSDP2 HSDP, ZeRO++ hpZ, MaxText multislice)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from service.engine import InvalidRequest, estimate_training
+from service.engine.parallelism import Parallelism
+
+from .conftest import load_catalog
+from .public_points import throughput_request, throughput_rows
+
+CATALOG = load_catalog()
+
+
+def _body(data_shard: int | None = None, zero_stage: int = 3, count: int = 64) -> dict:
+    parallelism: dict = {"data": count, "zero_stage": zero_stage}
+    if data_shard is not None:
+        parallelism["data_shard"] = data_shard
+    return {
+        "model": {"preset": "llama-3-8b"},
+        "training": {
+            "tokens": 1e10,
+            "sequence_length": 8192,
+            "global_batch_size": 128,
+            "micro_batch_size": 2,
+        },
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": count, "parallelism": parallelism},
+        "cost": {"usd_per_accelerator_hour": 1.0},
+        "output": {"recommendations": False},
+    }
+
+
+def test_shard_ranks_and_replicas():
+    assert Parallelism(data=64, zero_stage=3, data_shard=8).shard_ranks == 8
+    assert Parallelism(data=64, zero_stage=3, data_shard=8).replicas == 8
+    assert Parallelism(data=16, context=2, zero_stage=3, data_shard=8).replicas == 4  # data × context ranks
+    assert Parallelism(data=64, zero_stage=3).shard_ranks == 64  # default: one group of all
+    assert Parallelism(data=64, zero_stage=3, data_shard=64).replicas == 1
+
+
+def test_states_shard_over_the_group_only():
+    full = estimate_training(_body(), CATALOG)["memory"]["breakdown"]
+    hybrid = estimate_training(_body(8), CATALOG)["memory"]["breakdown"]
+    for state in ("weights", "gradients", "optimizer_states"):
+        assert hybrid[state] == pytest.approx(full[state] * 8, rel=1e-9)  # 1/8 instead of 1/64
+
+
+def test_a_group_of_all_is_full_sharding():
+    assert estimate_training(_body(64), CATALOG)["time"] == estimate_training(_body(), CATALOG)["time"]
+
+
+def test_hybrid_sharding_keeps_large_jobs_off_latency_bound_gathers():
+    """2,048 GPUs, one 8K sequence each: full sharding gathers every layer three times per step over all 256 nodes
+    (NCCL ring latency grows with the nodes), hybrid sharding inside each node keeps those on NVLink and sends one
+    gradient shard (1/8) over the network per step, so it communicates far less."""
+    bodies = [_body(shard, count=2048) for shard in (None, 8)]
+    for body in bodies:
+        body["training"].update(global_batch_size=2048, micro_batch_size=1)
+    full, hybrid = (estimate_training(b, CATALOG)["time"] for b in bodies)
+    share = [t["breakdown"]["communication_s"] / t["seconds"] for t in (full, hybrid)]
+    print(f"communication share: full sharding {share[0]:.1%}, hybrid (8 per group) {share[1]:.1%}")
+    assert share[1] < share[0] / 2
+    assert hybrid["tokens_per_second"] > full["tokens_per_second"]
+
+
+@pytest.mark.parametrize(("data_shard", "zero_stage", "message"), [(7, 3, "allowed"), (8, 0, "zero_stage")])
+def test_bad_groups_are_422_naming_the_field(data_shard, zero_stage, message):
+    with pytest.raises(InvalidRequest) as err:
+        estimate_training(copy.deepcopy(_body(data_shard, zero_stage)), CATALOG)
+    assert message in err.value.errors["hardware.parallelism.data_shard"][0]
+
+
+def test_maxtext_multislice_is_expressible_and_fits():
+    """MaxText's 64B on 32 v5e-256 slices: FSDP inside each slice (ICI), data parallel across slices (DCN)."""
+    row = next(r for r in throughput_rows() if r["label"] == "MaxText 64B 32x v5e-256 (8192 chips)")
+    request = throughput_request(row)
+    assert request["hardware"]["parallelism"]["data_shard"] == 256
+    answer = estimate_training(request, CATALOG)
+    print(
+        f"64B multislice: {answer['memory']['per_device_bytes'] / 2**30:.2f} GiB of "
+        f"{answer['memory']['device_capacity_bytes'] / 2**30:.2f}"
+    )
+    assert answer["memory"]["fits"]
