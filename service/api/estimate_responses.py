@@ -352,6 +352,7 @@ class ParallelismUsedSchema(ma.Schema):
     data_shard = integer(
         "Ranks ZeRO shards over: data × context, or the hybrid-sharding group (`hardware.parallelism.data_shard`)"
     )
+    pipeline_schedule = text("`1f1b` or `zero_bubble` (ZB-H1)", example="1f1b")
 
 
 class AutoChoiceSchema(ma.Schema):

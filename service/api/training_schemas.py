@@ -7,6 +7,7 @@ from marshmallow import validate
 
 from service import engine
 from service.engine.i18n import N_
+from service.engine.parallelism import PIPELINE_SCHEDULES
 
 from .estimate_common import CostSchema, OutputSchema
 from .fields import AutoOr, Boolean, Count, Deadline, Float, Integer, String, fraction_range
@@ -178,6 +179,16 @@ class ParallelismSchema(ma.Schema):
             "description": "Context-parallel degree: each sequence is split over this many ranks, attention "
             "passing K/V blocks in a ring (Megatron-Core CP, ring attention). data × tensor × pipeline × "
             "context = count; the sequence length must be a multiple of 2 × context. Default 1"
+        },
+    )
+    pipeline_schedule = String(
+        validate=validate.OneOf(PIPELINE_SCHEDULES),
+        metadata={
+            "description": "Pipeline schedule. 1f1b (default; interleaved when virtual_pipeline > 1) or zero_bubble: "
+            "ZB-H1 (Qi et al. 2024, Zero Bubble Pipeline Parallelism; torchtitan's ZBV / InterleavedZeroBubble), "
+            "which runs the backward's weight-gradient halves in the 1F1B bubble: a third of its idle time at 1F1B's "
+            "peak memory. Needs pipeline > 1",
+            "example": "1f1b",
         },
     )
     data_shard = Integer(

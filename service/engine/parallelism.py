@@ -24,6 +24,9 @@ NIC_EFFICIENCY = 0.8  # NCCL reaches ~80 % of the NIC line rate across nodes (nc
 PCIE_SERVER_SCALE_OUT_BYTES_PER_S = 25e9 / 8
 
 
+PIPELINE_SCHEDULES = ("1f1b", "zero_bubble")
+
+
 @dataclass(frozen=True)
 class Parallelism:
     """Degrees of each kind. data·tensor·pipeline = devices; expert parallel splits the data dimension.
@@ -45,6 +48,10 @@ class Parallelism:
     # Hybrid sharding (PyTorch FSDP2 HSDP dp_shard × dp_replicate, DeepSpeed ZeRO++ hpZ, MaxText multislice): ZeRO
     # shards over groups of `data_shard` gradient ranks and replicates across the groups. 0: one group of all.
     data_shard: int = 0
+    # "1f1b" (with virtual_pipeline > 1: interleaved 1F1B) or "zero_bubble": ZB-H1 (Qi et al. 2024, "Zero Bubble
+    # Pipeline Parallelism", ICLR; torchtitan's ZBV/InterleavedZeroBubble schedules), which fills the 1F1B bubble
+    # with the weight-gradient halves of the backward at 1F1B's peak memory
+    pipeline_schedule: str = "1f1b"
 
     @property
     def devices(self) -> int:
@@ -70,12 +77,18 @@ class Parallelism:
         return self.data * self.context
 
 
-def pipeline_bubble_fraction(pipeline: int, micro_batches: int, virtual: int = 1) -> float:
+def pipeline_bubble_fraction(
+    pipeline: int, micro_batches: int, virtual: int = 1, zero_bubble: bool = False
+) -> float:
     """Idle share of a 1F1B pipeline step: (p − 1)/(m + p − 1) — Narayanan et al. 2021 §2.2.1;
-    interleaving v chunks per stage divides the bubble time by v (§2.2.2): (p − 1)/(v·m + p − 1)."""
+    interleaving v chunks per stage divides the bubble time by v (§2.2.2): (p − 1)/(v·m + p − 1).
+    ZB-H1 (Qi et al. 2024 §3.1) splits each backward into its input-gradient (B) and weight-gradient (W) halves and
+    runs the W passes in the 1F1B bubble: (p − 1)(T_F + T_B − T_W) instead of (p − 1)(T_F + T_B + T_W), a third of
+    it with T_F = T_B = T_W (the paper's setting): (p − 1)/(3·v·m + p − 1)."""
     if pipeline <= 1:
         return 0.0
-    return (pipeline - 1) / (virtual * micro_batches + pipeline - 1)
+    fill = 3 if zero_bubble else 1
+    return (pipeline - 1) / (fill * virtual * micro_batches + pipeline - 1)
 
 
 def scale_up_bytes_per_s(acc: Accelerator) -> float:

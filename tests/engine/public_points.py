@@ -387,7 +387,8 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "zero_stage": 1,
         "seq_len": 4096,
         "global_batch": 15360,
-        "how": "published (DualPipe as 1F1B)",
+        "schedule": "zero_bubble",
+        "how": "published (DualPipe as zero_bubble ZB-H1)",
     },
     # BLOOM: TP4 PP12 DP8, MBS 2, ZeRO-1, full recompute (published).
     "BLOOM-176B pretraining": {
@@ -616,6 +617,7 @@ def run_request(row: dict[str, str], layout: dict[str, Any]) -> dict[str, Any]:
                 "tensor": tp,
                 "pipeline": pp,
                 "zero_stage": int(layout.get("zero_stage", 1)),
+                **({"pipeline_schedule": layout["schedule"]} if layout.get("schedule") else {}),
                 "sequence_parallel": tp > 1,
                 **({"virtual_pipeline": int(layout["vp"])} if layout.get("vp") else {}),
                 **({"expert": int(layout["expert"])} if layout.get("expert") else {}),

@@ -84,3 +84,31 @@ def test_maxtext_multislice_is_expressible_and_fits():
         f"{answer['memory']['device_capacity_bytes'] / 2**30:.2f}"
     )
     assert answer["memory"]["fits"]
+
+
+def test_zero_bubble_leaves_a_third_of_the_1f1b_bubble():
+    """ZB-H1 (Qi et al. 2024 §3.1): (p − 1)(T_F + T_B − T_W) idle instead of (p − 1)(T_F + T_B + T_W)."""
+    from service.engine.parallelism import pipeline_bubble_fraction
+
+    p, m = 8, 16
+    one_f_one_b = pipeline_bubble_fraction(p, m)
+    zb = pipeline_bubble_fraction(p, m, zero_bubble=True)
+    idle = [f / (1.0 - f) for f in (one_f_one_b, zb)]  # bubble time over busy time
+    assert idle[1] == pytest.approx(idle[0] / 3.0)
+    body = _body(count=64)
+    body["hardware"]["parallelism"] = {"data": 8, "pipeline": 8, "zero_stage": 1}
+    plain = estimate_training(copy.deepcopy(body), CATALOG)
+    body["hardware"]["parallelism"]["pipeline_schedule"] = "zero_bubble"
+    filled = estimate_training(body, CATALOG)
+    bubbles = [a["time"]["breakdown"]["pipeline_bubble_s"] for a in (plain, filled)]
+    assert 0 < bubbles[1] < bubbles[0] / 2.5
+    assert filled["memory"]["per_device_bytes"] == plain["memory"]["per_device_bytes"]  # 1F1B's peak memory
+    assert filled["assumptions"]["parallelism"]["pipeline_schedule"] == "zero_bubble"
+
+
+def test_zero_bubble_needs_a_pipeline():
+    body = _body()
+    body["hardware"]["parallelism"]["pipeline_schedule"] = "zero_bubble"
+    with pytest.raises(InvalidRequest) as err:
+        estimate_training(body, CATALOG)
+    assert "pipeline" in err.value.errors["hardware.parallelism.pipeline_schedule"][0]

@@ -15,7 +15,7 @@ from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog
 from ..i18n import _, num
 from ..models import resolve_model
-from ..parallelism import DEVICES_PER_NODE, Parallelism
+from ..parallelism import DEVICES_PER_NODE, PIPELINE_SCHEDULES, Parallelism
 from ..pricing import resolve_price
 from .plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
 
@@ -335,6 +335,7 @@ def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | Non
     d = int(d)
     v = int(spec.get("virtual_pipeline", 1) or 1)
     shard = int(spec.get("data_shard", 0) or 0)
+    schedule = str(spec.get("pipeline_schedule") or "1f1b")
     par = Parallelism(
         max(d, 1),
         t,
@@ -345,7 +346,9 @@ def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | Non
         max(v, 1),
         context=max(c, 1),
         data_shard=max(shard, 0),
+        pipeline_schedule=schedule if schedule in PIPELINE_SCHEDULES else "1f1b",
     )
+    _pipeline_schedule(schedule, p, path, bad)
     if shard:
         _data_shard(par, shard, path, bad)
     if v < 1 or (v > 1 and p == 1):
@@ -403,6 +406,19 @@ def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | Non
 # The longest published context extension of a RoPE model: YaRN (Peng et al. 2023, arXiv 2309.00071) fine-tuned
 # Llama 2 (4,096 tokens) to 128K, 32× its pretrained context; longer sequences are refused as likely typos.
 CONTEXT_EXTENSION_LIMIT = 32
+
+
+def _pipeline_schedule(schedule: str, p: int, path: str, bad: Any) -> None:
+    """hardware.parallelism.pipeline_schedule: one of PIPELINE_SCHEDULES; zero_bubble only with a pipeline."""
+    if schedule not in PIPELINE_SCHEDULES:
+        bad(
+            f"{path}.pipeline_schedule",
+            _("Must be one of {PIPELINE_SCHEDULES}.").format(
+                PIPELINE_SCHEDULES=", ".join(PIPELINE_SCHEDULES)
+            ),
+        )
+    elif schedule == "zero_bubble" and p == 1:
+        bad(f"{path}.pipeline_schedule", _("zero_bubble needs pipeline parallelism (pipeline > 1)."))
 
 
 def _data_shard(par: Parallelism, shard: int, path: str, bad: Any) -> None:

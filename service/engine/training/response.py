@@ -199,7 +199,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
             "peak_flops_per_s": acc.peak(plan.precision),
             "best_gemm_efficiency": best_gemm_efficiency(acc, plan.precision),
             "pipeline_bubble_fraction": pipeline_bubble_fraction(
-                par.pipeline, ev.micro_batches, par.virtual_pipeline
+                par.pipeline, ev.micro_batches, par.virtual_pipeline, par.pipeline_schedule == "zero_bubble"
             ),
         },
         "parallelism": {
@@ -212,6 +212,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
             "virtual_pipeline": par.virtual_pipeline,
             "context": par.context,
             "data_shard": par.shard_ranks,
+            "pipeline_schedule": par.pipeline_schedule,
         },
         "precision": plan.precision,
         "optimizer": plan.optimizer,

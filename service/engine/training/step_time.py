@@ -395,6 +395,7 @@ class StepModel:
         self.per_replica = plan.per_replica_batch
         self.bandwidth = acc.memory_bandwidth_bytes_per_s
         self.pipeline, self.virtual = par.pipeline, par.virtual_pipeline
+        self.zero_bubble = par.pipeline_schedule == "zero_bubble"
         self._params = params
         self._compute_terms(plan, work or step_work(plan, flops))
         self._communication_ready = False  # the group bandwidths are looked up at the first step
@@ -405,7 +406,7 @@ class StepModel:
         of the compute terms alone (communication only lengthens the pipeline stages)."""
         micro_batches = self.per_replica // micro_batch
         stage = self._gemm_s(micro_batch) + self.attention_s + self.memory_bound_s
-        bubble = pipeline_bubble_fraction(self.pipeline, micro_batches, self.virtual)
+        bubble = pipeline_bubble_fraction(self.pipeline, micro_batches, self.virtual, self.zero_bubble)
         return stage + self._optimizer_s(memory), (stage * bubble / (1.0 - bubble) if bubble else 0.0)
 
     def step(self, micro_batch: int, memory: MemoryBreakdown) -> StepTime:
@@ -441,7 +442,9 @@ class StepModel:
         )
         stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s + offload_s
         bubble = (
-            pipeline_bubble_fraction(self.pipeline, micro_batches, self.virtual) if self.pipeline > 1 else 0.0
+            pipeline_bubble_fraction(self.pipeline, micro_batches, self.virtual, self.zero_bubble)
+            if self.pipeline > 1
+            else 0.0
         )
         bubble_s = stage_work * bubble / (1.0 - bubble) if bubble else 0.0
         return StepTime(
