@@ -330,7 +330,11 @@ class BytesPerParameterSchema(ma.Schema):
 
 
 class MemoryOverheadSchema(ma.Schema):
-    cuda_context_bytes = number("Per device, bytes")
+    cuda_context_bytes = number("Per device, bytes: the runtime reserve (CUDA context on GPUs, 0 on TPUs)")
+    runtime_reserve_bytes = number(
+        "Per device, bytes the runtime takes before the model: the CUDA context on GPUs; 0 on TPUs, whose catalog "
+        "capacity is XLA's reported HBM limit"
+    )
     fragmentation_fraction = number("Allocator fragmentation, fraction of the rest")
 
 
@@ -395,7 +399,8 @@ class TrainingAssumptionsSchema(ma.Schema):
     framework = text("The training stack the step time assumes (`training.framework`)", example="megatron")
     torch_compile = F.Boolean(metadata={"description": "Whether the PyTorch model is torch.compile'd"})
     attention_kernel = text(
-        "`fused` (cuDNN / FlashAttention-3 class, Hopper and Blackwell), `flash2` (FlashAttention-2) or `unfused`",
+        "`fused` (cuDNN / FlashAttention-3 class, NVIDIA Hopper and Blackwell), `flash2` (FlashAttention-2), `xla` "
+        "(TPUs), `vendor` (other parts' own kernels) or `unfused`",
         example="fused",
     )
     sequence_length = integer("Tokens per sequence; null for sample models", nullable=True)

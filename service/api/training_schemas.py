@@ -196,8 +196,9 @@ class ParallelismSchema(ma.Schema):
         metadata={
             "description": "Hybrid sharding: ZeRO (zero_stage 1–3) shards over groups of this many data × context "
             "ranks and replicates across the groups, which all-reduce their gradient shards once per step "
-            "(PyTorch FSDP2 HSDP dp_shard, DeepSpeed ZeRO++ hpZ, MaxText multislice: FSDP inside a slice, data "
-            "parallel across slices). Must divide data × context. Default: one group of all (full sharding)",
+            "(PyTorch FSDP2 HSDP dp_shard, MaxText multislice: FSDP inside a slice, data "
+            "parallel across slices). Must divide data × context and be a multiple of context (FSDP2 shards over "
+            "dp_shard × cp). Default: one group of all (full sharding)",
             "example": 8,
         },
     )

@@ -45,7 +45,7 @@ class Parallelism:
     # Context parallel: each sequence split over `context` ranks, attention exchanging K/V blocks in a ring
     # (Liu et al. 2023 "Ring Attention"; Megatron-Core context parallelism). Rank order t, cp, d, p.
     context: int = 1
-    # Hybrid sharding (PyTorch FSDP2 HSDP dp_shard × dp_replicate, DeepSpeed ZeRO++ hpZ, MaxText multislice): ZeRO
+    # Hybrid sharding (PyTorch FSDP2 HSDP dp_shard × dp_replicate, MaxText multislice): ZeRO
     # shards over groups of `data_shard` gradient ranks and replicates across the groups. 0: one group of all.
     data_shard: int = 0
     # "1f1b" (with virtual_pipeline > 1: interleaved 1F1B) or "zero_bubble": ZB-H1 (Qi et al. 2024, "Zero Bubble

@@ -112,3 +112,68 @@ def test_zero_bubble_needs_a_pipeline():
     with pytest.raises(InvalidRequest) as err:
         estimate_training(body, CATALOG)
     assert "pipeline" in err.value.errors["hardware.parallelism.pipeline_schedule"][0]
+
+
+def test_count_auto_refuses_what_it_does_not_search():
+    for field, value in (("data_shard", 4), ("pipeline_schedule", "zero_bubble")):
+        body = _body()
+        body["hardware"] = {
+            "accelerator": "nvidia-h100-sxm-80gb",
+            "count": "auto",
+            "parallelism": {"tensor": 2, "pipeline": 4, "zero_stage": 1, field: value},
+        }
+        body["constraints"] = {"deadline": "P30D"}
+        with pytest.raises(InvalidRequest) as err:
+            estimate_training(body, CATALOG)
+        assert f"hardware.parallelism.{field}" in err.value.errors
+
+
+def test_the_group_is_checked_only_against_a_layout_that_adds_up():
+    """A data × context far from the count is refused for the product, at once, not after listing its divisors."""
+    body = _body(7, zero_stage=1, count=8)
+    body["hardware"]["parallelism"].update(data=1_000_000, context=1024)
+    with pytest.raises(InvalidRequest) as err:
+        estimate_training(body, CATALOG)
+    assert "hardware.parallelism" in err.value.errors
+    assert "hardware.parallelism.data_shard" not in err.value.errors
+
+
+def test_the_group_spans_whole_context_groups():
+    body = _body(2, count=8)
+    body["hardware"]["parallelism"].update(data=2, context=4)
+    with pytest.raises(InvalidRequest) as err:
+        estimate_training(body, CATALOG)
+    assert "multiple of context" in err.value.errors["hardware.parallelism.data_shard"][0]
+
+
+def test_fit_advice_keeps_its_layout_levers_with_a_hybrid_group():
+    """A run that does not fit gets the same wider-layout advice with data_shard = data as without it."""
+
+    def body(shard):
+        b = _body(shard)
+        b["model"] = {"preset": "llama-2-70b"}
+        b["training"].update(
+            sequence_length=65536, micro_batch_size=1, activation_recomputation="full", global_batch_size=64
+        )
+        b["output"] = {"recommendations": True}
+        b["cost"] = {"usd_per_accelerator_hour": 1.0}
+        return b
+
+    def fit_advice(b):
+        recs = estimate_training(b, CATALOG)["recommendations"]
+        return [r["change"] for r in recs if r["code"] == "does_not_fit"]
+
+    plain, hybrid = fit_advice(body(None)), fit_advice(body(64))
+    assert plain and hybrid
+    assert "accelerator" not in json_keys(plain[0]) and "accelerator" not in json_keys(hybrid[0])
+    layout = hybrid[0]["hardware"]["parallelism"]
+    assert "data_shard" in layout and layout["data_shard"] is None  # the group no longer divides the new data
+
+
+def json_keys(change: dict) -> set[str]:
+    out: set[str] = set()
+    for key, value in change.items():
+        out.add(key)
+        if isinstance(value, dict):
+            out |= json_keys(value)
+    return out

@@ -219,3 +219,29 @@ def test_stack_change_by_target_vendor(catalog: Catalog) -> None:
     assert _stack_change(a100, h100) is None
     assert "XLA" in (_stack_change(a100, tpu) or "")
     assert "ROCm" in (_stack_change(a100, amd) or "")
+
+
+def test_catalog_scan_counts_no_cuda_context_on_a_tpu(catalog: Catalog) -> None:
+    """31.7 GiB on an H100 is 30.7 GiB on a TPU v6e (no CUDA context), which has 31.25 GiB: the scan must keep it."""
+    request = {
+        "model": {"preset": "llama-3-8b"},
+        "training": {
+            "tokens": 1e10,
+            "global_batch_size": 256,
+            "sequence_length": 4864,
+            "micro_batch_size": 1,
+        },
+        "hardware": {
+            "accelerator": "nvidia-h100-sxm-80gb",
+            "count": 32,
+            "parallelism": {"data": 32, "zero_stage": 3},
+        },
+        "cost": {"provider": "aws"},
+    }
+    answer = estimate_training(request, catalog)
+    gpu_bytes = answer["memory"]["per_device_bytes"]
+    v6e = catalog.accelerators["google-tpu-v6e"]
+    assert gpu_bytes > v6e.memory_bytes > gpu_bytes - 2**30  # fits only without the CUDA context
+    cheaper = [r for r in answer["recommendations"] if r["code"] == "cheaper_accelerator"]
+    assert cheaper and cheaper[0]["change"]["hardware"]["accelerator"] == "google-tpu-v6e"
+    assert estimate_training(merge_patch(request, cheaper[0]["change"]), catalog)["memory"]["fits"]

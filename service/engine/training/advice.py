@@ -14,10 +14,11 @@ from typing import Any
 from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog, Price
 from ..i18n import _, num, pct
-from ..parallelism import builds_training_clusters, domain_size
+from ..parallelism import Parallelism, builds_training_clusters, domain_size
 from ..patch import merge_patch
 from ..units import human_bytes, human_count, human_duration, human_usd
 from .evaluate import Evaluation, evaluate, local_seconds_floor, seconds_floor
+from .memory import runtime_reserve_bytes
 from .plan import TrainingPlan
 from .request import build_plan, default_precision
 from .scaling import TOKENS_PER_PARAMETER, chinchilla_loss, loss_optimal_parameters
@@ -164,6 +165,26 @@ def _layouts(plan: TrainingPlan, recompute_full: dict) -> list[FitCandidate]:
         p *= 2
     if par.tensor * par.pipeline < count or recompute_full:  # everything the current device count allows
         out.append(_widest_layout(count, t_fixed, layers, recompute_full))
+    return [(label, _keep_valid(par, patch), fields) for label, patch, fields in out]
+
+
+def _keep_valid(par: Parallelism, patch: dict) -> dict:
+    """A layout patch that also drops the request's data_shard when it no longer divides the new data × context
+    ranks, and its zero_bubble schedule when the new layout has no pipeline (else the re-parse would refuse it)."""
+    new = patch.get("hardware", {}).get("parallelism", {})
+    extra: dict[str, Any] = {}
+    data, pipeline, zero = new.get("data", par.data), new.get("pipeline", par.pipeline), new.get("zero_stage")
+    if par.data_shard and (
+        (data * par.context) % par.data_shard or (zero if zero is not None else par.zero_stage) < 1
+    ):
+        extra["data_shard"] = None
+    if par.pipeline_schedule != "1f1b" and pipeline == 1:
+        extra["pipeline_schedule"] = None
+    if not extra:
+        return patch
+    # set, not merged: a null in a merge patch removes the key from its target, and here the null must stay in the
+    # change so that applying it removes the request's field
+    out = {**patch, "hardware": {**patch["hardware"], "parallelism": {**new, **extra}}}
     return out
 
 
@@ -558,7 +579,9 @@ def _cost_floors(
     floors = []
     for acc, price in _training_parts(catalog):
         peak = acc.peak(precision)  # None: the part lacks the precision
-        if peak is None or acc.memory_bytes <= states or acc.memory_bytes < smallest or acc.id == own:
+        # the runtime reserve is the one memory term that depends on the kind of part (evaluate.for_part)
+        needed = smallest - ev.basis.reserve + runtime_reserve_bytes(acc)
+        if peak is None or acc.memory_bytes <= states or acc.memory_bytes < needed or acc.id == own:
             continue
         if devices > domain_size(acc) and not builds_training_clusters(acc):
             continue  # nobody builds multi-node training clusters of a part without a fabric: never suggest one

@@ -32,6 +32,22 @@ def wants_auto(request: Mapping[str, Any]) -> bool:
     return hardware.get("parallelism") == AUTO or hardware.get("count") == AUTO
 
 
+def _refuse_unsearched_layout(hardware: Mapping[str, Any], count_auto: bool) -> None:
+    """The search's array model shards over all data ranks with 1F1B: a given data_shard or zero_bubble schedule
+    with a count it chooses would be dropped, so it is a 422 instead."""
+    given = hardware.get("parallelism")
+    if not count_auto or not isinstance(given, Mapping):
+        return
+    for field, default in (("data_shard", None), ("pipeline_schedule", "1f1b")):
+        if given.get(field) not in (None, default):
+            raise InvalidRequest.single(
+                f"hardware.parallelism.{field}",
+                _('hardware.count "auto" does not search {field}: leave it out or give the count.').format(
+                    field=field
+                ),
+            )
+
+
 def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the request with the chosen count, layout and micro-batch, what `assumptions.auto` reports)."""
     hardware = dict(request.get("hardware") or {})
@@ -39,6 +55,7 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
     constraints = request.get("constraints") or {}
     count_auto, layout_auto = hardware.get("count") == AUTO, hardware.get("parallelism") == AUTO
     refuse_in_search(training)
+    _refuse_unsearched_layout(hardware, count_auto)
     deadline = None
     if constraints.get("deadline") is not None:
         deadline = duration_seconds(constraints["deadline"], "constraints.deadline")

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from ..hardware import Accelerator
 
-# SDPA's FlashAttention-2 over cuDNN/FlashAttention-3 on an H100 (pytorch/pytorch#142132: 329.5 / 631.3 TFLOP/s)
+# SDPA's FlashAttention-2 over cuDNN/FlashAttention-3 on an H100 (pytorch/pytorch#142132: 329.5 / 631.3 TFLOP/s);
+# on Blackwell, where FlashAttention-2 no more uses the new tensor-core instructions than on Hopper, the same ratio is
+# assumed (no published Blackwell comparison found)
 FA2_ON_HOPPER_RATIO = 329.483 / 631.338
 # eager over fused saved bytes per layer (tests/engine/data/measured_activations.json, mean of four shapes)
 EAGER_ELEMENTWISE_FACTOR = 1.70
@@ -53,7 +55,12 @@ _STACKS: dict[str, tuple[str, str, bool]] = {
 
 
 def attention_kernel(framework: str, accelerator: Accelerator) -> str:
-    """'fused' (cuDNN / FlashAttention-3 class) or 'flash2' (FlashAttention-2) for this stack on this part."""
+    """'fused' (cuDNN / FlashAttention-3 class) or 'flash2' (FlashAttention-2) for this stack on an NVIDIA part;
+    'xla' on a TPU, 'vendor' on other parts (their own kernels: the framework changes nothing there)."""
+    if accelerator.kind == "tpu":
+        return "xla"
+    if accelerator.vendor != "NVIDIA":
+        return "vendor"
     hopper, blackwell, _eager = _STACKS.get(framework, _STACKS["megatron"])
     key = accelerator.id.lower()
     if not any(part in key for part in _FAST_ATTENTION_PARTS):
@@ -66,7 +73,7 @@ def attention_kernel(framework: str, accelerator: Accelerator) -> str:
 def attention_factor(framework: str, accelerator: Accelerator) -> float:
     """Attention-kernel throughput relative to the calibrated (fused) kernel on this part."""
     key = accelerator.id.lower()
-    fast_part = any(part in key for part in _FAST_ATTENTION_PARTS)
+    fast_part = accelerator.vendor == "NVIDIA" and any(part in key for part in _FAST_ATTENTION_PARTS)
     if fast_part and attention_kernel(framework, accelerator) == "flash2":
         return FA2_ON_HOPPER_RATIO
     return 1.0

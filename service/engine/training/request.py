@@ -68,6 +68,13 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
     gbs, micro = _batch(training, par, seq, unit, bad)
     offload = _offload(training, model, par, bad)
     framework, compiled = _framework(training, bad)
+    if acc is not None and acc.kind == "tpu" and framework != "megatron":
+        notes.append(
+            _(
+                "training.framework {framework} is a CUDA stack: on a TPU the estimate keeps XLA's kernels and "
+                "the framework changes only the loss memory."
+            ).format(framework=framework)
+        )
     schedule = _schedule(training, hardware, model, unit, count, bad)
     usd, source = resolve_price(cost, acc, catalog, bad)
     overhead = float(cost.get("infrastructure_overhead", 0.0) or 0.0)
@@ -349,8 +356,6 @@ def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | Non
         pipeline_schedule=schedule if schedule in PIPELINE_SCHEDULES else "1f1b",
     )
     _pipeline_schedule(schedule, p, path, bad)
-    if shard:
-        _data_shard(par, shard, path, bad)
     if v < 1 or (v > 1 and p == 1):
         bad(f"{path}.virtual_pipeline", _("Must be 1 without pipeline parallelism (and at least 1)."))
     if min(d, t, p, e, c) < 1 or d * t * p * c != count:
@@ -361,6 +366,8 @@ def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | Non
                 "({count})."
             ).format(d=d, t=t, p=p, c=c, count=count),
         )
+    elif shard:  # only once the degrees multiply to the count (data × context is then bounded by it)
+        _data_shard(par, shard, path, bad)
     if not 0 <= z <= 3:
         bad(f"{path}.zero_stage", _("Must be 0, 1, 2 or 3."))
     shape = model.shape if model is not None else None
@@ -421,16 +428,23 @@ def _pipeline_schedule(schedule: str, p: int, path: str, bad: Any) -> None:
         bad(f"{path}.pipeline_schedule", _("zero_bubble needs pipeline parallelism (pipeline > 1)."))
 
 
+def _divisors(n: int, multiple_of: int) -> list[int]:
+    """Divisors of n that are multiples of `multiple_of`, ascending (trial division up to √n)."""
+    small = [k for k in range(1, math.isqrt(n) + 1) if n % k == 0]
+    both = sorted(set(small) | {n // k for k in small})
+    return [k for k in both if k % multiple_of == 0]
+
+
 def _data_shard(par: Parallelism, shard: int, path: str, bad: Any) -> None:
     """hardware.parallelism.data_shard: a hybrid-sharding group that divides the data × context ranks, under ZeRO."""
     ranks = par.gradient_ranks
-    if shard < 1 or ranks % shard:
-        allowed = [k for k in range(1, ranks + 1) if ranks % k == 0]
+    if shard < 1 or ranks % shard or shard % par.context:
+        allowed = _divisors(ranks, par.context)
         bad(
             f"{path}.data_shard",
-            _("Must divide data × context ({ranks}); allowed: {allowed}.").format(
-                ranks=ranks, allowed=allowed[:24]
-            ),
+            _(
+                "Must divide data × context ({ranks}) and be a multiple of context; allowed: {allowed}."
+            ).format(ranks=ranks, allowed=allowed[:24]),
         )
     elif par.zero_stage < 1:
         bad(

@@ -193,6 +193,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "bytes_per_parameter": {"weights": w_b, "gradients": g_b, "optimizer_states": o_b},
         "overhead": {
             "cuda_context_bytes": runtime_reserve_bytes(plan.accelerator),
+            "runtime_reserve_bytes": runtime_reserve_bytes(plan.accelerator),
             "fragmentation_fraction": FRAGMENTATION,
         },
         "efficiency": {
@@ -211,7 +212,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
             "sequence_parallel": par.sequence_parallel,
             "virtual_pipeline": par.virtual_pipeline,
             "context": par.context,
-            "data_shard": par.shard_ranks,
+            "data_shard": par.shard_ranks if par.zero_stage >= 1 else 1,
             "pipeline_schedule": par.pipeline_schedule,
         },
         "precision": plan.precision,

@@ -143,7 +143,7 @@ def enumerate_layouts(plan: TrainingPlan, space: SearchSpace) -> Layouts:
     d, t, p, c, e = d[rows], t[rows], p[rows], c[rows], e[rows]
     valid = (plan.global_batch % (d * mb) == 0) & ((v == 1) | (p > 1)) & (z >= 0) & (z <= 3)
     if shape is not None:
-        valid &= p * v <= shape.layers
+        valid &= p * v <= shape.layers + 2  # embedding and loss as chunks (request.py)
     keep = np.flatnonzero(valid)
     return Layouts(d[keep], t[keep], p[keep], c[keep], e[keep], z[keep], t[keep] > 1, v[keep], mb[keep])
 

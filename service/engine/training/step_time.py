@@ -279,7 +279,9 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
     if plan.precision == "fp4" and flops.gemm > 0:
         bf16_share += FP4_BF16_LAYER_SHARE * (1.0 - bf16_share)
     if shape is not None:
+        # eager stacks touch the element-wise bytes more often (framework.py); the unfused softmax is its own count
         per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
+        per_token *= elementwise_factor(plan.framework, plan.torch_compile)
         if not plan.flash_attention:
             softmax = SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
             softmax_share = softmax / (per_token + softmax)
@@ -287,8 +289,7 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
         # full, "dots" and op-level selective recompute re-run the forward's element-wise work (norms,
         # activations) in the backward
         repeat = 4.0 / 3.0 if plan.recompute in ("full", "dots", "selective_op") else 1.0
-        fusion = elementwise_factor(plan.framework, plan.torch_compile)
-        elementwise = units * shape.layers * per_token * repeat * fusion
+        elementwise = units * shape.layers * per_token * repeat
     return StepWork(
         devices=par.devices,
         gemm_work=units * gemm_hw * slowdown,
