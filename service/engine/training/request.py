@@ -15,8 +15,9 @@ from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog
 from ..i18n import _, num
 from ..models import resolve_model
-from ..parallelism import DEVICES_PER_NODE, PIPELINE_SCHEDULES, Parallelism
+from ..parallelism import DEVICES_PER_NODE, Parallelism
 from ..pricing import resolve_price
+from .layout_request import parse_parallelism
 from .plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
 
 DEFAULT_SEQUENCE_LENGTH = (
@@ -55,7 +56,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         errors.update(err.errors)
     acc, count = _hardware(hardware, catalog, notes, bad)
     precision, optimizer, multiplier, recompute = _numerics(training, acc, notes, bad, catalog)
-    par = _parallelism(hardware, count, model, bad)
+    par = parse_parallelism(hardware, count, model, bad)
     seq, unit, units = _data(training, model, bad, notes)
     if par.context > 1 and (unit != "token" or seq % (2 * par.context)):
         # a causal sequence is cut into 2·cp chunks so each rank gets equal attention work (Megatron-Core CP)
@@ -330,134 +331,9 @@ def default_precision(acc: Accelerator, notes: list[str]) -> str:
     return chosen
 
 
-def _parallelism(hardware: Mapping[str, Any], count: int, model: ModelSpec | None, bad: Any) -> Parallelism:
-    spec: Mapping[str, Any] = hardware.get("parallelism") or {}
-    path = "hardware.parallelism"
-    t, p = int(spec.get("tensor", 1) or 1), int(spec.get("pipeline", 1) or 1)
-    e, z = int(spec.get("expert", 1) or 1), int(spec.get("zero_stage", 0) or 0)
-    c = int(spec.get("context", 1) or 1)
-    d = spec.get("data")
-    if d is None:
-        d = count // (t * p * c) if count % (t * p * c) == 0 else 0
-    d = int(d)
-    v = int(spec.get("virtual_pipeline", 1) or 1)
-    shard = int(spec.get("data_shard", 0) or 0)
-    schedule = str(spec.get("pipeline_schedule") or "1f1b")
-    par = Parallelism(
-        max(d, 1),
-        t,
-        p,
-        e,
-        z,
-        bool(spec.get("sequence_parallel", False)),
-        max(v, 1),
-        context=max(c, 1),
-        data_shard=max(shard, 0),
-        pipeline_schedule=schedule if schedule in PIPELINE_SCHEDULES else "1f1b",
-    )
-    _pipeline_schedule(schedule, p, path, bad)
-    if v < 1 or (v > 1 and p == 1):
-        bad(f"{path}.virtual_pipeline", _("Must be 1 without pipeline parallelism (and at least 1)."))
-    if min(d, t, p, e, c) < 1 or d * t * p * c != count:
-        bad(
-            path,
-            _(
-                "data × tensor × pipeline × context ({d} × {t} × {p} × {c}) must equal hardware.count "
-                "({count})."
-            ).format(d=d, t=t, p=p, c=c, count=count),
-        )
-    elif shard:  # only once the degrees multiply to the count (data × context is then bounded by it)
-        _data_shard(par, shard, path, bad)
-    if not 0 <= z <= 3:
-        bad(f"{path}.zero_stage", _("Must be 0, 1, 2 or 3."))
-    shape = model.shape if model is not None else None
-    if shape is not None:
-        heads = shape.attention_heads
-        if t > 1 and heads % t:
-            allowed = [k for k in range(1, min(heads, count) + 1) if heads % k == 0]
-            bad(
-                f"{path}.tensor",
-                _("Must divide attention_heads ({heads}); allowed: {allowed}.").format(
-                    heads=heads, allowed=allowed
-                ),
-            )
-        if p > shape.layers:
-            bad(
-                f"{path}.pipeline",
-                _("Must not exceed the model's {layers} layers.").format(layers=shape.layers),
-            )
-        elif p * v > shape.layers + 2:
-            # Megatron-Core may count the embedding and the loss as one layer each when it splits the model into
-            # pipeline chunks (account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split):
-            # Llama 3.1 405B's 126 layers run as PP16 × VP8 = 128 chunks in NeMo's recipes
-            bad(
-                f"{path}.virtual_pipeline",
-                _(
-                    "pipeline × virtual_pipeline must not exceed {layers} chunks: the {count} layers plus the "
-                    "embedding and the loss."
-                ).format(layers=shape.layers + 2, count=shape.layers),
-            )
-    if e > 1:
-        if shape is None or not shape.is_moe:
-            bad(f"{path}.expert", _("Expert parallelism needs a mixture-of-experts model; use 1."))
-        elif shape.experts % e or d % e:
-            bad(
-                f"{path}.expert",
-                _("Must divide both experts ({experts}) and data ({d}) (split of data ranks).").format(
-                    experts=shape.experts, d=d
-                ),
-            )
-    return par
-
-
 # The longest published context extension of a RoPE model: YaRN (Peng et al. 2023, arXiv 2309.00071) fine-tuned
 # Llama 2 (4,096 tokens) to 128K, 32× its pretrained context; longer sequences are refused as likely typos.
 CONTEXT_EXTENSION_LIMIT = 32
-
-
-def _pipeline_schedule(schedule: str, p: int, path: str, bad: Any) -> None:
-    """hardware.parallelism.pipeline_schedule: one of PIPELINE_SCHEDULES; zero_bubble only with a pipeline."""
-    if schedule not in PIPELINE_SCHEDULES:
-        bad(
-            f"{path}.pipeline_schedule",
-            _("Must be one of {PIPELINE_SCHEDULES}.").format(
-                PIPELINE_SCHEDULES=", ".join(PIPELINE_SCHEDULES)
-            ),
-        )
-    elif schedule == "zero_bubble" and p == 1:
-        bad(f"{path}.pipeline_schedule", _("zero_bubble needs pipeline parallelism (pipeline > 1)."))
-
-
-def _divisors(n: int, multiple_of: int) -> list[int]:
-    """Divisors of n that are multiples of `multiple_of`, ascending (trial division up to √n)."""
-    small = [k for k in range(1, math.isqrt(n) + 1) if n % k == 0]
-    both = sorted(set(small) | {n // k for k in small})
-    return [k for k in both if k % multiple_of == 0]
-
-
-def _data_shard(par: Parallelism, shard: int, path: str, bad: Any) -> None:
-    """hardware.parallelism.data_shard: a hybrid-sharding group that divides the data × context ranks, under ZeRO."""
-    ranks = par.gradient_ranks
-    if shard < 1 or ranks % shard or shard % par.context:
-        allowed = _divisors(ranks, par.context)
-        bad(
-            f"{path}.data_shard",
-            _(
-                "Must divide data × context ({ranks}) and be a multiple of context; allowed: {allowed}."
-            ).format(ranks=ranks, allowed=allowed[:24]),
-        )
-    elif par.zero_stage < 1:
-        bad(
-            f"{path}.data_shard",
-            _("Hybrid sharding needs zero_stage 1, 2 or 3 (ZeRO shards within each group)."),
-        )
-    elif par.expert > 1 and shard % par.expert:
-        bad(
-            f"{path}.data_shard",
-            _("Must be a multiple of expert ({expert}): experts are sharded inside each group.").format(
-                expert=par.expert
-            ),
-        )
 
 
 def _data(
