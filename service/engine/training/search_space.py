@@ -1,8 +1,8 @@
 """The layouts a training planner may consider, and which of them the single estimate would accept.
 
 A search space is the product of the allowed degrees; `enumerate_layouts` builds it as arrays and keeps the
-layouts build_plan accepts for the plan (the same rules as layout_request.parse_parallelism and request._batch, written over
-arrays): data × tensor × pipeline × context = devices, tensor divides the attention heads, pipeline (× virtual
+layouts build_plan accepts for the plan (the same rules as layout_request.parse_parallelism and request._batch,
+written over arrays): data × tensor × pipeline × context = devices, tensor divides the attention heads, pipeline (× virtual
 chunks) does not exceed the layers, virtual chunks only with a pipeline, expert degree divides the experts and the
 data degree, context degree divides the sequence into 2·cp chunks, micro-batch × data divides the global batch.
 """
