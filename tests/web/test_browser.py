@@ -288,3 +288,28 @@ def test_planner_placeholder_and_only_the_service_is_asked(page, live):
     assert any(u.endswith("/assets/js/app.js") for u in urls)
     assert any("/v1/accelerators" in u for u in urls) and any("/v1/models" in u for u in urls)
     assert all(u.startswith(live.url) or u.startswith("data:") for u in urls), urls
+
+
+def test_training_framework_from_the_form_reaches_the_estimate(page, live):
+    """The framework select and the torch.compile box send training.framework / torch_compile: the answer's
+    assumptions and its figures are those of the same request to the API."""
+    page.open("#training")
+    page.select("#training-model-preset", "llama-3-8b")
+    page.select("#training-training-framework", "torchtitan")
+    estimate_training(page)
+    expected = api_estimate(
+        live,
+        "training",
+        {
+            "model": {"preset": "llama-3-8b"},
+            "training": {
+                "tokens": "1B",
+                "global_batch_size": 64,
+                "sequence_length": 4096,
+                "framework": "torchtitan",
+            },
+            "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 8},
+        },
+    )
+    assert expected["assumptions"]["attention_kernel"] == "flash2"
+    assert expected["time"]["human"] in page.css("#training-results .cards").text
