@@ -12,9 +12,9 @@ from service.engine.training.memory import layer_activation_bytes
 from service.engine.training.plan import RECOMPUTATION, SEARCHED_RECOMPUTATION
 from service.engine.training.request import build_plan
 from service.engine.training.search_space import SearchSpace
+from service.engine.training.step_model import StepModel
 from service.engine.training.step_time import (
     DEFAULT_GEMM_EFFICIENCY,
-    StepModel,
     best_gemm_efficiency,
     flops_per_unit,
 )

@@ -22,7 +22,8 @@ from .memory import runtime_reserve_bytes
 from .plan import TrainingPlan
 from .request import build_plan, default_precision
 from .scaling import TOKENS_PER_PARAMETER, chinchilla_loss, loss_optimal_parameters
-from .step_time import StepModel, compute_floor_s
+from .step_model import StepModel
+from .step_time import compute_floor_s
 
 # a given checkpoint interval this far (either way) from the Young/Daly optimum is worth changing (Daly 2006:
 # the loss is flat near the optimum, within a few % of it between half and twice the interval)

@@ -17,8 +17,8 @@ from .memory import (
     training_memory,
 )
 from .plan import TrainingPlan
+from .step_model import StepModel
 from .step_time import (
-    StepModel,
     StepTime,
     StepWork,
     UnitFlops,

@@ -346,7 +346,7 @@ def collective_latency_s(acc: Accelerator, all_reduce: bool, group_size: Array, 
 
 
 def _data_latency_s(plan: TrainingPlan, lay: Layouts, ranks: Array, params: Array) -> Array:
-    """step_time.data_latency_s over layouts."""
+    """step_model.data_latency_s over layouts."""
     acc, shape = plan.accelerator, plan.model.shape
     gather = collective_latency_s(acc, False, ranks, lay.tensor)
     bucket = np.maximum(st.DDP_BUCKET_PARAMETERS, st.DDP_BUCKET_PARAMETERS_PER_RANK * ranks)
