@@ -16,3 +16,17 @@ def merge_patch(target: Any, patch: Any) -> Any:
         else:
             result[key] = merge_patch(result.get(key), value)
     return result
+
+
+def recommendation(
+    code: str, severity: str, message: str, change: dict, field: str, op: str, value: Any
+) -> dict[str, Any]:
+    """A recommendation as the estimates answer it: the merge patch (`change`) and the claim it was verified
+    against (`expected`: the answer's `field` compares with `value` by `op` once the change is applied)."""
+    return {
+        "code": code,
+        "severity": severity,
+        "message": message,
+        "change": change,
+        "expected": {"field": field, "op": op, "value": value},
+    }

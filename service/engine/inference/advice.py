@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog
 from ..i18n import _, num, pct
-from ..patch import merge_patch
+from ..patch import merge_patch, recommendation
 from ..units import SECONDS_PER_HOUR, human_bytes
 from .evaluate import InferenceEvaluation, evaluate, meets_targets
 from .formats import ENGINE_KV_PRECISIONS
@@ -160,13 +160,7 @@ class _Advice:
 
 def _rec(code: str, severity: str, message: str, change: dict[str, Any], claim: Claim) -> dict[str, Any]:
     field, op, value = claim
-    return {
-        "code": code,
-        "severity": severity,
-        "message": message,
-        "change": change,
-        "expected": {"field": field, "op": op, "value": value},
-    }
+    return recommendation(code, severity, message, change, field, op, value)
 
 
 def recommendations(

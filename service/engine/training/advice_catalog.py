@@ -1,0 +1,214 @@
+"""The cheaper-accelerator rule: the catalog scan for another part that runs the same job (same count and layout)
+for less, pruned by cost floors, and the note on what moving to another vendor asks of the software."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..hardware import Accelerator, Catalog, Price
+from ..i18n import _, pct
+from ..parallelism import builds_training_clusters, domain_size
+from ..units import human_duration, human_usd
+from .advice_common import Candidate, recommendation, try_change
+from .evaluate import Evaluation, evaluate, local_seconds_floor, seconds_floor
+from .memory import runtime_reserve_bytes
+from .plan import TrainingPlan
+from .request import default_precision
+from .step_model import StepModel
+from .step_time import compute_floor_s
+
+CHEAPER_MIN_SAVING = 0.05  # only suggest another accelerator that saves ≥ 5 %
+CHEAPER_MAX_SLOWDOWN = 2.0  # ... and is at most 2× slower
+
+
+def _training_parts(catalog: Catalog) -> list[tuple[Accelerator, Price]]:
+    """The catalog's training parts with a price (catalog order), derived once per catalog."""
+    parts = catalog.derived.get("training.priced_parts")
+    if parts is None:
+        parts = catalog.derived["training.priced_parts"] = [
+            (acc, price)
+            for acc in catalog.accelerators.values()
+            if trains(acc) and (price := catalog.default_price(acc.id)) is not None
+        ]
+    return parts  # type: ignore[return-value]
+
+
+def trains(acc: Any) -> bool:
+    """Hosts and inference-only parts are not training alternatives (AWS: Inferentia is for inference)."""
+    return acc.kind not in ("cpu", "apple") and "inferentia" not in acc.id
+
+
+def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation) -> dict | None:
+    """Cheapest other catalog accelerator that runs the same job (same count and layout) for less."""
+    if plan.price_source == "override" or ev.usd_per_hour is None:
+        return None
+    devices = plan.par.devices
+    current = ev.accelerator_hours(devices) * ev.usd_per_hour
+    best = _cheapest(catalog, plan, ev, current)
+    if best is None:
+        return None
+    acc, candidate = best
+    change = {"hardware": {"accelerator": acc.id}, "cost": {"provider": None}}
+    found = _confirm(request, catalog, plan, change, acc, candidate)
+    if not found or not found[1].fits or found[1].usd_per_hour is None:
+        return None
+    confirmed = found[1].accelerator_hours(devices) * found[1].usd_per_hour
+    if confirmed >= current:
+        return None
+    saving = 1.0 - confirmed / current
+    template = (
+        _(
+            "{name} runs the same job ({devices} devices, same layout) for {confirmed} instead of "
+            "{current} ({saving} less) in {seconds} at the same given utilization."
+        )
+        if plan.utilization is not None
+        else _(
+            "{name} runs the same job ({devices} devices, same layout) for {confirmed} instead of "
+            "{current} ({saving} less) in {seconds}."
+        )
+    )
+    message = template.format(
+        name=acc.name,
+        devices=devices,
+        confirmed=human_usd(confirmed),
+        current=human_usd(current),
+        saving=pct(saving, 0),
+        seconds=human_duration(found[1].seconds),
+    )
+    stack = _stack_change(plan.accelerator, acc)
+    if stack:
+        message += " " + stack
+    total_now = current * (1.0 + plan.infrastructure_overhead)
+    return recommendation("cheaper_accelerator", "info", message, change, "cost.total_usd", "<", total_now)
+
+
+def _stack_change(current: Accelerator, other: Accelerator) -> str | None:
+    """What moving the job to another vendor's part asks of its software, said beside the saving."""
+    if other.vendor == current.vendor:
+        return None
+    if other.kind == "tpu":
+        return _(
+            "TPUs train through XLA (JAX, or PyTorch/XLA), not CUDA: the training code has to run there."
+        )
+    if other.vendor == "AMD":
+        return _("AMD GPUs run ROCm builds of PyTorch: CUDA-only kernels need their ROCm ports.")
+    if other.kind == "asic":
+        return _(
+            "{vendor} accelerators need their own SDK (e.g. AWS Neuron, Intel Gaudi): the training code has to run there."
+        ).format(vendor=other.vendor)
+    return None
+
+
+def _cheapest(
+    catalog: Catalog, plan: TrainingPlan, ev: Evaluation, current: float
+) -> tuple[Accelerator, Evaluation] | None:
+    """The accelerator whose evaluation fits, costs at least CHEAPER_MIN_SAVING less than `current` and is at most
+    CHEAPER_MAX_SLOWDOWN slower, cheapest first (ties: lowest cost floor, then catalog order).
+
+    Candidates are evaluated on the lean path (the validated plan on another accelerator, with the basis the plan
+    was evaluated with: memory does not depend on the device) in order of a lower bound of their cost; the scan
+    stops once the bound exceeds the cheapest found (nothing later can beat or tie it), and a device whose step
+    terms alone (seconds_floor) cost more than the cheapest found is passed over before its full evaluation."""
+    devices = plan.par.devices
+    best: tuple[float, int, Accelerator, Evaluation] | None = None
+    basis = ev.basis
+    for bound, order, acc, price in _cost_bounds(catalog, plan, ev, current):
+        if best is not None and bound > best[0]:
+            break
+        on_acc = plan.on(acc, price.usd_per_hour)
+        model = StepModel(on_acc, basis.flops, basis.params, basis.work)
+        try:
+            if plan.utilization is None and best is not None:
+                # two floors of its time, the cheaper first: compute and bubble, then every step term
+                usd = price.usd_per_hour
+                if ev.accelerator_hours(devices, local_seconds_floor(on_acc, basis, model)) * usd > best[0]:
+                    continue
+                if ev.accelerator_hours(devices, seconds_floor(on_acc, basis, model)) * usd > best[0]:
+                    continue
+            candidate = evaluate(on_acc, ev.basis, model)
+        except (ZeroDivisionError, ValueError):
+            continue
+        cost = candidate.accelerator_hours(devices) * price.usd_per_hour
+        if (
+            candidate.fits
+            and cost < current * (1.0 - CHEAPER_MIN_SAVING)
+            and candidate.seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds
+            and (best is None or (cost, order) < (best[0], best[1]))
+        ):
+            best = (cost, order, acc, candidate)
+    return (best[2], best[3]) if best is not None else None
+
+
+def _cost_bounds(
+    catalog: Catalog, plan: TrainingPlan, ev: Evaluation, current: float
+) -> list[tuple[float, int, Accelerator, Price]]:
+    """(lower bound of the cost, rank of the cost floor, accelerator, price) of every accelerator that may run the
+    job for less, lowest bound first.
+
+    The cost floor is the job's FLOPs at the device's dense peak (or at the given utilization). Without a given
+    utilization the bound is tighter: the step's compute terms at the largest micro-batch the plan may use
+    (compute_floor_s), which communication, the bubble, checkpoints and validation only add to."""
+    threshold = current * (1.0 - CHEAPER_MIN_SAVING)
+    floors = _cost_floors(catalog, plan, ev, threshold)
+    if plan.utilization is not None:  # the floor is the given utilization's time already
+        return [(floor_usd, order, acc, price) for order, (floor_usd, acc, price) in enumerate(floors)]
+    devices, work, precision = plan.par.devices, ev.basis.work, plan.precision
+    largest_micro, memory = ev.basis.candidates[0]
+    bounds: list[tuple[float, int, Accelerator, Price]] = []
+    for order, (_floor, acc, price) in enumerate(floors):
+        seconds = ev.step_equivalents * compute_floor_s(work, acc, precision, largest_micro, memory)
+        bound = ev.accelerator_hours(devices, seconds) * price.usd_per_hour
+        if bound < threshold and seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds:
+            bounds.append((bound, order, acc, price))
+    bounds.sort(key=lambda c: (c[0], c[1]))
+    return bounds
+
+
+def _cost_floors(
+    catalog: Catalog, plan: TrainingPlan, ev: Evaluation, threshold: float
+) -> list[tuple[float, Accelerator, Price]]:
+    """(cost floor, accelerator, price) of the other training parts whose floor is under `threshold`, lowest first
+    (stable: catalog order among equal floors)."""
+    devices = plan.par.devices
+    # Memory per device does not depend on the accelerator (same layout and precision): a device smaller than the
+    # model states, or than every micro-batch's total, cannot run the job, whatever its speed.
+    states = ev.memory.weights + ev.memory.gradients + ev.memory.optimizer_states
+    smallest = min(memory.total for _, memory in ev.basis.candidates)
+    own, precision, utilization = plan.accelerator.id, plan.precision, plan.utilization
+    total_flops = ev.total_flops
+    floors = []
+    for acc, price in _training_parts(catalog):
+        peak = acc.peak(precision)  # None: the part lacks the precision
+        # the runtime reserve is the one memory term that depends on the kind of part (evaluate.for_part)
+        needed = smallest - ev.basis.reserve + runtime_reserve_bytes(acc)
+        if peak is None or acc.memory_bytes <= states or acc.memory_bytes < needed or acc.id == own:
+            continue
+        if devices > domain_size(acc) and not builds_training_clusters(acc):
+            continue  # nobody builds multi-node training clusters of a part without a fabric: never suggest one
+        # Cost floor: even at its dense peak (or at the given utilization) the job cannot cost less.
+        floor_usd = total_flops * price.usd_per_hour / (peak * (utilization or 1.0) * 3600.0)
+        if floor_usd < threshold:
+            floors.append((floor_usd, acc, price))
+    floors.sort(key=lambda c: c[0])
+    return floors
+
+
+def _confirm(
+    request: Mapping[str, Any],
+    catalog: Catalog,
+    plan: TrainingPlan,
+    change: dict,
+    acc: Accelerator,
+    candidate: Evaluation,
+) -> Candidate | None:
+    """The request with `change` (this accelerator, its catalog price) estimated as a client would get it.
+
+    The patched request validates to the scanned plan on `acc` when the precision stays (given, or defaulting to the
+    same on `acc`) and no hardware.interconnect has to be re-applied to the new part: its evaluation is then the
+    scan's. Otherwise the request is re-parsed (defaults re-derived) and evaluated again."""
+    given_precision = (request.get("training") or {}).get("precision") is not None
+    interconnect = (request.get("hardware") or {}).get("interconnect")
+    if not interconnect and (given_precision or default_precision(acc, []) == plan.precision):
+        return plan.on(acc, candidate.usd_per_hour), candidate
+    return try_change(request, change, catalog)
