@@ -56,6 +56,8 @@ def _random_request(rng: random.Random, accelerators: list[str], fp4_parts: list
         "flash_attention": rng.random() < 0.8,
         "optimizer": rng.choice(["adamw", "adamw", "sgd-momentum", "adam-8bit"]),
         "samples": 1_281_167,
+        "framework": rng.choice(["megatron", "megatron", "torchtitan", "llm-foundry", "pytorch"]),
+        "torch_compile": rng.random() < 0.3,
     }
     if rng.random() < 0.3:
         training["checkpoint_interval_steps"] = rng.choice([10, 100, 1000])
