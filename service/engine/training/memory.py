@@ -272,7 +272,7 @@ def _dots_terms(sh: TransformerShape) -> tuple[float, float]:
     norm's backward). The attention and MLP output projections feed only residual adds, whose backward reads
     nothing; norms, activations and the attention kernel (not a dot) are recomputed."""
     d = sh.head_dim
-    width = _mlp_activation_scale(sh) * 4.0 / (1.5 if sh.ffn_type == "swiglu" else 1.0)  # f/h
+    width = _active_ffn_width(sh) / sh.hidden_size  # f/h
     gated = 2.0 if sh.ffn_type == "swiglu" else 1.0
     qkv = (sh.attention_heads + 2.0 * sh.kv_heads) * d / sh.hidden_size
     return 2.0, 2.0 * qkv + 2.0 * gated * width
@@ -304,9 +304,7 @@ def op_sac_terms(sh: TransformerShape) -> tuple[float, float, float, float]:
     """op_sac_bytes_per_token's bytes per token: (whole on every tensor rank, split by sequence parallelism, the
     reduce-scatter outputs kept under sequence parallelism, split by tensor parallelism)."""
     h, a, d = sh.hidden_size, sh.attention_heads, sh.head_dim
-    width = (
-        _mlp_activation_scale(sh) * 4.0 / (1.5 if sh.ffn_type == "swiglu" else 1.0) * h
-    )  # f (active experts)
+    width = _active_ffn_width(sh)  # f (active experts)
     split = 2.0 * a * d + 2.0 * sh.kv_heads * d + 2.0 * a * d + 4.0 * a + 2.0 * width
     whole = 2.0 * h if sh.ffn_type == "swiglu" else 0.0
     return whole, 2.0 * h, 4.0 * h, split
@@ -361,11 +359,15 @@ def _layer_terms(sh: TransformerShape, mlp: float, input_bytes: float = 2.0) -> 
 
 
 @lru_cache(maxsize=SHAPE_CACHE)
-def _mlp_activation_scale(s: TransformerShape) -> float:
-    """MLP activations relative to Korthikanti's GELU 4h MLP: width f/(4h), ×1.5 for the gated third matrix."""
+def _active_ffn_width(s: TransformerShape) -> int:
+    """The MLP width a token's activations see: f, or under MoE the routed + shared experts' widths (at least a
+    dense layer's f when the model has dense layers)."""
     if s.is_moe:
         width = (s.experts_per_token + s.shared_experts) * s.expert_ffn_hidden_size
-        width = max(width, s.ffn_hidden_size if s.dense_layers else 0)
-    else:
-        width = s.ffn_hidden_size
-    return width / (4.0 * s.hidden_size) * (1.5 if s.ffn_type == "swiglu" else 1.0)
+        return max(width, s.ffn_hidden_size if s.dense_layers else 0)
+    return s.ffn_hidden_size
+
+
+def _mlp_activation_scale(s: TransformerShape) -> float:
+    """MLP activations relative to Korthikanti's GELU 4h MLP: width f/(4h), ×1.5 for the gated third matrix."""
+    return _active_ffn_width(s) / (4.0 * s.hidden_size) * (1.5 if s.ffn_type == "swiglu" else 1.0)
