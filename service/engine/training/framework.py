@@ -31,13 +31,12 @@ EAGER_ELEMENTWISE_FACTOR = 1.70
 # `cross_entropy(pred.float())` (train.py @9dec370) holds three fp32 tensors the size of the logits at the loss's
 # backward (the upcast logits, the log-softmax and its gradient): 12 B, the 16-bit logits freed by then.
 UNFUSED_LOSS_BYTES_PER_LOGIT = 12.0
-_UNFUSED_LOSS = ("torchtitan", "pytorch")
 # Accelerator id fragments of parts with Hopper's or Blackwell's tensor cores (wgmma / tcgen05), where fused
 # attention kernels outrun FlashAttention-2
 _FAST_ATTENTION_PARTS = ("h100", "h200", "h800", "h20", "gh200", "b200", "b300", "gb200", "gb300")
 _BLACKWELL_PARTS = ("b200", "b300", "gb200", "gb300")
 
-# framework → (attention kernel on Hopper, on Blackwell, eager PyTorch element-wise kernels)
+# framework → (attention kernel on Hopper, on Blackwell, eager PyTorch: unfused element-wise kernels and fp32 loss)
 #   megatron/nemo/megatron-bridge: Transformer Engine, cuDNN fused attention and fused norm/SwiGLU (the calibration).
 #   deepspeed: Megatron-DeepSpeed, Megatron's fused kernels with the flash-attn package (FlashAttention-2).
 #   torchtitan: SDPA (FlashAttention-2 on Hopper; cuDNN on Blackwell since pytorch/torchtitan#1196), eager modules.
@@ -54,40 +53,59 @@ _STACKS: dict[str, tuple[str, str, bool]] = {
 }
 
 
-def attention_kernel(framework: str, accelerator: Accelerator) -> str:
-    """'fused' (cuDNN / FlashAttention-3 class) or 'flash2' (FlashAttention-2) for this stack on an NVIDIA part;
-    'xla' on a TPU, 'vendor' on other parts (their own kernels: the framework changes nothing there)."""
+def _generation(accelerator: Accelerator) -> str:
+    """'hopper' / 'blackwell' (NVIDIA parts whose fused attention outruns FlashAttention-2), 'older' (other NVIDIA
+    parts), 'xla' (TPUs) or 'vendor' (other vendors' parts, with their own kernels)."""
     if accelerator.kind == "tpu":
         return "xla"
     if accelerator.vendor != "NVIDIA":
         return "vendor"
-    hopper, blackwell, _eager = _STACKS.get(framework, _STACKS["megatron"])
     key = accelerator.id.lower()
     if not any(part in key for part in _FAST_ATTENTION_PARTS):
+        return "older"
+    return "blackwell" if any(part in key for part in _BLACKWELL_PARTS) else "hopper"
+
+
+def attention_kernel(framework: str, accelerator: Accelerator) -> str:
+    """'fused' (cuDNN / FlashAttention-3 class) or 'flash2' (FlashAttention-2) for this stack on an NVIDIA part;
+    'xla' on a TPU, 'vendor' on other parts (their own kernels: the framework changes nothing there)."""
+    generation = _generation(accelerator)
+    if generation in ("xla", "vendor"):
+        return generation
+    if generation == "older":
         return (
             "flash2"  # Ampere and others: FlashAttention-2 is the fast kernel; no difference between stacks
         )
-    return blackwell if any(part in key for part in _BLACKWELL_PARTS) else hopper
+    hopper, blackwell, _eager = _stack(framework)
+    return blackwell if generation == "blackwell" else hopper
 
 
 def attention_factor(framework: str, accelerator: Accelerator) -> float:
     """Attention-kernel throughput relative to the calibrated (fused) kernel on this part."""
-    key = accelerator.id.lower()
-    fast_part = accelerator.vendor == "NVIDIA" and any(part in key for part in _FAST_ATTENTION_PARTS)
-    if fast_part and attention_kernel(framework, accelerator) == "flash2":
+    if (
+        _generation(accelerator) in ("hopper", "blackwell")
+        and attention_kernel(framework, accelerator) == "flash2"
+    ):
         return FA2_ON_HOPPER_RATIO
     return 1.0
 
 
+def _stack(framework: str) -> tuple[str, str, bool]:
+    return _STACKS.get(framework, _STACKS["megatron"])
+
+
+def _eager(framework: str) -> bool:
+    return _stack(framework)[2]
+
+
 def elementwise_factor(framework: str, torch_compile: bool) -> float:
     """Memory-bound element-wise bytes relative to the fused kernels of the calibration."""
-    eager = _STACKS.get(framework, _STACKS["megatron"])[2]
-    return EAGER_ELEMENTWISE_FACTOR if eager and not torch_compile else 1.0
+    return EAGER_ELEMENTWISE_FACTOR if _eager(framework) and not torch_compile else 1.0
 
 
 def loss_bytes_per_logit(framework: str, activation_bytes: float) -> float:
     """Peak bytes per logit of the loss: fused (Megatron-class stacks, llm-foundry's fused cross entropy) or eager
     PyTorch's fp32 cross entropy."""
-    if framework in _UNFUSED_LOSS:
+    if _eager(framework):
         return UNFUSED_LOSS_BYTES_PER_LOGIT
     return activation_bytes + 4.0
