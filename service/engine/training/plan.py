@@ -24,10 +24,6 @@ RECOMPUTATION = ("none", "selective", "selective_op", "full", "dots")
 # The modes the planner tries when the request fixes none: those of Megatron-LM / PyTorch recipes (JAX's "dots"
 # is a MaxText choice, not searched).
 SEARCHED_RECOMPUTATION = ("none", "selective", "selective_op", "full")
-# Tensor-parallel all-reduces a recomputation mode adds per layer to the 4 of forward + backward (Shoeybi et al.
-# 2019 Fig. 4): full recompute re-runs the forward's 2; "dots" re-gathers only the inputs of the column-parallel
-# matmuls it rebuilds for their weight gradients (the all-gather halves of the 2: 1 all-reduce's volume).
-RECOMPUTE_TP_COLLECTIVES = {"full": 2, "dots": 1}
 # Training stacks whose kernels differ enough to move the step time (training/framework.py; docs/formulas.md,
 # "Training framework"). megatron: Megatron-LM / Megatron-Core / Megatron-DeepSpeed's fused kernels; nemo and
 # megatron-bridge run Megatron-Core.

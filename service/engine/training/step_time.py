@@ -22,7 +22,7 @@ from .memory import (
     expert_parameters,
     op_sac_recomputed_share,
 )
-from .plan import RECOMPUTE_TP_COLLECTIVES, TrainingPlan
+from .plan import TrainingPlan
 
 # Best single BF16 GEMM as a fraction of dense peak — ml-engineering "Maximum Achievable Matmul FLOPS" (MAMF).
 BEST_GEMM_EFFICIENCY = (
@@ -205,12 +205,17 @@ def recompute_gemm_factor(plan: TrainingPlan) -> float:
 
 def recompute_collectives(recompute: str, sequence_parallel: bool) -> int:
     """Tensor-parallel all-reduce equivalents per layer beyond the 2 forward + 2 backward (Shoeybi et al. 2019
-    Fig. 4): full recompute re-runs the forward's 2; op-level selective checkpointing keeps the reduce-scatter
-    outputs (torchtitan's save list) and re-runs the all-gathers only — half of each all-reduce under sequence
-    parallelism — or the whole all-reduces without it."""
+    Fig. 4): full recompute re-runs the forward's 2; "dots" re-gathers only the inputs of the column-parallel
+    matmuls it rebuilds for their weight gradients (the all-gather halves of the 2: 1 all-reduce's volume);
+    op-level selective checkpointing keeps the reduce-scatter outputs (torchtitan's save list) and re-runs the
+    all-gathers only — half of each all-reduce under sequence parallelism — or the whole all-reduces without it."""
+    if recompute == "full":
+        return 2
+    if recompute == "dots":
+        return 1
     if recompute == "selective_op":
         return 1 if sequence_parallel else 2
-    return RECOMPUTE_TP_COLLECTIVES.get(recompute, 0)  # full: 2, "dots": 1
+    return 0
 
 
 def _routed_expert_slowdown(model: ModelSpec, flops: UnitFlops) -> float:
