@@ -53,18 +53,35 @@ class FusedSwiGLU(torch.autograd.Function):
         raise NotImplementedError
 
 
-def layer_bytes(h: int, heads: int, kv: int, f: int, s: int, b: int, fused: bool) -> int:
+DTYPE = torch.bfloat16
+
+
+def _weights(h: int, heads: int, kv: int, f: int) -> tuple[torch.nn.Parameter, ...]:
+    """A Llama layer's weights (q, k, v, o, gate, up, down, the two norms), seeded: the byte counts need no values."""
     torch.manual_seed(0)
-    dtype = torch.bfloat16
     d = h // heads
-    wq, wk, wv, wo = (torch.nn.Parameter(torch.randn(o, i, dtype=dtype) * 0.02) for o, i in
-                      ((h, h), (kv * d, h), (kv * d, h), (h, h)))  # fmt: skip
-    wg, wu, wd = (
-        torch.nn.Parameter(torch.randn(o, i, dtype=dtype) * 0.02) for o, i in ((f, h), (f, h), (h, f))
-    )
-    n1, n2 = (torch.nn.Parameter(torch.ones(h, dtype=dtype)) for _ in range(2))
+    linear = ((h, h), (kv * d, h), (kv * d, h), (h, h), (f, h), (f, h), (h, f))
+    matrices = tuple(torch.nn.Parameter(torch.randn(o, i, dtype=DTYPE) * 0.02) for o, i in linear)
+    return matrices + tuple(torch.nn.Parameter(torch.ones(h, dtype=DTYPE)) for _ in range(2))
+
+
+def _eager_rmsnorm(v: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """RMSNorm as plain PyTorch ops (what eager torchtitan runs)."""
+    return (v.float() * torch.rsqrt(v.float().pow(2).mean(-1, keepdim=True) + 1e-5)).to(DTYPE) * w
+
+
+def _row(h: int, heads: int, kv: int, f: int, s: int, b: int, variant: str, measured: int) -> dict:
+    return {
+        "hidden": h, "heads": heads, "kv_heads": kv, "ffn": f, "sequence": s, "batch": b,
+        "variant": variant, "bytes": measured, "bytes_per_sbh": measured / (s * b * h),
+    }  # fmt: skip
+
+
+def layer_bytes(h: int, heads: int, kv: int, f: int, s: int, b: int, fused: bool) -> int:
+    d = h // heads
+    wq, wk, wv, wo, wg, wu, wd, n1, n2 = _weights(h, heads, kv, f)
     params = {p.untyped_storage().data_ptr() for p in (wq, wk, wv, wo, wg, wu, wd, n1, n2)}
-    x = torch.randn(b, s, h, dtype=dtype, requires_grad=True)
+    x = torch.randn(b, s, h, dtype=DTYPE, requires_grad=True)
     seen: dict[int, int] = {}
 
     def pack(t: torch.Tensor):
@@ -74,9 +91,7 @@ def layer_bytes(h: int, heads: int, kv: int, f: int, s: int, b: int, fused: bool
         return t
 
     def norm(v, w):
-        if fused:
-            return FusedRMSNorm.apply(v, w, 1e-5)
-        return (v.float() * torch.rsqrt(v.float().pow(2).mean(-1, keepdim=True) + 1e-5)).to(dtype) * w
+        return FusedRMSNorm.apply(v, w, 1e-5) if fused else _eager_rmsnorm(v, w)
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         a = norm(x, n1)
@@ -129,30 +144,20 @@ def op_sac_layer_bytes(h: int, heads: int, kv: int, f: int, s: int, b: int) -> i
     """Bytes one eager layer keeps under torchtitan's op-level selective checkpointing (its input included)."""
     from torch.utils.checkpoint import checkpoint
 
-    torch.manual_seed(0)
-    dtype = torch.bfloat16
     d = h // heads
-    wq, wk, wv, wo = (torch.nn.Parameter(torch.randn(o, i, dtype=dtype) * 0.02) for o, i in
-                      ((h, h), (kv * d, h), (kv * d, h), (h, h)))  # fmt: skip
-    wg, wu, wd = (
-        torch.nn.Parameter(torch.randn(o, i, dtype=dtype) * 0.02) for o, i in ((f, h), (f, h), (h, f))
-    )
-    n1, n2 = (torch.nn.Parameter(torch.ones(h, dtype=dtype)) for _ in range(2))
-
-    def norm(v, w):
-        return (v.float() * torch.rsqrt(v.float().pow(2).mean(-1, keepdim=True) + 1e-5)).to(dtype) * w
+    wq, wk, wv, wo, wg, wu, wd, n1, n2 = _weights(h, heads, kv, f)
 
     def block(x):
-        a = norm(x, n1)
+        a = _eager_rmsnorm(x, n1)
         q = (a @ wq.T).view(b, s, heads, d).transpose(1, 2)
         k = (a @ wk.T).view(b, s, kv, d).transpose(1, 2)
         v = (a @ wv.T).view(b, s, kv, d).transpose(1, 2)
         o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
         x2 = x + o.transpose(1, 2).reshape(b, s, h) @ wo.T
-        m = norm(x2, n2)
+        m = _eager_rmsnorm(x2, n2)
         return x2 + (F.silu(m @ wg.T) * (m @ wu.T)) @ wd.T
 
-    x = torch.randn(b, s, h, dtype=dtype, requires_grad=True) * 1.0  # a block input that autograd tracks
+    x = torch.randn(b, s, h, dtype=DTYPE, requires_grad=True) * 1.0  # a block input that autograd tracks
     before = _live_storages()
     out = checkpoint(block, x, use_reentrant=False, context_fn=_op_sac_context)
     kept = {k: v for k, v in _live_storages().items() if k not in before}
@@ -170,16 +175,8 @@ def main() -> None:
     for h, heads, kv, f, s, b in shapes:
         for fused in (True, False):
             measured = layer_bytes(h, heads, kv, f, s, b, fused)
-            rows.append({
-                "hidden": h, "heads": heads, "kv_heads": kv, "ffn": f, "sequence": s, "batch": b,
-                "variant": "fused" if fused else "eager", "bytes": measured,
-                "bytes_per_sbh": measured / (s * b * h),
-            })  # fmt: skip
-        measured = op_sac_layer_bytes(h, heads, kv, f, s, b)
-        rows.append({
-            "hidden": h, "heads": heads, "kv_heads": kv, "ffn": f, "sequence": s, "batch": b,
-            "variant": "op-sac", "bytes": measured, "bytes_per_sbh": measured / (s * b * h),
-        })  # fmt: skip
+            rows.append(_row(h, heads, kv, f, s, b, "fused" if fused else "eager", measured))
+        rows.append(_row(h, heads, kv, f, s, b, "op-sac", op_sac_layer_bytes(h, heads, kv, f, s, b)))
     print(json.dumps({
         "command": "/tmp/tvenv/bin/python bench/measure_activations.py",
         "torch": torch.__version__, "python": platform.python_version(), "dtype": "bfloat16", "rows": rows,
