@@ -17,9 +17,9 @@ FIXTURE = json.loads((Path(__file__).with_name("data") / "measured_activations.j
 FUSED = [r for r in FIXTURE["rows"] if r["variant"] == "fused"]
 
 
-@pytest.mark.parametrize("row", FUSED, ids=lambda r: f"h{r['hidden']}-kv{r['kv_heads']}-f{r['ffn']}")
-def test_formula_matches_the_bytes_autograd_keeps(row):
-    shape = TransformerShape(
+def _shape(row: dict) -> TransformerShape:
+    """The one-layer Llama shape a fixture row was measured on."""
+    return TransformerShape(
         layers=1,
         hidden_size=row["hidden"],
         attention_heads=row["heads"],
@@ -29,6 +29,11 @@ def test_formula_matches_the_bytes_autograd_keeps(row):
         vocab_size=32000,
         tied_embeddings=False,
     )
+
+
+@pytest.mark.parametrize("row", FUSED, ids=lambda r: f"h{r['hidden']}-kv{r['kv_heads']}-f{r['ffn']}")
+def test_formula_matches_the_bytes_autograd_keeps(row):
+    shape = _shape(row)
     stored, _ = layer_activation_bytes(shape, Parallelism(), "selective", True, row["sequence"], row["batch"])
     error = stored / row["bytes"] - 1.0
     print(
@@ -50,16 +55,7 @@ OP_SAC = [r for r in FIXTURE["rows"] if r["variant"] == "op-sac"]
 def test_op_level_selective_checkpointing_matches_the_bytes_torch_keeps(row):
     """torchtitan's op-level SAC under torch.utils.checkpoint: the layer input, every other matmul output and the
     attention output (bench/measure_activations.py, variant "op-sac")."""
-    shape = TransformerShape(
-        layers=1,
-        hidden_size=row["hidden"],
-        attention_heads=row["heads"],
-        kv_heads=row["kv_heads"],
-        ffn_hidden_size=row["ffn"],
-        ffn_type="swiglu",
-        vocab_size=32000,
-        tied_embeddings=False,
-    )
+    shape = _shape(row)
     stored, working = layer_activation_bytes(
         shape, Parallelism(), "selective_op", True, row["sequence"], row["batch"]
     )
@@ -76,3 +72,13 @@ def test_op_level_selective_checkpointing_matches_the_bytes_torch_keeps(row):
     )
     assert stored < 0.5 * fused["bytes"]
     assert working == pytest.approx(fused["bytes"], rel=0.02)
+
+
+def test_the_eager_element_wise_factor_is_the_measured_ratio():
+    """framework.EAGER_ELEMENTWISE_FACTOR is the mean eager/fused saved-bytes ratio of these four shapes."""
+    from service.engine.training.framework import EAGER_ELEMENTWISE_FACTOR
+
+    eager = {(r["hidden"], r["ffn"]): r["bytes"] for r in FIXTURE["rows"] if r["variant"] == "eager"}
+    ratios = [eager[(r["hidden"], r["ffn"])] / r["bytes"] for r in FUSED]
+    print(f"eager / fused: {', '.join(f'{x:.3f}' for x in ratios)}")
+    assert abs(sum(ratios) / len(ratios) - EAGER_ELEMENTWISE_FACTOR) < 0.01
