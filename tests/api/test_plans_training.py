@@ -206,6 +206,23 @@ def test_parallelism_auto_picks_the_fastest_layout(client):
             assert r.json["time"]["seconds"] >= e["time"]["seconds"] * (1 - 1e-9)
 
 
+def test_parallelism_auto_splits_a_count_with_an_odd_factor_over_the_pipeline(client):
+    # 384 = 3 × 128 GPUs (BLOOM's 48 nodes): with a power-of-two global batch the data degree cannot take the 3,
+    # and tensor degrees are powers of two, so only a pipeline of 3·2^k stages gives a layout at all
+    body = {
+        **LLAMA_7B,
+        "model": {"preset": "llama-2-70b"},
+        "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 384, "parallelism": "auto"},
+    }
+    r = client.post("/v1/estimates/training", json=body)
+    assert r.status_code == 200, r.json
+    par = r.json["assumptions"]["parallelism"]
+    assert par["pipeline"] % 3 == 0
+    assert par["data"] * par["tensor"] * par["pipeline"] * par["context"] == 384
+    assert 1024 % par["data"] == 0
+    assert r.json["memory"]["fits"]
+
+
 def test_count_auto_picks_the_fewest_devices_meeting_the_deadline(client):
     body = {**AUTO_BASE, "hardware": {**AUTO_BASE["hardware"], "count": "auto", "parallelism": "auto"}}
     body["constraints"] = {"deadline": "P10D"}
@@ -259,7 +276,11 @@ def test_an_oversized_search_is_refused_before_it_runs(client):
     [
         ({"search": {"device_counts": [8, 16], "min_devices": 32}}, "search.device_counts"),
         ({"search": {"min_devices": 64}, "constraints": {"max_devices": 32}}, "search.min_devices"),
-        ({"search": {"device_counts": [3], "accelerators": ["nvidia-h100-sxm-80gb"]}}, "search"),  # 1024 % 3
+        # 1024 % 3, and no pipeline degree may take the factor 3
+        (
+            {"search": {"device_counts": [3], "pipeline": [1, 2], "accelerators": ["nvidia-h100-sxm-80gb"]}},
+            "search",
+        ),
         ({"constraints": {"deadline": "P0D"}}, "constraints.deadline"),
         ({"constraints": {"deadline": 0}}, "constraints.deadline"),
         ({"search": {"accelerators": ["amd-mi325x"]}, "objective": "cheapest"}, "search.accelerators"),

@@ -22,7 +22,7 @@ from .offload import refuse_in_search
 from .plan_request import duration_seconds
 from .planner import Candidate, Constraints, Offer, prepare, search
 from .request import build_plan
-from .search_space import DEFAULT_MAX_DEVICES, SearchSpace, default_space
+from .search_space import DEFAULT_MAX_DEVICES, SearchSpace, default_space, pipeline_for_counts
 
 AUTO = "auto"
 
@@ -122,6 +122,7 @@ def _space(
     changes: dict[str, Any] = {}
     if not count_auto:
         changes["device_counts"] = (int(hardware.get("count") or 1),)
+        changes["pipeline"] = pipeline_for_counts(changes["device_counts"], space.pipeline)
     if not layout_auto:  # the given degrees (data follows the count)
         given = hardware.get("parallelism") or {}
         for name in ("tensor", "pipeline", "context", "expert", "virtual_pipeline"):

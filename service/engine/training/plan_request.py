@@ -28,6 +28,7 @@ from .search_space import (
     SearchSpace,
     default_space,
     enumerate_layouts,
+    pipeline_for_counts,
 )
 
 DEFAULT_PRICING_MODELS = (
@@ -340,6 +341,8 @@ def _space_builder(
         }
         if counts:
             changes["device_counts"] = tuple(c for c in counts if min_devices <= c <= top)
+            if not search.get("pipeline"):
+                changes["pipeline"] = pipeline_for_counts(changes["device_counts"], space.pipeline)
         if micro:
             changes["micro_batches"] = (int(micro),)
         return replace(space, **changes) if changes else space

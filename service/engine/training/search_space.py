@@ -29,8 +29,15 @@ DEFAULT_TENSOR = (
     8,
 )  # tensor parallel stays inside an 8-GPU NVLink node (Narayanan et al. 2021 §3.2)
 DEFAULT_PIPELINE = (1, 2, 4, 8, 16, 32)
+# Pipeline degrees that absorb a device count's odd factor, so that counts of 24, 40 or 384 GPUs (3 × 128: BLOOM's
+# 48 nodes ran TP4 × PP12 × DP8, Le Scao et al. 2022 §3.4.1) keep layouts whose data degree divides a power-of-two
+# global batch: odd part × powers of two up to this degree (Megatron-LM splits uneven layer counts over stages).
+MAX_PIPELINE_FOR_ODD_COUNTS = 64
 DEFAULT_ZERO_STAGES = (0, 1, 2, 3)
-DEFAULT_VIRTUAL_PIPELINE = (1, 2)
+# Interleaved chunks per stage: NeMo's large recipes run 4–8 (Llama 3.1 405B PP8 × VP8 in the Megatron-Bridge
+# performance summaries); Megatron overlaps the v-fold point-to-point traffic with the chunks' compute
+# (overlap_p2p_comm, on for interleaved schedules), which the step model's one exposed send per stage keeps.
+DEFAULT_VIRTUAL_PIPELINE = (1, 2, 4, 8)
 LONG_CONTEXT_TOKENS = 16384  # context parallelism is searched by default from 16K-token sequences on
 DEFAULT_CONTEXT_LONG = (1, 2, 4, 8)
 MAX_DEFAULT_EXPERT = 64
@@ -81,6 +88,21 @@ def default_device_counts(max_devices: int, min_devices: int = 1) -> tuple[int, 
             step *= 2
         count += step
     return tuple(c for c in counts if min_devices <= c <= max_devices)
+
+
+def pipeline_for_counts(counts: tuple[int, ...], pipeline: tuple[int, ...]) -> tuple[int, ...]:
+    """`pipeline` plus, for each count with an odd factor, that factor times the powers of two up to
+    MAX_PIPELINE_FOR_ODD_COUNTS: the degrees that let a count of 3 × 2^k devices split as PP = 3·2^j."""
+    degrees = set(pipeline)
+    for count in counts:
+        odd = count
+        while odd > 1 and odd % 2 == 0:
+            odd //= 2
+        degree = odd
+        while 1 < degree <= MAX_PIPELINE_FOR_ODD_COUNTS and count % degree == 0:
+            degrees.add(degree)
+            degree *= 2
+    return tuple(sorted(degrees))
 
 
 def default_micro_batches(plan: TrainingPlan) -> tuple[int, ...]:

@@ -1,0 +1,25 @@
+"""The planner's default degrees: what a count with an odd factor adds to the pipeline degrees."""
+
+from __future__ import annotations
+
+from service.engine.training.search_space import (
+    DEFAULT_PIPELINE,
+    MAX_PIPELINE_FOR_ODD_COUNTS,
+    pipeline_for_counts,
+)
+
+
+def test_a_power_of_two_count_adds_nothing():
+    assert pipeline_for_counts((1024,), DEFAULT_PIPELINE) == DEFAULT_PIPELINE
+
+
+def test_an_odd_factor_is_added_with_its_power_of_two_multiples_that_divide_the_count():
+    # BLOOM's 384 = 3 × 128 GPUs (TP4 × PP12 × DP8)
+    assert pipeline_for_counts((384,), (1, 2, 4)) == (1, 2, 3, 4, 6, 12, 24, 48)
+    assert pipeline_for_counts((40,), (1, 2)) == (1, 2, 5, 10, 20, 40)  # 40 = 5 × 8: 80 does not divide it
+
+
+def test_odd_factors_past_the_cap_are_not_pipeline_degrees():
+    count = 67 * 8  # a prime factor above the cap: no pipeline takes it
+    assert pipeline_for_counts((count,), DEFAULT_PIPELINE) == DEFAULT_PIPELINE
+    assert all(d <= MAX_PIPELINE_FOR_ODD_COUNTS for d in pipeline_for_counts((3 * 1024,), DEFAULT_PIPELINE))
