@@ -231,6 +231,7 @@ class TrainingTimeBreakdownSchema(ma.Schema):
     interruptions_s = number(
         "Expected time lost to interruptions (failures, maintenance): restarts and re-done work, s"
     )
+    stragglers_s = number("Expected time steps wait for their slowest worker (stragglers), s")
 
 
 class TrainingTimePhasesSchema(ma.Schema):
@@ -244,7 +245,8 @@ class TrainingTimeSchema(ma.Schema):
     steps = num("Optimizer steps")
     pretraining_steps = num("Optimizer steps of the included pre-training")
     tokens_per_second = num(
-        "Training tokens per second while the job runs (time lost to interruptions excluded; seconds include it)"
+        "Training tokens per second while the job runs, as a benchmark measures it (time lost to "
+        "interruptions and stragglers excluded; seconds include both)"
     )
     samples_per_second = num("Training samples per second (cnn/vit), while the job runs")
     utilization = num("Model FLOPs utilisation used while stepping, fraction")
@@ -252,12 +254,14 @@ class TrainingTimeSchema(ma.Schema):
     predicted_utilization = num("What the utilisation model predicts for this run, fraction")
     effective_utilization = num("End-to-end MFU including bubble, checkpoints and validation, fraction")
     goodput = number(
-        "Stepping and validation time / wall time: what interruptions and checkpoints leave, fraction"
+        "Stepping and validation time / wall time: what interruptions and checkpoints leave (steps slowed by "
+        "stragglers count as stepping, as in an effective-training-time ratio), fraction"
     )
     interruptions = number("Expected interruptions over the run")
     breakdown = section(
         TrainingTimeBreakdownSchema,
-        "Seconds: compute_s, pipeline_bubble_s, communication_s, checkpointing_s, validation_s, interruptions_s",
+        "Seconds: compute_s, pipeline_bubble_s, communication_s, checkpointing_s, validation_s, "
+        "stragglers_s, interruptions_s",
     )
     phases = section(TrainingTimePhasesSchema, "Seconds per phase: training_s, pretraining_s")
 
@@ -379,6 +383,10 @@ class GoodputAssumptionsSchema(ma.Schema):
     restart_s = number(
         "Seconds from an interruption to training again, lost work aside (training.restart_seconds)"
     )
+    straggler_share = number(
+        "Share of the stepping time lost to stragglers, fraction (training.straggler_share)"
+    )
+    straggler_source = text("`given`, or where the default comes from")
     checkpoint_interval_steps = integer("Steps between checkpoints; null when none is written", nullable=True)
     checkpoint_interval_source = text("`given`, or `Young/Daly optimum`")
     optimal_checkpoint_interval_steps = integer(

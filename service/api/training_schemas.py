@@ -8,6 +8,7 @@ from marshmallow import validate
 from service import engine
 from service.engine.i18n import N_
 from service.engine.parallelism import PIPELINE_SCHEDULES
+from service.engine.training.goodput import MAX_STRAGGLER_SHARE
 
 from .estimate_common import CostSchema, OutputSchema
 from .fields import AutoOr, Boolean, Count, Deadline, Float, Integer, String, fraction_range
@@ -136,8 +137,9 @@ class TrainingRunSchema(ma.Schema):
     goodput = Float(
         validate=fraction_range(0.01, 1.0),
         metadata={
-            "description": "Share of the wall time spent stepping (a fraction: 0.9 means 90 %). Replaces the "
-            "interruption model; checkpoint writes and interruptions take the rest. Default: modelled from "
+            "description": "Share of the wall time spent stepping (a fraction: 0.9 means 90 %; steps slowed by "
+            "stragglers count as stepping). Replaces the interruption model; checkpoint writes and "
+            "interruptions take the rest. Default: modelled from "
             "interruptions_per_device_hour, restart_seconds and the checkpoint interval",
             "example": 0.9,
         },
@@ -154,6 +156,15 @@ class TrainingRunSchema(ma.Schema):
         metadata={
             "description": "Seconds from an interruption to training again, lost work aside (detection, "
             "re-launch, checkpoint load); default 900"
+        },
+    )
+    straggler_share = Float(
+        validate=validate.Range(0, MAX_STRAGGLER_SHARE),
+        metadata={
+            "description": "Share of the stepping time lost waiting for slow workers (a fraction). Default "
+            "0.078 from 128 devices (median production job of ≥ 128 GPUs, Lin et al., OSDI 2025), "
+            "0.078 · ln N / ln 128 below; 0 on one device",
+            "example": 0.05,
         },
     )
     validation = ma.fields.Nested(ValidationRunSchema)

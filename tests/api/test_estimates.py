@@ -136,6 +136,10 @@ def test_unknown_preset_lists_valid_ids(client):
         ({"hardware": {"accelerator": "nvidia-t4", "count": 10**9}}, "hardware.count"),
         ({"training": {"tokens": -5, "global_batch_size": 8}}, "training.tokens"),
         ({"training": {"tokens": "1B", "global_batch_size": 8, "precision": "fp2"}}, "training.precision"),
+        (
+            {"training": {"tokens": "1B", "global_batch_size": 8, "straggler_share": 0.9}},
+            "training.straggler_share",
+        ),
     ],
 )
 def test_absurd_magnitudes_are_422_with_the_bound_named(client, patch, field):

@@ -298,7 +298,7 @@ def test_goodput_field_messages_of_the_engine_in_spanish(app):
     from service.engine.errors import InvalidRequest
     from service.usecases.catalog import engine_catalog
 
-    training = {**LLAMA3_405B["training"], "goodput": 1.5, "restart_seconds": -1.0}
+    training = {**LLAMA3_405B["training"], "goodput": 1.5, "restart_seconds": -1.0, "straggler_share": 0.7}
     bad = {**LLAMA3_405B, "training": training, "output": {"recommendations": False}}
     with app.app_context():
         catalog = engine_catalog(db_session())
@@ -313,6 +313,12 @@ def test_goodput_field_messages_of_the_engine_in_spanish(app):
         "Debe estar en (0, 1]: una fracción (0.9 significa que el 90 % del tiempo total se dedica a ejecutar pasos)."
     ]
     assert spanish.value.errors["training.restart_seconds"] == ["Debe ser ≥ 0."]
+    assert english.value.errors["training.straggler_share"] == [
+        "Must be in [0, 0.5]: a fraction of the stepping time."
+    ]
+    assert spanish.value.errors["training.straggler_share"] == [
+        "Debe estar en [0, 0.5]: una fracción del tiempo de los pasos."
+    ]
 
 
 def test_count_auto_422s_and_the_planner_note_in_spanish(client):

@@ -10,13 +10,15 @@ import math
 
 import pytest
 
-from service.engine import estimate_training
+from service.engine import InvalidRequest, estimate_training
 from service.engine.hardware import Catalog
 from service.engine.training.goodput import (
     INTERRUPTIONS_PER_DEVICE_HOUR,
     RESTART_S,
+    STRAGGLER_SHARE,
     goodput,
     optimal_interval_s,
+    straggler_share,
 )
 
 
@@ -86,13 +88,18 @@ def test_young_daly_interval():
 
     # the optimum (in steps) is never worse than half or twice it
     def wall(interval):
-        return goodput(1e6, 10.0, 100_000, 1000, write_s, interval, 1 / 10800 / 1000 * 3600, 600.0, None)
+        return goodput(
+            1e6, 10.0, 100_000, 1000, write_s, interval, 1 / 10800 / 1000 * 3600, 600.0, None, stragglers=0.0
+        )
 
     opt = wall(None)
     assert opt.checkpoint_interval == round(math.sqrt(2 * 60 * 10800) / 10.0)
     for k in (opt.checkpoint_interval // 2, opt.checkpoint_interval * 2):
         other = wall(k)
         assert other.fraction < opt.fraction
+    # with stragglers a step takes longer as it runs, so the optimum holds fewer of them
+    slowed = goodput(1e6, 10.0, 100_000, 1000, write_s, None, 1 / 10800 / 1000 * 3600, 600.0, None, 0.2)
+    assert slowed.checkpoint_interval == round(math.sqrt(2 * 60 * 10800) / (10.0 / 0.8))
 
 
 def test_far_from_optimal_interval_is_advised(catalog: Catalog):
@@ -106,3 +113,40 @@ def test_far_from_optimal_interval_is_advised(catalog: Catalog):
         rec["change"]["training"]["checkpoint_interval_steps"]
         == (out["assumptions"]["goodput"]["optimal_checkpoint_interval_steps"])
     )
+
+
+def test_straggler_share_grows_with_the_job_to_the_measured_median():
+    # Lin et al. (OSDI 2025): median 7.8 % of a ≥128-GPU job's GPU-hours lost to stragglers
+    assert straggler_share(1) == 0.0
+    assert straggler_share(8) == pytest.approx(STRAGGLER_SHARE * math.log(8) / math.log(128))
+    assert straggler_share(128) == pytest.approx(0.078)
+    assert straggler_share(16384) == straggler_share(128)  # not extrapolated past the study's jobs
+    shares = [straggler_share(n) for n in (2, 8, 64, 128)]
+    assert shares == sorted(shares) and len(set(shares)) == 4
+
+
+def test_stragglers_lengthen_the_run_not_the_benchmark_throughput(catalog: Catalog):
+    slow = estimate_training(_llama3_405b(), catalog)
+    none = estimate_training(_llama3_405b(straggler_share=0), catalog)
+    assert none["time"]["breakdown"]["stragglers_s"] == 0.0
+    stepping = sum(
+        slow["time"]["breakdown"][k]
+        for k in ("compute_s", "pipeline_bubble_s", "communication_s", "validation_s")
+    )
+    # the steps wait 7.8 % of their running time on 16,384 GPUs
+    assert slow["time"]["breakdown"]["stragglers_s"] == pytest.approx(stepping * 0.078 / (1 - 0.078))
+    assert slow["time"]["seconds"] > none["time"]["seconds"] * 1.07
+    assert slow["time"]["tokens_per_second"] == pytest.approx(none["time"]["tokens_per_second"], rel=2e-3)
+    g = slow["assumptions"]["goodput"]
+    assert g["straggler_share"] == pytest.approx(0.078) and "OSDI 2025" in g["straggler_source"]
+    given = estimate_training(_llama3_405b(straggler_share=0.2), catalog)
+    assert given["assumptions"]["goodput"]["straggler_share"] == 0.2
+    assert given["assumptions"]["goodput"]["straggler_source"] == "given"
+    # slowed steps still count as training time (an effective-training-time ratio), so goodput barely moves
+    assert given["time"]["goodput"] == pytest.approx(none["time"]["goodput"], abs=0.03)
+
+
+def test_a_straggler_share_past_half_is_refused(catalog: Catalog):
+    with pytest.raises(InvalidRequest) as err:
+        estimate_training(_llama3_405b(straggler_share=0.6), catalog)
+    assert "training.straggler_share" in err.value.errors

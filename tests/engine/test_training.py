@@ -169,9 +169,9 @@ def test_llama2_7b_on_8_a100_response_shape(catalog: Catalog) -> None:
 def test_given_utilization_sets_compute_time(catalog: Catalog) -> None:
     request = {
         "model": {"preset": "llama-2-7b"},
-        # no interruptions: the wall time is the stepping alone (the goodput model is tested in test_goodput.py)
+        # no interruptions, no stragglers: the wall time is the stepping alone (test_goodput.py tests both)
         "training": {"tokens": 1e9, "global_batch_size": 64, "sequence_length": 4096,
-                     "interruptions_per_device_hour": 0},
+                     "interruptions_per_device_hour": 0, "straggler_share": 0},
         "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8, "utilization": 0.5,
                      "parallelism": {"zero_stage": 1}},
     }  # fmt: skip

@@ -74,6 +74,10 @@ class Evaluation:
         return self.run.interruptions_s if self.run is not None else 0.0
 
     @property
+    def stragglers_s(self) -> float:
+        return self.run.stragglers_s if self.run is not None else 0.0
+
+    @property
     def goodput(self) -> float:
         return self.run.fraction if self.run is not None else 1.0
 
@@ -101,6 +105,7 @@ class Evaluation:
             + self.communication_s
             + self.checkpoint_s
             + self.validation_s
+            + self.stragglers_s
             + self.interruptions_s
         )
 
@@ -290,6 +295,7 @@ def _run(
         rate_per_device_hour=plan.interruptions_per_device_hour,
         restart_s=plan.restart_s,
         given=plan.goodput,
+        stragglers=plan.straggler_share,
     )
 
 

@@ -5,7 +5,9 @@ checkpoint. Over a run of wall time T on N devices with an interruption rate λ 
 n = λ·N·T interruptions (Poisson, independent devices). Each costs the restart (detection, re-launch, checkpoint
 load: RESTART_S) plus the work done since the last checkpoint, half an interval τ on average. Checkpoint writes
 cost δ each, every τ. Young (1974) / Daly (2006): the τ minimising the loss is τ* = √(2·δ·M), M = 1/(λ·N) the
-job's mean time between interruptions. Sources and the derivation of the defaults: docs/formulas.md, "Goodput".
+job's mean time between interruptions. Between interruptions a synchronous step waits for its slowest worker:
+stragglers stretch the stepping by a share that grows with the job (STRAGGLER_SHARE). Sources and the derivation
+of the defaults: docs/formulas.md, "Goodput".
 """
 
 from __future__ import annotations
@@ -25,6 +27,20 @@ RESTART_S = 900.0
 # An interruption loses at most this share of the run to itself: beyond it the job makes no progress (λ·N·(R + τ/2)
 # ≥ 1 would mean more time lost than there is); the answer says so in a note.
 MAX_LOSS_SHARE = 0.9
+# Stragglers: in a synchronous job every step waits for its slowest worker. ByteDance's study of 3,079 production
+# pre-training jobs of at least 128 GPUs over five months (Lin et al., "Understanding Stragglers in Large Model
+# Training Using What-if Analysis", OSDI 2025, arXiv 2505.05713) measured the share of each job's GPU-hours lost
+# to stragglers against the same job without them: median 7.8 % (P90 21.3 %; 10.4 % of all the fleet's GPU-hours),
+# mostly from compute imbalance (pipeline stages, sequence lengths of real data, Python garbage collection), rarely
+# from faulty hardware. The median applies from STRAGGLER_REFERENCE_DEVICES on; below, the share falls with
+# ln N / ln 128 to none on one device (assumption: the expected slowest of N workers grows with ln N; the study has
+# no jobs under 128 GPUs). Benchmarks of steady-state throughput run on uniform synthetic data, so the share is
+# run-level: time.tokens_per_second leaves it out, time.seconds and the hours include it.
+STRAGGLER_SHARE = 0.078
+STRAGGLER_REFERENCE_DEVICES = 128
+MAX_STRAGGLER_SHARE = (
+    0.5  # a request's straggler_share: beyond half the step waiting, the job is broken, not slow
+)
 
 
 class Goodput(NamedTuple):
@@ -38,6 +54,15 @@ class Goodput(NamedTuple):
     interruptions_s: float  # restarts + lost work
     fraction: float  # productive seconds / wall seconds
     given: bool  # the request gave training.goodput
+    stragglers_s: float = 0.0  # steps waiting for their slowest worker
+    straggler_share: float = 0.0  # share of the stepping (and validation) time those waits take
+
+
+def straggler_share(devices: int) -> float:
+    """The default share of a job's stepping time lost to stragglers on `devices` devices (STRAGGLER_SHARE)."""
+    if devices <= 1:
+        return 0.0
+    return STRAGGLER_SHARE * min(1.0, math.log(devices) / math.log(STRAGGLER_REFERENCE_DEVICES))
 
 
 def optimal_interval_s(checkpoint_write_s: float, job_rate_per_s: float) -> float:
@@ -57,10 +82,14 @@ def goodput(
     rate_per_device_hour: float,
     restart_s: float,
     given: float | None,
+    stragglers: float | None = None,
 ) -> Goodput:
-    """Checkpoints, interruptions and the goodput fraction of a run whose stepping (and validation) takes
-    `productive_s`, `step_s` per optimizer step over `all_steps` steps, on `devices` devices."""
+    """Checkpoints, stragglers, interruptions and the goodput fraction of a run whose stepping (and validation)
+    takes `productive_s`, `step_s` per optimizer step over `all_steps` steps, on `devices` devices; `stragglers`
+    is the share of that time lost to slow workers (None: straggler_share(devices))."""
     rate = rate_per_device_hour * devices / 3600.0  # job interruptions per second
+    slow = straggler_share(devices) if stragglers is None else stragglers
+    step_s /= 1.0 - slow  # a step as it runs, waiting for its slowest worker
     tau_opt = optimal_interval_s(checkpoint_write_s, rate)
     optimal = max(1, round(tau_opt / step_s)) if step_s > 0 and math.isfinite(tau_opt) else 0
     if optimal >= all_steps:
@@ -69,6 +98,10 @@ def goodput(
     checkpoints = all_steps // interval if interval_steps or optimal else 0
     checkpoint_s = checkpoints * checkpoint_write_s
     tau = min(interval, max(all_steps, 1)) * step_s  # work at risk between checkpoints
+    # stragglers slow the stepping down but the job is training: the goodput fraction, like Llama 3's "effective
+    # training time", counts them as stepping, and a given training.goodput replaces only interruptions and writes
+    productive_s += productive_s * slow / (1.0 - slow)
+    slow_s = productive_s * slow
     busy = productive_s + checkpoint_s
     if given is not None:
         lost = max(
@@ -76,9 +109,13 @@ def goodput(
         )  # checkpoint writes beyond the given share lengthen the run
         wall = busy + lost
         fraction = productive_s / wall if wall > 0 else 1.0
-        return Goodput(interval, optimal, checkpoints, checkpoint_s, rate * wall, lost, fraction, True)
+        return Goodput(
+            interval, optimal, checkpoints, checkpoint_s, rate * wall, lost, fraction, True, slow_s, slow
+        )
     share = min(rate * (restart_s + tau / 2.0), MAX_LOSS_SHARE)
     lost = busy * share / (1.0 - share)  # interruptions happen during the lost time too: T = busy + share·T
     wall = busy + lost
     fraction = productive_s / wall if wall > 0 else 1.0
-    return Goodput(interval, optimal, checkpoints, checkpoint_s, rate * wall, lost, fraction, False)
+    return Goodput(
+        interval, optimal, checkpoints, checkpoint_s, rate * wall, lost, fraction, False, slow_s, slow
+    )

@@ -64,6 +64,8 @@ class TrainingPlan:
     interruptions_per_device_hour: float = INTERRUPTIONS_PER_DEVICE_HOUR
     restart_s: float = RESTART_S
     goodput: float | None = None
+    # share of the stepping time lost to stragglers (None: goodput.straggler_share of the device count)
+    straggler_share: float | None = None
     # transformer layers per pipeline stage whose saved activations are offloaded to host memory (offload.py)
     offload_layers: int = 0
     # the training stack (FRAMEWORKS) and whether its PyTorch model is torch.compile'd (training/framework.py)

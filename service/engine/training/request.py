@@ -17,6 +17,7 @@ from ..i18n import _, num
 from ..models import resolve_model
 from ..parallelism import DEVICES_PER_NODE, Parallelism
 from ..pricing import resolve_price
+from .goodput import MAX_STRAGGLER_SHARE
 from .layout_request import parse_parallelism
 from .plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
 
@@ -291,6 +292,16 @@ def _goodput_fields(training: Mapping[str, Any], bad: Any) -> dict[str, Any]:
         if float(restart) < 0:
             bad("training.restart_seconds", _("Must be ≥ 0."))
         fields["restart_s"] = float(restart)
+    slow = training.get("straggler_share")
+    if slow is not None:
+        if not 0.0 <= float(slow) <= MAX_STRAGGLER_SHARE:
+            bad(
+                "training.straggler_share",
+                _("Must be in [0, {most}]: a fraction of the stepping time.").format(
+                    most=MAX_STRAGGLER_SHARE
+                ),
+            )
+        fields["straggler_share"] = float(slow)
     return fields
 
 

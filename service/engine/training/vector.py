@@ -27,7 +27,7 @@ from . import memory as mem
 from . import step_time as st
 from .evaluate import checkpoint_write_s
 from .framework import loss_bytes_per_logit
-from .goodput import MAX_LOSS_SHARE
+from .goodput import MAX_LOSS_SHARE, STRAGGLER_REFERENCE_DEVICES, STRAGGLER_SHARE
 from .plan import TrainingPlan
 from .request import CHECKPOINT_BYTES_PER_S_PER_NODE
 
@@ -394,7 +394,7 @@ def _totals(
     write_s = checkpoint_write_s(plan.with_fields(checkpoint_bytes_per_s=1.0)) / bandwidth
     step_equivalents = (plan.units + plan.pretraining_units) / units_per_step
     step_s = busy_s + bubble_s
-    checkpoint_s, interruptions_s = _goodput(
+    checkpoint_s, stragglers_s, interruptions_s = _goodput(
         plan, step_equivalents * step_s + validation_s, step_s, steps + pre_steps, devices, write_s
     )
     seconds = (
@@ -403,6 +403,7 @@ def _totals(
         + step_equivalents * communication_s
         + checkpoint_s
         + validation_s
+        + stragglers_s
         + interruptions_s
     )
     return LayoutNumbers(
@@ -421,9 +422,16 @@ def _totals(
 
 def _goodput(
     plan: TrainingPlan, productive_s: Array, step_s: Array, all_steps: int, devices: Array, write_s: Array
-) -> tuple[Array, Array]:
-    """goodput.goodput over layouts: (checkpoint seconds, seconds lost to interruptions)."""
+) -> tuple[Array, Array, Array]:
+    """goodput.goodput over layouts: (checkpoint seconds, seconds lost to stragglers, to interruptions)."""
     rate = plan.interruptions_per_device_hour * devices / 3600.0
+    if plan.straggler_share is not None:
+        slow = np.full(len(devices), plan.straggler_share)
+    else:
+        slow = STRAGGLER_SHARE * np.minimum(
+            1.0, np.log(np.maximum(devices, 1)) / math.log(STRAGGLER_REFERENCE_DEVICES)
+        )
+    step_s = step_s / (1.0 - slow)
     with np.errstate(divide="ignore", invalid="ignore"):
         tau_opt = np.where(rate > 0, np.sqrt(2.0 * write_s / rate), np.inf)
         optimal = np.where((step_s > 0) & np.isfinite(tau_opt), np.maximum(1, np.round(tau_opt / step_s)), 0)
@@ -436,8 +444,10 @@ def _goodput(
         checkpoints = np.where(optimal > 0, all_steps // interval, 0)
     checkpoint_s = checkpoints * write_s
     tau = np.minimum(interval, max(all_steps, 1)) * step_s
+    productive_s = productive_s / (1.0 - slow)
+    stragglers_s = productive_s * slow
     busy = productive_s + checkpoint_s
     if plan.goodput is not None:
-        return checkpoint_s, np.maximum(0.0, productive_s / plan.goodput - busy)
+        return checkpoint_s, stragglers_s, np.maximum(0.0, productive_s / plan.goodput - busy)
     share = np.minimum(rate * (plan.restart_s + tau / 2.0), MAX_LOSS_SHARE)
-    return checkpoint_s, busy * share / (1.0 - share)
+    return checkpoint_s, stragglers_s, busy * share / (1.0 - share)
