@@ -38,6 +38,7 @@ def parse_parallelism(
         context=max(c, 1),
         data_shard=max(shard, 0),
         pipeline_schedule=schedule if schedule in PIPELINE_SCHEDULES else "1f1b",
+        expert_overlap=bool(spec.get("expert_overlap", False)),
     )
     _pipeline_schedule(schedule, p, path, bad)
     if v < 1 or (v > 1 and p == 1):

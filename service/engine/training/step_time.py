@@ -68,7 +68,6 @@ XLA_FUSED_ELEMENTWISE_VENDORS = ("Google",)
 # gradient all-reduce overlaps the backward pass; ≥10 % stays exposed (Li et al. 2020, PyTorch DDP)
 DP_MIN_EXPOSED = 0.1
 TP_EXPOSED = 0.6  # share of tensor-parallel collectives not hidden behind GEMMs (fitted)
-MOE_DISPATCH_EXPOSED = 1.0  # expert all-to-all sits on the critical path (Megatron-Core MoE docs)
 SHAPELESS_KERNEL_EFFICIENCY = {
     # ResNet-50 AMP reaches ~21-25 % of tensor peak (NVIDIA DeepLearningExamples RN50 v1.5: ~2,600 img/s on A100,
     # ~1,300 on V100 at 3 × 8.2 GFLOPs per image): convolutions, BN and ReLU are far less GEMM-efficient.
