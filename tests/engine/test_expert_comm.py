@@ -95,3 +95,15 @@ def test_expert_overlap_shortens_a_moe_step_and_is_echoed():
     assert overlapped["time"]["tokens_per_second"] > plain["time"]["tokens_per_second"]
     assert overlapped["assumptions"]["parallelism"]["expert_overlap"] is True
     assert plain["assumptions"]["parallelism"]["expert_overlap"] is False
+
+
+def test_moe_permutation_traffic_is_counted_from_the_shape():
+    """Qwen3-30B-A3B (48 layers, all MoE, h 2048, top-8) in bf16: (5·8 + 3)·2048 values of 2 bytes per token per
+    layer; a dense model moves none."""
+    from service.engine.presets import PRESETS
+    from service.engine.training.step_time import moe_permute_bytes_per_token
+
+    qwen = PRESETS["qwen3-30b-a3b"]
+    assert qwen.shape is not None and qwen.shape.moe_layers == qwen.shape.layers == 48
+    assert moe_permute_bytes_per_token(qwen, 2.0) == (5 * 8 + 3) * 2048 * 2
+    assert moe_permute_bytes_per_token(PRESETS["llama-2-7b"], 2.0) == 0.0
