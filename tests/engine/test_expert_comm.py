@@ -107,3 +107,21 @@ def test_moe_permutation_traffic_is_counted_from_the_shape():
     assert qwen.shape is not None and qwen.shape.moe_layers == qwen.shape.layers == 48
     assert moe_permute_bytes_per_token(qwen, 2.0) == (5 * 8 + 3) * 2048 * 2
     assert moe_permute_bytes_per_token(PRESETS["llama-2-7b"], 2.0) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("change", "value"),
+    [(("hardware", "parallelism", "expert"), 1), (("training", "activation_recomputation"), "full")],
+)
+def test_expert_overlap_needs_expert_parallelism_and_no_full_recompute(change, value):
+    """Megatron-Core refuses overlap_moe_expert_parallel_comm without EP or with full recomputation."""
+    from service.engine import InvalidRequest
+
+    body = _qwen3_30b(True)
+    target = body
+    for key in change[:-1]:
+        target = target[key]
+    target[change[-1]] = value
+    with pytest.raises(InvalidRequest) as err:
+        estimate_training(body, CATALOG)
+    assert "hardware.parallelism.expert_overlap" in err.value.errors

@@ -108,6 +108,18 @@ def _pipeline_schedule(schedule: str, p: int, path: str, bad: Any) -> None:
         bad(f"{path}.pipeline_schedule", _("zero_bubble needs pipeline parallelism (pipeline > 1)."))
 
 
+def check_expert_overlap(par: Parallelism, recompute: str, bad: Any) -> None:
+    """hardware.parallelism.expert_overlap needs expert parallelism and no full recomputation: Megatron-Core refuses
+    overlap_moe_expert_parallel_comm otherwise (megatron/core/transformer/transformer_config.py: expert model
+    parallelism > 1, recompute_granularity != 'full'; a fully recomputed layer's backward is one opaque
+    recompute-and-backward with nothing to interleave)."""
+    if par.expert_overlap and (par.expert <= 1 or recompute == "full"):
+        bad(
+            "hardware.parallelism.expert_overlap",
+            _("expert_overlap needs expert parallelism (expert > 1) and no full activation recomputation."),
+        )
+
+
 def _divisors(n: int, multiple_of: int) -> list[int]:
     """Divisors of n that are multiples of `multiple_of`, ascending (trial division up to √n)."""
     small = [k for k in range(1, math.isqrt(n) + 1) if n % k == 0]
