@@ -361,6 +361,9 @@ class ParallelismUsedSchema(ma.Schema):
         "Ranks ZeRO shards over: data × context, or the hybrid-sharding group (`hardware.parallelism.data_shard`)"
     )
     pipeline_schedule = text("`1f1b` or `zero_bubble` (ZB-H1)", example="1f1b")
+    expert_overlap = F.Boolean(
+        metadata={"description": "Whether the expert all-to-all runs behind another micro-batch's compute"}
+    )
 
 
 class AutoChoiceSchema(ma.Schema):

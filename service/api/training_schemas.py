@@ -202,6 +202,16 @@ class ParallelismSchema(ma.Schema):
             "example": "1f1b",
         },
     )
+    expert_overlap = Boolean(
+        metadata={
+            "description": "Run each expert-parallel all-to-all (MoE token dispatch and combine) behind the compute of "
+            "another micro-batch: Megatron-Core's 1F1B A2A overlap (overlap_moe_expert_parallel_comm with "
+            "delay_wgrad_compute), DeepSeek-V3's DualPipe. Only the warm-up and cool-down micro-batches and the "
+            "all-to-all beyond the compute stay exposed, and the overlapped compute loses the SMs the communication "
+            "kernels take. Default false (Megatron-Core's default): the all-to-all is on the critical path",
+            "example": False,
+        }
+    )
     data_shard = Integer(
         validate=validate.Range(1, MAX_DEVICES),
         metadata={

@@ -52,6 +52,9 @@ class Parallelism:
     # Pipeline Parallelism", ICLR; torchtitan's ZBV/InterleavedZeroBubble schedules), which fills the 1F1B bubble
     # with the weight-gradient halves of the backward at 1F1B's peak memory
     pipeline_schedule: str = "1f1b"
+    # Expert all-to-all overlapped with another micro-batch's compute: Megatron-Core's 1F1B A2A overlap
+    # (overlap_moe_expert_parallel_comm, off by default), DeepSeek-V3's DualPipe (Liu et al. 2024 §3.2.1)
+    expert_overlap: bool = False
 
     @property
     def devices(self) -> int:
@@ -138,6 +141,41 @@ def group_bandwidth(acc: Accelerator, group_size: int, stride: int) -> float:
     # so the group moves k NICs' worth (rail-optimised clusters; NCCL's multi-node bus bandwidth), never more
     # than the scale-up fabric itself.
     return min(scale_up_bytes_per_s(acc), members_per_domain * scale_out_bytes_per_s(acc))
+
+
+def expert_all_to_all_seconds(
+    acc: Accelerator, token_bytes: float, experts: int, experts_per_token: int, group_size: int, stride: int
+) -> float:
+    """One all-to-all (dispatch or combine) of a micro-batch's routed tokens, `token_bytes` = tokens × h × bytes,
+    over `group_size` expert ranks spaced `stride` apart, each token going to `experts_per_token` of `experts`.
+
+    Inside a scale-up domain each rank sends the copies bound for the other ranks, (e − 1)/e of k per token, over the
+    fabric. Across domains the copies leave through each GPU's own NIC, not a ring's k NICs: DeepEP's normal
+    kernels (deepseek-ai/DeepEP README, H800 + CX7 400 Gb/s) reach ~153–158 GB/s NVLink intranode but ~43–58 GB/s
+    RDMA internode per GPU, and send a token once to each remote domain that holds one of its experts, the NVLink
+    of that domain forwarding the copies (DeepSeek-V3 report §3.2.2; HybridEP likewise): (N − 1)·(1 − P_miss)
+    copies per token cross, with P_miss the chance that none of its k experts lie in a given domain of N (experts
+    spread evenly, routing balanced). The NVLink and RDMA legs run concurrently: the slower one sets the time."""
+    if group_size <= 1 or token_bytes <= 0:
+        return 0.0
+    nodes, members = group_nodes(acc, group_size, stride)
+    k = experts_per_token
+    inside = token_bytes * k * (members - 1) / group_size / scale_up_bytes_per_s(acc)
+    if nodes == 1:
+        return inside
+    return max(inside, token_bytes * remote_domain_copies(experts, k, nodes) / scale_out_bytes_per_s(acc))
+
+
+def remote_domain_copies(experts: int, experts_per_token: int, domains: int) -> float:
+    """Expected remote scale-up domains a token's k distinct experts (of `experts`, spread evenly over `domains`)
+    fall in: (N − 1)·(1 − C(E − E/N, k)/C(E, k))."""
+    if domains <= 1:
+        return 0.0
+    elsewhere = experts - experts / domains
+    miss = 1.0
+    for i in range(min(experts_per_token, experts)):
+        miss *= max(0.0, elsewhere - i) / (experts - i)
+    return (domains - 1) * (1.0 - miss)
 
 
 def all_reduce_seconds(payload_bytes: float, ranks: int, bytes_per_s: float) -> float:

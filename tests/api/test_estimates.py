@@ -316,3 +316,22 @@ def test_training_framework_is_a_request_field_reported_in_assumptions(client):
         True,
         "flash2",
     )
+
+
+def test_expert_overlap_is_a_boolean_of_the_layout_echoed_in_the_assumptions(client):
+    body = {
+        "model": {"preset": "mixtral-8x7b"},
+        "training": {"tokens": "1B", "global_batch_size": 64, "sequence_length": 4096},
+        "hardware": {
+            "accelerator": "nvidia-h100-sxm-80gb",
+            "count": 16,
+            "parallelism": {"data": 16, "expert": 8, "zero_stage": 1, "expert_overlap": True},
+        },
+    }
+    answer = client.post("/v1/estimates/training", json=body)
+    assert answer.status_code == 200, answer.json
+    assert answer.json["assumptions"]["parallelism"]["expert_overlap"] is True
+    body["hardware"]["parallelism"]["expert_overlap"] = "sometimes"
+    refused = client.post("/v1/estimates/training", json=body)
+    assert refused.status_code == 422
+    assert "hardware.parallelism.expert_overlap" in refused.json["errors"]

@@ -216,6 +216,8 @@ def throughput_request(row: dict[str, str]) -> dict[str, Any]:
         parallelism["expert"] = _int(row, "ep", 1)
     if row["label"] in DATA_SHARD:
         parallelism["data_shard"] = DATA_SHARD[row["label"]]
+    if row["label"] in EXPERT_OVERLAP:
+        parallelism["expert_overlap"] = True
     seq = _int(row, "seq_len", 2048)
     training: dict[str, Any] = {
         "tokens": 1e12,
@@ -246,6 +248,31 @@ def throughput_rows() -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+# Expert all-to-all overlap (hardware.parallelism.expert_overlap) where the benchmark recipe turned it on: Megatron-Core's
+# overlap_moe_expert_parallel_comm (default False), set by Megatron-Bridge's perf configs through moe_a2a_overlap=True
+# (scripts/performance/utils/overrides.py _set_moe_a2a_overlap_overrides) or directly. Read at the commit that added
+# each release's table to docs/performance-summary*.md (the recipes a release ran are not tagged): 26.08 at 4ab94dfa
+# (src/megatron/bridge/perf_recipes: DeepSeek-V3 _enable_deepseek_full_iteration_mxfp8, GPT-OSS
+# _apply_gpt_oss_120b_full_iter_fp8mx_configs, Qwen3 _enable_hybridep_full_iteration_mxfp8: all the MXFP8 rows);
+# 26.06 at 63b08b39 (DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_GBS15360: moe_a2a_overlap=True; the H100 Qwen3-30B
+# FP8_CS_V1: False); 26.04.01 at 17a381f9 (GPT_OSS_120B GB200_BF16_V2 and DEEPSEEK_V3 B200_FP8_MX_V2: True; the
+# GB300/B200/H100 GPT-OSS, B200 Qwen3 and GB300 DeepSeek-V3 rows: False). Rows of older releases and AutoModel keep
+# the default (their configs at those commits either leave it off or do not match the row's layout).
+EXPERT_OVERLAP: frozenset[str] = frozenset(
+    {
+        "NeMo26.08 DeepSeek-V3 PP2 VP8 EP32 256xGB300 mxfp8",
+        "NeMo26.08 DeepSeek-V3 PP4 VP4 EP64 256xGB200 mxfp8",
+        "NeMo26.08 GPT-OSS-120B EP16 64xGB300 mxfp8",
+        "NeMo26.08 GPT-OSS-120B EP64 64xGB200 mxfp8",
+        "NeMo26.08 Qwen3-30B-A3B EP8 8xGB300 mxfp8",
+        "NeMo26.08 Qwen3-30B-A3B EP8 8xGB200 mxfp8",
+        "NeMo26.08 Qwen3-235B-A22B PP4 VP12 EP32 256xGB300 mxfp8",
+        "NeMo26.08 Qwen3-235B-A22B PP8 VP3 EP32 256xGB200 mxfp8",
+        "NeMo26.06 DeepSeek-V3 PP2 VP8 EP32 256xGB300 mxfp8",
+        "NeMo26.04.01 GPT-OSS-120B EP64 64xGB200 bf16",
+        "NeMo26.04.01 DeepSeek-V3 PP8 EP32 256xB200 mxfp8",
+    }
+)
 # Rows whose layout the request cannot express, with the reason (kept in the table as skipped).
 INEXPRESSIBLE: dict[str, str] = {}
 # Hybrid sharding (hardware.parallelism.data_shard): MaxText multislice shards (FSDP) inside each 256-chip v5e slice
@@ -384,7 +411,10 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "seq_len": 4096,
         "global_batch": 15360,
         "schedule": "zero_bubble",
-        "how": "published (DualPipe as zero_bubble ZB-H1)",
+        # DualPipe overlaps the cross-node all-to-all of one micro-batch with the compute of another (DeepSeek-V3
+        # report §3.2.1: "fully overlapped ... near-zero all-to-all communication overhead")
+        "expert_overlap": True,
+        "how": "published (DualPipe as zero_bubble ZB-H1 with expert overlap)",
     },
     # BLOOM: TP4 PP12 DP8, MBS 2, ZeRO-1, full recompute (published).
     "BLOOM-176B pretraining": {
@@ -626,6 +656,7 @@ def run_request(row: dict[str, str], layout: dict[str, Any]) -> dict[str, Any]:
                 "sequence_parallel": tp > 1,
                 **({"virtual_pipeline": int(layout["vp"])} if layout.get("vp") else {}),
                 **({"expert": int(layout["expert"])} if layout.get("expert") else {}),
+                **({"expert_overlap": True} if layout.get("expert_overlap") else {}),
             },
         },
         "cost": {"usd_per_accelerator_hour": 1.0},

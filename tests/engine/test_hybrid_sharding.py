@@ -115,7 +115,7 @@ def test_zero_bubble_needs_a_pipeline():
 
 
 def test_count_auto_refuses_what_it_does_not_search():
-    for field, value in (("data_shard", 4), ("pipeline_schedule", "zero_bubble")):
+    for field, value in (("data_shard", 4), ("pipeline_schedule", "zero_bubble"), ("expert_overlap", True)):
         body = _body()
         body["hardware"] = {
             "accelerator": "nvidia-h100-sxm-80gb",

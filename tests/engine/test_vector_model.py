@@ -81,6 +81,7 @@ def _random_request(rng: random.Random, accelerators: list[str], fp4_parts: list
         "zero_stage": rng.choice([0, 1, 2, 3]),
         "sequence_parallel": t > 1 and rng.random() < 0.7,
         "virtual_pipeline": rng.choice([1, 2, 4]) if p > 1 else 1,
+        "expert_overlap": e > 1 and rng.random() < 0.5,
     }
     accelerator = rng.choice(accelerators)
     precision = rng.choice([None, None, None, "fp8", "fp4"])  # None: the device's default (bf16, fp16, ...)

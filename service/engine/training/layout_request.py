@@ -38,6 +38,7 @@ def parse_parallelism(
         context=max(c, 1),
         data_shard=max(shard, 0),
         pipeline_schedule=schedule if schedule in PIPELINE_SCHEDULES else "1f1b",
+        expert_overlap=bool(spec.get("expert_overlap", False)),
     )
     _pipeline_schedule(schedule, p, path, bad)
     if v < 1 or (v > 1 and p == 1):
@@ -105,6 +106,18 @@ def _pipeline_schedule(schedule: str, p: int, path: str, bad: Any) -> None:
         )
     elif schedule == "zero_bubble" and p == 1:
         bad(f"{path}.pipeline_schedule", _("zero_bubble needs pipeline parallelism (pipeline > 1)."))
+
+
+def check_expert_overlap(par: Parallelism, recompute: str, bad: Any) -> None:
+    """hardware.parallelism.expert_overlap needs expert parallelism and no full recomputation: Megatron-Core refuses
+    overlap_moe_expert_parallel_comm otherwise (megatron/core/transformer/transformer_config.py: expert model
+    parallelism > 1, recompute_granularity != 'full'; a fully recomputed layer's backward is one opaque
+    recompute-and-backward with nothing to interleave)."""
+    if par.expert_overlap and (par.expert <= 1 or recompute == "full"):
+        bad(
+            "hardware.parallelism.expert_overlap",
+            _("expert_overlap needs expert parallelism (expert > 1) and no full activation recomputation."),
+        )
 
 
 def _divisors(n: int, multiple_of: int) -> list[int]:

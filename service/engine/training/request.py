@@ -18,7 +18,7 @@ from ..models import resolve_model
 from ..parallelism import DEVICES_PER_NODE, Parallelism
 from ..pricing import resolve_price
 from .goodput import MAX_STRAGGLER_SHARE
-from .layout_request import parse_parallelism
+from .layout_request import check_expert_overlap, parse_parallelism
 from .plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
 
 DEFAULT_SEQUENCE_LENGTH = (
@@ -58,6 +58,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
     acc, count = _hardware(hardware, catalog, notes, bad)
     precision, optimizer, multiplier, recompute = _numerics(training, acc, notes, bad, catalog)
     par = parse_parallelism(hardware, count, model, bad)
+    check_expert_overlap(par, recompute, bad)
     seq, unit, units = _data(training, model, bad, notes)
     if par.context > 1 and (unit != "token" or seq % (2 * par.context)):
         # a causal sequence is cut into 2·cp chunks so each rank gets equal attention work (Megatron-Core CP)

@@ -217,6 +217,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
             "context": par.context,
             "data_shard": par.shard_ranks if par.zero_stage >= 1 else 1,
             "pipeline_schedule": par.pipeline_schedule,
+            "expert_overlap": par.expert_overlap,
         },
         "precision": plan.precision,
         "optimizer": plan.optimizer,

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import math
 
-from ..parallelism import all_reduce_seconds, collective_latency_s, group_bandwidth, pipeline_bubble_fraction
+from ..parallelism import (
+    all_reduce_seconds,
+    collective_latency_s,
+    expert_all_to_all_seconds,
+    group_bandwidth,
+    pipeline_bubble_fraction,
+)
+from .expert_comm import ALL_TO_ALLS_PER_MOE_LAYER, exposed_expert_s, unpaired_share
 from .memory import MemoryBreakdown, bytes_per_parameter, layer_activation_bytes, parameters_per_device
 from .offload import exposed_offload_s, host_link_bytes_per_s, offloaded_layers
 from .plan import TrainingPlan
@@ -16,7 +23,6 @@ from .step_time import (
     DDP_BUCKET_PARAMETERS,
     DDP_BUCKET_PARAMETERS_PER_RANK,
     DP_MIN_EXPOSED,
-    MOE_DISPATCH_EXPOSED,
     TP_EXPOSED,
     StepTime,
     StepWork,
@@ -90,7 +96,7 @@ class StepModel:
         attention_s, memory_bound_s = self.attention_s, self.memory_bound_s
         compute_s = gemm_s + attention_s + memory_bound_s
         optimizer_s = optimizer_seconds(memory, self.bandwidth)
-        tensor_s, pipeline_s, expert_s = self._model_parallel_comm(micro_batch, micro_batches)
+        tensor_s, pipeline_s, expert_s = self._model_parallel_comm(micro_batch, micro_batches, compute_s)
         data_s = self._data_parallel_comm(micro_batches, compute_s)
         context_s = (
             self._context_parallel_comm(micro_batch, micro_batches, attention_s)
@@ -175,14 +181,22 @@ class StepModel:
             self._pp_bw = group_bandwidth(acc, par.pipeline, par.tensor * par.context * par.data)
             self._pp_split = par.tensor if par.sequence_parallel else 1
         self._expert = par.expert if shape.is_moe and par.expert > 1 else 1
-        if self._expert > 1:
-            self._ep_bw = group_bandwidth(acc, par.expert, par.tensor)
+        if (
+            self._expert > 1
+        ):  # seconds of one all-to-all per byte of a micro-batch's tokens (tokens × h × bytes)
+            self._ep_s_per_byte = expert_all_to_all_seconds(
+                acc, 1.0, shape.experts, shape.experts_per_token, par.expert, par.tensor
+            )
+            self._ep_overlap = par.expert_overlap
         if par.context > 1:
             self._cp_seq_len = plan.sequence_length
             self._cp_bw = group_bandwidth(acc, par.context, par.tensor)
 
-    def _model_parallel_comm(self, micro_batch: int, micro_batches: int) -> tuple[float, float, float]:
-        """(tensor, pipeline, expert) communication seconds per step on the critical path."""
+    def _model_parallel_comm(
+        self, micro_batch: int, micro_batches: int, compute_s: float
+    ) -> tuple[float, float, float]:
+        """(tensor, pipeline, expert) communication seconds per step on the critical path (`compute_s`: the step's
+        GEMM, attention and element-wise seconds, behind which an overlapped expert all-to-all runs)."""
         shape = self.shape
         if shape is None:
             return 0.0, 0.0, 0.0
@@ -200,19 +214,17 @@ class StepModel:
             self.pipeline > 1
         ):  # one activation forward, one gradient backward per micro-batch per stage boundary
             pipeline_s = 2 * micro_batches * payload / self._pp_split / self._pp_bw
-        if self._expert > 1:  # dispatch + combine, forward and backward: 4 all-to-alls per layer
-            routed = micro_batch * seq * shape.experts_per_token * hidden * act_bytes
-            share = (self._expert - 1) / self._expert
-            expert_s = (
-                MOE_DISPATCH_EXPOSED
-                * micro_batches
+        if self._expert > 1:  # dispatch + combine, forward and backward, per MoE layer of the stage
+            all_to_all_s = (
+                micro_batches
                 * shape.moe_layers
                 / self.pipeline
-                * 4
-                * routed
-                * share
-                / self._ep_bw
+                * ALL_TO_ALLS_PER_MOE_LAYER
+                * payload
+                * self._ep_s_per_byte
             )
+            unpaired = unpaired_share(self.pipeline, self.virtual, micro_batches) if self._ep_overlap else 1.0
+            expert_s = float(exposed_expert_s(all_to_all_s, compute_s, unpaired, self._ep_overlap))
         return tensor_s, pipeline_s, expert_s
 
     def _context_parallel_comm(self, micro_batch: int, micro_batches: int, attention_s: float) -> float:

@@ -68,7 +68,6 @@ XLA_FUSED_ELEMENTWISE_VENDORS = ("Google",)
 # gradient all-reduce overlaps the backward pass; ≥10 % stays exposed (Li et al. 2020, PyTorch DDP)
 DP_MIN_EXPOSED = 0.1
 TP_EXPOSED = 0.6  # share of tensor-parallel collectives not hidden behind GEMMs (fitted)
-MOE_DISPATCH_EXPOSED = 1.0  # expert all-to-all sits on the critical path (Megatron-Core MoE docs)
 SHAPELESS_KERNEL_EFFICIENCY = {
     # ResNet-50 AMP reaches ~21-25 % of tensor peak (NVIDIA DeepLearningExamples RN50 v1.5: ~2,600 img/s on A100,
     # ~1,300 on V100 at 3 × 8.2 GFLOPs per image): convolutions, BN and ReLU are far less GEMM-efficient.
@@ -218,6 +217,23 @@ def recompute_collectives(recompute: str, sequence_parallel: bool) -> int:
     return 0
 
 
+def moe_permute_bytes_per_token(model: ModelSpec, act_bytes: float) -> float:
+    """Token permutation of the MoE layers, bytes per token per layer (averaged over all layers), forward + backward.
+
+    Megatron-Core's permute gathers each token into its k expert slots ([T, h] -> [T·k, h]) and unpermute sums the
+    k expert outputs back, weighted by the router probabilities ([T·k, h] -> [T, h]) (megatron/core/transformer/moe/
+    moe_utils.py permute/unpermute; Transformer Engine's fused moe_permute/moe_unpermute with moe_permute_fusion).
+    Forward: k·h read + k·h written, then k·h read + h written; backward mirrors them: h read + k·h written, k·h read
+    + h written. (5k + 3)·h values per MoE layer, which the dense h-based count (ELEMENTWISE_BYTES_PER_HIDDEN) does
+    not hold. The alltoall dispatcher's second sort of the received chunks is not counted (DeepEP/HybridEP write
+    them in place)."""
+    shape = model.shape
+    if shape is None or not shape.is_moe:
+        return 0.0
+    k = shape.experts_per_token
+    return shape.moe_layers / shape.layers * (5 * k + 3) * shape.hidden_size * act_bytes
+
+
 def _routed_expert_slowdown(model: ModelSpec, flops: UnitFlops) -> float:
     """GEMM time multiplier when part of the GEMM FLOPs are routed-expert grouped GEMMs."""
     shape = model.shape
@@ -281,6 +297,8 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
         # eager stacks touch the element-wise bytes more often (framework.py); the unfused softmax is its own count
         per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
         per_token *= elementwise_factor(plan.framework, plan.torch_compile)
+        if shape.is_moe and not model.shape_inferred:  # fused kernels in every stack: after the eager factor
+            per_token += moe_permute_bytes_per_token(model, plan.activation_bytes_per_value)
         if not plan.flash_attention:
             softmax = SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
             softmax_share = softmax / (per_token + softmax)

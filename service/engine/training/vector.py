@@ -26,6 +26,7 @@ from ..units import SECONDS_PER_HOUR
 from . import memory as mem
 from . import step_time as st
 from .evaluate import checkpoint_write_s
+from .expert_comm import ALL_TO_ALLS_PER_MOE_LAYER, exposed_expert_s, unpaired_share
 from .framework import loss_bytes_per_logit
 from .goodput import MAX_LOSS_SHARE, STRAGGLER_REFERENCE_DEVICES, STRAGGLER_SHARE
 from .plan import TrainingPlan
@@ -217,6 +218,28 @@ def _group_nodes(acc: Accelerator, group_size: Array, stride: Array) -> tuple[Ar
     return inside, members, np.where(inside, 1, -(-group_size // members))
 
 
+def expert_all_to_all_seconds(
+    acc: Accelerator,
+    token_bytes: Array,
+    experts: int,
+    experts_per_token: int,
+    group_size: Array,
+    stride: Array,
+) -> Array:
+    """parallelism.expert_all_to_all_seconds over arrays of expert degrees and strides."""
+    inside, members, domains = _group_nodes(acc, group_size, stride)
+    k = experts_per_token
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fabric = token_bytes * k * (members - 1) / group_size / scale_up_bytes_per_s(acc)
+        elsewhere = experts - experts / domains
+        miss = np.ones(len(group_size))
+        for i in range(min(k, experts)):
+            miss = miss * np.maximum(0.0, elsewhere - i) / (experts - i)
+        network = token_bytes * (domains - 1) * (1.0 - miss) / scale_out_bytes_per_s(acc)
+    seconds = np.where(inside, fabric, np.maximum(fabric, network))
+    return np.where((group_size > 1) & (token_bytes > 0), seconds, 0.0)
+
+
 def all_reduce_seconds(payload: Array, ranks: Array, bandwidth: Array) -> Array:
     """parallelism.all_reduce_seconds over arrays (0 where a group has one rank)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -254,6 +277,10 @@ def _step(
     compute_s = gemm_s + attention_s + memory_bound_s
     optimizer_s = st.OPTIMIZER_PASSES * states / acc.memory_bandwidth_bytes_per_s
     tensor_s, pipeline_s, expert_s, context_s = _model_parallel_comm(plan, lay, micro_batches, attention_s)
+    if plan.model.shape is not None and plan.model.shape.is_moe:
+        unpaired = unpaired_share(lay.pipeline, lay.virtual_pipeline, micro_batches)
+        overlap = plan.par.expert_overlap
+        expert_s = np.where(lay.expert > 1, exposed_expert_s(expert_s, compute_s, unpaired, overlap), 0.0)
     data_s = _data_parallel_comm(plan, lay, micro_batches, compute_s, dense, expert)
     stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
     p = lay.pipeline
@@ -288,13 +315,11 @@ def _model_parallel_comm(
     with np.errstate(divide="ignore", invalid="ignore"):
         pipeline_s = np.where(p > 1, 2 * micro_batches * payload / pp_split / pp_bw, 0.0)
     expert_s = zero
-    if shape.is_moe:
-        routed = mb * seq * shape.experts_per_token * shape.hidden_size * act_bytes
-        share = (e - 1) / e
-        ep_bw = group_bandwidth(acc, e, t)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            moe = st.MOE_DISPATCH_EXPOSED * micro_batches * shape.moe_layers / p * 4 * routed * share / ep_bw
-        expert_s = np.where(e > 1, moe, 0.0)
+    if shape.is_moe:  # the all-to-all seconds, fully exposed (_step applies the overlap)
+        a2a = expert_all_to_all_seconds(acc, payload, shape.experts, shape.experts_per_token, e, t)
+        expert_s = np.where(
+            e > 1, micro_batches * shape.moe_layers / p * ALL_TO_ALLS_PER_MOE_LAYER * a2a, 0.0
+        )
     local_tokens = mb * plan.sequence_length / c
     kv_bytes = 2.0 * local_tokens * shape.kv_heads * shape.head_dim * act_bytes / t
     with np.errstate(divide="ignore", invalid="ignore"):
