@@ -395,6 +395,12 @@ class TrainingAssumptionsSchema(ma.Schema):
     precision = text(example="bf16")
     optimizer = text(example="adamw")
     activation_recomputation = text(example="selective")
+    recompute_modules = F.List(
+        F.String(),
+        metadata={
+            "description": 'The modules "selective" recomputes (`training.recompute_modules`); empty otherwise'
+        },
+    )
     flash_attention = F.Boolean()
     framework = text("The training stack the step time assumes (`training.framework`)", example="megatron")
     torch_compile = F.Boolean(metadata={"description": "Whether the PyTorch model is torch.compile'd"})

@@ -17,6 +17,7 @@ from .model_schemas import ModelSpecField
 TRAINING_PRECISIONS = list(engine.TRAINING_PRECISIONS)
 OPTIMIZERS = list(engine.OPTIMIZERS)
 RECOMPUTATION = list(engine.RECOMPUTATION)
+RECOMPUTE_MODULES = list(engine.RECOMPUTE_MODULES)
 FRAMEWORKS = list(engine.FRAMEWORKS)
 MAX_DEVICES = 1_000_000
 
@@ -92,6 +93,19 @@ class TrainingRunSchema(ma.Schema):
             "recomputes the rest; full: keeps each layer's input only; dots: JAX's "
             "checkpoint_dots_with_no_batch_dims (MaxText remat_policy minimal), keeps the layer input and the "
             "matmul outputs the backward reads",
+        },
+    )
+    recompute_modules = ma.fields.List(
+        String(validate=validate.OneOf(RECOMPUTE_MODULES)),
+        validate=validate.Length(0, len(RECOMPUTE_MODULES)),
+        metadata={
+            "description": 'What "selective" recomputes: Megatron-Core\'s recompute_modules (default ["core_attn"]). '
+            "core_attn: the attention scores; layernorm: the norm outputs that are not fused into a linear layer "
+            "(MoE layers' pre-MLP norm, MLA's input norm); moe_act: the routed experts' activation output; mlp: "
+            "a dense layer's MLP; moe: the whole MoE layer; shared_experts: the shared experts; mla_up_proj: "
+            "multi-latent attention's up projections. Only with activation_recomputation selective; moe_act, moe, "
+            "shared_experts and mla_up_proj need a model with that part",
+            "example": ["core_attn", "moe_act"],
         },
     )
     flash_attention = Boolean(metadata={"description": "Default true"})

@@ -312,3 +312,42 @@ def test_training_framework_is_a_request_field_reported_in_assumptions(client):
         True,
         "flash2",
     )
+
+
+MOE = {
+    "model": {"preset": "gpt-oss-120b"},
+    "training": {"tokens": "1B", "global_batch_size": 512, "sequence_length": 4096, "micro_batch_size": 1},
+    "hardware": {
+        "accelerator": "nvidia-h100-sxm-80gb",
+        "count": 64,
+        "parallelism": {"data": 16, "pipeline": 4, "expert": 8, "zero_stage": 1},
+    },
+}
+
+
+def test_recompute_modules_is_a_request_field_reported_in_assumptions(client):
+    body = {**MOE, "training": {**MOE["training"], "recompute_modules": ["layernorm", "moe_act"]}}
+    response = client.post("/v1/estimates/training", json=body)
+    assert response.status_code == 200, response.json
+    assert response.json["assumptions"]["recompute_modules"] == ["moe_act", "layernorm"]
+    default = client.post("/v1/estimates/training", json=MOE).json
+    assert default["assumptions"]["recompute_modules"] == ["core_attn"]
+    assert response.json["memory"]["per_device_bytes"] < default["memory"]["per_device_bytes"]
+
+
+@pytest.mark.parametrize(
+    ("training", "words"),
+    [
+        ({"recompute_modules": ["attention"]}, "core_attn"),
+        ({"recompute_modules": "moe_act"}, "list"),
+        ({"recompute_modules": ["moe_act"], "activation_recomputation": "full"}, "selective"),
+        ({"recompute_modules": ["mla_up_proj"]}, "mla_up_proj"),
+    ],
+)
+def test_bad_recompute_modules_are_422_naming_the_field_and_the_allowed_values(client, training, words):
+    body = {**MOE, "training": {**MOE["training"], **training}}
+    response = client.post("/v1/estimates/training", json=body)
+    assert response.status_code == 422, response.json
+    errors = response.json["errors"]
+    field = next(k for k in errors if k.startswith("training.recompute_modules"))
+    assert words.lower() in str(errors[field]).lower(), errors

@@ -218,6 +218,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "precision": plan.precision,
         "optimizer": plan.optimizer,
         "activation_recomputation": plan.recompute,
+        "recompute_modules": list(plan.recompute_modules) if plan.recompute == "selective" else [],
         "flash_attention": plan.flash_attention,
         "framework": plan.framework,
         "torch_compile": plan.torch_compile,

@@ -138,6 +138,7 @@ class StepModel:
             micro_batch,
             plan.activation_bytes_per_value,
             fp8_inputs=plan.precision == "fp8",
+            modules=plan.recompute_modules,
         )
         copy_bytes = k * stored * micro_batches
         bandwidth = host_link_bytes_per_s(plan.accelerator)

@@ -29,6 +29,7 @@ from .evaluate import checkpoint_write_s
 from .framework import loss_bytes_per_logit
 from .goodput import MAX_LOSS_SHARE
 from .plan import TrainingPlan
+from .recompute_modules import keeps_scores, saved_terms
 from .request import CHECKPOINT_BYTES_PER_S_PER_NODE
 
 Array = np.ndarray
@@ -177,7 +178,7 @@ def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> t
         sh, mem._mlp_activation_scale(sh), mem.saved_input_bytes(plan.precision)
     )
     per_layer = sbh * np.where(sp, (replicated + split) / t, replicated + split / t)
-    if plan.recompute == "none" and not plan.flash_attention:
+    if keeps_scores(plan.recompute, plan.recompute_modules, plan.flash_attention):
         per_layer = per_layer + 5.0 * sh.attention_heads * s_len * s_len * b / t
     per_layer = per_layer * (act_bytes / 2.0)
     if plan.recompute == "full":
@@ -192,6 +193,10 @@ def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> t
         sp_on = sp & (t > 1)
         kept_op = whole + np.where(sp_on, (sequence + reduce_scatter) / t, sequence) + split / t
         return s_len * b * kept_op * act_bytes / 2.0, per_layer
+    if plan.recompute == "selective":
+        whole, parted = saved_terms(sh, plan.recompute_modules, mem.saved_input_bytes(plan.precision))
+        freed = sbh * np.where(sp, (whole + parted) / t, whole + parted / t) * (act_bytes / 2.0)
+        return per_layer - freed, freed
     return per_layer, np.zeros(len(t))
 
 
