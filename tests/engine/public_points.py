@@ -225,6 +225,8 @@ def throughput_request(row: dict[str, str]) -> dict[str, Any]:
         "precision": row["precision"] or "bf16",
         "activation_recomputation": row["recompute"] or "selective",
     }
+    if row.get("recompute_modules"):  # Megatron-Core recompute_modules the recipe sets, ";"-separated
+        training["recompute_modules"] = row["recompute_modules"].split(";")
     if row["label"] in OFFLOAD_LAYERS:
         training["activation_offload_layers"] = OFFLOAD_LAYERS[row["label"]]
     training.update(framework_fields(row["framework"]))
