@@ -145,7 +145,8 @@ def model_states(plan: TrainingPlan, params: tuple[float, float] | None = None) 
     optim = (dense / (dp if z >= 1 else 1) + expert / (edp if z >= 1 else 1)) * o_b
     gathered = 0.0
     if z >= 3:
-        layer = largest_layer_parameters(model.shape) / par.tensor if model.shape is not None else 0.0
+        shape = model.shape
+        layer = largest_layer_parameters(shape, par.expert) / par.tensor if shape is not None else 0.0
         # never more than the unsharded weights ZeRO-2 would hold: gathering only re-materialises what was split
         gathered = min(ZERO3_LIVE_LAYER_FACTOR * layer * w_b, (dense + expert) * w_b - weights)
     return weights, grads, optim, gathered

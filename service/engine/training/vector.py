@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import parallelism as nccl
-from ..architecture import embedding_parameters, largest_layer_parameters, layer_parameters
+from ..architecture import embedding_parameters, layer_parameter_parts, layer_parameters
 from ..hardware import Accelerator
 from ..parallelism import DEVICES_PER_NODE, domain_size, scale_out_bytes_per_s, scale_up_bytes_per_s
 from ..units import SECONDS_PER_HOUR
@@ -139,7 +139,10 @@ def _model_states(
     grads = (dense / np.where(z >= 2, dp, one) + expert / np.where(z >= 2, edp, one)) * g_b
     optim = (dense / np.where(z >= 1, dp, one) + expert / np.where(z >= 1, edp, one)) * o_b
     shape = plan.model.shape
-    layer = largest_layer_parameters(shape) / lay.tensor if shape is not None else np.zeros(len(dp))
+    layer = np.zeros(len(dp))
+    if shape is not None:  # architecture.largest_layer_parameters, the experts over each layout's EP degree
+        dense_layer, moe_layer, embedding = layer_parameter_parts(shape, lay.expert)
+        layer = np.maximum(np.maximum(dense_layer, moe_layer), embedding) / lay.tensor
     gathered_3 = np.minimum(mem.ZERO3_LIVE_LAYER_FACTOR * layer * w_b, (dense + expert) * w_b - weights)
     return weights, grads, optim, np.where(z >= 3, gathered_3, 0.0)
 
