@@ -349,6 +349,9 @@ class ParallelismUsedSchema(ma.Schema):
     tensor = integer("Tensor-parallel degree")
     pipeline = integer("Pipeline-parallel degree")
     expert = integer("Expert-parallel degree (drawn from the data-parallel ranks)")
+    expert_tensor = integer(
+        "Tensor-parallel degree of the expert layers (`hardware.parallelism.expert_tensor`; `tensor` when not given)"
+    )
     zero_stage = integer("ZeRO stage, 0–3")
     sequence_parallel = F.Boolean()
     virtual_pipeline = integer("Interleaved model chunks per pipeline stage")

@@ -185,6 +185,17 @@ class ParallelismSchema(ma.Schema):
     tensor = Integer(validate=validate.Range(1, 1024), metadata={"description": "Tensor-parallel degree"})
     pipeline = Integer(validate=validate.Range(1, 4096), metadata={"description": "Pipeline stages"})
     expert = Integer(validate=validate.Range(1, 4096), metadata={"description": "Expert-parallel degree"})
+    expert_tensor = Integer(
+        validate=validate.Range(1, 1024),
+        metadata={
+            "description": "Tensor-parallel degree of the expert layers (Megatron-Core expert_tensor_parallel_size, "
+            "MoE parallel folding). Not given: the experts are split like the dense layers (over `tensor`) and "
+            "`expert` must divide `data`. Given: `expert` × `expert_tensor` ranks are drawn from tensor × context "
+            "× data, so expert ranks may span tensor ranks (e.g. tensor 2, data 16, expert 32, expert_tensor 1). "
+            "Not searched by hardware.count auto",
+            "example": 1,
+        },
+    )
     zero_stage = Integer(validate=validate.Range(0, 3), metadata={"description": "ZeRO stage 0–3"})
     sequence_parallel = Boolean(metadata={"description": "Megatron sequence parallelism"})
     context = Integer(

@@ -227,6 +227,8 @@ def throughput_request(row: dict[str, str]) -> dict[str, Any]:
         parallelism["virtual_pipeline"] = _int(row, "vp", 1)
     if _int(row, "ep", 1) > 1:
         parallelism["expert"] = _int(row, "ep", 1)
+    if row.get("etp"):  # Megatron-Core expert_tensor_parallel_size, where the recipe sets it apart from tp
+        parallelism["expert_tensor"] = _int(row, "etp", 1)
     if row["label"] in DATA_SHARD:
         parallelism["data_shard"] = DATA_SHARD[row["label"]]
     seq = _int(row, "seq_len", 2048)

@@ -136,7 +136,7 @@ def model_states(plan: TrainingPlan, params: tuple[float, float] | None = None) 
     dense, expert = params or parameters_per_device(model, par)
     # ZeRO shards over data × context ranks (they hold the same weights), or over the hybrid-sharding group
     dp = par.shard_ranks
-    edp = max(1, dp // par.expert)  # expert-data-parallel degree (experts sharded across expert ranks)
+    edp = par.expert_shard_ranks  # expert-data-parallel degree (experts sharded across expert ranks)
     # ZeRO stage 1 shards optimizer states, 2 also gradients, 3 also weights over data parallel ranks
     # (Rajbhandari et al. 2020 §5; FSDP FULL_SHARD = stage 3).
     z = par.zero_stage
@@ -146,7 +146,8 @@ def model_states(plan: TrainingPlan, params: tuple[float, float] | None = None) 
     gathered = 0.0
     if z >= 3:
         shape = model.shape
-        layer = largest_layer_parameters(shape, par.expert) / par.tensor if shape is not None else 0.0
+        split = par.expert * par.expert_tensor_ranks / par.tensor  # the experts over expert × expert_tensor
+        layer = largest_layer_parameters(shape, split) / par.tensor if shape is not None else 0.0
         # never more than the unsharded weights ZeRO-2 would hold: gathering only re-materialises what was split
         gathered = min(ZERO3_LIVE_LAYER_FACTOR * layer * w_b, (dense + expert) * w_b - weights)
     return weights, grads, optim, gathered
@@ -173,7 +174,7 @@ def parameters_per_device(model: ModelSpec, par: Parallelism) -> tuple[float, fl
     if p > 1:  # busiest end stage holds one V·h matrix (+ learned positions on the first)
         embeddings = float(s.vocab_size * s.hidden_size + s.learned_position_embeddings * s.hidden_size)
     non_expert = (layer_total - experts_total) / (t * p) + embeddings / t
-    expert = experts_total / (t * p * par.expert)
+    expert = experts_total / (par.expert_tensor_ranks * p * par.expert)
     return non_expert, expert
 
 

@@ -208,6 +208,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
             "tensor": par.tensor,
             "pipeline": par.pipeline,
             "expert": par.expert,
+            "expert_tensor": par.expert_tensor_ranks,
             "zero_stage": par.zero_stage,
             "sequence_parallel": par.sequence_parallel,
             "virtual_pipeline": par.virtual_pipeline,

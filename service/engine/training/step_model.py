@@ -177,7 +177,9 @@ class StepModel:
             self._pp_split = par.tensor if par.sequence_parallel else 1
         self._expert = par.expert if shape.is_moe and par.expert > 1 else 1
         if self._expert > 1:
-            self._ep_bw = group_bandwidth(acc, par.expert, par.tensor)
+            self._ep_bw = group_bandwidth(
+                acc, par.expert, par.expert_tensor_ranks
+            )  # EP ranks stride expert_tensor
         if par.context > 1:
             self._cp_seq_len = plan.sequence_length
             self._cp_bw = group_bandwidth(acc, par.context, par.tensor)
