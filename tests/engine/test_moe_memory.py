@@ -121,3 +121,22 @@ def test_invalid_expert_layouts_name_the_field_and_the_allowed_values(
         _folded(catalog, **parallelism)
     assert field in err.value.errors, err.value.errors
     assert words in " ".join(err.value.errors[field])
+
+
+def test_count_auto_refuses_a_given_expert_tensor(catalog) -> None:
+    from service.engine import InvalidRequest
+    from service.engine.training.estimate import estimate_training
+
+    request = {
+        "model": {"preset": "qwen3-30b-a3b"},
+        "training": {"tokens": 1e12, "sequence_length": 4096, "global_batch_size": 64},
+        "hardware": {
+            "accelerator": "nvidia-h100-sxm-80gb",
+            "count": "auto",
+            "parallelism": {"expert_tensor": 1},
+        },
+        "cost": {"usd_per_accelerator_hour": 1.0},
+    }
+    with pytest.raises(InvalidRequest) as err:
+        estimate_training(request, catalog)
+    assert set(err.value.errors) == {"hardware.parallelism.expert_tensor"}
