@@ -353,6 +353,9 @@ class ParallelismUsedSchema(ma.Schema):
     tensor = integer("Tensor-parallel degree")
     pipeline = integer("Pipeline-parallel degree")
     expert = integer("Expert-parallel degree (drawn from the data-parallel ranks)")
+    expert_tensor = integer(
+        "Tensor-parallel degree of the expert layers (`hardware.parallelism.expert_tensor`; `tensor` when not given)"
+    )
     zero_stage = integer("ZeRO stage, 0–3")
     sequence_parallel = F.Boolean()
     virtual_pipeline = integer("Interleaved model chunks per pipeline stage")
@@ -406,6 +409,12 @@ class TrainingAssumptionsSchema(ma.Schema):
     precision = text(example="bf16")
     optimizer = text(example="adamw")
     activation_recomputation = text(example="selective")
+    recompute_modules = F.List(
+        F.String(),
+        metadata={
+            "description": 'The modules "selective" recomputes (`training.recompute_modules`); empty otherwise'
+        },
+    )
     flash_attention = F.Boolean()
     framework = text("The training stack the step time assumes (`training.framework`)", example="megatron")
     torch_compile = F.Boolean(metadata={"description": "Whether the PyTorch model is torch.compile'd"})

@@ -18,6 +18,7 @@ from .model_schemas import ModelSpecField
 TRAINING_PRECISIONS = list(engine.TRAINING_PRECISIONS)
 OPTIMIZERS = list(engine.OPTIMIZERS)
 RECOMPUTATION = list(engine.RECOMPUTATION)
+RECOMPUTE_MODULES = list(engine.RECOMPUTE_MODULES)
 FRAMEWORKS = list(engine.FRAMEWORKS)
 MAX_DEVICES = 1_000_000
 
@@ -93,6 +94,19 @@ class TrainingRunSchema(ma.Schema):
             "recomputes the rest; full: keeps each layer's input only; dots: JAX's "
             "checkpoint_dots_with_no_batch_dims (MaxText remat_policy minimal), keeps the layer input and the "
             "matmul outputs the backward reads",
+        },
+    )
+    recompute_modules = ma.fields.List(
+        String(validate=validate.OneOf(RECOMPUTE_MODULES)),
+        validate=validate.Length(0, len(RECOMPUTE_MODULES)),
+        metadata={
+            "description": 'What "selective" recomputes: Megatron-Core\'s recompute_modules (default ["core_attn"]). '
+            "core_attn: the attention scores; layernorm: the norm outputs that are not fused into a linear layer "
+            "(MoE layers' pre-MLP norm, MLA's input norm); moe_act: the routed experts' activation output; mlp: "
+            "a dense layer's MLP; moe: the whole MoE layer; shared_experts: the shared experts; mla_up_proj: "
+            "multi-latent attention's up projections. Only with activation_recomputation selective; moe_act, moe, "
+            "shared_experts and mla_up_proj need a model with that part",
+            "example": ["core_attn", "moe_act"],
         },
     )
     flash_attention = Boolean(metadata={"description": "Default true"})
@@ -182,6 +196,17 @@ class ParallelismSchema(ma.Schema):
     tensor = Integer(validate=validate.Range(1, 1024), metadata={"description": "Tensor-parallel degree"})
     pipeline = Integer(validate=validate.Range(1, 4096), metadata={"description": "Pipeline stages"})
     expert = Integer(validate=validate.Range(1, 4096), metadata={"description": "Expert-parallel degree"})
+    expert_tensor = Integer(
+        validate=validate.Range(1, 1024),
+        metadata={
+            "description": "Tensor-parallel degree of the expert layers (Megatron-Core expert_tensor_parallel_size, "
+            "MoE parallel folding). Not given: the experts are split like the dense layers (over `tensor`) and "
+            "`expert` must divide `data`. Given: `expert` × `expert_tensor` ranks are drawn from tensor × context "
+            "× data, so expert ranks may span tensor ranks (e.g. tensor 2, data 16, expert 32, expert_tensor 1). "
+            "Not searched by hardware.count auto",
+            "example": 1,
+        },
+    )
     zero_stage = Integer(validate=validate.Range(0, 3), metadata={"description": "ZeRO stage 0–3"})
     sequence_parallel = Boolean(metadata={"description": "Megatron sequence parallelism"})
     context = Integer(

@@ -24,6 +24,7 @@ from .training.plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECI
 from .training.plan_request import DURATION_PATTERN, MAX_DURATION_S, duration_seconds
 from .training.planner import OBJECTIVES as PLAN_OBJECTIVES
 from .training.planning import plan_training
+from .training.recompute_modules import RECOMPUTE_MODULES
 from .units import parse_count
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "PRICING_MODELS",
     "FRAMEWORKS",
     "RECOMPUTATION",
+    "RECOMPUTE_MODULES",
     "SPEC_BOUNDS",
     "TRAINING_PRECISIONS",
     "WEIGHT_PRECISIONS",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 ARCHITECTURES = ("transformer", "lstm", "mlp", "cnn", "vit")
 SHAPE_CACHE = 512  # presets plus the shapes of recent requests (an HF config or explicit shape each)
@@ -161,10 +162,21 @@ def transformer_parameters(s: TransformerShape) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=SHAPE_CACHE)
-def largest_layer_parameters(s: TransformerShape) -> int:
-    """Largest single gathered unit under ZeRO-3 (a layer, or the embedding)."""
+def largest_layer_parameters(s: TransformerShape, expert_parallel: int = 1) -> float:
+    """Largest single gathered unit under ZeRO-3 (a layer, or the embedding). An MoE layer's routed experts are
+    split over the `expert_parallel` ranks before any sharding, so a rank gathers only its own experts: Megatron-Core
+    shards expert weights over the expert-data-parallel group; NeMo AutoModel's FSDP2 leaves them out of the block's
+    unit under EP (nemo_automodel/components/moe/parallelizer.py apply_fsdp @89e3a9f, ignored_params)."""
+    return max(layer_parameter_parts(s, expert_parallel))
+
+
+def layer_parameter_parts(s: TransformerShape, expert_parallel: Any = 1) -> tuple[Any, Any, int]:
+    """(dense layer, MoE layer with its routed experts over `expert_parallel` ranks, embedding) parameters: the
+    candidates of largest_layer_parameters; `expert_parallel` may be an array (the planner's layouts)."""
     dense, moe_total, _ = layer_parameters(s)
-    return max(dense, moe_total if s.is_moe else 0, s.vocab_size * s.hidden_size)
+    routed = s.experts * mlp_parameters(s, s.expert_ffn_hidden_size) if s.is_moe else 0
+    moe = (moe_total - routed) + routed / expert_parallel if s.is_moe else 0 * expert_parallel
+    return dense, moe, s.vocab_size * s.hidden_size
 
 
 @lru_cache(maxsize=SHAPE_CACHE)

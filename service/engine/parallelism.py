@@ -32,7 +32,10 @@ class Parallelism:
     """Degrees of each kind. data·tensor·pipeline = devices; expert parallel splits the data dimension.
 
     Expert parallelism follows Megatron-Core / DeepSpeed-MoE: expert ranks are drawn from the data-parallel
-    ranks (expert must divide data); experts are sharded over them, dense weights stay replicated.
+    ranks (expert must divide data); experts are sharded over them, dense weights stay replicated. With
+    `expert_tensor` given (Megatron-Core expert_tensor_parallel_size, "MoE parallel folding": Liu et al. 2025,
+    arXiv 2504.14960) the expert layers have their own layout, expert_tensor × expert × expert-data = tensor ×
+    context × data, so expert ranks may span tensor ranks.
     """
 
     data: int = 1
@@ -55,6 +58,19 @@ class Parallelism:
     # Expert all-to-all overlapped with another micro-batch's compute: Megatron-Core's 1F1B A2A overlap
     # (overlap_moe_expert_parallel_comm, off by default), DeepSeek-V3's DualPipe (Liu et al. 2024 §3.2.1)
     expert_overlap: bool = False
+    # Tensor-parallel degree of the expert layers (Megatron-Core expert_tensor_parallel_size); 0: `tensor`
+    expert_tensor: int = 0
+
+    @property
+    def expert_tensor_ranks(self) -> int:
+        """Ranks each expert's weights are split over: expert_tensor, or tensor when it is not given."""
+        return self.expert_tensor or self.tensor
+
+    @property
+    def expert_shard_ranks(self) -> int:
+        """Ranks ZeRO shards an expert's weights over (Megatron-Core's expert-data-parallel group): the ZeRO group's
+        tensor × shard ranks over expert × expert_tensor (the ZeRO group over expert without expert_tensor)."""
+        return max(1, self.shard_ranks * self.tensor // (self.expert * self.expert_tensor_ranks))
 
     @property
     def devices(self) -> int:

@@ -335,3 +335,87 @@ def test_expert_overlap_is_a_boolean_of_the_layout_echoed_in_the_assumptions(cli
     refused = client.post("/v1/estimates/training", json=body)
     assert refused.status_code == 422
     assert "hardware.parallelism.expert_overlap" in refused.json["errors"]
+
+
+MOE = {
+    "model": {"preset": "gpt-oss-120b"},
+    "training": {"tokens": "1B", "global_batch_size": 512, "sequence_length": 4096, "micro_batch_size": 1},
+    "hardware": {
+        "accelerator": "nvidia-h100-sxm-80gb",
+        "count": 64,
+        "parallelism": {"data": 16, "pipeline": 4, "expert": 8, "zero_stage": 1},
+    },
+}
+
+
+def test_recompute_modules_is_a_request_field_reported_in_assumptions(client):
+    body = {**MOE, "training": {**MOE["training"], "recompute_modules": ["layernorm", "moe_act"]}}
+    response = client.post("/v1/estimates/training", json=body)
+    assert response.status_code == 200, response.json
+    assert response.json["assumptions"]["recompute_modules"] == ["moe_act", "layernorm"]
+    default = client.post("/v1/estimates/training", json=MOE).json
+    assert default["assumptions"]["recompute_modules"] == ["core_attn"]
+    assert response.json["memory"]["per_device_bytes"] < default["memory"]["per_device_bytes"]
+
+
+@pytest.mark.parametrize(
+    ("training", "words"),
+    [
+        ({"recompute_modules": ["attention"]}, "core_attn"),
+        ({"recompute_modules": "moe_act"}, "list"),
+        ({"recompute_modules": ["moe_act"], "activation_recomputation": "full"}, "selective"),
+        ({"recompute_modules": ["mla_up_proj"]}, "mla_up_proj"),
+    ],
+)
+def test_bad_recompute_modules_are_422_naming_the_field_and_the_allowed_values(client, training, words):
+    body = {**MOE, "training": {**MOE["training"], **training}}
+    response = client.post("/v1/estimates/training", json=body)
+    assert response.status_code == 422, response.json
+    errors = response.json["errors"]
+    field = next(k for k in errors if k.startswith("training.recompute_modules"))
+    assert words.lower() in str(errors[field]).lower(), errors
+
+
+FOLDED = {
+    "model": {"preset": "qwen3-235b-a22b"},
+    "training": {"tokens": "1B", "global_batch_size": 2048, "sequence_length": 4096, "micro_batch_size": 1},
+    "hardware": {
+        "accelerator": "nvidia-h100-sxm-80gb",
+        "count": 256,
+        "parallelism": {
+            "data": 16, "tensor": 2, "pipeline": 8, "virtual_pipeline": 4, "expert": 32,
+            "sequence_parallel": True, "zero_stage": 1,
+        },
+    },
+}  # fmt: skip
+
+
+def test_expert_ranks_may_span_tensor_ranks_with_expert_tensor(client):
+    refused = client.post("/v1/estimates/training", json=FOLDED)
+    assert refused.status_code == 422 and "hardware.parallelism.expert" in refused.json["errors"]
+    hardware = {
+        **FOLDED["hardware"],
+        "parallelism": {**FOLDED["hardware"]["parallelism"], "expert_tensor": 1},
+    }
+    response = client.post("/v1/estimates/training", json={**FOLDED, "hardware": hardware})
+    assert response.status_code == 200, response.json
+    assert response.json["assumptions"]["parallelism"]["expert_tensor"] == 1
+
+
+@pytest.mark.parametrize(
+    ("expert_tensor", "field", "words"),
+    [
+        (3, "hardware.parallelism.expert_tensor", "[1, 2, 4, 8, 16, 32]"),
+        (0, "hardware.parallelism.expert_tensor", "1"),
+    ],
+)
+def test_bad_expert_tensor_is_422_naming_the_field_and_the_allowed_values(
+    client, expert_tensor, field, words
+):
+    hardware = {
+        **FOLDED["hardware"],
+        "parallelism": {**FOLDED["hardware"]["parallelism"], "expert_tensor": expert_tensor},
+    }
+    response = client.post("/v1/estimates/training", json={**FOLDED, "hardware": hardware})
+    assert response.status_code == 422, response.json
+    assert words in str(response.json["errors"][field])

@@ -313,3 +313,22 @@ def test_an_unpriced_accelerator_is_searched_for_time_alone(client):
     assert best["accelerator"] == gpu and best["total_usd"] is None and best["provider"] is None
     e = client.post("/v1/estimates/training", json=best["estimate_request"]).json
     assert e["time"]["seconds"] == pytest.approx(best["seconds"], rel=1e-9)
+
+
+def test_recompute_modules_go_with_the_selective_points_only(client):
+    training = {**LLAMA_7B["training"], "recompute_modules": ["core_attn", "mlp"]}
+    points = []
+    for mode in ("selective", "full"):
+        search = {**SMALL_SEARCH, "recomputation": [mode]}
+        answer = _plan(client, {**LLAMA_7B, "training": training, "search": search})
+        points += answer["frontier"] + answer["results"]
+    assert {p["activation_recomputation"] for p in points} == {"selective", "full"}
+    for point in points:
+        request = point["estimate_request"]
+        assert ("recompute_modules" in request["training"]) == (
+            point["activation_recomputation"] == "selective"
+        )
+        body = {**request, "output": {"recommendations": False}}
+        e = client.post("/v1/estimates/training", json=body)
+        assert e.status_code == 200, e.json
+        assert e.json["time"]["seconds"] == pytest.approx(point["seconds"], rel=1e-9)

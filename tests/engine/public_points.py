@@ -27,6 +27,19 @@ ALIASES: dict[str, str] = {"nvidia-h800": "nvidia-h800-sxm-80gb"}
 # LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_BASE_CONFIG sets cpu_offloading_num_layers=40 (Megatron-Bridge
 # scripts/performance/configs/llama/llama3_workload_base_configs.py @5776a6d9, quoted in the row's notes).
 OFFLOAD_LAYERS: dict[str, int] = {"NeMo25.11 Llama3-70B Megatron-FSDP 64xGB200 fp8": 40}
+# Pure-bf16 model states (not a column of the CSV): NeMo AutoModel's MoE models cast every weight to bf16
+# (initialize_weights(dtype=torch.bfloat16) ... self.to(dtype) in nemo_automodel/components/models/{qwen3_moe,gpt_oss}/
+# model.py @89e3a9f and deepseek_v3/model.py @2013a4d), FSDP2 shards those bf16 tensors, and the recipes' optimizer
+# is torch.optim.Adam (examples/benchmark/configs/*_te_deepep*.yaml at the same commits), whose exp_avg and exp_avg_sq
+# are zeros_like(param): 2 + 2 bytes of bf16 moments per parameter, no fp32 master copy. The request says so with
+# optimizer_memory_multiplier 2 (optimizer bytes = 2 x the 2-byte weights).
+BF16_ADAM: tuple[str, ...] = (
+    "AutoModel DeepSeek-V3 FSDP2 PP4 EP64 256xH100 bf16",
+    "AutoModel DeepSeek-V3 FSDP2 PP4 EP64 1024xH100 bf16",
+    "AutoModel Qwen3-30B-A3B FSDP2(8) EP8 8xH100 bf16",
+    "AutoModel GPT-OSS-20B FSDP2(8) 8xH100 bf16",
+    "AutoModel GPT-OSS-120B FSDP2(64) 64xH100 bf16",
+)
 
 
 @dataclass(frozen=True)
@@ -214,6 +227,8 @@ def throughput_request(row: dict[str, str]) -> dict[str, Any]:
         parallelism["virtual_pipeline"] = _int(row, "vp", 1)
     if _int(row, "ep", 1) > 1:
         parallelism["expert"] = _int(row, "ep", 1)
+    if row.get("etp"):  # Megatron-Core expert_tensor_parallel_size, where the recipe sets it apart from tp
+        parallelism["expert_tensor"] = _int(row, "etp", 1)
     if row["label"] in DATA_SHARD:
         parallelism["data_shard"] = DATA_SHARD[row["label"]]
     if row["label"] in EXPERT_OVERLAP:
@@ -227,6 +242,10 @@ def throughput_request(row: dict[str, str]) -> dict[str, Any]:
         "precision": row["precision"] or "bf16",
         "activation_recomputation": row["recompute"] or "selective",
     }
+    if row.get("recompute_modules"):  # Megatron-Core recompute_modules the recipe sets, ";"-separated
+        training["recompute_modules"] = row["recompute_modules"].split(";")
+    if row["label"] in BF16_ADAM:
+        training["optimizer_memory_multiplier"] = 2.0
     if row["label"] in OFFLOAD_LAYERS:
         training["activation_offload_layers"] = OFFLOAD_LAYERS[row["label"]]
     training.update(framework_fields(row["framework"]))

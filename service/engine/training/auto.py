@@ -33,12 +33,18 @@ def wants_auto(request: Mapping[str, Any]) -> bool:
 
 
 def _refuse_unsearched_layout(hardware: Mapping[str, Any], count_auto: bool) -> None:
-    """The search's array model shards over all data ranks with 1F1B and no expert overlap: a given data_shard,
-    zero_bubble schedule or expert_overlap with a count it chooses would be dropped, so it is a 422 instead."""
+    """The search's array model shards over all data ranks with 1F1B, no expert overlap and experts split like the
+    dense layers: a given data_shard, zero_bubble schedule, expert_overlap or expert_tensor with a count it chooses
+    would be dropped, so it is a 422 instead."""
     given = hardware.get("parallelism")
     if not count_auto or not isinstance(given, Mapping):
         return
-    for field, default in (("data_shard", None), ("pipeline_schedule", "1f1b"), ("expert_overlap", False)):
+    for field, default in (
+        ("data_shard", None),
+        ("pipeline_schedule", "1f1b"),
+        ("expert_overlap", False),
+        ("expert_tensor", None),
+    ):
         if given.get(field) not in (None, default):
             raise InvalidRequest.single(
                 f"hardware.parallelism.{field}",

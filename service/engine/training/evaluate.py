@@ -17,6 +17,7 @@ from .memory import (
     training_memory,
 )
 from .plan import TrainingPlan
+from .recompute_modules import recomputes_attention
 from .step_model import StepModel
 from .step_time import (
     StepTime,
@@ -302,9 +303,10 @@ def _run(
 def _hardware_per_unit(plan: TrainingPlan, flops: UnitFlops) -> float:
     """FLOPs the hardware runs per unit: full recompute adds one more forward pass (8ND hardware FLOPs;
     bigscience math README), op-level selective checkpointing the forward of the matmuls it does not keep
-    (recompute_gemm_factor), selective recompute or FlashAttention re-run the attention scores."""
+    (recompute_gemm_factor), selective recompute of core attention or FlashAttention re-run the attention scores."""
     recompute_factor = 4.0 / 3.0 if plan.recompute == "full" else 1.0
-    attn_factor = 4.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 1.0
+    again = recomputes_attention(plan.recompute, plan.recompute_modules, plan.flash_attention)
+    attn_factor = 4.0 / 3.0 if again else 1.0
     return flops.gemm * recompute_gemm_factor(plan) + flops.attention * max(recompute_factor, attn_factor)
 
 

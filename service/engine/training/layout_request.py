@@ -27,6 +27,7 @@ def parse_parallelism(
     v = int(spec.get("virtual_pipeline", 1) or 1)
     shard = int(spec.get("data_shard", 0) or 0)
     schedule = str(spec.get("pipeline_schedule") or "1f1b")
+    etp = int(spec.get("expert_tensor", 0) or 0)
     par = Parallelism(
         max(d, 1),
         t,
@@ -39,6 +40,7 @@ def parse_parallelism(
         data_shard=max(shard, 0),
         pipeline_schedule=schedule if schedule in PIPELINE_SCHEDULES else "1f1b",
         expert_overlap=bool(spec.get("expert_overlap", False)),
+        expert_tensor=max(etp, 0),
     )
     _pipeline_schedule(schedule, p, path, bad)
     if v < 1 or (v > 1 and p == 1):
@@ -82,7 +84,9 @@ def parse_parallelism(
                     "embedding and the loss."
                 ).format(layers=shape.layers + 2, count=shape.layers),
             )
-    if e > 1:
+    if "expert_tensor" in spec:
+        _expert_tensor(par, etp, shape, path, bad)
+    elif e > 1:
         if shape is None or not shape.is_moe:
             bad(f"{path}.expert", _("Expert parallelism needs a mixture-of-experts model; use 1."))
         elif shape.experts % e or d % e:
@@ -93,6 +97,38 @@ def parse_parallelism(
                 ),
             )
     return par
+
+
+def _expert_tensor(par: Parallelism, etp: int, shape: Any, path: str, bad: Any) -> None:
+    """hardware.parallelism.expert_tensor (Megatron-Core expert_tensor_parallel_size): the expert layers' own tensor
+    degree; expert × expert_tensor ranks are drawn from tensor × context × data (MoE parallel folding, Liu et al.
+    2025; Megatron-Core parallel_state.initialize_model_parallel checks world % (etp × ep × pp) == 0)."""
+    if shape is None or not shape.is_moe:
+        bad(
+            f"{path}.expert_tensor",
+            _("Expert tensor parallelism needs a mixture-of-experts model; leave it out."),
+        )
+        return
+    ranks = par.tensor * par.context * par.data
+    if etp < 1 or ranks % etp:
+        allowed = _divisors(ranks, 1)[:24]
+        bad(
+            f"{path}.expert_tensor",
+            _("Must divide tensor × context × data ({ranks}); allowed: {allowed}.").format(
+                ranks=ranks, allowed=allowed
+            ),
+        )
+        return
+    e = par.expert
+    if shape.experts % e or (ranks // etp) % e:
+        allowed = [k for k in _divisors(ranks // etp, 1) if shape.experts % k == 0][:24]
+        bad(
+            f"{path}.expert",
+            _(
+                "With expert_tensor {etp}: must divide both experts ({experts}) and tensor × context × data / "
+                "expert_tensor ({ranks}); allowed: {allowed}."
+            ).format(etp=etp, experts=shape.experts, ranks=ranks // etp, allowed=allowed),
+        )
 
 
 def _pipeline_schedule(schedule: str, p: int, path: str, bad: Any) -> None:

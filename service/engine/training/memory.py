@@ -21,6 +21,7 @@ from ..units import GIB
 from .framework import loss_bytes_per_logit
 from .offload import offloaded_layers, resident_layers
 from .plan import TrainingPlan
+from .recompute_modules import DEFAULT_RECOMPUTE_MODULES, keeps_scores, saved_terms
 
 # Bytes per parameter (weights, gradients) by precision. Mixed precision keeps 16-bit weights and gradients
 # plus an fp32 master copy in the optimizer; FP8 runs the matmuls in FP8 but keeps the same 16/32-bit state
@@ -135,7 +136,7 @@ def model_states(plan: TrainingPlan, params: tuple[float, float] | None = None) 
     dense, expert = params or parameters_per_device(model, par)
     # ZeRO shards over data × context ranks (they hold the same weights), or over the hybrid-sharding group
     dp = par.shard_ranks
-    edp = max(1, dp // par.expert)  # expert-data-parallel degree (experts sharded across expert ranks)
+    edp = par.expert_shard_ranks  # expert-data-parallel degree (experts sharded across expert ranks)
     # ZeRO stage 1 shards optimizer states, 2 also gradients, 3 also weights over data parallel ranks
     # (Rajbhandari et al. 2020 §5; FSDP FULL_SHARD = stage 3).
     z = par.zero_stage
@@ -144,7 +145,9 @@ def model_states(plan: TrainingPlan, params: tuple[float, float] | None = None) 
     optim = (dense / (dp if z >= 1 else 1) + expert / (edp if z >= 1 else 1)) * o_b
     gathered = 0.0
     if z >= 3:
-        layer = largest_layer_parameters(model.shape) / par.tensor if model.shape is not None else 0.0
+        shape = model.shape
+        split = par.expert * par.expert_tensor_ranks / par.tensor  # the experts over expert × expert_tensor
+        layer = largest_layer_parameters(shape, split) / par.tensor if shape is not None else 0.0
         # never more than the unsharded weights ZeRO-2 would hold: gathering only re-materialises what was split
         gathered = min(ZERO3_LIVE_LAYER_FACTOR * layer * w_b, (dense + expert) * w_b - weights)
     return weights, grads, optim, gathered
@@ -171,7 +174,7 @@ def parameters_per_device(model: ModelSpec, par: Parallelism) -> tuple[float, fl
     if p > 1:  # busiest end stage holds one V·h matrix (+ learned positions on the first)
         embeddings = float(s.vocab_size * s.hidden_size + s.learned_position_embeddings * s.hidden_size)
     non_expert = (layer_total - experts_total) / (t * p) + embeddings / t
-    expert = experts_total / (t * p * par.expert)
+    expert = experts_total / (par.expert_tensor_ranks * p * par.expert)
     return non_expert, expert
 
 
@@ -197,7 +200,7 @@ def activation_bytes(plan: TrainingPlan, micro_batch: int, micro_batches_per_ste
     t, p = par.tensor, par.pipeline
     stored, working = layer_activation_bytes(
         sh, par, plan.recompute, plan.flash_attention, s_len, b, act_bytes,
-        input_bytes=saved_input_bytes(plan.precision),
+        input_bytes=saved_input_bytes(plan.precision), modules=plan.recompute_modules,
     )  # fmt: skip
     layers_per_stage = math.ceil(sh.layers / p)
     # 1F1B: the first stage holds up to p micro-batches (Narayanan et al. 2021 §2.2.1)
@@ -227,9 +230,11 @@ def layer_activation_bytes(
     act_bytes: float = 2.0,
     fp8_inputs: bool = False,
     input_bytes: float | None = None,
+    modules: tuple[str, ...] = DEFAULT_RECOMPUTE_MODULES,
 ) -> tuple[float, float]:
     """(bytes kept per layer until its backward, bytes of one layer rebuilt during backward); `input_bytes`: bytes
-    per value of the linear layers' inputs kept for backward (SAVED_GEMM_INPUT_BYTES; `fp8_inputs`: 1 byte)."""
+    per value of the linear layers' inputs kept for backward (SAVED_GEMM_INPUT_BYTES; `fp8_inputs`: 1 byte);
+    `modules`: what "selective" recomputes (recompute_modules.py; default core attention)."""
     t = par.tensor
     h, a = sh.hidden_size, sh.attention_heads
     sbh = s_len * b * h
@@ -240,8 +245,8 @@ def layer_activation_bytes(
     if input_bytes is None:
         input_bytes = 1.0 if fp8_inputs else 2.0
     replicated, split = _layer_terms(sh, mlp, input_bytes)
-    per_layer = sbh * ((replicated + split) / t if par.sequence_parallel else replicated + split / t)
-    if recompute == "none" and not flash_attention:
+    per_layer = sbh * _spread(replicated, split, t, par.sequence_parallel)
+    if keeps_scores(recompute, modules, flash_attention):
         per_layer += 5.0 * a * s_len * s_len * b / t
     per_layer *= act_bytes / 2.0
     if recompute == "full":
@@ -257,9 +262,19 @@ def layer_activation_bytes(
         kept, split = _dots_terms(sh)
         stored = sbh * ((kept + split) / t if par.sequence_parallel else kept + split / t) * act_bytes / 2.0
         working = per_layer
+    elif recompute == "selective":  # the named modules' tensors are dropped, one layer's rebuilt at a time
+        freed = (
+            sbh * _spread(*saved_terms(sh, modules, input_bytes), t, par.sequence_parallel) * act_bytes / 2.0
+        )
+        stored, working = per_layer - freed, freed
     else:
         stored, working = per_layer, 0.0
     return stored, working
+
+
+def _spread(replicated: float, split: float, t: int, sequence_parallel: bool) -> float:
+    """Per tensor rank: the split part over t, the replicated part too under sequence parallelism."""
+    return (replicated + split) / t if sequence_parallel else replicated + split / t
 
 
 @lru_cache(maxsize=SHAPE_CACHE)

@@ -13,6 +13,7 @@ from ..architecture import ModelSpec
 from ..hardware import Accelerator
 from ..parallelism import Parallelism
 from .goodput import INTERRUPTIONS_PER_DEVICE_HOUR, RESTART_S
+from .recompute_modules import DEFAULT_RECOMPUTE_MODULES
 
 TRAINING_PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
 OPTIMIZERS = ("adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion")
@@ -71,6 +72,8 @@ class TrainingPlan:
     # the training stack (FRAMEWORKS) and whether its PyTorch model is torch.compile'd (training/framework.py)
     framework: str = "megatron"
     torch_compile: bool = False
+    # the modules "selective" recomputes (recompute_modules.py; Megatron-Core recompute_modules)
+    recompute_modules: tuple[str, ...] = DEFAULT_RECOMPUTE_MODULES
 
     def with_fields(self, **changes: Any) -> TrainingPlan:
         """This plan with some fields changed, for the advice's candidates (which answer for the change being one

@@ -303,9 +303,12 @@ def _candidates(
             )
             continue
         for recompute in recomputes:
+            run = {**training, "activation_recomputation": recompute}
+            if recompute != "selective":  # the named modules are what "selective" recomputes
+                run.pop("recompute_modules", None)
             body = {
                 "model": request.get("model") or {},
-                "training": {**training, "activation_recomputation": recompute},
+                "training": run,
                 "hardware": {"accelerator": acc_id, "count": 1},
                 "cost": {**cost, "usd_per_accelerator_hour": offers[acc_id][0].usd_per_hour},
             }

@@ -106,6 +106,8 @@ def estimate_body(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
         "activation_recomputation": p.plan.recompute,
         "precision": p.plan.precision,
     }
+    if p.plan.recompute != "selective":  # the named modules belong to "selective" only (recompute_modules.py)
+        training.pop("recompute_modules", None)
     optional = ("context", "expert", "virtual_pipeline")  # sent only when not 1, as a person would write them
     parallelism = {k: v for k, v in p.parallelism().items() if k not in optional or v != 1}
     cost: dict[str, Any] = {}

@@ -20,6 +20,7 @@ from ..pricing import resolve_price
 from .goodput import MAX_STRAGGLER_SHARE
 from .layout_request import check_expert_overlap, parse_parallelism
 from .plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
+from .recompute_modules import parse_recompute_modules
 
 DEFAULT_SEQUENCE_LENGTH = (
     2048  # GPT-3 / Megatron default context when the model gives none (Brown et al. 2020)
@@ -57,6 +58,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         errors.update(err.errors)
     acc, count = _hardware(hardware, catalog, notes, bad)
     precision, optimizer, multiplier, recompute = _numerics(training, acc, notes, bad, catalog)
+    modules = parse_recompute_modules(training, recompute, model.shape if model else None, bad)
     par = parse_parallelism(hardware, count, model, bad)
     check_expert_overlap(par, recompute, bad)
     seq, unit, units = _data(training, model, bad, notes)
@@ -101,6 +103,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         optimizer=optimizer,
         optimizer_multiplier=float(multiplier) if multiplier is not None else None,
         recompute=recompute,
+        recompute_modules=modules,
         flash_attention=bool(training.get("flash_attention", True)),
         sequence_length=seq,
         global_batch=gbs,

@@ -144,6 +144,7 @@ class StepModel:
             micro_batch,
             plan.activation_bytes_per_value,
             fp8_inputs=plan.precision == "fp8",
+            modules=plan.recompute_modules,
         )
         copy_bytes = k * stored * micro_batches
         bandwidth = host_link_bytes_per_s(plan.accelerator)
@@ -185,7 +186,7 @@ class StepModel:
             self._expert > 1
         ):  # seconds of one all-to-all per byte of a micro-batch's tokens (tokens × h × bytes)
             self._ep_s_per_byte = expert_all_to_all_seconds(
-                acc, 1.0, shape.experts, shape.experts_per_token, par.expert, par.tensor
+                acc, 1.0, shape.experts, shape.experts_per_token, par.expert, par.expert_tensor_ranks
             )
             self._ep_overlap = par.expert_overlap
         if par.context > 1:

@@ -23,6 +23,7 @@ from .memory import (
     op_sac_recomputed_share,
 )
 from .plan import TrainingPlan
+from .recompute_modules import recomputed_elementwise_bytes, recomputed_matmul_share, recomputes_attention
 
 # Best single BF16 GEMM as a fraction of dense peak — ml-engineering "Maximum Achievable Matmul FLOPS" (MAMF).
 BEST_GEMM_EFFICIENCY = (
@@ -194,11 +195,14 @@ def flops_per_unit(plan: TrainingPlan) -> UnitFlops:
 def recompute_gemm_factor(plan: TrainingPlan) -> float:
     """Hardware over model GEMM FLOPs from activation recomputation: full recompute runs the forward again (4/3;
     bigscience math README), op-level selective checkpointing the forward of the matmuls it does not keep
-    (1 + share/3, memory.op_sac_recomputed_share), none and selective (core attention only) no GEMM again."""
+    (1 + share/3, memory.op_sac_recomputed_share), selective the matmuls of the modules it names (1 + share/3,
+    recompute_modules.recomputed_matmul_share; none with the default core attention), none no GEMM again."""
     if plan.recompute == "full":
         return 4.0 / 3.0
     if plan.recompute == "selective_op":
         return 1.0 + op_sac_recomputed_share(plan.model.shape) / 3.0
+    if plan.recompute == "selective":
+        return 1.0 + recomputed_matmul_share(plan.model.shape, plan.recompute_modules) / 3.0
     return 1.0
 
 
@@ -278,7 +282,11 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
     # Hardware FLOPs: full recompute repeats the forward (+1/3), op-level selective checkpointing the forward of
     # the matmuls it does not keep, selective/FlashAttention re-run attention scores.
     gemm_hw = flops.gemm * recompute_gemm_factor(plan)
-    attn_extra = 1.0 / 3.0 if plan.recompute != "none" or plan.flash_attention else 0.0
+    attn_extra = (
+        1.0 / 3.0
+        if recomputes_attention(plan.recompute, plan.recompute_modules, plan.flash_attention)
+        else 0.0
+    )
     attn_hw = flops.attention * (1.0 + attn_extra)
     elementwise = None
     softmax_share = 0.0
@@ -306,6 +314,13 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
         # full, "dots" and op-level selective recompute re-run the forward's element-wise work (norms,
         # activations) in the backward
         repeat = 4.0 / 3.0 if plan.recompute in ("full", "dots", "selective_op") else 1.0
+        # selective's named norms and activations (recompute_modules.py): one more forward pass of their bytes
+        if plan.recompute == "selective":
+            per_token += (
+                recomputed_elementwise_bytes(shape, plan.recompute_modules)
+                * plan.activation_bytes_per_value
+                / 2.0
+            )
         elementwise = units * shape.layers * per_token * repeat
     return StepWork(
         devices=par.devices,

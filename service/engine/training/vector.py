@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import parallelism as nccl
-from ..architecture import embedding_parameters, largest_layer_parameters, layer_parameters
+from ..architecture import embedding_parameters, layer_parameter_parts, layer_parameters
 from ..hardware import Accelerator
 from ..parallelism import DEVICES_PER_NODE, domain_size, scale_out_bytes_per_s, scale_up_bytes_per_s
 from ..units import SECONDS_PER_HOUR
@@ -30,6 +30,7 @@ from .expert_comm import ALL_TO_ALLS_PER_MOE_LAYER, exposed_expert_s, unpaired_s
 from .framework import loss_bytes_per_logit
 from .goodput import MAX_LOSS_SHARE, STRAGGLER_REFERENCE_DEVICES, STRAGGLER_SHARE
 from .plan import TrainingPlan
+from .recompute_modules import keeps_scores, saved_terms
 from .request import CHECKPOINT_BYTES_PER_S_PER_NODE
 
 Array = np.ndarray
@@ -139,7 +140,10 @@ def _model_states(
     grads = (dense / np.where(z >= 2, dp, one) + expert / np.where(z >= 2, edp, one)) * g_b
     optim = (dense / np.where(z >= 1, dp, one) + expert / np.where(z >= 1, edp, one)) * o_b
     shape = plan.model.shape
-    layer = largest_layer_parameters(shape) / lay.tensor if shape is not None else np.zeros(len(dp))
+    layer = np.zeros(len(dp))
+    if shape is not None:  # architecture.largest_layer_parameters, the experts over each layout's EP degree
+        dense_layer, moe_layer, embedding = layer_parameter_parts(shape, lay.expert)
+        layer = np.maximum(np.maximum(dense_layer, moe_layer), embedding) / lay.tensor
     gathered_3 = np.minimum(mem.ZERO3_LIVE_LAYER_FACTOR * layer * w_b, (dense + expert) * w_b - weights)
     return weights, grads, optim, np.where(z >= 3, gathered_3, 0.0)
 
@@ -178,7 +182,7 @@ def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> t
         sh, mem._mlp_activation_scale(sh), mem.saved_input_bytes(plan.precision)
     )
     per_layer = sbh * np.where(sp, (replicated + split) / t, replicated + split / t)
-    if plan.recompute == "none" and not plan.flash_attention:
+    if keeps_scores(plan.recompute, plan.recompute_modules, plan.flash_attention):
         per_layer = per_layer + 5.0 * sh.attention_heads * s_len * s_len * b / t
     per_layer = per_layer * (act_bytes / 2.0)
     if plan.recompute == "full":
@@ -193,6 +197,10 @@ def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> t
         sp_on = sp & (t > 1)
         kept_op = whole + np.where(sp_on, (sequence + reduce_scatter) / t, sequence) + split / t
         return s_len * b * kept_op * act_bytes / 2.0, per_layer
+    if plan.recompute == "selective":
+        whole, parted = saved_terms(sh, plan.recompute_modules, mem.saved_input_bytes(plan.precision))
+        freed = sbh * np.where(sp, (whole + parted) / t, whole + parted / t) * (act_bytes / 2.0)
+        return per_layer - freed, freed
     return per_layer, np.zeros(len(t))
 
 

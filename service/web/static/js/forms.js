@@ -70,6 +70,7 @@ export const TRAINING = [
       { path: "hardware.parallelism.pipeline", type: "int" },
       { path: "hardware.parallelism.expert", type: "int" },
       { path: "hardware.parallelism.expert_overlap", type: "bool" },
+      { path: "hardware.parallelism.expert_tensor", type: "int" },
       { path: "hardware.parallelism.zero_stage", type: "select", options: ["0", "1", "2", "3"], auto: true, number: true },
       { path: "hardware.parallelism.data_shard", type: "int" },
       { path: "hardware.parallelism.pipeline_schedule", type: "select", options: ["1f1b", "zero_bubble"], auto: true },
