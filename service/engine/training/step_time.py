@@ -13,7 +13,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from ..architecture import ModelSpec, attention_score_flops_per_token, matmul_parameters_per_token
+from ..architecture import (
+    ModelSpec,
+    TransformerShape,
+    attention_score_flops_per_token,
+    matmul_parameters_per_token,
+)
 from ..hardware import Accelerator
 from .framework import attention_factor, elementwise_factor
 from .memory import (
@@ -238,14 +243,23 @@ def moe_permute_bytes_per_token(model: ModelSpec, act_bytes: float) -> float:
     return shape.moe_layers / shape.layers * (5 * k + 3) * shape.hidden_size * act_bytes
 
 
-def _routed_expert_slowdown(model: ModelSpec, flops: UnitFlops) -> float:
-    """GEMM time multiplier when part of the GEMM FLOPs are routed-expert grouped GEMMs."""
+def _routed_share(model: ModelSpec, flops: UnitFlops) -> float:
+    """Share of the GEMM FLOPs that are routed-expert grouped GEMMs."""
     shape = model.shape
     if shape is None or not shape.is_moe or model.shape_inferred or flops.gemm <= 0:
-        return 1.0
+        return 0.0
     routed = 6.0 * shape.experts_per_token * expert_parameters(shape) * shape.moe_layers
-    share = min(1.0, routed / flops.gemm)
-    return 1.0 - share + share / MOE_GROUPED_GEMM_EFFICIENCY
+    return min(1.0, routed / flops.gemm)
+
+
+def expert_gemm_shape(shape: TransformerShape, expert_tensor: int, expert: int) -> tuple[float, float]:
+    """(1 + W0·etp/f_e, rows of each local expert's GEMM per micro-batch token) for the routed-expert GEMMs: the
+    same f_shape knees as a dense GEMM (GEMM_WIDTH_KNEE, GEMM_TOKENS_KNEE), on the expert's own width per
+    expert-tensor rank, f_e/etp, and on its own rows — a micro-batch's tokens × k copies × the EP ranks sending
+    them, over the E experts: fine-grained experts (Qwen3-30B-A3B's 768) and few tokens per expert (no expert
+    parallelism over 256 experts) underfill the tensor cores as narrow dense GEMMs do."""
+    base = 1.0 + GEMM_WIDTH_KNEE * expert_tensor / shape.expert_ffn_hidden_size
+    return base, shape.experts_per_token * expert / shape.experts
 
 
 class StepWork(NamedTuple):
@@ -271,6 +285,10 @@ class StepWork(NamedTuple):
     # also FP4_BF16_LAYER_SHARE of the transformer layers' linear GEMMs
     bf16_gemm_share: float = 0.0
     framework: str = "megatron"  # the training stack: its attention kernel depends on the part (framework.py)
+    # the routed experts' part of gemm_work (grouped GEMMs) and its own f_shape terms (expert_gemm_shape)
+    routed_gemm_work: float = 0.0
+    expert_shape_base: float = 1.0
+    expert_rows_per_token: float = 1.0
 
 
 def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
@@ -290,7 +308,13 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
     attn_hw = flops.attention * (1.0 + attn_extra)
     elementwise = None
     softmax_share = 0.0
-    slowdown = _routed_expert_slowdown(model, flops)
+    routed_share = _routed_share(model, flops)
+    slowdown = 1.0 - routed_share + routed_share / MOE_GROUPED_GEMM_EFFICIENCY
+    expert_base, expert_rows = (
+        expert_gemm_shape(shape, par.expert_tensor_ranks, par.expert)
+        if routed_share > 0 and shape
+        else (1.0, 1.0)
+    )
     bf16_share = 0.0
     if (
         plan.precision in LOW_PRECISION_TRAINING
@@ -325,6 +349,9 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
     return StepWork(
         devices=par.devices,
         gemm_work=units * gemm_hw * slowdown,
+        routed_gemm_work=units * gemm_hw * routed_share / MOE_GROUPED_GEMM_EFFICIENCY,
+        expert_shape_base=expert_base,
+        expert_rows_per_token=expert_rows,
         attention_work=units * attn_hw,
         has_attention=bool(attn_hw),
         elementwise_work=elementwise,
@@ -379,7 +406,11 @@ def gemm_seconds(work: StepWork, gemm_rate: float, micro_batch: int) -> float:
     f_shape = 1.0 / (work.shape_base + GEMM_TOKENS_KNEE / max(tokens_mb, 1.0))
     if work.shapeless is not None:
         f_shape *= work.shapeless
-    return work.gemm_work / (gemm_rate * f_shape)
+    dense = (work.gemm_work - work.routed_gemm_work) / (gemm_rate * f_shape)
+    if work.routed_gemm_work <= 0.0:
+        return dense
+    rows = max(tokens_mb * work.expert_rows_per_token, 1.0)
+    return dense + work.routed_gemm_work * (work.expert_shape_base + GEMM_TOKENS_KNEE / rows) / gemm_rate
 
 
 def optimizer_seconds(memory: MemoryBreakdown, bandwidth: float) -> float:

@@ -281,7 +281,14 @@ def _step(
     f_shape = 1.0 / (shape_base + st.GEMM_TOKENS_KNEE / np.maximum(tokens_mb, 1.0))
     if work.shapeless is not None:
         f_shape = f_shape * work.shapeless
-    gemm_s = work.gemm_work / (devices * rate_1 * f_shape)
+    gemm_s = (work.gemm_work - work.routed_gemm_work) / (devices * rate_1 * f_shape)
+    if work.routed_gemm_work > 0.0 and plan.model.shape is not None:  # st.gemm_seconds' expert GEMMs
+        shape = plan.model.shape
+        expert_base = 1.0 + st.GEMM_WIDTH_KNEE * lay.tensor / shape.expert_ffn_hidden_size
+        rows = np.maximum(tokens_mb * shape.experts_per_token * lay.expert / shape.experts, 1.0)
+        gemm_s = gemm_s + work.routed_gemm_work * (expert_base + st.GEMM_TOKENS_KNEE / rows) / (
+            devices * rate_1
+        )
     compute_s = gemm_s + attention_s + memory_bound_s
     optimizer_s = st.OPTIMIZER_PASSES * states / acc.memory_bandwidth_bytes_per_s
     tensor_s, pipeline_s, expert_s, context_s = _model_parallel_comm(plan, lay, micro_batches, attention_s)
