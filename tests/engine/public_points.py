@@ -26,7 +26,12 @@ ALIASES: dict[str, str] = {"nvidia-h800": "nvidia-h800-sxm-80gb"}
 # Activation offload the published recipe sets (not a column of the CSV): NeMo 25.11's
 # LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_BASE_CONFIG sets cpu_offloading_num_layers=40 (Megatron-Bridge
 # scripts/performance/configs/llama/llama3_workload_base_configs.py @5776a6d9, quoted in the row's notes).
-OFFLOAD_LAYERS: dict[str, int] = {"NeMo25.11 Llama3-70B Megatron-FSDP 64xGB200 fp8": 40}
+OFFLOAD_LAYERS: dict[str, int] = {
+    "NeMo25.11 Llama3-70B Megatron-FSDP 64xGB200 fp8": 40,
+    # dense-2026-12: LLAMA3_70B_PRETRAIN_CONFIG_GB300_FP8_CS_V2 sets cpu_offloading_num_layers=20 (Megatron-Bridge
+    # scripts/performance/configs/llama/llama3_workload_base_configs.py @21d102f, the 26.04.01 summary commit).
+    "NeMo26.04.01 Llama3-70B Megatron-FSDP 64xGB300 fp8": 20,
+}
 # Pure-bf16 model states (not a column of the CSV): NeMo AutoModel's MoE models cast every weight to bf16
 # (initialize_weights(dtype=torch.bfloat16) ... self.to(dtype) in nemo_automodel/components/models/{qwen3_moe,gpt_oss}/
 # model.py @89e3a9f and deepseek_v3/model.py @2013a4d), FSDP2 shards those bf16 tensors, and the recipes' optimizer
@@ -296,7 +301,19 @@ EXPERT_OVERLAP: frozenset[str] = frozenset(
 INEXPRESSIBLE: dict[str, str] = {}
 # Hybrid sharding (hardware.parallelism.data_shard): MaxText multislice shards (FSDP) inside each 256-chip v5e slice
 # over ICI and runs pure data parallelism across the 32 slices over the data-center network (README, multislice)
-DATA_SHARD: dict[str, int] = {"MaxText 64B 32x v5e-256 (8192 chips)": 256}
+DATA_SHARD: dict[str, int] = {
+    "MaxText 64B 32x v5e-256 (8192 chips)": 256,
+    # dense-2026-12, MaxText configs/v5p/README.md @76bd53b "2x" rows: two slices over DCN (dcn_data_parallelism -1 in
+    # base.yml), FSDP x TP inside each slice: data_shard = chips per slice / ici_tensor_parallelism.
+    "MaxText 32B 2x v5p-128 (128 chips)": 16,
+    "MaxText 64B 2x v5p-128 (128 chips)": 16,
+    "MaxText 128B 2x v5p-256 (256 chips)": 16,
+    "MaxText 128B 2x v5p-512 (512 chips)": 32,
+    "MaxText 256B 2x v5p-1024 (1024 chips)": 64,
+    "MaxText 512B 2x v5p-1024 (1024 chips)": 32,
+    "MaxText 1024B 2x v5p-2048 (2048 chips)": 64,
+    "MaxText 1024B 2x v5p-4096 (4096 chips)": 128,
+}
 
 
 def evaluate_throughput(catalog: Catalog) -> list[Outcome]:
@@ -355,6 +372,10 @@ def table(outcomes: list[Outcome]) -> str:
         (outcomes, True, "* derived from TFLOP/s"),
         (first, None, "bounded set (no batch)"),
         ([o for o in outcomes if o.batch], None, "added later (batch column)"),
+        *(
+            ([o for o in outcomes if o.batch == b], None, f"  batch {b}")
+            for b in sorted({o.batch for o in outcomes} - {""})
+        ),
     ):
         s = summary(subset, derived)
         lines.append(

@@ -23,7 +23,11 @@ from .public_points import evaluate_throughput, throughput_request, throughput_r
 from .reference_catalog import load_catalog
 
 CATALOG = load_catalog()
-MAXTEXT = {r["label"]: r for r in throughput_rows() if r["label"].startswith("MaxText")}
+# the six rows these checks were written on; later MaxText rows (batch "dense-2026-12": the v5p README's 1x/2x rows) are
+# reported by public_points' table, not bounded here
+MAXTEXT = {
+    r["label"]: r for r in throughput_rows() if r["label"].startswith("MaxText") and not r.get("batch")
+}
 
 
 def test_every_tpu_uses_the_mxu_efficiency_not_the_default():
