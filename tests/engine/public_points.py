@@ -44,6 +44,22 @@ BF16_ADAM: tuple[str, ...] = (
     "AutoModel Qwen3-30B-A3B FSDP2(8) EP8 8xH100 bf16",
     "AutoModel GPT-OSS-20B FSDP2(8) 8xH100 bf16",
     "AutoModel GPT-OSS-120B FSDP2(64) 64xH100 bf16",
+    # tpu-recipes llama3_1_70b_8192_bs2_bfloat16 sets weight_dtype bfloat16 (the row's notes); MaxText's optax
+    # moments take the weights' dtype when mu_dtype is left empty (assumption: the base.yml default, not re-read at
+    # the recipe's commit), so its states are bf16 weights, gradients and moments as above
+    "MaxText Llama3.1-70B FSDP v6e-32",
+)
+# Host offload the tpu-recipes set (not a column of the CSV): remat_policy custom with decoder_layer_input offloaded
+# keeps every transformer layer's input in host memory (benchmarks/maxtext_trillium_model_configs.py at the tags the
+# rows' notes name), which the request says as activation_offload_layers = all but the last layer. The projections
+# those recipes also offload (query/key/value_proj, out_proj) are entered as recomputed (recompute "full").
+TPU_HOST_OFFLOAD: tuple[str, ...] = (
+    "MaxText Llama3.1-70B FSDP v6e-32",
+    "MaxText Llama3.1-70B FSDP v6e-64",
+    "MaxText Llama3.1-70B FSDP v6e-128",
+    "MaxText Llama3.1-70B FSDP v6e-256",
+    "MaxText Llama3.1-8B FSDP v6e-16",
+    "MaxText Llama3.1-405B FSDP 2x v6e-256 (512 chips)",
 )
 
 
@@ -253,6 +269,8 @@ def throughput_request(row: dict[str, str]) -> dict[str, Any]:
         training["optimizer_memory_multiplier"] = 2.0
     if row["label"] in OFFLOAD_LAYERS:
         training["activation_offload_layers"] = OFFLOAD_LAYERS[row["label"]]
+    if row["label"] in TPU_HOST_OFFLOAD:
+        training["activation_offload_layers"] = PRESETS[row["model"]].shape.layers - 1
     training.update(framework_fields(row["framework"]))
     return {
         "model": _model(row),

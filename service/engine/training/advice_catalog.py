@@ -12,7 +12,6 @@ from ..parallelism import builds_training_clusters, domain_size
 from ..units import human_duration, human_usd
 from .advice_common import Candidate, recommendation, try_change
 from .evaluate import Evaluation, evaluate, local_seconds_floor, seconds_floor
-from .memory import runtime_reserve_bytes
 from .plan import TrainingPlan
 from .request import default_precision
 from .step_model import StepModel
@@ -174,14 +173,14 @@ def _cost_floors(
     # Memory per device does not depend on the accelerator (same layout and precision): a device smaller than the
     # model states, or than every micro-batch's total, cannot run the job, whatever its speed.
     states = ev.memory.weights + ev.memory.gradients + ev.memory.optimizer_states
-    smallest = min(memory.total for _, memory in ev.basis.candidates)
+    smallest = min(ev.basis.candidates, key=lambda c: c[1].total)[1]
     own, precision, utilization = plan.accelerator.id, plan.precision, plan.utilization
     total_flops = ev.total_flops
     floors = []
     for acc, price in _training_parts(catalog):
         peak = acc.peak(precision)  # None: the part lacks the precision
-        # the runtime reserve is the one memory term that depends on the kind of part (evaluate.for_part)
-        needed = smallest - ev.basis.reserve + runtime_reserve_bytes(acc)
+        # the runtime reserve and fragmentation are the memory terms that depend on the kind of part
+        needed = smallest.on(acc).total
         if peak is None or acc.memory_bytes <= states or acc.memory_bytes < needed or acc.id == own:
             continue
         if devices > domain_size(acc) and not builds_training_clusters(acc):

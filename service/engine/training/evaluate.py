@@ -11,6 +11,7 @@ from .goodput import Goodput, goodput
 from .memory import (
     MemoryBreakdown,
     bytes_per_parameter,
+    fragmentation_fraction,
     model_states,
     parameters_per_device,
     runtime_reserve_bytes,
@@ -133,20 +134,21 @@ class Basis:
     # (micro-batch, its memory) in order of preference: the plan's own when it fixes one, else the powers of two
     # dividing the per-replica batch, largest first (ending with 1)
     candidates: tuple[tuple[int, MemoryBreakdown], ...]
-    # the runtime reserve those memories include (memory.runtime_reserve_bytes: the one term that depends on the
-    # kind of part; for_part swaps it for another kind's)
+    # the runtime reserve and fragmentation share those memories include (memory.part_overhead_bytes: the terms
+    # that depend on the kind of part; for_part swaps them for another kind's)
     reserve: float = 0.0
+    fragmentation: float = 0.0
 
 
 def for_part(plan: TrainingPlan, b: Basis) -> Basis:
-    """`b` with its memories' runtime reserve that of plan.accelerator (a TPU has no CUDA context)."""
-    reserve = runtime_reserve_bytes(plan.accelerator)
-    if reserve == b.reserve:
+    """`b` with its memories' part overhead that of plan.accelerator (a TPU has no CUDA context and no caching
+    allocator)."""
+    acc = plan.accelerator
+    reserve, fragmentation = runtime_reserve_bytes(acc), fragmentation_fraction(acc)
+    if (reserve, fragmentation) == (b.reserve, b.fragmentation):
         return b
-    candidates = tuple(
-        (micro, mem._replace(overhead=mem.base_overhead + reserve)) for micro, mem in b.candidates
-    )
-    return replace(b, candidates=candidates, reserve=reserve)
+    candidates = tuple((micro, mem.on(acc)) for micro, mem in b.candidates)
+    return replace(b, candidates=candidates, reserve=reserve, fragmentation=fragmentation)
 
 
 def basis(plan: TrainingPlan) -> Basis:
@@ -162,7 +164,15 @@ def basis(plan: TrainingPlan) -> Basis:
         (micro, training_memory(plan, micro, per_replica // micro, params, states)) for micro in micros
     )
     flops = flops_per_unit(plan)
-    return Basis(flops, params, step_work(plan, flops), candidates, runtime_reserve_bytes(plan.accelerator))
+    acc = plan.accelerator
+    return Basis(
+        flops,
+        params,
+        step_work(plan, flops),
+        candidates,
+        runtime_reserve_bytes(acc),
+        fragmentation_fraction(acc),
+    )
 
 
 def evaluate(plan: TrainingPlan, known: Basis | None = None, model: StepModel | None = None) -> Evaluation:

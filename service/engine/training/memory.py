@@ -74,6 +74,21 @@ def runtime_reserve_bytes(accelerator: Accelerator) -> float:
 FRAGMENTATION = (
     0.05  # allocator fragmentation, 5–10 % of allocated memory (PyTorch caching allocator; docs/formulas.md)
 )
+
+
+def fragmentation_fraction(accelerator: Accelerator) -> float:
+    """Share of the allocated bytes lost to the allocator's fragmentation: FRAGMENTATION under a caching allocator
+    (PyTorch on CUDA/ROCm); none on a TPU, where XLA assigns every buffer an offset at compile time (buffer
+    assignment, openxla/xla xla/service/buffer_assignment.h) and the program's peak is what the plan holds."""
+    return 0.0 if accelerator.kind == "tpu" else FRAGMENTATION
+
+
+def part_overhead_bytes(accelerator: Accelerator, allocated: float) -> float:
+    """The overhead that depends on the kind of part: its runtime reserve and its allocator's fragmentation of
+    `allocated` (weights + gradients + optimizer states + activations)."""
+    return runtime_reserve_bytes(accelerator) + fragmentation_fraction(accelerator) * allocated
+
+
 ZERO3_LIVE_LAYER_FACTOR = (
     2.0  # ZeRO-3 keeps ~2 gathered layers live (prefetch + current): DeepSpeed "4 × largest layer" B
 )
@@ -88,12 +103,20 @@ class MemoryBreakdown(NamedTuple):  # a named tuple: built per candidate micro-b
     optimizer_states: float
     activations: float
     overhead: float  # runtime reserve + gathered ZeRO-3 layers + fragmentation
-    # the overhead without the runtime reserve, the one term that depends on the kind of part (evaluate.for_part)
+    # the overhead without the terms that depend on the kind of part (part_overhead_bytes; evaluate.for_part)
     base_overhead: float = 0.0
 
     @property
+    def allocated(self) -> float:
+        return self.weights + self.gradients + self.optimizer_states + self.activations
+
+    @property
     def total(self) -> float:
-        return self.weights + self.gradients + self.optimizer_states + self.activations + self.overhead
+        return self.allocated + self.overhead
+
+    def on(self, accelerator: Accelerator) -> MemoryBreakdown:
+        """The same memory on another kind of part (its runtime reserve and fragmentation)."""
+        return self._replace(overhead=self.base_overhead + part_overhead_bytes(accelerator, self.allocated))
 
 
 def bytes_per_parameter(
@@ -118,9 +141,14 @@ def training_memory(
     has them (they do not depend on the micro-batch)."""
     weights, grads, optim, gathered = states or model_states(plan, params)
     activations = activation_bytes(plan, micro_batch, micro_batches_per_step)
-    base = gathered + FRAGMENTATION * (weights + grads + optim + activations)
+    allocated = weights + grads + optim + activations
     return MemoryBreakdown(
-        weights, grads, optim, activations, base + runtime_reserve_bytes(plan.accelerator), base
+        weights,
+        grads,
+        optim,
+        activations,
+        gathered + part_overhead_bytes(plan.accelerator, allocated),
+        gathered,
     )
 
 

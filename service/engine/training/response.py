@@ -12,7 +12,7 @@ from ..units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_u
 from .evaluate import Evaluation, checkpoint_write_s
 from .framework import attention_kernel
 from .goodput import Goodput
-from .memory import FRAGMENTATION, bytes_per_parameter, runtime_reserve_bytes
+from .memory import bytes_per_parameter, fragmentation_fraction, runtime_reserve_bytes
 from .plan import TrainingPlan
 from .scaling import scaling_summary
 from .step_time import best_gemm_efficiency
@@ -197,7 +197,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "overhead": {
             "cuda_context_bytes": runtime_reserve_bytes(plan.accelerator),
             "runtime_reserve_bytes": runtime_reserve_bytes(plan.accelerator),
-            "fragmentation_fraction": FRAGMENTATION,
+            "fragmentation_fraction": fragmentation_fraction(plan.accelerator),
         },
         "efficiency": {
             "peak_flops_per_s": acc.peak(plan.precision),

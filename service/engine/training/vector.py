@@ -91,11 +91,7 @@ def evaluate_layouts(
     dense, expert = _parameters_per_device(plan, lay)
     weights, grads, optim, gathered = _model_states(plan, lay, dense, expert)
     activations = _activation_bytes(plan, lay, micro_batches)
-    overhead = (
-        gathered
-        + mem.FRAGMENTATION * (weights + grads + optim + activations)
-        + mem.runtime_reserve_bytes(plan.accelerator)
-    )
+    overhead = gathered + mem.part_overhead_bytes(plan.accelerator, weights + grads + optim + activations)
     memory_total = weights + grads + optim + activations + overhead
     states = weights + grads + optim
     step = _step(plan, lay, devices, micro_batches, states, dense, expert)
