@@ -125,3 +125,47 @@ def test_expert_overlap_needs_expert_parallelism_and_no_full_recompute(change, v
     with pytest.raises(InvalidRequest) as err:
         estimate_training(body, CATALOG)
     assert "hardware.parallelism.expert_overlap" in err.value.errors
+
+
+
+def _moe_gemm_s(experts: int, top_k: int, expert_ffn: int, expert_degree: int) -> float:
+    """GEMM seconds of one step of a fine-grained MoE (16 layers of h 2048) at expert degree e."""
+    from service.engine.training.evaluate import evaluate
+    from service.engine.training.request import build_plan
+
+    from .reference_catalog import load_catalog
+
+    request = {
+        "model": {
+            "architecture": "transformer", "layers": 16, "hidden_size": 2048, "attention_heads": 16,
+            "kv_heads": 4, "ffn_hidden_size": 6144, "ffn_type": "swiglu", "vocab_size": 32000,
+            "experts": experts, "experts_per_token": top_k, "moe_ffn_hidden_size": expert_ffn,
+        },
+        "training": {"tokens": 1e9, "global_batch_size": 64, "sequence_length": 4096, "micro_batch_size": 1},
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 8,
+                     "parallelism": {"data": 8, "expert": expert_degree, "zero_stage": 1}},
+        "output": {"recommendations": False},
+    }  # fmt: skip
+    return evaluate(build_plan(request, load_catalog())).step.gemm_s
+
+
+def test_expert_gemm_shape_is_the_dense_knees_on_the_experts_own_shape():
+    from service.engine.architecture import TransformerShape
+    from service.engine.training.step_time import GEMM_WIDTH_KNEE, expert_gemm_shape
+
+    shape = TransformerShape(
+        layers=48, hidden_size=2048, attention_heads=32, kv_heads=4, ffn_hidden_size=6144, vocab_size=151936,
+        experts=128, experts_per_token=8, moe_ffn_hidden_size=768, ffn_type="swiglu", tied_embeddings=False,
+    )  # fmt: skip
+    base, rows = expert_gemm_shape(shape, expert_tensor=1, expert=8)
+    assert base == pytest.approx(1 + GEMM_WIDTH_KNEE / 768)
+    assert rows == pytest.approx(8 * 8 / 128)  # a micro-batch token lands k × EP / E rows on each local expert
+
+
+def test_narrow_experts_and_few_tokens_per_expert_are_slower_gemms():
+    # the same routed FLOPs per token (k × f = 12,288): narrower experts underfill the tensor cores
+    wide, narrow = _moe_gemm_s(64, 8, 1536, 8), _moe_gemm_s(128, 16, 768, 8)
+    assert narrow > wide * 1.02
+    # 256 experts without expert parallelism: 4096 × 8 / 256 = 128 rows per expert GEMM, against 1,024 with EP 8
+    spread, local = _moe_gemm_s(256, 8, 768, 8), _moe_gemm_s(256, 8, 768, 1)
+    assert local > spread * 1.1

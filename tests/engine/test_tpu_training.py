@@ -108,3 +108,17 @@ def test_element_wise_work_is_fused_on_tpus_only():
 def test_planner_does_not_search_dots():
     assert "dots" in RECOMPUTATION and "dots" not in SEARCHED_RECOMPUTATION
     assert SearchSpace(device_counts=(8,)).recomputation == SEARCHED_RECOMPUTATION
+
+
+def test_a_tpu_carries_no_allocator_fragmentation_a_gpu_does():
+    from service.engine.training.memory import FRAGMENTATION, fragmentation_fraction
+
+    plan = _plan(next(iter(MAXTEXT)))
+    ev = evaluate(plan)
+    mem = ev.memory
+    assert fragmentation_fraction(plan.accelerator) == 0.0
+    assert mem.overhead == pytest.approx(mem.base_overhead)  # no reserve, no fragmentation: the gathered layers
+    gpu = CATALOG.accelerators["nvidia-h100-sxm-80gb"]
+    on_gpu = mem.on(gpu)
+    assert on_gpu.overhead - mem.overhead == pytest.approx(1024**3 + FRAGMENTATION * mem.allocated)
+    assert on_gpu.on(plan.accelerator) == mem  # and back
