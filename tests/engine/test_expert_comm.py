@@ -127,7 +127,6 @@ def test_expert_overlap_needs_expert_parallelism_and_no_full_recompute(change, v
     assert "hardware.parallelism.expert_overlap" in err.value.errors
 
 
-
 def _moe_gemm_s(experts: int, top_k: int, expert_ffn: int, expert_degree: int) -> float:
     """GEMM seconds of one step of a fine-grained MoE (16 layers of h 2048) at expert degree e."""
     from service.engine.training.evaluate import evaluate
@@ -159,7 +158,9 @@ def test_expert_gemm_shape_is_the_dense_knees_on_the_experts_own_shape():
     )  # fmt: skip
     base, rows = expert_gemm_shape(shape, expert_tensor=1, expert=8)
     assert base == pytest.approx(1 + GEMM_WIDTH_KNEE / 768)
-    assert rows == pytest.approx(8 * 8 / 128)  # a micro-batch token lands k × EP / E rows on each local expert
+    assert rows == pytest.approx(
+        8 * 8 / 128
+    )  # a micro-batch token lands k × EP / E rows on each local expert
 
 
 def test_narrow_experts_and_few_tokens_per_expert_are_slower_gemms():

@@ -117,7 +117,9 @@ def test_a_tpu_carries_no_allocator_fragmentation_a_gpu_does():
     ev = evaluate(plan)
     mem = ev.memory
     assert fragmentation_fraction(plan.accelerator) == 0.0
-    assert mem.overhead == pytest.approx(mem.base_overhead)  # no reserve, no fragmentation: the gathered layers
+    assert mem.overhead == pytest.approx(
+        mem.base_overhead
+    )  # no reserve, no fragmentation: the gathered layers
     gpu = CATALOG.accelerators["nvidia-h100-sxm-80gb"]
     on_gpu = mem.on(gpu)
     assert on_gpu.overhead - mem.overhead == pytest.approx(1024**3 + FRAGMENTATION * mem.allocated)
