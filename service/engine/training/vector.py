@@ -28,32 +28,12 @@ from .evaluate import checkpoint_write_s
 from .expert_comm import exposed_expert_s, unpaired_share
 from .framework import loss_bytes_per_logit
 from .goodput import MAX_LOSS_SHARE, STRAGGLER_REFERENCE_DEVICES, STRAGGLER_SHARE
+from .layouts import Layouts
 from .plan import TrainingPlan
 from .recompute_modules import keeps_scores, saved_terms
 from .request import CHECKPOINT_BYTES_PER_S_PER_NODE
 
 Array = np.ndarray
-
-
-class Layouts(NamedTuple):
-    """Parallel layouts, one per index (int64 arrays of one length; sequence_parallel is bool)."""
-
-    data: Array
-    tensor: Array
-    pipeline: Array
-    context: Array
-    expert: Array
-    zero_stage: Array
-    sequence_parallel: Array
-    virtual_pipeline: Array
-    micro_batch: Array
-
-    @property
-    def devices(self) -> Array:
-        return self.data * self.tensor * self.pipeline * self.context
-
-    def take(self, index: Array) -> Layouts:
-        return Layouts(*(column[index] for column in self))
 
 
 class LayoutNumbers(NamedTuple):

@@ -4,8 +4,6 @@ seconds, term by term in the same order as the single estimate (tests/engine/tes
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from .. import parallelism as nccl
@@ -14,10 +12,8 @@ from ..parallelism import domain_size, scale_out_bytes_per_s, scale_up_bytes_per
 from . import memory as mem
 from . import step_time as st
 from .expert_comm import ALL_TO_ALLS_PER_MOE_LAYER
+from .layouts import Layouts
 from .plan import TrainingPlan
-
-if TYPE_CHECKING:
-    from .vector import Layouts
 
 Array = np.ndarray
 
