@@ -23,3 +23,31 @@ def test_odd_factors_past_the_cap_are_not_pipeline_degrees():
     count = 67 * 8  # a prime factor above the cap: no pipeline takes it
     assert pipeline_for_counts((count,), DEFAULT_PIPELINE) == DEFAULT_PIPELINE
     assert all(d <= MAX_PIPELINE_FOR_ODD_COUNTS for d in pipeline_for_counts((3 * 1024,), DEFAULT_PIPELINE))
+
+
+def test_count_auto_reaches_counts_whose_odd_factor_the_pipeline_takes(catalog):
+    from service.engine import estimate_training
+
+    request = {
+        "model": {"preset": "llama-2-70b"},
+        "training": {"tokens": 1e11, "global_batch_size": 1024, "sequence_length": 4096},
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": "auto", "parallelism": "auto"},
+        "constraints": {"deadline": "P5D"},
+        "output": {"recommendations": False},
+    }
+    answer = estimate_training(request, catalog)
+    # 224 = 7 × 32 devices meet the deadline with a 14-stage pipeline; only powers of two were reachable before
+    assert answer["assumptions"]["auto"]["chosen_count"] == 224
+    assert answer["assumptions"]["parallelism"]["pipeline"] % 7 == 0
+    assert answer["time"]["seconds"] <= 5 * 86400
+
+
+def test_the_default_catalog_wide_search_of_the_largest_moe_preset_stays_within_the_grid_bound(catalog):
+    from service.engine import plan_training
+
+    request = {
+        "model": {"preset": "deepseek-v3"},
+        "training": {"tokens": 1e11, "global_batch_size": 512, "sequence_length": 4096},
+        "constraints": {"deadline": "P30D"},
+    }
+    assert plan_training(request, catalog)["best"] is not None

@@ -22,7 +22,14 @@ from .offload import refuse_in_search
 from .plan_request import duration_seconds
 from .planner import Candidate, Constraints, Offer, prepare, search
 from .request import build_plan
-from .search_space import DEFAULT_MAX_DEVICES, SearchSpace, default_space, pipeline_for_counts
+from .search_space import (
+    DEFAULT_MAX_DEVICES,
+    GIVEN_COUNT_VIRTUAL_PIPELINE,
+    MAX_ODD_FACTOR_COUNT_AUTO,
+    SearchSpace,
+    default_space,
+    pipeline_for_counts,
+)
 
 AUTO = "auto"
 
@@ -129,6 +136,11 @@ def _space(
     if not count_auto:
         changes["device_counts"] = (int(hardware.get("count") or 1),)
         changes["pipeline"] = pipeline_for_counts(changes["device_counts"], space.pipeline)
+        changes["virtual_pipeline"] = GIVEN_COUNT_VIRTUAL_PIPELINE
+    else:  # the counts with a small odd factor get a pipeline that takes it (24, 40, 56, 224 … devices)
+        changes["pipeline"] = pipeline_for_counts(
+            space.device_counts, space.pipeline, MAX_ODD_FACTOR_COUNT_AUTO
+        )
     if not layout_auto:  # the given degrees (data follows the count)
         given = hardware.get("parallelism") or {}
         for name in ("tensor", "pipeline", "context", "expert", "virtual_pipeline"):

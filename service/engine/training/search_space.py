@@ -34,10 +34,16 @@ DEFAULT_PIPELINE = (1, 2, 4, 8, 16, 32)
 # global batch: odd part × powers of two up to this degree (Megatron-LM splits uneven layer counts over stages).
 MAX_PIPELINE_FOR_ODD_COUNTS = 64
 DEFAULT_ZERO_STAGES = (0, 1, 2, 3)
-# Interleaved chunks per stage: NeMo's large recipes run 4–8 (Llama 3.1 405B PP8 × VP8 in the Megatron-Bridge
-# performance summaries); Megatron overlaps the v-fold point-to-point traffic with the chunks' compute
-# (overlap_p2p_comm, on for interleaved schedules), which the step model's one exposed send per stage keeps.
-DEFAULT_VIRTUAL_PIPELINE = (1, 2, 4, 8)
+# Interleaved chunks per stage: 1, 2 in a catalog-wide search (the grid stays within MAX_GRID_TOTAL for the
+# largest MoE presets); for one given count (`parallelism: "auto"`) also 4 and 8, as NeMo's large recipes run
+# (Llama 3.1 405B PP8 × VP8 in the Megatron-Bridge performance summaries). Megatron overlaps the v-fold
+# point-to-point traffic with the chunks' compute (overlap_p2p_comm, on for interleaved schedules), which the step
+# model's one exposed send per stage keeps.
+DEFAULT_VIRTUAL_PIPELINE = (1, 2)
+GIVEN_COUNT_VIRTUAL_PIPELINE = (1, 2, 4, 8)
+# Odd factors a searched count may have for the pipeline to take when the count is chosen too (count "auto"):
+# 3, 5 and 7 (24, 40, 56, 96, 224 … devices), the grid of every count × every odd degree staying bounded.
+MAX_ODD_FACTOR_COUNT_AUTO = 7
 LONG_CONTEXT_TOKENS = 16384  # context parallelism is searched by default from 16K-token sequences on
 DEFAULT_CONTEXT_LONG = (1, 2, 4, 8)
 MAX_DEFAULT_EXPERT = 64
@@ -90,14 +96,18 @@ def default_device_counts(max_devices: int, min_devices: int = 1) -> tuple[int, 
     return tuple(c for c in counts if min_devices <= c <= max_devices)
 
 
-def pipeline_for_counts(counts: tuple[int, ...], pipeline: tuple[int, ...]) -> tuple[int, ...]:
-    """`pipeline` plus, for each count with an odd factor, that factor times the powers of two up to
+def pipeline_for_counts(
+    counts: tuple[int, ...], pipeline: tuple[int, ...], max_odd: int = MAX_PIPELINE_FOR_ODD_COUNTS
+) -> tuple[int, ...]:
+    """`pipeline` plus, for each count with an odd factor up to `max_odd`, that factor times the powers of two up to
     MAX_PIPELINE_FOR_ODD_COUNTS: the degrees that let a count of 3 × 2^k devices split as PP = 3·2^j."""
     degrees = set(pipeline)
     for count in counts:
         odd = count
         while odd > 1 and odd % 2 == 0:
             odd //= 2
+        if odd > max_odd:
+            continue
         degree = odd
         while 1 < degree <= MAX_PIPELINE_FOR_ODD_COUNTS and count % degree == 0:
             degrees.add(degree)
