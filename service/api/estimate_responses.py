@@ -352,7 +352,9 @@ class ParallelismUsedSchema(ma.Schema):
     data = integer("Data-parallel degree")
     tensor = integer("Tensor-parallel degree")
     pipeline = integer("Pipeline-parallel degree")
-    expert = integer("Expert-parallel degree (drawn from the data-parallel ranks)")
+    expert = integer(
+        "Expert-parallel degree (drawn from the data-parallel ranks; with expert_tensor, from tensor × data)"
+    )
     expert_tensor = integer(
         "Tensor-parallel degree of the expert layers (`hardware.parallelism.expert_tensor`; `tensor` when not given)"
     )

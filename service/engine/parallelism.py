@@ -70,6 +70,7 @@ class Parallelism:
     def expert_shard_ranks(self) -> int:
         """Ranks ZeRO shards an expert's weights over (Megatron-Core's expert-data-parallel group): the ZeRO group's
         tensor × shard ranks over expert × expert_tensor (the ZeRO group over expert without expert_tensor)."""
+        # request validation keeps tensor × shard ranks a multiple of expert × expert_tensor (layout_request)
         return max(1, self.shard_ranks * self.tensor // (self.expert * self.expert_tensor_ranks))
 
     @property

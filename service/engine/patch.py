@@ -18,6 +18,17 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return result
 
 
+def combine(first: Any, second: Any) -> Any:
+    """Two merge patches as one: `second`'s values win and its nulls stay (merge_patch would apply them and drop
+    the key, where here the null must reach the request it patches, to remove that field)."""
+    if not isinstance(first, dict) or not isinstance(second, dict):
+        return second
+    out = dict(first)
+    for key, value in second.items():
+        out[key] = combine(out.get(key), value) if isinstance(value, dict) else value
+    return out
+
+
 def recommendation(
     code: str, severity: str, message: str, change: dict, field: str, op: str, value: Any
 ) -> dict[str, Any]:

@@ -140,3 +140,14 @@ def test_count_auto_refuses_a_given_expert_tensor(catalog) -> None:
     with pytest.raises(InvalidRequest) as err:
         estimate_training(request, catalog)
     assert set(err.value.errors) == {"hardware.parallelism.expert_tensor"}
+
+
+def test_a_hybrid_shard_group_under_expert_tensor_holds_whole_expert_groups(catalog) -> None:
+    from service.engine import InvalidRequest
+
+    # data 16 × tensor 2 with EP 32, ETP 1: a shard group of 16 holds 16 × 2 = 32 ranks = one expert group
+    plan = _folded(catalog, expert_tensor=1, data_shard=16)
+    assert plan.par.expert_shard_ranks == 1
+    with pytest.raises(InvalidRequest) as err:  # 8 × 2 = 16 ranks cannot hold the 32 expert ranks
+        _folded(catalog, expert_tensor=1, data_shard=8)
+    assert "expert × expert_tensor (32)" in " ".join(err.value.errors["hardware.parallelism.data_shard"])

@@ -245,3 +245,24 @@ def test_catalog_scan_counts_no_cuda_context_on_a_tpu(catalog: Catalog) -> None:
     cheaper = [r for r in answer["recommendations"] if r["code"] == "cheaper_accelerator"]
     assert cheaper and cheaper[0]["change"]["hardware"]["accelerator"] == "google-tpu-v6e"
     assert estimate_training(merge_patch(request, cheaper[0]["change"]), catalog)["memory"]["fits"]
+
+
+def test_fit_advice_drops_what_full_recomputation_rules_out(catalog):
+    """A selective run with named modules and expert overlap that does not fit: the full-recomputation advice also
+    removes recompute_modules (selective only) and expert_overlap (refused with full recomputation), and applying
+    the change as given validates and fits."""
+    from service.engine.patch import merge_patch
+
+    request = {
+        "model": {"preset": "mixtral-8x7b"},
+        "training": {"tokens": 1e9, "global_batch_size": 64, "sequence_length": 4096, "micro_batch_size": 1,
+                     "activation_recomputation": "selective", "recompute_modules": ["core_attn", "moe_act"]},
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 16,
+                     "parallelism": {"data": 16, "expert": 8, "zero_stage": 1, "expert_overlap": True}},
+    }  # fmt: skip
+    answer = estimate_training(request, catalog)
+    assert not answer["memory"]["fits"]
+    fit = next(r for r in answer["recommendations"] if r["code"] == "does_not_fit")
+    assert fit["change"]["training"] == {"activation_recomputation": "full", "recompute_modules": None}
+    assert fit["change"]["hardware"]["parallelism"]["expert_overlap"] is None
+    assert estimate_training(merge_patch(request, fit["change"]), catalog)["memory"]["fits"]

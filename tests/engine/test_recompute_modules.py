@@ -200,3 +200,12 @@ def test_every_module_name_is_megatron_cores() -> None:
     assert set(RECOMPUTE_MODULES) == {
         "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts"
     }  # fmt: skip
+
+
+def test_mlp_on_an_moe_model_with_dense_layers_costs_what_it_frees_nothing() -> None:
+    # DeepSeek-V3's first three layers are dense, but the memory model counts every layer as an MoE layer: "mlp"
+    # must then neither free memory (above) nor add recompute (review finding: it charged the dense MLPs' recompute)
+    assert DSV3.dense_layers > 0
+    assert recomputed_matmul_share(DSV3, ("core_attn", "mlp")) == 0.0
+    assert recomputed_elementwise_bytes(DSV3, ("core_attn", "mlp")) == 0.0
+    assert _kept(DSV3, ("core_attn", "mlp")) == pytest.approx(_kept(DSV3, ("core_attn",)))

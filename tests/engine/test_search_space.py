@@ -51,3 +51,21 @@ def test_the_default_catalog_wide_search_of_the_largest_moe_preset_stays_within_
         "constraints": {"deadline": "P30D"},
     }
     assert plan_training(request, catalog)["best"] is not None
+
+
+def test_a_count_no_layout_can_split_is_named_as_such_not_as_out_of_memory(catalog):
+    import pytest
+
+    from service.engine import InvalidRequest, estimate_training
+
+    request = {
+        "model": {"preset": "llama-2-70b"},
+        "training": {"tokens": 1e9, "global_batch_size": 1024, "sequence_length": 4096},
+        # 1,000 = 8 × 125: the odd factor 125 exceeds every pipeline degree, the data degree cannot take it
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 1000, "parallelism": "auto"},
+        "output": {"recommendations": False},
+    }
+    with pytest.raises(InvalidRequest) as err:
+        estimate_training(request, catalog)
+    message = " ".join(err.value.errors["hardware.parallelism"])
+    assert message.startswith("No layout splits 1000 devices") and "memory" not in message

@@ -14,12 +14,13 @@ from typing import Any
 from ..hardware import Catalog
 from ..i18n import _, num, pct
 from ..parallelism import Parallelism
-from ..patch import merge_patch
+from ..patch import combine
 from ..units import human_bytes, human_count, human_duration
 from .advice_catalog import cheaper, trains
 from .advice_common import Candidate, recommendation, try_change
 from .evaluate import Evaluation, evaluate
 from .plan import TrainingPlan
+from .recompute_modules import DEFAULT_RECOMPUTE_MODULES
 from .scaling import TOKENS_PER_PARAMETER, chinchilla_loss, loss_optimal_parameters
 
 # a given checkpoint interval this far (either way) from the Young/Daly optimum is worth changing (Daly 2006:
@@ -55,7 +56,7 @@ def _fit(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: E
     a larger accelerator at the same count, then more devices."""
     if ev.fits:
         return None
-    recompute_full = {"training": {"activation_recomputation": "full"}} if plan.recompute != "full" else {}
+    recompute_full = _full_recompute(plan)[0] if plan.recompute != "full" else {}
     for label, change, fields in _memory_levers(plan) + _layouts(plan, recompute_full):
         found = _apply(request, catalog, plan, change, fields)
         if found and found[1].fits:
@@ -81,13 +82,27 @@ def _apply(
     return patched, evaluate(patched)
 
 
+def _full_recompute(plan: TrainingPlan) -> tuple[dict, dict[str, Any]]:
+    """The change and the plan fields of full recomputation: the request's recompute_modules (selective only) and
+    expert_overlap (Megatron-Core asserts it off under full recomputation) go with it, else the change would 422."""
+    change: dict[str, Any] = {"training": {"activation_recomputation": "full"}}
+    fields: dict[str, Any] = {"recompute": "full"}
+    if plan.recompute_modules != DEFAULT_RECOMPUTE_MODULES:
+        change["training"]["recompute_modules"] = None
+        fields["recompute_modules"] = DEFAULT_RECOMPUTE_MODULES
+    if plan.par.expert_overlap:
+        change["hardware"] = {"parallelism": {"expert_overlap": None}}
+        fields["par"] = replace(plan.par, expert_overlap=False)
+    return change, fields
+
+
 def _memory_levers(plan: TrainingPlan) -> list[FitCandidate]:
     """Full recomputation, higher ZeRO stages, an automatic micro-batch, ZeRO-3 with full recomputation."""
     par = plan.par
-    full = {"training": {"activation_recomputation": "full"}}
+    full, full_fields = _full_recompute(plan)
     levers: list[FitCandidate] = []
     if plan.recompute != "full":
-        levers.append((_("full activation recomputation"), full, {"recompute": "full"}))
+        levers.append((_("full activation recomputation"), full, full_fields))
     if par.data > 1:
         for z in range(par.zero_stage + 1, 4):
             levers.append(
@@ -103,8 +118,8 @@ def _memory_levers(plan: TrainingPlan) -> list[FitCandidate]:
         )
     if par.data > 1 and plan.recompute != "full":
         levers.append(
-            (_("ZeRO-3 with full recomputation"), merge_patch(_par_patch(zero_stage=3), full),
-             {"par": replace(par, zero_stage=3), "recompute": "full"})
+            (_("ZeRO-3 with full recomputation"), combine(_par_patch(zero_stage=3), full),
+             {**full_fields, "par": replace(full_fields.get("par", par), zero_stage=3)})
         )  # fmt: skip
     return levers
 
@@ -177,8 +192,8 @@ def _widest_layout(count: int, t_max: int, layers: int, recompute_full: dict) ->
     d = count // (t_max * p_max)
     return (
         _("tensor {t_max} × pipeline {p_max}, ZeRO {zero} and full recomputation").format(t_max=t_max, p_max=p_max, zero=3 if d > 1 else 1),
-        merge_patch(_par_patch(tensor=t_max, pipeline=p_max, data=d, sequence_parallel=t_max > 1,
-                               zero_stage=3 if d > 1 else 1), recompute_full),
+        combine(_par_patch(tensor=t_max, pipeline=p_max, data=d, sequence_parallel=t_max > 1,
+                           zero_stage=3 if d > 1 else 1), recompute_full),
         None,
     )  # fmt: skip
 
@@ -193,11 +208,11 @@ def _fit_on_larger_part(
          if a.memory_bytes > plan.accelerator.memory_bytes and a.supports(plan.precision) and trains(a)),
         key=lambda a: (price(a.id) is None, getattr(price(a.id), "usd_per_hour", 0.0)),
     )  # fmt: skip
-    levers = merge_patch(_par_patch(zero_stage=3) if plan.par.data > 1 else {}, recompute_full)
+    levers = combine(_par_patch(zero_stage=3) if plan.par.data > 1 else {}, recompute_full)
     extra: dict[str, Any]
     for extra in ({}, levers):
         for acc in bigger:
-            change = merge_patch({"hardware": {"accelerator": acc.id}, "cost": {"provider": None}}, extra)
+            change = combine({"hardware": {"accelerator": acc.id}, "cost": {"provider": None}}, extra)
             found = try_change(request, change, catalog)
             if found and found[1].fits:
                 label = (
@@ -216,11 +231,11 @@ def _fit_on_more_devices(
         new_count = count * factor
         d = new_count // (par.tensor * par.pipeline)
         gbs = math.ceil(max(plan.global_batch, d * micro) / (d * micro)) * d * micro
-        change = merge_patch(
+        change = combine(
             {"hardware": {"count": new_count, "parallelism": {"data": d, "zero_stage": 3}}}, recompute_full
         )
         if gbs != plan.global_batch:
-            change = merge_patch(change, {"training": {"global_batch_size": gbs}})
+            change = combine(change, {"training": {"global_batch_size": gbs}})
         found = try_change(request, change, catalog)
         if found and found[1].fits:
             return _fitrecommendation(

@@ -174,6 +174,16 @@ def _nothing_qualifies(
             ),
         )
     where = "hardware.count" if count_auto else "hardware.parallelism"
+    if found.stats["configurations_evaluated"] == 0:  # no split of the count(s) at all, fitting or not
+        return InvalidRequest.single(
+            where,
+            _(
+                "No layout splits {devices} devices: data × tensor × pipeline × context must equal the count, "
+                "data (× micro-batch) divide the global batch, tensor divide the attention heads and pipeline "
+                "stages not exceed the layers. Give a device count with more factors of 2 (or of 3, 5, 7) or "
+                "another global_batch_size."
+            ).format(devices=" / ".join(str(c) for c in space.device_counts[:8])),
+        )
     return InvalidRequest.single(
         where,
         _(

@@ -179,10 +179,20 @@ def _data_shard(par: Parallelism, shard: int, path: str, bad: Any) -> None:
             f"{path}.data_shard",
             _("Hybrid sharding needs zero_stage 1, 2 or 3 (ZeRO shards within each group)."),
         )
-    elif par.expert > 1 and shard % par.expert:
+    elif par.expert > 1 and not par.expert_tensor and shard % par.expert:
         bad(
             f"{path}.data_shard",
             _("Must be a multiple of expert ({expert}): experts are sharded inside each group.").format(
                 expert=par.expert
             ),
+        )
+    elif par.expert > 1 and (shard * par.tensor) % (par.expert * par.expert_tensor_ranks):
+        # with expert_tensor the expert ranks are drawn from tensor × data: a group's tensor × shard ranks must
+        # hold whole expert × expert_tensor groups (Megatron-Core's expert-data-parallel group inside it)
+        bad(
+            f"{path}.data_shard",
+            _(
+                "data_shard × tensor ({ranks}) must be a multiple of expert × expert_tensor ({group}): experts "
+                "are sharded inside each group."
+            ).format(ranks=shard * par.tensor, group=par.expert * par.expert_tensor_ranks),
         )

@@ -152,10 +152,11 @@ def recomputed_matmul_share(sh: TransformerShape | None, modules: tuple[str, ...
     the active experts and router (moe), the shared experts (shared_experts), MLA's up projections (mla_up_proj)."""
     if sh is None or not modules or modules == DEFAULT_RECOMPUTE_MODULES:
         return 0.0
-    dense_layers = sh.dense_layers if sh.is_moe else sh.layers
     weights = 0.0
-    if "mlp" in modules:
-        weights += dense_layers * mlp_parameters(sh, sh.ffn_hidden_size)
+    # "mlp" is a dense model's: saved_terms counts an MoE model's layers as MoE layers, so the few dense layers of
+    # one (DeepSeek-V3's first three) neither free memory nor cost recompute here
+    if "mlp" in modules and not sh.is_moe:
+        weights += sh.layers * mlp_parameters(sh, sh.ffn_hidden_size)
     expert = mlp_parameters(sh, sh.expert_ffn_hidden_size) if sh.is_moe else 0
     if "moe" in modules:
         weights += sh.moe_layers * (
@@ -187,7 +188,7 @@ def recomputed_elementwise_bytes(sh: TransformerShape | None, modules: tuple[str
     else:
         moe_bytes += act * sh.experts_per_token * f_e if "moe_act" in modules else 0.0
         moe_bytes += act * sh.shared_experts * f_e if "shared_experts" in modules else 0.0
-    dense_layers = sh.dense_layers if sh.is_moe else sh.layers
+    dense_layers = 0 if sh.is_moe else sh.layers  # "mlp" on an MoE model: see recomputed_matmul_share
     dense_bytes = act * sh.ffn_hidden_size if "mlp" in modules else 0.0
     mla_norm = 4.0 * sh.hidden_size if "layernorm" in modules and sh.kv_lora_rank else 0.0
     return (sh.moe_layers * moe_bytes + dense_layers * dense_bytes) / sh.layers + mla_norm
