@@ -252,14 +252,21 @@ def _routed_share(model: ModelSpec, flops: UnitFlops) -> float:
     return min(1.0, routed / flops.gemm)
 
 
-def expert_gemm_shape(shape: TransformerShape, expert_tensor: int, expert: int) -> tuple[float, float]:
+def expert_gemm_shape(
+    shape: TransformerShape, expert_tensor: int, expert: int, tensor: int = 1, sequence_parallel: bool = False
+) -> tuple[float, float]:
     """(1 + W0·etp/f_e, rows of each local expert's GEMM per micro-batch token) for the routed-expert GEMMs: the
     same f_shape knees as a dense GEMM (GEMM_WIDTH_KNEE, GEMM_TOKENS_KNEE), on the expert's own width per
     expert-tensor rank, f_e/etp, and on its own rows — a micro-batch's tokens × k copies × the EP ranks sending
     them, over the E experts: fine-grained experts (Qwen3-30B-A3B's 768) and few tokens per expert (no expert
-    parallelism over 256 experts) underfill the tensor cores as narrow dense GEMMs do."""
+    parallelism over 256 experts) underfill the tensor cores as narrow dense GEMMs do. With expert ranks drawn from
+    the tensor ranks (expert_tensor < tensor) under sequence parallelism, each rank dispatches its s/t share of the
+    tokens, so its experts see etp/t of them (Megatron-Core's alltoall dispatcher with MoE parallel folding)."""
     base = 1.0 + GEMM_WIDTH_KNEE * expert_tensor / shape.expert_ffn_hidden_size
-    return base, shape.experts_per_token * expert / shape.experts
+    rows = shape.experts_per_token * expert / shape.experts
+    if sequence_parallel and expert_tensor < tensor:
+        rows *= expert_tensor / tensor
+    return base, rows
 
 
 class StepWork(NamedTuple):
@@ -311,7 +318,7 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
     routed_share = _routed_share(model, flops)
     slowdown = 1.0 - routed_share + routed_share / MOE_GROUPED_GEMM_EFFICIENCY
     expert_base, expert_rows = (
-        expert_gemm_shape(shape, par.expert_tensor_ranks, par.expert)
+        expert_gemm_shape(shape, par.expert_tensor_ranks, par.expert, par.tensor, par.sequence_parallel)
         if routed_share > 0 and shape
         else (1.0, 1.0)
     )

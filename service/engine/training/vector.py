@@ -62,7 +62,8 @@ def evaluate_layouts(
     """evaluate(plan with each layout and micro-batch) at the predicted utilization, vectorised.
 
     `checkpoint_bytes_per_s`: the request's write bandwidth; None = build_plan's default of
-    CHECKPOINT_BYTES_PER_S_PER_NODE per node of each layout's device count."""
+    CHECKPOINT_BYTES_PER_S_PER_NODE per node of each layout's device count. Layouts have no expert_tensor column:
+    experts split like the dense layers (the planners refuse a given expert_tensor, auto._refuse_unsearched_layout)."""
     lay = layouts
     devices = lay.devices.astype(np.float64)
     per_replica = plan.global_batch // lay.data
