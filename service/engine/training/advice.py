@@ -160,7 +160,8 @@ def _layouts(plan: TrainingPlan, recompute_full: dict) -> list[FitCandidate]:
 def _keep_valid(par: Parallelism, patch: dict) -> dict:
     """A layout patch that also drops the request's data_shard when it no longer divides the new data × context
     ranks, its zero_bubble schedule when the new layout has no pipeline, and its expert overlap when the new layout
-    has no expert parallelism or recomputes fully (else the re-parse would refuse them)."""
+    has no expert parallelism (else the re-parse would refuse them); a patch to full recomputation already drops
+    what that rules out (_full_recompute)."""
     new = patch.get("hardware", {}).get("parallelism", {})
     extra: dict[str, Any] = {}
     data, pipeline, zero = new.get("data", par.data), new.get("pipeline", par.pipeline), new.get("zero_stage")
@@ -170,8 +171,7 @@ def _keep_valid(par: Parallelism, patch: dict) -> dict:
         extra["data_shard"] = None
     if par.pipeline_schedule != "1f1b" and pipeline == 1:
         extra["pipeline_schedule"] = None
-    full = patch.get("training", {}).get("activation_recomputation") == "full"
-    if par.expert_overlap and (new.get("expert", par.expert) <= 1 or full):
+    if par.expert_overlap and new.get("expert", par.expert) <= 1:
         extra["expert_overlap"] = None
     if not extra:
         return patch

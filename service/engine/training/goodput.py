@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
+
 # Llama 3 (Dubey et al. 2024, "The Llama 3 Herd of Models" §3.3.4): 466 job interruptions (47 planned, 419
 # unexpected) in a 54-day snapshot of pre-training on 16,384 H100 GPUs → 466 / (54 · 24 · 16,384) per GPU-hour.
 # Cross-checks: BigScience BLOOM-176B chronicles, about one GPU lost a week on 384 A100s (1.55e-5 per GPU-hour).
@@ -58,11 +60,16 @@ class Goodput(NamedTuple):
     straggler_share: float = 0.0  # share of the stepping (and validation) time those waits take
 
 
+def straggler_shares(devices: np.ndarray) -> np.ndarray:
+    """The default share of a job's stepping time lost to stragglers on each of `devices` device counts
+    (STRAGGLER_SHARE; none on one device), for the array model and, through straggler_share, the single estimate."""
+    counts = np.maximum(np.asarray(devices, dtype=np.float64), 1.0)
+    return STRAGGLER_SHARE * np.minimum(1.0, np.log(counts) / math.log(STRAGGLER_REFERENCE_DEVICES))
+
+
 def straggler_share(devices: int) -> float:
-    """The default share of a job's stepping time lost to stragglers on `devices` devices (STRAGGLER_SHARE)."""
-    if devices <= 1:
-        return 0.0
-    return STRAGGLER_SHARE * min(1.0, math.log(devices) / math.log(STRAGGLER_REFERENCE_DEVICES))
+    """straggler_shares of one device count."""
+    return float(straggler_shares(np.array([devices]))[0])
 
 
 def optimal_interval_s(checkpoint_write_s: float, job_rate_per_s: float) -> float:

@@ -11,7 +11,6 @@ from ..pricing import describe
 from ..units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_usd
 from .evaluate import Evaluation, checkpoint_write_s
 from .framework import attention_kernel
-from .goodput import Goodput
 from .memory import bytes_per_parameter, fragmentation_fraction, runtime_reserve_bytes
 from .plan import TrainingPlan
 from .scaling import scaling_summary
@@ -249,7 +248,7 @@ def _goodput_assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "interruptions_per_device_hour": plan.interruptions_per_device_hour,
         "restart_s": plan.restart_s,
         "straggler_share": run.straggler_share,
-        "straggler_source": _straggler_source(plan, run),
+        "straggler_source": _straggler_source(plan),
         "checkpoint_interval_steps": run.checkpoint_interval if run.checkpoints else None,
         "checkpoint_interval_source": "given" if plan.checkpoint_interval else "Young/Daly optimum",
         "optimal_checkpoint_interval_steps": run.optimal_interval or None,
@@ -257,7 +256,7 @@ def _goodput_assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
     }
 
 
-def _straggler_source(plan: TrainingPlan, run: Goodput) -> str:
+def _straggler_source(plan: TrainingPlan) -> str:
     if plan.straggler_share is not None:
         return "given"
     return _(

@@ -27,7 +27,7 @@ from . import vector_comm as vc
 from .evaluate import checkpoint_write_s
 from .expert_comm import exposed_expert_s, unpaired_share
 from .framework import loss_bytes_per_logit
-from .goodput import MAX_LOSS_SHARE, STRAGGLER_REFERENCE_DEVICES, STRAGGLER_SHARE
+from .goodput import MAX_LOSS_SHARE, straggler_shares
 from .layouts import Layouts
 from .plan import TrainingPlan
 from .recompute_modules import keeps_scores, saved_terms
@@ -296,9 +296,7 @@ def _goodput(
     if plan.straggler_share is not None:
         slow = np.full(len(devices), plan.straggler_share)
     else:
-        slow = STRAGGLER_SHARE * np.minimum(
-            1.0, np.log(np.maximum(devices, 1)) / math.log(STRAGGLER_REFERENCE_DEVICES)
-        )
+        slow = straggler_shares(devices)
     step_s = step_s / (1.0 - slow)
     with np.errstate(divide="ignore", invalid="ignore"):
         tau_opt = np.where(rate > 0, np.sqrt(2.0 * write_s / rate), np.inf)
