@@ -271,6 +271,8 @@ def throughput_request(row: dict[str, str]) -> dict[str, Any]:
         training["activation_offload_layers"] = OFFLOAD_LAYERS[row["label"]]
     if row["label"] in TPU_HOST_OFFLOAD:
         training["activation_offload_layers"] = PRESETS[row["model"]].shape.layers - 1
+    if row["label"] in NO_FLASH_ATTENTION:
+        training["flash_attention"] = False
     training.update(framework_fields(row["framework"]))
     return {
         "model": _model(row),
@@ -288,6 +290,19 @@ def throughput_request(row: dict[str, str]) -> dict[str, Any]:
 def throughput_rows() -> list[dict[str, str]]:
     with (DATA / "public_training_throughput.csv").open(encoding="utf-8") as f:
         return list(csv.DictReader(f))
+
+
+# Rows whose stack ran no FlashAttention (`training.flash_attention: false`): BLOOM-176B trained March-July 2022 on
+# Megatron-DeepSpeed with its fused scale-mask-softmax CUDA kernel (BLOOM paper, arXiv 2211.05100, "fused CUDA
+# kernels"), before FlashAttention (arXiv 2205.14135, May 2022) reached that stack; GPT-NeoX-20B (arXiv 2204.06745,
+# April 2022) predates FlashAttention.
+NO_FLASH_ATTENTION: frozenset[str] = frozenset(
+    {
+        "BLOOM-176B TP4 PP12 DP8 384xA100-80GB bf16 (production log)",
+        "BLOOM-176B pretraining",
+        "GPT-NeoX-20B pretraining",
+    }
+)
 
 
 # Expert all-to-all overlap (hardware.parallelism.expert_overlap) where the benchmark recipe turned it on: Megatron-Core's
@@ -699,6 +714,8 @@ def run_request(row: dict[str, str], layout: dict[str, Any]) -> dict[str, Any]:
         training["precision"] = row["precision"]
     if layout.get("micro_batch"):
         training["micro_batch_size"] = int(layout["micro_batch"])
+    if row["label"] in NO_FLASH_ATTENTION:
+        training["flash_attention"] = False
     return {
         "model": model,
         "training": training,
