@@ -65,15 +65,15 @@ def test_tflops_conversions_use_each_sources_own_count():
 
 def test_the_batches_added_later_keep_their_level():
     """The rows added after the bounds above, each batch at the level it reached when it was last worked on
-    (`public_points` prints them per batch): the MoE batch at 19.5 % median, 62 % within ±25 %, every row fitting
+    (`public_points` prints them per batch): the MoE batch at 16.6 % median, 64 % within ±25 %, every row fitting
     (from 23.4 %, 54 % and 3 not fitting when it was added); the dense batch at 10.3 %, 86 %, 7 tpu-recipes rows not
     fitting (their host offload and vocabulary tiling have no request field; docs/formulas.md); NeMo's long-sequence
     batch (4K to 1M tokens) at 3.6 %, every row within ±25 % (from 27.7 % and 44 % before the attention efficiency was
     re-fitted on it). On the held-out set's parts (A100, H100, H200, B200, GB200, TPU v5p) every row of every batch
-    together: 149 rows, 8.4 %, 87 %."""
+    together: 149 rows, 8.4 %, 88 %."""
     every_row = evaluate_throughput(load_catalog())
     moe = summary([o for o in every_row if o.batch == "moe-2026-12"])
-    assert moe["points"] >= 39 and moe["median_abs_error"] < 0.20 and moe["within_25_percent"] >= 0.60
+    assert moe["points"] >= 39 and moe["median_abs_error"] < 0.18 and moe["within_25_percent"] >= 0.62
     assert moe["not_fitting"] == 0
     dense = summary([o for o in every_row if o.batch == "dense-2026-12"])
     assert dense["points"] >= 50 and dense["median_abs_error"] < 0.12 and dense["within_25_percent"] >= 0.78
@@ -85,4 +85,4 @@ def test_the_batches_added_later_keep_their_level():
     on_parts = {r["label"] for r in throughput_rows() if r["accelerator"].startswith(parts)}
     held_out_like = summary([o for o in every_row if o.label in on_parts])
     assert held_out_like["points"] >= 149
-    assert held_out_like["median_abs_error"] < 0.10 and held_out_like["within_25_percent"] >= 0.85
+    assert held_out_like["median_abs_error"] < 0.095 and held_out_like["within_25_percent"] >= 0.86

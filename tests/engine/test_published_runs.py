@@ -67,9 +67,10 @@ def test_complete_runs_accelerator_hours():
     s = run_summary(first)
     assert s["runs"] >= 15
     assert s["not_fitting"] == 0
-    # since the straggler share (goodput.STRAGGLER_SHARE): 23.5 % → 18.9 % median, 71 → 88 % within ±30 %
-    assert s["median_abs_error"] < 0.20
+    # since the straggler share (goodput.STRAGGLER_SHARE): 23.5 % → 18.9 % median, 71 → 88 % within ±30 %; since the
+    # attention re-fit and the two 2022 runs without FlashAttention (BLOOM, GPT-NeoX-20B): 17.7 %
+    assert s["median_abs_error"] < 0.19
     assert s["within_30_percent"] >= 0.85
     every = run_summary(outcomes)
     assert every["not_fitting"] == 0
-    assert every["median_abs_error"] < 0.25  # all 26: 27.1 % → 23.8 %
+    assert every["median_abs_error"] < 0.21  # all 26: 27.1 % → 20.9 % → 19.2 %
