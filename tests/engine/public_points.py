@@ -328,6 +328,8 @@ EXPERT_OVERLAP: frozenset[str] = frozenset(
         "NeMo26.06 DeepSeek-V3 PP2 VP8 EP32 256xGB300 mxfp8",
         "NeMo26.04.01 GPT-OSS-120B EP64 64xGB200 bf16",
         "NeMo26.04.01 DeepSeek-V3 PP8 EP32 256xB200 mxfp8",
+        # 26.04.01 at 17a381f9: QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V2 sets moe_a2a_overlap=True
+        "NeMo26.04.01 Qwen3-235B-A22B TP2 PP8 VP4 EP32 256xH100 fp8",
     }
 )
 # Rows whose layout the request cannot express, with the reason (kept in the table as skipped).
