@@ -292,16 +292,12 @@ def throughput_rows() -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-# Rows whose stack ran no FlashAttention (`training.flash_attention: false`): BLOOM-176B trained March-July 2022 on
-# Megatron-DeepSpeed with its fused scale-mask-softmax CUDA kernel (BLOOM paper, arXiv 2211.05100, "fused CUDA
-# kernels"), before FlashAttention (arXiv 2205.14135, May 2022) reached that stack; GPT-NeoX-20B (arXiv 2204.06745,
-# April 2022) predates FlashAttention.
+# Throughput rows whose stack ran no FlashAttention (`training.flash_attention: false`; the runs of the same stacks
+# say so in RUN_LAYOUTS): BLOOM-176B trained March-July 2022 on Megatron-DeepSpeed with its fused scale-mask-softmax
+# CUDA kernel (BLOOM paper, arXiv 2211.05100, "fused CUDA kernels"), before FlashAttention (arXiv 2205.14135, May 2022)
+# reached that stack.
 NO_FLASH_ATTENTION: frozenset[str] = frozenset(
-    {
-        "BLOOM-176B TP4 PP12 DP8 384xA100-80GB bf16 (production log)",
-        "BLOOM-176B pretraining",
-        "GPT-NeoX-20B pretraining",
-    }
+    {"BLOOM-176B TP4 PP12 DP8 384xA100-80GB bf16 (production log)"}
 )
 
 
@@ -491,7 +487,7 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "expert_overlap": True,
         "how": "published (DualPipe as zero_bubble ZB-H1 with expert overlap)",
     },
-    # BLOOM: TP4 PP12 DP8, MBS 2, ZeRO-1, full recompute (published).
+    # BLOOM: TP4 PP12 DP8, MBS 2, ZeRO-1, full recompute (published); no FlashAttention (NO_FLASH_ATTENTION).
     "BLOOM-176B pretraining": {
         "count": 384,
         "tensor": 4,
@@ -499,6 +495,7 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "zero_stage": 1,
         "micro_batch": 2,
         "recompute": "full",
+        "flash_attention": False,
         "how": "published",
     },
     # PaLM: 2 pods x 3072 chips, 12-way model parallel x 256-way sharded data parallel per pod (published in the
@@ -582,6 +579,7 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "global_batch": 1536,
         "micro_batch": 4,
         "recompute": "full",  # selective does not fit 4 x 2,048 tokens on 40 GB at TP2 PP4 (the 405B rule)
+        "flash_attention": False,  # the paper (arXiv 2204.06745, April 2022) predates FlashAttention
         "how": "published (ZeRO stage, micro-batch, recompute assumed)",
     },
     # SmolLM2-1.7B (nanotron, H100): count and layout not read. Assumed: 256 GPUs of ZeRO-1 data parallelism at TP1
@@ -716,7 +714,7 @@ def run_request(row: dict[str, str], layout: dict[str, Any]) -> dict[str, Any]:
         training["precision"] = row["precision"]
     if layout.get("micro_batch"):
         training["micro_batch_size"] = int(layout["micro_batch"])
-    if row["label"] in NO_FLASH_ATTENTION:
+    if layout.get("flash_attention") is False:
         training["flash_attention"] = False
     return {
         "model": model,

@@ -51,7 +51,9 @@ BEST_GEMM_EFFICIENCY = (
 DEFAULT_GEMM_EFFICIENCY = 0.70  # assumption for accelerators without a published MAMF measurement
 # Constants marked (fitted) were set by a grid search minimising the error on the calibration points
 # (Megatron-LM 2021 Table 1, NeMo 24.09 DGX-H100 FP8); see tests/engine/test_calibration.py.
-GEMM_IN_MODEL = 0.875  # GEMMs inside a training step reach ~87.5 % of the best isolated GEMM (fitted)
+# GEMMs inside a training step reach ~87.5 % of the best isolated GEMM (fitted; re-fitted with
+# FLASH_ATTENTION_EFFICIENCY on all public points, docs/formulas.md "Attention inside a training step")
+GEMM_IN_MODEL = 0.875
 FP8_GEMM_RATIO = 0.90  # FP8 GEMMs reach a slightly lower share of their 2× peak than BF16 (fitted)
 # NVFP4/MXFP4 GEMMs: no published best-GEMM (MAMF-style) measurement found; the FP8 ratio is assumed (assumption)
 FP4_GEMM_RATIO = FP8_GEMM_RATIO
@@ -60,9 +62,9 @@ GEMM_WIDTH_KNEE = 256.0  # W0 (fitted)
 GEMM_TOKENS_KNEE = 64.0  # T0 (assumption)
 # Fused attention (FlashAttention-2 on Ampere, cuDNN / FlashAttention-3 class on Hopper and Blackwell) forward +
 # backward inside a training step, as a share of the best GEMM rate (fitted with GEMM_IN_MODEL on the public points,
-# which since the long-sequence rows of NeMo's performance_long_sequence.md (4K-1M tokens) constrain it: 0.70 had
-# left every source over-predicted by +23...+62 % from 32K on; below the kernels' own benchmarks, FlashAttention-2
-# 50-73 % of A100 peak forward, up to 63 % backward (Dao 2023))
+# whose long-sequence rows, NeMo's performance_long_sequence.md at 4K-1M tokens, constrain it: 0.70 had left every
+# source over-predicted by +23...+62 % from 32K on). Below the kernels' own benchmarks: FlashAttention-2 reaches
+# 50-73 % of A100 peak forward, up to 63 % backward (Dao 2023).
 FLASH_ATTENTION_EFFICIENCY = 0.50
 # unfused softmax(QKᵀ)V is several times slower than FlashAttention (Dao et al. 2022, Fig. 1) (fitted)
 UNFUSED_ATTENTION_EFFICIENCY = 0.20
