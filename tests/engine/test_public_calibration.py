@@ -66,8 +66,10 @@ def test_tflops_conversions_use_each_sources_own_count():
 def test_the_batches_added_later_keep_their_level():
     """The rows added after the bounds above, each batch at the level it reached when it was last worked on
     (`public_points` prints them per batch): the MoE batch at 16.6 % median, 64 % within ±25 %, every row fitting
-    (from 23.4 %, 54 % and 3 not fitting when it was added); the dense batch at 10.3 %, 86 %, 7 tpu-recipes rows not
-    fitting (their host offload and vocabulary tiling have no request field; docs/formulas.md); NeMo's long-sequence
+    (from 23.4 %, 54 % and 3 not fitting when it was added); the dense batch at 10.3 %, 86 %, 2 tpu-recipes rows not
+    fitting (7 before the loss and the rebuilt layer stopped being summed and XLA's loss was counted; the two left:
+    GPT-3 175B on v6e-256 by ~5 %, Llama 3.1 405B on v5p-1024, whose vocabulary tiling has no request field, by
+    0.4 %; docs/formulas.md, "Loss memory"); NeMo's long-sequence
     batch (4K to 1M tokens) at 3.6 %, every row within ±25 % (from 27.7 % and 44 % before the attention efficiency was
     re-fitted on it). On the held-out set's parts (A100, H100, H200, B200, GB200, TPU v5p) every row of every batch
     together: 149 rows, 8.4 %, 88 %."""
@@ -77,7 +79,7 @@ def test_the_batches_added_later_keep_their_level():
     assert moe["not_fitting"] == 0
     dense = summary([o for o in every_row if o.batch == "dense-2026-12"])
     assert dense["points"] >= 50 and dense["median_abs_error"] < 0.12 and dense["within_25_percent"] >= 0.78
-    assert dense["not_fitting"] <= 7
+    assert dense["not_fitting"] <= 2
     long_sequences = summary([o for o in every_row if o.batch == "longseq-2026-12"])
     assert long_sequences["points"] >= 9 and long_sequences["median_abs_error"] < 0.06
     assert long_sequences["within_25_percent"] == 1.0 and long_sequences["not_fitting"] == 0

@@ -31,6 +31,13 @@ EAGER_ELEMENTWISE_FACTOR = 1.70
 # `cross_entropy(pred.float())` (train.py @9dec370) holds three fp32 tensors the size of the logits at the loss's
 # backward (the upcast logits, the log-softmax and its gradient): 12 B, the 16-bit logits freed by then.
 UNFUSED_LOSS_BYTES_PER_LOGIT = 12.0
+# XLA (TPU): the loss holds the 16-bit logits the LM head wrote, kept for the backward, and their 16-bit gradient —
+# two activation-sized values per logit. MaxText upcasts the logits to fp32 (`cast_logits_to_fp32`) and builds a
+# one-hot target before its cross entropy (MaxText/max_utils.py cross_entropy_with_logits), but XLA's instruction
+# fusion folds element-wise producers (convert, iota-compare) into the reductions and the gradient's fusion that
+# consume them, so neither fp32 logits nor the one-hot tensor are materialised (openxla/xla
+# xla/service/instruction_fusion.cc). Checked on the tpu-recipes rows that ran (docs/formulas.md, "Loss memory").
+XLA_LOSS_VALUES_PER_LOGIT = 2.0
 # Accelerator id fragments of parts with Hopper's or Blackwell's tensor cores (wgmma / tcgen05), where fused
 # attention kernels outrun FlashAttention-2
 _FAST_ATTENTION_PARTS = ("h100", "h200", "h800", "h20", "gh200", "b200", "b300", "gb200", "gb300")
@@ -103,9 +110,11 @@ def elementwise_factor(framework: str, torch_compile: bool) -> float:
     return EAGER_ELEMENTWISE_FACTOR if _eager(framework) and not torch_compile else 1.0
 
 
-def loss_bytes_per_logit(framework: str, activation_bytes: float) -> float:
-    """Peak bytes per logit of the loss: fused (Megatron-class stacks, llm-foundry's fused cross entropy) or eager
-    PyTorch's fp32 cross entropy."""
+def loss_bytes_per_logit(framework: str, activation_bytes: float, xla: bool = False) -> float:
+    """Peak bytes per logit of the loss: fused (Megatron-class stacks, llm-foundry's fused cross entropy), eager
+    PyTorch's fp32 cross entropy, or XLA's (`xla`: a TPU, whatever the framework field says)."""
+    if xla:
+        return XLA_LOSS_VALUES_PER_LOGIT * activation_bytes
     if _eager(framework):
         return UNFUSED_LOSS_BYTES_PER_LOGIT
     return activation_bytes + 4.0

@@ -105,6 +105,9 @@ class MemoryBreakdown(NamedTuple):  # a named tuple: built per candidate micro-b
     overhead: float  # runtime reserve + gathered ZeRO-3 layers + fragmentation
     # the overhead without the terms that depend on the kind of part (part_overhead_bytes; evaluate.for_part)
     base_overhead: float = 0.0
+    # the activations under XLA (a TPU) and under a CUDA-class stack: they differ by the loss's buffers
+    # (framework.loss_bytes_per_logit); `on` takes the one of the part. None: the same on every part.
+    by_runtime: tuple[float, float] | None = None
 
     @property
     def allocated(self) -> float:
@@ -115,8 +118,11 @@ class MemoryBreakdown(NamedTuple):  # a named tuple: built per candidate micro-b
         return self.allocated + self.overhead
 
     def on(self, accelerator: Accelerator) -> MemoryBreakdown:
-        """The same memory on another kind of part (its runtime reserve and fragmentation)."""
-        return self._replace(overhead=self.base_overhead + part_overhead_bytes(accelerator, self.allocated))
+        """The same memory on another kind of part (its activations, runtime reserve and fragmentation)."""
+        mem = self
+        if self.by_runtime is not None:
+            mem = self._replace(activations=self.by_runtime[0 if accelerator.kind == "tpu" else 1])
+        return mem._replace(overhead=self.base_overhead + part_overhead_bytes(accelerator, mem.allocated))
 
 
 def bytes_per_parameter(
@@ -140,7 +146,8 @@ def training_memory(
     `params`: parameters_per_device(plan.model, plan.par), `states`: model_states(plan, params), when the caller
     has them (they do not depend on the micro-batch)."""
     weights, grads, optim, gathered = states or model_states(plan, params)
-    activations = activation_bytes(plan, micro_batch, micro_batches_per_step)
+    xla, cuda = activation_bytes_by_runtime(plan, micro_batch, micro_batches_per_step)
+    activations = xla if plan.accelerator.kind == "tpu" else cuda
     allocated = weights + grads + optim + activations
     return MemoryBreakdown(
         weights,
@@ -149,6 +156,7 @@ def training_memory(
         activations,
         gathered + part_overhead_bytes(plan.accelerator, allocated),
         gathered,
+        (xla, cuda) if xla != cuda else None,
     )
 
 
@@ -212,18 +220,29 @@ def expert_parameters(s: TransformerShape) -> int:
 
 
 def activation_bytes(plan: TrainingPlan, micro_batch: int, micro_batches_per_step: int) -> float:
-    """Stored activations on the busiest device for one training step."""
+    """Stored activations on the busiest device for one training step, on plan.accelerator."""
+    xla, cuda = activation_bytes_by_runtime(plan, micro_batch, micro_batches_per_step)
+    return xla if plan.accelerator.kind == "tpu" else cuda
+
+
+def activation_bytes_by_runtime(
+    plan: TrainingPlan, micro_batch: int, micro_batches_per_step: int
+) -> tuple[float, float]:
+    """activation_bytes under XLA (a TPU) and under a CUDA-class stack: (xla, cuda). They differ only by the loss's
+    buffers (framework.loss_bytes_per_logit)."""
     model, par, act_bytes = plan.model, plan.par, plan.activation_bytes_per_value
     s_len, b = plan.sequence_length // par.context, micro_batch  # context parallel: each rank keeps s/cp
     if model.shape is None:
         if model.flops_per_sample:  # CNN / ViT without a shape: rough FLOPs-based rule (see constant)
             per_sample = model.flops_per_sample / CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE * act_bytes / 2.0
-            return per_sample * b / (par.tensor * par.pipeline)
+            shapeless = per_sample * b / (par.tensor * par.pipeline)
+            return shapeless, shapeless
         # LSTM / MLP: a square network of width w ≈ √(N/12) stores ~16·w bytes (16-bit) per token per layer-
         # equivalent; total ≈ 16·w·(N / 12w²) — the transformer rule of Korthikanti et al. 2022 with 34 → 16.
         width = math.sqrt(model.total_parameters / 12.0)
         layers = max(1.0, model.total_parameters / (12.0 * width * width))
-        return 16.0 * width * layers * s_len * b * act_bytes / 2.0 / (par.tensor * par.pipeline)
+        shapeless = 16.0 * width * layers * s_len * b * act_bytes / 2.0 / (par.tensor * par.pipeline)
+        return shapeless, shapeless
     sh = model.shape
     t, p = par.tensor, par.pipeline
     stored, working = layer_activation_bytes(
@@ -240,12 +259,21 @@ def activation_bytes(plan: TrainingPlan, micro_batch: int, micro_batches_per_ste
     kept, buffered = resident_layers(
         layers_per_stage, offloaded_layers(plan.offload_layers, layers_per_stage)
     )
-    first = (kept * in_flight + buffered) * stored + working
     # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; docs/formulas.md); eager
-    # PyTorch's fp32 cross entropy holds more (framework.loss_bytes_per_logit)
-    logits = s_len * b * sh.vocab_size / t * loss_bytes_per_logit(plan.framework, act_bytes)
-    last = (kept + buffered) * stored + working + logits
-    return max(first + (logits if p == 1 else 0.0), last)
+    # PyTorch's fp32 cross entropy holds more, XLA less (framework.loss_bytes_per_logit)
+    logits = s_len * b * sh.vocab_size / t
+    first_kept, last_kept = (kept * in_flight + buffered) * stored, (kept + buffered) * stored
+
+    def peak(loss: float) -> float:
+        # The loss and the rebuilt layer are never live together: the loss's buffers are freed once the LM head's
+        # backward has run, before the last layer's backward rebuilds (or reads) its activations
+        tail = max(working, loss)
+        return max(first_kept + (tail if p == 1 else working), last_kept + tail)
+
+    return (
+        peak(logits * loss_bytes_per_logit(plan.framework, act_bytes, xla=True)),
+        peak(logits * loss_bytes_per_logit(plan.framework, act_bytes)),
+    )
 
 
 def layer_activation_bytes(
