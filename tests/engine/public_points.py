@@ -496,6 +496,8 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "micro_batch": 2,
         "recompute": "full",
         "flash_attention": False,
+        # Megatron-DeepSpeed (Le Scao et al. 2022 §3.4): DeepSpeed's pipeline engine, no interleaved schedule
+        "framework": "deepspeed",
         "how": "published",
     },
     # PaLM: 2 pods x 3072 chips, 12-way model parallel x 256-way sharded data parallel per pod (published in the
@@ -580,6 +582,8 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "micro_batch": 4,
         "recompute": "full",  # selective does not fit 4 x 2,048 tokens on 40 GB at TP2 PP4 (the 405B rule)
         "flash_attention": False,  # the paper (arXiv 2204.06745, April 2022) predates FlashAttention
+        # GPT-NeoX library: Megatron layers on DeepSpeed's pipeline engine (Black et al. 2022 §3), no interleaving
+        "framework": "deepspeed",
         "how": "published (ZeRO stage, micro-batch, recompute assumed)",
     },
     # SmolLM2-1.7B (nanotron, H100): count and layout not read. Assumed: 256 GPUs of ZeRO-1 data parallelism at TP1
@@ -716,6 +720,8 @@ def run_request(row: dict[str, str], layout: dict[str, Any]) -> dict[str, Any]:
         training["micro_batch_size"] = int(layout["micro_batch"])
     if layout.get("flash_attention") is False:
         training["flash_attention"] = False
+    if layout.get("framework"):
+        training["framework"] = layout["framework"]
     return {
         "model": model,
         "training": training,

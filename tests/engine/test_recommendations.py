@@ -59,6 +59,14 @@ SCENARIOS = {
             "hardware": {"parallelism": {"zero_stage": 1}},
         },
     ),
+    "pipeline_without_interleaving": merge_patch(
+        _base("llama-3-70b", "nvidia-h100-sxm-80gb", 64, global_batch_size=64, sequence_length=4096),
+        {
+            "hardware": {
+                "parallelism": {"tensor": 8, "pipeline": 8, "sequence_parallel": True, "zero_stage": 1}
+            }
+        },
+    ),
     "cheaper_accelerator_for_resnet": {
         "model": {"preset": "resnet-50"},
         "training": {"samples": 1.28e6, "epochs": 90, "global_batch_size": 256, "precision": "fp16"},
@@ -94,6 +102,7 @@ def test_scenarios_cover_every_recommendation_code(catalog: Catalog) -> None:
         "checkpointing_overhead",
         "validation_overhead",
         "cheaper_accelerator",
+        "interleave_pipeline",
     }
 
 

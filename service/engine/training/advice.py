@@ -19,6 +19,7 @@ from ..units import human_bytes, human_count, human_duration
 from .advice_catalog import cheaper, trains
 from .advice_common import Candidate, recommendation, try_change
 from .evaluate import Evaluation, evaluate
+from .interleave import interleave_advice
 from .plan import TrainingPlan
 from .recompute_modules import DEFAULT_RECOMPUTE_MODULES
 from .scaling import TOKENS_PER_PARAMETER, chinchilla_loss, loss_optimal_parameters
@@ -36,7 +37,15 @@ MIN_LOSS_GAIN = 0.01  # nats/token; smaller gains sit inside the fit error (Besi
 
 def recommend(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation) -> list[dict]:
     recs: list[dict[str, Any]] = []
-    for rule in (_fit, _utilization, _compute_optimal, _checkpointing, _validation, cheaper):
+    for rule in (
+        _fit,
+        _utilization,
+        interleave_advice,
+        _compute_optimal,
+        _checkpointing,
+        _validation,
+        cheaper,
+    ):
         rec = rule(request, catalog, plan, ev)
         if rec is not None:
             recs.append(rec)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..parallelism import DEVICES_PER_NODE
 from .evaluate import MAX_AUTO_MICRO_BATCH_SAMPLES, MAX_AUTO_MICRO_BATCH_TOKENS
-from .plan import SEARCHED_RECOMPUTATION, TrainingPlan
+from .plan import INTERLEAVED_CHUNKS, SEARCHED_RECOMPUTATION, TrainingPlan
 from .vector import Layouts
 
 DEFAULT_MAX_DEVICES = 8192
@@ -40,7 +40,7 @@ DEFAULT_ZERO_STAGES = (0, 1, 2, 3)
 # point-to-point traffic with the chunks' compute (overlap_p2p_comm, on for interleaved schedules), which the step
 # model's one exposed send per stage keeps.
 DEFAULT_VIRTUAL_PIPELINE = (1, 2)
-GIVEN_COUNT_VIRTUAL_PIPELINE = (1, 2, 4, 8)
+GIVEN_COUNT_VIRTUAL_PIPELINE = INTERLEAVED_CHUNKS
 # Odd factors a searched count may have for the pipeline to take when the count is chosen too (count "auto"):
 # 3, 5 and 7 (24, 40, 56, 96, 224 … devices), the grid of every count × every odd degree staying bounded.
 MAX_ODD_FACTOR_COUNT_AUTO = 7

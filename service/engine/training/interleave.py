@@ -1,0 +1,85 @@
+"""Advice to interleave a pipeline that runs one model chunk per stage (docs/formulas.md, "Interleaving advice").
+
+Megatron-Core's default is one chunk per stage, and so is the estimate's when the request gives none: runs such as
+BLOOM-176B (Megatron-DeepSpeed) and StarCoder (Megatron-LM, TP4 × PP4) published their pipelines without
+interleaving. But the recipes Megatron-Core users run today interleave every pipeline: NeMo / Megatron-Bridge set
+virtual_pipeline_model_parallel_size whenever pipeline > 1 (Llama 3 70B PP4 × VP5, Llama 3.1 405B PP8 × VP8,
+Nemotron-4 340B PP8 × VP12, GPT-3 175B PP8 × VP6 in their performance summaries), Meta's Llama 3 405B ran an
+interleaved schedule (Dubey et al. 2024 §3.3.2), and Narayanan et al. 2021 §2.2.2 divide the bubble by the chunks.
+So when a Megatron-class run has a pipeline bubble, the answer offers the chunks per stage that the planner also
+searches for one device count (plan.INTERLEAVED_CHUNKS), the fastest that still fits, verified by re-estimating the
+changed request. Stacks without an interleaved schedule get no such advice: DeepSpeed's pipeline engine has none,
+torchtitan runs its own schedules, XLA stacks on TPUs pipeline differently, and the zero-bubble schedule has its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..hardware import Catalog
+from ..i18n import _, pct
+from ..units import human_duration
+from .advice_common import recommendation, try_change
+from .evaluate import Evaluation
+from .plan import INTERLEAVED_CHUNKS, TrainingPlan
+
+# training.framework values whose stacks have Megatron-Core's interleaved 1F1B schedule
+INTERLEAVING_FRAMEWORKS = ("megatron", "nemo", "megatron-bridge")
+# advice only when interleaving saves at least this share of the run (smaller gains sit inside the model's error)
+MIN_SAVING_SHARE = 0.02
+
+
+def can_interleave(plan: TrainingPlan) -> bool:
+    """A pipeline of one chunk per stage under plain 1F1B, on a stack with Megatron-Core's interleaved schedule."""
+    par, shape = plan.par, plan.model.shape
+    return (
+        par.pipeline > 1
+        and par.virtual_pipeline == 1
+        and par.pipeline_schedule == "1f1b"
+        and plan.framework in INTERLEAVING_FRAMEWORKS
+        and plan.accelerator.kind != "tpu"
+        and plan.offload_layers == 0  # Megatron-Core's activation offload runs without a pipeline
+        and shape is not None
+        and plan.unit == "token"
+    )
+
+
+def chunk_candidates(plan: TrainingPlan) -> tuple[int, ...]:
+    """The chunks per stage tried: those of the planner's given-count search that the layers allow (pipeline ×
+    chunks ≤ layers + 2, the embedding and the loss counted as chunks: layout_request.parse_parallelism)."""
+    shape = plan.model.shape
+    assert shape is not None
+    p = plan.par.pipeline
+    return tuple(v for v in INTERLEAVED_CHUNKS if v > 1 and p * v <= shape.layers + 2)
+
+
+def interleave_advice(
+    request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation
+) -> dict | None:
+    """The fastest interleaving that fits, when the run fits and it saves at least MIN_SAVING_SHARE."""
+    if not ev.fits or not ev.bubble_s or not can_interleave(plan):
+        return None
+    best: tuple[int, Evaluation, dict] | None = None
+    for v in chunk_candidates(plan):
+        change = {"hardware": {"parallelism": {"virtual_pipeline": v}}}
+        found = try_change(request, change, catalog)
+        if found is None or not found[1].fits:
+            continue
+        if found[1].seconds < (best[1].seconds if best else ev.seconds * (1.0 - MIN_SAVING_SHARE)):
+            best = (v, found[1], change)
+    if best is None:
+        return None
+    v, after, change = best
+    message = _(
+        "The pipeline runs one model chunk per stage, and its bubble takes {bubble} of the run. Interleaving {v} "
+        "chunks per stage (virtual_pipeline; Megatron-Core's interleaved 1F1B, which NeMo's recipes run on every "
+        "pipeline) cuts the bubble to {after_bubble} and the run to {seconds}, {saved} less, and still fits."
+    ).format(
+        bubble=pct(ev.bubble_s / ev.seconds),
+        v=v,
+        after_bubble=pct(after.bubble_s / after.seconds),
+        seconds=human_duration(after.seconds),
+        saved=human_duration(ev.seconds - after.seconds),
+    )
+    return recommendation("interleave_pipeline", "info", message, change, "time.seconds", "<", ev.seconds)
