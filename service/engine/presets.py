@@ -3,75 +3,10 @@ are marked N_ and translated where an answer shows them (`source` strings stay a
 
 from __future__ import annotations
 
-from .architecture import ModelSpec, TransformerShape, transformer_parameters
+from .architecture import ModelSpec, TransformerShape
 from .i18n import N_
-
-
-def _transformer(
-    name: str, shape: TransformerShape, seq: int, source: str, notes: tuple[str, ...] = ()
-) -> ModelSpec:
-    total, active = transformer_parameters(shape)
-    return ModelSpec(
-        name=name,
-        architecture="transformer",
-        total_parameters=float(total),
-        active_parameters=float(active),
-        shape=shape,
-        shape_inferred=False,
-        default_sequence_length=seq,
-        source=source,
-        notes=notes,
-    )
-
-
-def _llama(layers: int, h: int, a: int, g: int, f: int, v: int, ctx: int) -> TransformerShape:
-    return TransformerShape(
-        layers=layers,
-        hidden_size=h,
-        attention_heads=a,
-        kv_heads=g,
-        ffn_hidden_size=f,
-        ffn_type="swiglu",
-        vocab_size=v,
-        tied_embeddings=False,
-        max_context_tokens=ctx,
-    )
-
-
-def _shape(
-    layers: int, h: int, a: int, g: int, f: int, v: int, ctx: int, **extra: object
-) -> TransformerShape:
-    """A gated-MLP (SwiGLU/GeGLU) decoder with RMSNorm; `extra` sets head_dim, MoE, tying, biases."""
-    fields: dict[str, object] = dict(
-        layers=layers,
-        hidden_size=h,
-        attention_heads=a,
-        kv_heads=g,
-        ffn_hidden_size=f,
-        ffn_type="swiglu",
-        vocab_size=v,
-        tied_embeddings=False,
-        max_context_tokens=ctx,
-    )
-    fields.update(extra)
-    return TransformerShape(**fields)  # type: ignore[arg-type]
-
-
-def _gpt(layers: int, h: int, a: int, v: int, ctx: int) -> TransformerShape:
-    return TransformerShape(
-        layers=layers,
-        hidden_size=h,
-        attention_heads=a,
-        kv_heads=a,
-        ffn_hidden_size=4 * h,
-        ffn_type="gelu",
-        vocab_size=v,
-        tied_embeddings=True,
-        max_context_tokens=ctx,
-        biases=True,
-        learned_position_embeddings=ctx,
-    )
-
+from .preset_shapes import _gpt, _llama, _shape, _transformer
+from .presets_trained import TRAINED_PRESETS
 
 # deepseek-ai/DeepSeek-V3 config.json (DeepSeek-R1 has the same shape)
 _DEEPSEEK_V3 = TransformerShape(
@@ -494,4 +429,5 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
     ),
 )
 
-PRESETS: dict[str, ModelSpec] = {spec.name: spec for spec in _PRESET_LIST if spec.name}
+# The built-in list, then the models of public pre-training runs and training benchmarks (presets_trained.py).
+PRESETS: dict[str, ModelSpec] = {spec.name: spec for spec in _PRESET_LIST + TRAINED_PRESETS if spec.name}

@@ -6,6 +6,7 @@ import pytest
 
 from service.engine.errors import InvalidRequest
 from service.engine.models import PRESETS, list_presets, resolve_model, transformer_parameters
+from service.engine.presets_trained import TRAINED_PRESETS
 
 # (preset, published total, published active or None, source of the published figure)
 PUBLISHED = [
@@ -43,6 +44,33 @@ PUBLISHED = [
     ("gpt-3-175b", 175e9, None, "Brown et al. 2020 Table 2.1"),
     ("gpt-2-1.5b", 1.56e9, None, "HF gpt2-xl 1,557,611,200 ('1.5B' in Radford et al. 2019)"),
     ("bert-large", 335e6, None, "HF bert-large-uncased BertModel 335M (Devlin et al. 2019: 340M)"),
+    # presets_trained.py
+    ("llama-1-7b", 6.7e9, None, "Touvron et al. 2023 (LLaMA) Table 2: 6.7B"),
+    ("llama-1-13b", 13.0e9, None, "Touvron et al. 2023 (LLaMA) Table 2: 13.0B"),
+    ("llama-1-33b", 32.5e9, None, "Touvron et al. 2023 (LLaMA) Table 2: 32.5B"),
+    ("llama-1-65b", 65.2e9, None, "Touvron et al. 2023 (LLaMA) Table 2: 65.2B"),
+    ("llama-3.2-1b", 1.23e9, None, "Llama 3.2 model card: 1.23B"),
+    ("llama-3.2-3b", 3.21e9, None, "Llama 3.2 model card: 3.21B"),
+    ("falcon-180b", 180e9, None, "Falcon-180B model card, Almazrouei et al. 2023: 180B"),
+    ("opt-175b", 175e9, None, "Zhang et al. 2022 (OPT) Table 1: 175B"),
+    ("bloom-176b", 176_247_271_424, None, "bigscience/bloom model card @ae814bf: 176,247,271,424"),
+    ("mpt-7b", 6.7e9, None, "mosaicml/mpt-7b model card: n_parameters 6.7B"),
+    ("mpt-30b", 29.95e9, None, "mosaicml/mpt-30b model card: n_parameters 29.95B"),
+    ("pythia-1b", 1_011_781_632, None, "Biderman et al. 2023 (Pythia): 1,011,781,632"),
+    ("pythia-6.9b", 6_857_302_016, None, "Biderman et al. 2023 (Pythia): 6,857,302,016"),
+    ("pythia-12b", 11_846_072_320, None, "Biderman et al. 2023 (Pythia): 11,846,072,320"),
+    ("gpt-neox-20b", 20_554_567_680, None, "Black et al. 2022 (GPT-NeoX-20B): 20,554,567,680"),
+    ("nemotron-4-15b", 15.7e9, None, "Parmar et al. 2024: 3.2B embedding + 12.5B non-embedding"),
+    ("nemotron-4-340b", 341.0e9, None, "Nemotron-4 340B report: 9.4B embedding + 331.6B non-embedding"),
+    ("qwen2.5-14b", 14.7e9, None, "Qwen2.5 model card: 14.7B parameters"),
+    ("qwen2.5-32b", 32.5e9, None, "Qwen2.5 model card: 32.5B parameters"),
+    ("qwen3-4b", 4.0e9, None, "Qwen3-4B model card: 4.0B parameters"),
+    ("qwen3-14b", 14.8e9, None, "Qwen3-14B model card: 14.8B parameters"),
+    ("tinyllama-1.1b", 1.1e9, None, "TinyLlama README: 1.1B"),
+    ("smollm2-1.7b", 1.7e9, None, "SmolLM2 model card: 1.7B"),
+    ("phi-3-mini", 3.8e9, None, "Abdin et al. 2024 (Phi-3): phi-3-mini 3.8B"),
+    ("deepseek-v2", 236e9, None, "DeepSeek-V2 report: 236B total (21B activated: see below)"),
+    ("dbrx", 132e9, None, "Databricks DBRX announcement: 132B total (36B active: see below)"),
 ]
 
 
@@ -77,6 +105,8 @@ def test_deepseek_v3_mla_moe_counts() -> None:
         ("llama-4-scout", "active_parameters", 17e9),  # Llama 4 model card "17B active"; exact 17.17B
         ("llama-4-maverick", "active_parameters", 17e9),  # "17B active"; exact 17.18B
         ("llama-4-scout", "total_parameters", 109e9),  # "109B total" includes the vision encoder; text 107.8B
+        ("deepseek-v2", "active_parameters", 21e9),  # DeepSeek-V2 report "21B activated"; exact 21.38B
+        ("dbrx", "active_parameters", 36e9),  # DBRX announcement "36B active"; exact 36.47B
     ],
 )
 def test_counts_the_cards_round(preset: str, field: str, card: float) -> None:
@@ -90,6 +120,13 @@ def test_gpt_oss_active_matches_the_model_card_without_the_embedding() -> None:
     for preset, card in (("gpt-oss-20b", 3.61e9), ("gpt-oss-120b", 5.13e9)):
         spec = PRESETS[preset]
         assert spec.active_parameters - 201088 * 2880 == pytest.approx(card, rel=0.01)
+
+
+def test_trained_presets_are_appended_with_new_ids() -> None:
+    # presets_trained.py adds to the built-in list: no id is reused (a reused id would keep the old entry's place)
+    ids = [spec.name for spec in TRAINED_PRESETS]
+    assert len(set(ids)) == len(ids)
+    assert list(PRESETS)[-len(ids) :] == ids
 
 
 def test_every_preset_has_a_source_and_listing() -> None:
