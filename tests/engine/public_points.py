@@ -274,14 +274,17 @@ def throughput_request(row: dict[str, str]) -> dict[str, Any]:
     if row["label"] in NO_FLASH_ATTENTION:
         training["flash_attention"] = False
     training.update(framework_fields(row["framework"]))
+    hardware: dict[str, Any] = {
+        "accelerator": ALIASES.get(row["accelerator"], row["accelerator"]),
+        "count": devices,
+        "parallelism": parallelism,
+    }
+    if row["label"] in INTERCONNECT:
+        hardware["interconnect"] = INTERCONNECT[row["label"]]
     return {
         "model": _model(row),
         "training": training,
-        "hardware": {
-            "accelerator": ALIASES.get(row["accelerator"], row["accelerator"]),
-            "count": devices,
-            "parallelism": parallelism,
-        },
+        "hardware": hardware,
         "cost": {"usd_per_accelerator_hour": 1.0},
         "output": {"recommendations": False},
     }
@@ -330,6 +333,14 @@ EXPERT_OVERLAP: frozenset[str] = frozenset(
 )
 # Rows whose layout the request cannot express, with the reason (kept in the table as skipped).
 INEXPRESSIBLE: dict[str, str] = {}
+# Clusters whose network differs from the catalog's system for the part (`hardware.interconnect`): BLOOM-176B ran on
+# Jean Zay's A100 nodes with "4 OmniPath links" per 8-GPU node (bigscience train/tr11-176B-ml/README.md
+# @00327f8, "Hardware"; Omni-Path Architecture 100 Gb/s per link), 400 Gb/s per node = 50 Gb/s per GPU, where the
+# catalog's DGX A100 has one 200 Gb/s HDR port per GPU.
+JEAN_ZAY_A100 = {"scale_out_bytes_per_s": 4 * 100e9 / 8 / 8}
+INTERCONNECT: dict[str, dict[str, float]] = {
+    "BLOOM-176B TP4 PP12 DP8 384xA100-80GB bf16 (production log)": JEAN_ZAY_A100,
+}
 # Hybrid sharding (hardware.parallelism.data_shard): MaxText multislice shards (FSDP) inside each 256-chip v5e slice
 # over ICI and runs pure data parallelism across the 32 slices over the data-center network (README, multislice)
 DATA_SHARD: dict[str, int] = {
@@ -498,6 +509,7 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "flash_attention": False,
         # Megatron-DeepSpeed (Le Scao et al. 2022 §3.4): DeepSpeed's pipeline engine, no interleaved schedule
         "framework": "deepspeed",
+        "interconnect": JEAN_ZAY_A100,  # 4 OmniPath links per 8-GPU node (INTERCONNECT)
         "how": "published",
     },
     # PaLM: 2 pods x 3072 chips, 12-way model parallel x 256-way sharded data parallel per pod (published in the
@@ -739,6 +751,7 @@ def run_request(row: dict[str, str], layout: dict[str, Any]) -> dict[str, Any]:
                 **({"expert": int(layout["expert"])} if layout.get("expert") else {}),
                 **({"expert_overlap": True} if layout.get("expert_overlap") else {}),
             },
+            **({"interconnect": layout["interconnect"]} if layout.get("interconnect") else {}),
         },
         "cost": {"usd_per_accelerator_hour": 1.0},
         "output": {"recommendations": False},
