@@ -68,8 +68,9 @@ def test_complete_runs_accelerator_hours():
     assert s["runs"] >= 15
     assert s["not_fitting"] == 0
     # since the straggler share (goodput.STRAGGLER_SHARE): 23.5 % → 18.9 % median, 71 → 88 % within ±30 %; since the
-    # attention re-fit and the two 2022 runs without FlashAttention (BLOOM, GPT-NeoX-20B): 17.7 %
-    assert s["median_abs_error"] < 0.19
+    # attention re-fit and the two 2022 runs without FlashAttention (BLOOM, GPT-NeoX-20B): 17.7 %; with BLOOM on
+    # Jean Zay's network (public_points.JEAN_ZAY_A100): 17.0 %
+    assert s["median_abs_error"] < 0.18
     assert s["within_30_percent"] >= 0.85
     every = run_summary(outcomes)
     assert every["not_fitting"] == 0
