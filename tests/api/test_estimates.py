@@ -53,6 +53,32 @@ def test_response_is_the_engine_answer_with_no_field_dropped(app, client, kind, 
     assert response.json == _strip_none(_engine_answer(app, kind, body))
 
 
+PIPELINE = {  # a Megatron-class pipeline given without virtual_pipeline: the interleave_pipeline advice
+    "model": {"preset": "llama-3-70b"},
+    "training": {"tokens": "100B", "global_batch_size": 64, "sequence_length": 4096},
+    "hardware": {
+        "accelerator": "nvidia-h100-sxm-80gb",
+        "count": 64,
+        "parallelism": {"tensor": 8, "pipeline": 8, "sequence_parallel": True, "zero_stage": 1},
+    },
+}
+
+
+def test_interleaving_advice_reaches_the_client_whole(app, client):
+    response = client.post("/v1/estimates/training", json=PIPELINE)
+    assert response.status_code == 200, response.json
+    assert response.json == _strip_none(_engine_answer(app, "training", PIPELINE))
+    advice = [r for r in response.json["recommendations"] if r["code"] == "interleave_pipeline"]
+    assert len(advice) == 1 and advice[0]["change"]["hardware"]["parallelism"]["virtual_pipeline"] in (
+        2,
+        4,
+        8,
+    )
+    assert advice[0]["expected"] == {
+        "field": "time.seconds", "op": "<", "value": response.json["time"]["seconds"]
+    }  # fmt: skip
+
+
 def test_training_estimate_reports_every_section(client):
     body = client.post("/v1/estimates/training", json=FINE_TUNE).json
     assert {
