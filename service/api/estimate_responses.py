@@ -420,6 +420,7 @@ class TrainingAssumptionsSchema(ma.Schema):
     flash_attention = F.Boolean()
     framework = text("The training stack the step time assumes (`training.framework`)", example="megatron")
     torch_compile = F.Boolean(metadata={"description": "Whether the PyTorch model is torch.compile'd"})
+    loss_chunks = integer("Chunks the loss is computed in (`training.loss_chunks`; 1: all logits at once)")
     attention_kernel = text(
         "`fused` (cuDNN / FlashAttention-3 class, NVIDIA Hopper and Blackwell), `flash2` (FlashAttention-2), `xla` "
         "(TPUs), `vendor` (other parts' own kernels) or `unfused`",

@@ -141,6 +141,17 @@ class TrainingRunSchema(ma.Schema):
             "example": 0,
         },
     )
+    loss_chunks = Integer(
+        validate=validate.Range(1, 1024),
+        metadata={
+            "description": "Chunks the loss is computed in, each chunk's logits freed before the next (MaxText "
+            "num_vocab_tiling, torchtune's chunked cross entropy, Liger's fused linear cross entropy): the "
+            "loss's buffers at their peak divide by this. Default 1 (the whole micro-batch's logits at once, as "
+            "Megatron-Core's fused cross entropy and eager PyTorch hold them). Memory only: the chunks' extra "
+            "kernel launches are not counted",
+            "example": 1,
+        },
+    )
     checkpoint_interval_steps = Integer(
         validate=validate.Range(1, 10**9), metadata={"description": "Write a checkpoint every N steps"}
     )

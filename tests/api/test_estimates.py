@@ -134,6 +134,7 @@ def test_training_estimate_reports_every_section(client):
             {"training": {"tokens": "1B", "global_batch_size": 64, "torch_compile": "maybe"}},
             "training.torch_compile",
         ),
+        ({"training": {"tokens": "1B", "global_batch_size": 64, "loss_chunks": 0}}, "training.loss_chunks"),
     ],
 )
 def test_impossible_training_requests_are_422_naming_the_field(client, change, field):

@@ -273,6 +273,8 @@ def throughput_request(row: dict[str, str]) -> dict[str, Any]:
         training["activation_offload_layers"] = PRESETS[row["model"]].shape.layers - 1
     if row["label"] in NO_FLASH_ATTENTION:
         training["flash_attention"] = False
+    if row["label"] in LOSS_CHUNKS:
+        training["loss_chunks"] = LOSS_CHUNKS[row["label"]]
     training.update(framework_fields(row["framework"]))
     hardware: dict[str, Any] = {
         "accelerator": ALIASES.get(row["accelerator"], row["accelerator"]),
@@ -333,6 +335,9 @@ EXPERT_OVERLAP: frozenset[str] = frozenset(
 )
 # Rows whose layout the request cannot express, with the reason (kept in the table as skipped).
 INEXPRESSIBLE: dict[str, str] = {}
+# Loss computed in chunks (`training.loss_chunks`): the tpu-recipes Llama 3.1 405B v5p config sets
+# num_vocab_tiling 4 (the row's notes: llama3_1_405b_8192_v5p_1024 of benchmarks/maxtext_v5p_model_configs.py)
+LOSS_CHUNKS: dict[str, int] = {"MaxText Llama3.1-405B FSDP v5p-1024 (512 chips)": 4}
 # Clusters whose network differs from the catalog's system for the part (`hardware.interconnect`): BLOOM-176B ran on
 # Jean Zay's A100 nodes with "4 OmniPath links" per 8-GPU node (bigscience train/tr11-176B-ml/README.md
 # @00327f8, "Hardware"; Omni-Path Architecture 100 Gb/s per link), 400 Gb/s per node = 50 Gb/s per GPU, where the

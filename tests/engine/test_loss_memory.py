@@ -22,8 +22,16 @@ from .reference_catalog import load_catalog
 CATALOG = load_catalog()
 
 
-def _plan(accelerator: str, recompute: str, micro: int, seq: int = 8192, framework: str | None = None):
+def _plan(
+    accelerator: str,
+    recompute: str,
+    micro: int,
+    seq: int = 8192,
+    framework: str | None = None,
+    chunks: int = 1,
+):
     training = {
+        "loss_chunks": chunks,
         "tokens": 1e12,
         "sequence_length": seq,
         "global_batch_size": 64 * micro,
@@ -124,3 +132,38 @@ def test_the_tpu_recipes_that_ran_fit() -> None:
     assert len(ran) == 6
     for label in ran:
         assert outcomes[label].fits, label
+
+
+@pytest.mark.parametrize("chunks", [1, 4, 16])
+def test_loss_chunks_divide_the_loss_buffers(chunks: int) -> None:
+    """training.loss_chunks (MaxText num_vocab_tiling, chunked / fused linear cross entropy): one chunk's logits at a
+    time; with selective recomputation at micro-batch 4 the loss sets the peak until the chunks make it smaller
+    than the rebuilt layer."""
+    plan = _plan("nvidia-h100-sxm-80gb", "selective", 4, chunks=chunks)
+    kept, working, logits = _parts(plan, 4)
+    loss = logits / chunks * loss_bytes_per_logit(plan.framework, plan.activation_bytes_per_value)
+    assert activation_bytes(plan, 4, 1) == pytest.approx(kept + max(working, loss))
+    assert plan.loss_chunks == chunks
+
+
+def test_the_array_model_divides_the_loss_as_the_single_estimate() -> None:
+    plan = _plan("google-tpu-v6e", "none", 2, chunks=8)
+    ev = evaluate(plan)
+    par = plan.par
+    values = (par.data, par.tensor, par.pipeline, par.context, par.expert, par.zero_stage, par.sequence_parallel,
+              par.virtual_pipeline, plan.micro_batch)  # fmt: skip
+    one = Layouts(*(np.array([v], dtype=bool if isinstance(v, bool) else np.int64) for v in values))
+    assert float(evaluate_layouts(plan, one).memory_bytes[0]) == pytest.approx(ev.memory.total, rel=1e-9)
+
+
+def test_the_engine_refuses_fewer_than_one_loss_chunk() -> None:
+    from service.engine.errors import InvalidRequest
+
+    request = {
+        "model": {"preset": "llama-3-8b"},
+        "training": {"tokens": 1e9, "global_batch_size": 8, "loss_chunks": 0},
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 8},
+    }
+    with pytest.raises(InvalidRequest) as err:
+        build_plan(request, CATALOG)
+    assert "training.loss_chunks" in err.value.errors

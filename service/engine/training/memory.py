@@ -261,7 +261,9 @@ def activation_bytes_by_runtime(
     )
     # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; docs/formulas.md); eager
     # PyTorch's fp32 cross entropy holds more, XLA less (framework.loss_bytes_per_logit)
-    logits = s_len * b * sh.vocab_size / t
+    logits = (
+        s_len * b * sh.vocab_size / t / plan.loss_chunks
+    )  # one chunk's logits at a time (plan.loss_chunks)
     first_kept, last_kept = (kept * in_flight + buffered) * stored, (kept + buffered) * stored
 
     def peak(loss: float) -> float:

@@ -77,6 +77,9 @@ class TrainingPlan:
     torch_compile: bool = False
     # the modules "selective" recomputes (recompute_modules.py; Megatron-Core recompute_modules)
     recompute_modules: tuple[str, ...] = DEFAULT_RECOMPUTE_MODULES
+    # chunks the loss is computed in (MaxText num_vocab_tiling, chunked / fused linear cross entropy): the loss's
+    # buffers at their peak are those of one chunk's logits (memory.activation_bytes_by_runtime)
+    loss_chunks: int = 1
 
     def with_fields(self, **changes: Any) -> TrainingPlan:
         """This plan with some fields changed, for the advice's candidates (which answer for the change being one

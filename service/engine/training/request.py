@@ -72,6 +72,10 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         )
     gbs, micro = _batch(training, par, seq, unit, bad)
     offload = _offload(training, model, par, bad)
+    chunks = training.get("loss_chunks")
+    loss_chunks = 1 if chunks is None else int(chunks)
+    if loss_chunks < 1:
+        bad("training.loss_chunks", _("Must be at least 1."))
     framework, compiled = _framework(training, bad)
     if acc is not None and acc.kind == "tpu" and framework != "megatron":
         notes.append(
@@ -117,6 +121,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         details=bool(output.get("details", False)),
         notes=tuple(notes),
         offload_layers=offload,
+        loss_chunks=loss_chunks,
         framework=framework,
         torch_compile=compiled,
         **schedule,

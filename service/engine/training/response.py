@@ -226,6 +226,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "flash_attention": plan.flash_attention,
         "framework": plan.framework,
         "torch_compile": plan.torch_compile,
+        "loss_chunks": plan.loss_chunks,
         "attention_kernel": attention_kernel(plan.framework, plan.accelerator)
         if plan.flash_attention
         else "unfused",
