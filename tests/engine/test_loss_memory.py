@@ -167,3 +167,17 @@ def test_the_engine_refuses_fewer_than_one_loss_chunk() -> None:
     with pytest.raises(InvalidRequest) as err:
         build_plan(request, CATALOG)
     assert "training.loss_chunks" in err.value.errors
+
+
+@pytest.mark.parametrize("value", ["abc", 2.5, -3])
+def test_a_loss_chunks_that_is_no_whole_number_is_named(value: object) -> None:
+    from service.engine.errors import InvalidRequest
+
+    request = {
+        "model": {"preset": "llama-3-8b"},
+        "training": {"tokens": 1e9, "global_batch_size": 8, "loss_chunks": value},
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 8},
+    }
+    with pytest.raises(InvalidRequest) as err:
+        build_plan(request, CATALOG)
+    assert "training.loss_chunks" in err.value.errors

@@ -72,10 +72,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         )
     gbs, micro = _batch(training, par, seq, unit, bad)
     offload = _offload(training, model, par, bad)
-    chunks = training.get("loss_chunks")
-    loss_chunks = 1 if chunks is None else int(chunks)
-    if loss_chunks < 1:
-        bad("training.loss_chunks", _("Must be at least 1."))
+    loss_chunks = _loss_chunks(training, bad)
     framework, compiled = _framework(training, bad)
     if acc is not None and acc.kind == "tpu" and framework != "megatron":
         notes.append(
@@ -126,6 +123,21 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         torch_compile=compiled,
         **schedule,
     )
+
+
+def _loss_chunks(training: Mapping[str, Any], bad: Any) -> int:
+    """training.loss_chunks: a whole number of chunks, at least 1 (default 1)."""
+    chunks = training.get("loss_chunks")
+    if chunks is None:
+        return 1
+    try:
+        value = int(chunks)
+    except (TypeError, ValueError):
+        value = 0
+    if value < 1 or value != chunks and not isinstance(chunks, str):
+        bad("training.loss_chunks", _("Must be a whole number, at least 1."))
+        return 1
+    return value
 
 
 def _framework(training: Mapping[str, Any], bad: Any) -> tuple[str, bool]:
