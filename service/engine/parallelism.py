@@ -104,9 +104,17 @@ def pipeline_bubble_fraction(
     interleaving v chunks per stage divides the bubble time by v (§2.2.2): (p − 1)/(v·m + p − 1).
     ZB-H1 (Qi et al. 2024 §3.1) splits each backward into its input-gradient (B) and weight-gradient (W) halves and
     runs the W passes in the 1F1B bubble: (p − 1)(T_F + T_B − T_W) instead of (p − 1)(T_F + T_B + T_W), a third of
-    it with T_F = T_B = T_W (the paper's setting): (p − 1)/(3·v·m + p − 1)."""
+    it with T_F = T_B = T_W (the paper's setting): (p − 1)/(3·v·m + p − 1).
+    Interleaving with fewer micro-batches than stages (m < p) has nothing to fill its chunks' gaps with: micro-batch
+    i enters chunk slot j at time i + j, and a device holds the slots d, d + p, … of v·p, so over the v·p + m − 1
+    slots of the schedule it works m·v of them: (v·(p − m) + m − 1)/(v·p + m − 1), which is Narayanan's formula at
+    m = p and 1F1B's at v = 1."""
     if pipeline <= 1:
         return 0.0
+    if virtual > 1 and micro_batches < pipeline and not zero_bubble:
+        return (virtual * (pipeline - micro_batches) + micro_batches - 1) / (
+            virtual * pipeline + micro_batches - 1
+        )
     fill = 3 if zero_bubble else 1
     return (pipeline - 1) / (fill * virtual * micro_batches + pipeline - 1)
 

@@ -82,3 +82,41 @@ def test_chunks_never_exceed_the_layers(catalog: Catalog) -> None:
     """Llama 3 70B has 80 layers: PP16 allows 2 and 4 chunks (64 ≤ 82), not 8 (128 > 82)."""
     plan = build_plan(_request(pipeline=16, tensor=4), catalog)
     assert chunk_candidates(plan) == (2, 4)
+
+
+def test_interleaving_with_fewer_micro_batches_than_stages_keeps_most_of_the_bubble() -> None:
+    """m < p: micro-batch i enters chunk slot j at time i + j; a device works m·v of the v·p + m − 1 slots."""
+    from service.engine.parallelism import pipeline_bubble_fraction
+
+    assert pipeline_bubble_fraction(8, 4, 8) == pytest.approx(35 / 67)  # (8·4 + 3)/(64 + 3), not 7/39
+    assert pipeline_bubble_fraction(8, 4, 1) == pytest.approx(7 / 11)  # plain 1F1B
+    for v in (2, 4, 8):  # the two forms meet at m = p
+        at_p = pipeline_bubble_fraction(8, 8, v)
+        assert at_p == pytest.approx(7 / (8 * v + 7))
+        assert pipeline_bubble_fraction(8, 7, v) > at_p
+
+
+@pytest.mark.parametrize("batch", [4, 12])  # 4 micro-batches on 8 stages; 12, not a multiple of 8
+def test_no_interleaving_advice_when_megatron_could_not_run_it(batch: int, catalog: Catalog) -> None:
+    """Megatron-Core's interleaved schedule needs the micro-batches in groups of one per stage."""
+    request = merge_patch(
+        _request(data=1, tensor=8, pipeline=8),
+        {"training": {"global_batch_size": batch, "micro_batch_size": 1}, "hardware": {"count": 64}},
+    )
+    assert _advice(request, catalog) is None
+
+
+@pytest.mark.parametrize(
+    "hardware",
+    [
+        {"count": "auto", "parallelism": {"tensor": 8, "pipeline": 8, "sequence_parallel": True}},
+        {"count": 64, "parallelism": "auto"},
+    ],
+)
+def test_no_interleaving_advice_on_a_planned_answer(hardware: dict, catalog: Catalog) -> None:
+    """The planner searched the chunks already, and re-chooses the count when a change is applied."""
+    request = merge_patch(_request(), {"hardware": hardware, "constraints": {"deadline": "P60D"}})
+    if hardware["count"] != "auto":
+        request.pop("constraints")
+    out = estimate_training(request, catalog)
+    assert all(r["code"] != "interleave_pipeline" for r in out["recommendations"])

@@ -35,17 +35,16 @@ OVERTRAINED_TOKENS_PER_PARAMETER = 200.0  # 10× past Chinchilla-optimal
 MIN_LOSS_GAIN = 0.01  # nats/token; smaller gains sit inside the fit error (Besiroglu et al. 2024)
 
 
-def recommend(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation) -> list[dict]:
+def recommend(
+    request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation, planned: bool = False
+) -> list[dict]:
+    """The answer's recommendations; `planned`: the planner chose the count or the layout (hardware "auto"): it
+    searched the interleaving already, and re-chooses the count when a change is applied to the request."""
     recs: list[dict[str, Any]] = []
-    for rule in (
-        _fit,
-        _utilization,
-        interleave_advice,
-        _compute_optimal,
-        _checkpointing,
-        _validation,
-        cheaper,
-    ):
+    rules = (_fit, _utilization, interleave_advice, _compute_optimal, _checkpointing, _validation, cheaper)
+    for rule in rules:
+        if planned and rule is interleave_advice:
+            continue
         rec = rule(request, catalog, plan, ev)
         if rec is not None:
             recs.append(rec)

@@ -27,7 +27,7 @@ def estimate_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str,
     response = build_response(plan, ev)
     wanted = (request.get("output") or {}).get("recommendations", True)
     # a planner sweeping thousands of layouts skips the advice scan (each piece of advice re-estimates)
-    response["recommendations"] = recommend(request, catalog, plan, ev) if wanted else []
+    response["recommendations"] = recommend(request, catalog, plan, ev, auto is not None) if wanted else []
     if auto is not None:
         response["assumptions"]["auto"] = auto
         response["assumptions"]["notes"].append(

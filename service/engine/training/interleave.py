@@ -54,6 +54,14 @@ def chunk_candidates(plan: TrainingPlan) -> tuple[int, ...]:
     return tuple(v for v in INTERLEAVED_CHUNKS if v > 1 and p * v <= shape.layers + 2)
 
 
+def runs_interleaved(pipeline: int, micro_batches: int) -> bool:
+    """Megatron-Core's interleaved schedule takes the micro-batches in groups of one per stage: their count must be a
+    multiple of the pipeline degree (forward_backward_pipelining_with_interleaving raises "number of microbatches is
+    not divisible by pipeline-model-parallel-size" otherwise), and with fewer than one per stage there is nothing to
+    fill the chunks' gaps with (parallelism.pipeline_bubble_fraction)."""
+    return micro_batches >= pipeline and micro_batches % pipeline == 0
+
+
 def interleave_advice(
     request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation
 ) -> dict | None:
@@ -64,7 +72,11 @@ def interleave_advice(
     for v in chunk_candidates(plan):
         change = {"hardware": {"parallelism": {"virtual_pipeline": v}}}
         found = try_change(request, change, catalog)
-        if found is None or not found[1].fits:
+        if (
+            found is None
+            or not found[1].fits
+            or not runs_interleaved(plan.par.pipeline, found[1].micro_batches)
+        ):
             continue
         if found[1].seconds < (best[1].seconds if best else ev.seconds * (1.0 - MIN_SAVING_SHARE)):
             best = (v, found[1], change)

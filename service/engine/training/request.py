@@ -132,7 +132,7 @@ def _loss_chunks(training: Mapping[str, Any], bad: Any) -> int:
         return 1
     try:
         value = int(chunks)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         value = 0
     if value < 1 or value != chunks and not isinstance(chunks, str):
         bad("training.loss_chunks", _("Must be a whole number, at least 1."))

@@ -236,7 +236,11 @@ def _step(
     data_s = vc.data_parallel_comm(plan, lay, micro_batches, compute_s, dense, expert)
     stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
     p = lay.pipeline
-    bubble = np.where(p > 1, (p - 1) / (lay.virtual_pipeline * micro_batches + p - 1), 0.0)
+    v, m = lay.virtual_pipeline, micro_batches
+    # parallelism.pipeline_bubble_fraction, interleaving with fewer micro-batches than stages included
+    few = (v > 1) & (m < p)
+    bubble = np.where(few, (v * (p - m) + m - 1) / (v * p + m - 1), (p - 1) / (v * m + p - 1))
+    bubble = np.where(p > 1, bubble, 0.0)
     bubble_s = np.where(bubble > 0, stage_work * bubble / (1.0 - bubble), 0.0)
     communication_s = tensor_s + pipeline_s + data_s + expert_s + context_s
     return compute_s + optimizer_s, communication_s, bubble_s
