@@ -23,20 +23,6 @@ def _transformer(
     )
 
 
-def _llama(layers: int, h: int, a: int, g: int, f: int, v: int, ctx: int) -> TransformerShape:
-    return TransformerShape(
-        layers=layers,
-        hidden_size=h,
-        attention_heads=a,
-        kv_heads=g,
-        ffn_hidden_size=f,
-        ffn_type="swiglu",
-        vocab_size=v,
-        tied_embeddings=False,
-        max_context_tokens=ctx,
-    )
-
-
 def _shape(
     layers: int, h: int, a: int, g: int, f: int, v: int, ctx: int, **extra: object
 ) -> TransformerShape:
@@ -54,6 +40,11 @@ def _shape(
     )
     fields.update(extra)
     return TransformerShape(**fields)  # type: ignore[arg-type]
+
+
+def _llama(layers: int, h: int, a: int, g: int, f: int, v: int, ctx: int) -> TransformerShape:
+    """A Llama-style decoder: SwiGLU MLP, untied embeddings."""
+    return _shape(layers, h, a, g, f, v, ctx)
 
 
 def _gpt(layers: int, h: int, a: int, v: int, ctx: int) -> TransformerShape:
