@@ -121,7 +121,7 @@ class MemoryBreakdown(NamedTuple):  # a named tuple: built per candidate micro-b
         """The same memory on another kind of part (its activations, runtime reserve and fragmentation)."""
         mem = self
         if self.by_runtime is not None:
-            mem = self._replace(activations=self.by_runtime[0 if accelerator.kind == "tpu" else 1])
+            mem = self._replace(activations=of_runtime(self.by_runtime, accelerator))
         return mem._replace(overhead=self.base_overhead + part_overhead_bytes(accelerator, mem.allocated))
 
 
@@ -147,7 +147,7 @@ def training_memory(
     has them (they do not depend on the micro-batch)."""
     weights, grads, optim, gathered = states or model_states(plan, params)
     xla, cuda = activation_bytes_by_runtime(plan, micro_batch, micro_batches_per_step)
-    activations = xla if plan.accelerator.kind == "tpu" else cuda
+    activations = of_runtime((xla, cuda), plan.accelerator)
     allocated = weights + grads + optim + activations
     return MemoryBreakdown(
         weights,
@@ -221,8 +221,14 @@ def expert_parameters(s: TransformerShape) -> int:
 
 def activation_bytes(plan: TrainingPlan, micro_batch: int, micro_batches_per_step: int) -> float:
     """Stored activations on the busiest device for one training step, on plan.accelerator."""
-    xla, cuda = activation_bytes_by_runtime(plan, micro_batch, micro_batches_per_step)
-    return xla if plan.accelerator.kind == "tpu" else cuda
+    return of_runtime(
+        activation_bytes_by_runtime(plan, micro_batch, micro_batches_per_step), plan.accelerator
+    )
+
+
+def of_runtime(by_runtime: tuple[float, float], accelerator: Accelerator) -> float:
+    """The (xla, cuda) value of activation_bytes_by_runtime that holds on `accelerator`: XLA on a TPU."""
+    return by_runtime[0 if accelerator.kind == "tpu" else 1]
 
 
 def activation_bytes_by_runtime(
@@ -261,9 +267,8 @@ def activation_bytes_by_runtime(
     )
     # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; docs/formulas.md); eager
     # PyTorch's fp32 cross entropy holds more, XLA less (framework.loss_bytes_per_logit)
-    logits = (
-        s_len * b * sh.vocab_size / t / plan.loss_chunks
-    )  # one chunk's logits at a time (plan.loss_chunks)
+    # one chunk's logits at a time (plan.loss_chunks)
+    logits = s_len * b * sh.vocab_size / t / plan.loss_chunks
     first_kept, last_kept = (kept * in_flight + buffered) * stored, (kept + buffered) * stored
 
     def peak(loss: float) -> float:

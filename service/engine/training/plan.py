@@ -25,12 +25,12 @@ RECOMPUTATION = ("none", "selective", "selective_op", "full", "dots")
 # The modes the planner tries when the request fixes none: those of Megatron-LM / PyTorch recipes (JAX's "dots"
 # is a MaxText choice, not searched).
 SEARCHED_RECOMPUTATION = ("none", "selective", "selective_op", "full")
-# Training stacks whose kernels differ enough to move the step time (training/framework.py; docs/formulas.md,
-# "Training framework"). megatron: Megatron-LM / Megatron-Core / Megatron-DeepSpeed's fused kernels; nemo and
-# megatron-bridge run Megatron-Core.
 # Interleaved 1F1B chunks per stage tried for one given device count: by the planner (search_space) and by the
 # interleaving advice (interleave.py); NeMo's large recipes run 4–8
 INTERLEAVED_CHUNKS = (1, 2, 4, 8)
+# Training stacks whose kernels differ enough to move the step time (training/framework.py; docs/formulas.md,
+# "Training framework"). megatron: Megatron-LM / Megatron-Core / Megatron-DeepSpeed's fused kernels; nemo and
+# megatron-bridge run Megatron-Core.
 FRAMEWORKS = ("megatron", "nemo", "megatron-bridge", "deepspeed", "torchtitan", "llm-foundry", "pytorch")
 
 

@@ -134,7 +134,7 @@ def _loss_chunks(training: Mapping[str, Any], bad: Any) -> int:
         value = int(chunks)
     except (TypeError, ValueError, OverflowError):
         value = 0
-    if value < 1 or value != chunks and not isinstance(chunks, str):
+    if value < 1 or (value != chunks and not isinstance(chunks, str)):  # 2.5 is no whole number; "3" is
         bad("training.loss_chunks", _("Must be a whole number, at least 1."))
         return 1
     return value

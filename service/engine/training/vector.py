@@ -142,15 +142,8 @@ def _activation_bytes(plan: TrainingPlan, lay: Layouts, micro_batches: Array) ->
     in_flight = np.minimum(p, np.maximum(1, micro_batches)).astype(np.float64)
     interleaved = (p > 1) & (lay.virtual_pipeline > 1)
     in_flight = np.where(interleaved, in_flight * (1.0 + (p - 1) / (p * lay.virtual_pipeline)), in_flight)
-    xla = plan.accelerator.kind == "tpu"
-    logits = (
-        s_len
-        * b
-        * sh.vocab_size
-        / t
-        / plan.loss_chunks
-        * loss_bytes_per_logit(plan.framework, act_bytes, xla)
-    )
+    loss_bytes = loss_bytes_per_logit(plan.framework, act_bytes, xla=plan.accelerator.kind == "tpu")
+    logits = s_len * b * sh.vocab_size / t / plan.loss_chunks * loss_bytes
     tail = np.maximum(working, logits)  # the loss and the rebuilt layer are never live together (memory.py)
     first = layers_per_stage * stored * in_flight + np.where(p == 1, tail, working)
     last = layers_per_stage * stored + tail
