@@ -120,3 +120,15 @@ def test_no_interleaving_advice_on_a_planned_answer(hardware: dict, catalog: Cat
         request.pop("constraints")
     out = estimate_training(request, catalog)
     assert all(r["code"] != "interleave_pipeline" for r in out["recommendations"])
+
+
+@pytest.mark.parametrize("chunks", [2, 4, 8])
+def test_the_advices_plan_is_the_changed_request_parsed(chunks: int, catalog: Catalog) -> None:
+    """interleave.interleaved skips the re-parse: it must build exactly what the changed request validates to."""
+    from service.engine.training.interleave import interleaved
+
+    request = _request()
+    change = {"hardware": {"parallelism": {"virtual_pipeline": chunks}}}
+    assert interleaved(build_plan(request, catalog), chunks) == build_plan(
+        merge_patch(request, change), catalog
+    )

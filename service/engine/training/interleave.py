@@ -7,21 +7,22 @@ virtual_pipeline_model_parallel_size whenever pipeline > 1 (Llama 3 70B PP4 × V
 Nemotron-4 340B PP8 × VP12, GPT-3 175B PP8 × VP6 in their performance summaries), Meta's Llama 3 405B ran an
 interleaved schedule (Dubey et al. 2024 §3.3.2), and Narayanan et al. 2021 §2.2.2 divide the bubble by the chunks.
 So when a Megatron-class run has a pipeline bubble, the answer offers the chunks per stage that the planner also
-searches for one device count (plan.INTERLEAVED_CHUNKS), the fastest that still fits, verified by re-estimating the
-changed request. Stacks without an interleaved schedule get no such advice: DeepSpeed's pipeline engine has none,
+searches for one device count (plan.INTERLEAVED_CHUNKS), the fastest that still fits, verified by evaluating the
+changed plan. Stacks without an interleaved schedule get no such advice: DeepSpeed's pipeline engine has none,
 torchtitan runs its own schedules, XLA stacks on TPUs pipeline differently, and the zero-bubble schedule has its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..hardware import Catalog
 from ..i18n import _, pct
 from ..units import human_duration
-from .advice_common import recommendation, try_change
-from .evaluate import Evaluation
+from .advice_common import recommendation
+from .evaluate import Evaluation, evaluate
 from .plan import INTERLEAVED_CHUNKS, TrainingPlan
 
 # training.framework values whose stacks have Megatron-Core's interleaved 1F1B schedule
@@ -54,6 +55,12 @@ def chunk_candidates(plan: TrainingPlan) -> tuple[int, ...]:
     return tuple(v for v in INTERLEAVED_CHUNKS if v > 1 and p * v <= shape.layers + 2)
 
 
+def interleaved(plan: TrainingPlan, chunks: int) -> TrainingPlan:
+    """`plan` with `chunks` per stage: what the request with hardware.parallelism.virtual_pipeline = chunks builds
+    (no other field defaults from it), without re-parsing the request."""
+    return plan.with_fields(par=replace(plan.par, virtual_pipeline=chunks))
+
+
 def runs_interleaved(pipeline: int, micro_batches: int) -> bool:
     """Megatron-Core's interleaved schedule takes the micro-batches in groups of one per stage: their count must be a
     multiple of the pipeline degree (forward_backward_pipelining_with_interleaving raises "number of microbatches is
@@ -68,21 +75,18 @@ def interleave_advice(
     """The fastest interleaving that fits, when the run fits and it saves at least MIN_SAVING_SHARE."""
     if not ev.fits or not ev.bubble_s or not can_interleave(plan):
         return None
-    best: tuple[int, Evaluation, dict] | None = None
+    best: tuple[int, Evaluation] | None = None
     for v in chunk_candidates(plan):
-        change = {"hardware": {"parallelism": {"virtual_pipeline": v}}}
-        found = try_change(request, change, catalog)
-        if (
-            found is None
-            or not found[1].fits
-            or not runs_interleaved(plan.par.pipeline, found[1].micro_batches)
-        ):
+        # the plan the changed request validates to (chunk_candidates keeps within parse_parallelism's bounds)
+        after = evaluate(interleaved(plan, v))
+        if not after.fits or not runs_interleaved(plan.par.pipeline, after.micro_batches):
             continue
-        if found[1].seconds < (best[1].seconds if best else ev.seconds * (1.0 - MIN_SAVING_SHARE)):
-            best = (v, found[1], change)
+        if after.seconds < (best[1].seconds if best else ev.seconds * (1.0 - MIN_SAVING_SHARE)):
+            best = (v, after)
     if best is None:
         return None
-    v, after, change = best
+    v, after = best
+    change = {"hardware": {"parallelism": {"virtual_pipeline": v}}}
     message = _(
         "The pipeline runs one model chunk per stage, and its bubble takes {bubble} of the run. Interleaving {v} "
         "chunks per stage (virtual_pipeline; Megatron-Core's interleaved 1F1B, which NeMo's recipes run on every "
