@@ -187,8 +187,8 @@ class TrainingRunSchema(ma.Schema):
         validate=validate.Range(0, MAX_STRAGGLER_SHARE),
         metadata={
             "description": "Share of the stepping time lost waiting for slow workers (a fraction). Default "
-            "0.078 from 128 devices (median production job of ≥ 128 GPUs, Lin et al., OSDI 2025), "
-            "0.078 · ln N / ln 128 below; 0 on one device",
+            "0.104 from 128 devices (expected share of a GPU-hour in production jobs of ≥ 128 GPUs, Lin et "
+            "al., OSDI 2025), 0.104 · ln N / ln 128 below; 0 on one device",
             "example": 0.05,
         },
     )

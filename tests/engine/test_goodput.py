@@ -115,11 +115,11 @@ def test_far_from_optimal_interval_is_advised(catalog: Catalog):
     )
 
 
-def test_straggler_share_grows_with_the_job_to_the_measured_median():
-    # Lin et al. (OSDI 2025): median 7.8 % of a ≥128-GPU job's GPU-hours lost to stragglers
+def test_straggler_share_grows_with_the_job_to_the_measured_expectation():
+    # Lin et al. (OSDI 2025): 10.4 % of the GPU-hours of jobs of ≥ 128 GPUs lost to stragglers (median job 7.8 %)
     assert straggler_share(1) == 0.0
     assert straggler_share(8) == pytest.approx(STRAGGLER_SHARE * math.log(8) / math.log(128))
-    assert straggler_share(128) == pytest.approx(0.078)
+    assert straggler_share(128) == pytest.approx(0.104)
     assert straggler_share(16384) == straggler_share(128)  # not extrapolated past the study's jobs
     shares = [straggler_share(n) for n in (2, 8, 64, 128)]
     assert shares == sorted(shares) and len(set(shares)) == 4
@@ -133,12 +133,12 @@ def test_stragglers_lengthen_the_run_not_the_benchmark_throughput(catalog: Catal
         slow["time"]["breakdown"][k]
         for k in ("compute_s", "pipeline_bubble_s", "communication_s", "validation_s")
     )
-    # the steps wait 7.8 % of their running time on 16,384 GPUs
-    assert slow["time"]["breakdown"]["stragglers_s"] == pytest.approx(stepping * 0.078 / (1 - 0.078))
+    # the steps wait 10.4 % of their running time on 16,384 GPUs
+    assert slow["time"]["breakdown"]["stragglers_s"] == pytest.approx(stepping * 0.104 / (1 - 0.104))
     assert slow["time"]["seconds"] > none["time"]["seconds"] * 1.07
     assert slow["time"]["tokens_per_second"] == pytest.approx(none["time"]["tokens_per_second"], rel=2e-3)
     g = slow["assumptions"]["goodput"]
-    assert g["straggler_share"] == pytest.approx(0.078) and "OSDI 2025" in g["straggler_source"]
+    assert g["straggler_share"] == pytest.approx(0.104) and "OSDI 2025" in g["straggler_source"]
     given = estimate_training(_llama3_405b(straggler_share=0.2), catalog)
     assert given["assumptions"]["goodput"]["straggler_share"] == 0.2
     assert given["assumptions"]["goodput"]["straggler_source"] == "given"

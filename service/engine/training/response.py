@@ -261,7 +261,8 @@ def _straggler_source(plan: TrainingPlan) -> str:
     if plan.straggler_share is not None:
         return "given"
     return _(
-        "median job of at least 128 GPUs, 7.8 percent (Lin et al., OSDI 2025), scaled by ln N / ln 128 below 128"
+        "expected share of a GPU-hour in jobs of at least 128 GPUs, 10.4 percent (Lin et al., OSDI 2025), scaled by "
+        "ln N / ln 128 below 128"
     )
 
 
