@@ -218,8 +218,19 @@ class ParallelismSchema(ma.Schema):
             "example": 1,
         },
     )
-    zero_stage = Integer(validate=validate.Range(0, 3), metadata={"description": "ZeRO stage 0–3"})
-    sequence_parallel = Boolean(metadata={"description": "Megatron sequence parallelism"})
+    zero_stage = Integer(
+        validate=validate.Range(0, 3),
+        metadata={
+            "description": "ZeRO stage 0–3. Default 1 (optimizer states sharded over the data ranks, Megatron's "
+            "distributed optimizer) when data × context > 1, else 0; 0 must be asked for"
+        },
+    )
+    sequence_parallel = Boolean(
+        metadata={
+            "description": "Megatron sequence parallelism (norms and element-wise activations split over the tensor "
+            "ranks). Default: on when tensor > 1"
+        }
+    )
     context = Integer(
         validate=validate.Range(1, 1024),
         metadata={

@@ -8,7 +8,7 @@ from service.api import accelerator_schemas, inference_schemas, training_schemas
 
 BODY = {
     "model": {"preset": "llama-2-70b"},
-    "training": {"tokens": "1B", "global_batch_size": 512, "sequence_length": 4096},
+    "training": {"tokens": "1B", "global_batch_size": 512, "sequence_length": 4096, "micro_batch_size": 1},
     "hardware": {
         "accelerator": "nvidia-h100-sxm-80gb",
         "count": 64,

@@ -268,7 +268,7 @@ def test_engine_leaves_the_request_untouched(app, kind, body):
 
 def test_recommendations_can_be_skipped_for_sweeps(client):
     without_zero = {k: v for k, v in FINE_TUNE.items() if k != "hardware"} | {
-        "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8}
+        "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8, "parallelism": {"zero_stage": 0}}
     }
     advised = client.post("/v1/estimates/training", json=without_zero).json
     assert any(r["code"] == "does_not_fit" for r in advised["recommendations"])

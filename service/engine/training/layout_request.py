@@ -12,29 +12,42 @@ from ..i18n import _
 from ..parallelism import PIPELINE_SCHEDULES, Parallelism
 
 
+def default_zero_stage(data: int, context: int) -> int:
+    """ZeRO stage of a layout that does not give one: the optimizer states sharded over the data (× context)
+    ranks (ZeRO-1) wherever there is more than one, as large runs and their recipes do (Megatron-Bridge's
+    DistributedDataParallelConfig use_distributed_optimizer=True in recipes/common.py; BLOOM-176B and DeepSeek-V3
+    ZeRO-1; Llama 3 sharded optimizer states and gradients): the same traffic as an all-reduce (a reduce-scatter
+    and an all-gather) for a twelfth of the Adam states per rank. Plain replication (0) must be asked for."""
+    return 1 if data * context > 1 else 0
+
+
 def parse_parallelism(
     hardware: Mapping[str, Any], count: int, model: ModelSpec | None, bad: Any
 ) -> Parallelism:
     spec: Mapping[str, Any] = hardware.get("parallelism") or {}
     path = "hardware.parallelism"
     t, p = int(spec.get("tensor", 1) or 1), int(spec.get("pipeline", 1) or 1)
-    e, z = int(spec.get("expert", 1) or 1), int(spec.get("zero_stage", 0) or 0)
+    e = int(spec.get("expert", 1) or 1)
     c = int(spec.get("context", 1) or 1)
     d = spec.get("data")
     if d is None:
         d = count // (t * p * c) if count % (t * p * c) == 0 else 0
     d = int(d)
+    z = default_zero_stage(d, c) if spec.get("zero_stage") is None else int(spec["zero_stage"])
     v = int(spec.get("virtual_pipeline", 1) or 1)
     shard = int(spec.get("data_shard", 0) or 0)
     schedule = str(spec.get("pipeline_schedule") or "1f1b")
     etp = int(spec.get("expert_tensor", 0) or 0)
+    # sequence parallelism goes with tensor parallelism unless the request says otherwise (Korthikanti et al.
+    # 2022, arXiv 2205.05198; Megatron-Bridge's pretraining recipes set sequence_parallel = True wherever
+    # tensor_model_parallel_size > 1: recipes/llama/h100/llama3.py 8B TP4, 70B TP4/TP8, 405B TP8)
     par = Parallelism(
         max(d, 1),
         t,
         p,
         e,
         z,
-        bool(spec.get("sequence_parallel", False)),
+        t > 1 if spec.get("sequence_parallel") is None else bool(spec["sequence_parallel"]),
         max(v, 1),
         context=max(c, 1),
         data_shard=max(shard, 0),

@@ -75,7 +75,9 @@ export const TRAINING = [
       { path: "hardware.parallelism.zero_stage", type: "select", options: ["0", "1", "2", "3"], auto: true, number: true },
       { path: "hardware.parallelism.data_shard", type: "int" },
       { path: "hardware.parallelism.pipeline_schedule", type: "select", options: ["1f1b", "zero_bubble"], auto: true },
-      { path: "hardware.parallelism.sequence_parallel", type: "bool" },
+      // automatic: on with tensor parallelism (the server's default), so a select, not a checkbox that cannot say "off"
+      { path: "hardware.parallelism.sequence_parallel", type: "select", options: ["true", "false"], auto: true, bool: true,
+        i18n: { true: "yes", false: "no" } },
       { path: "hardware.utilization", type: "percent", hint: true },
     ],
   },
@@ -199,7 +201,7 @@ function control(form, spec, options) {
   if (spec.type === "select") {
     input = document.createElement("select");
     input.dataset.options = typeof spec.options === "string" ? spec.options : "";
-    fillSelect(input, spec, typeof spec.options === "string" ? options[spec.options] || [] : spec.options.map((v) => ({ value: v, label: v })));
+    fillSelect(input, spec, typeof spec.options === "string" ? options[spec.options] || [] : spec.options.map((v) => ({ value: v, label: spec.i18n ? t(spec.i18n[v]) : v, i18n: spec.i18n?.[v] })));
   } else if (spec.type === "json") {
     input = document.createElement("textarea");
     input.spellcheck = false;
@@ -234,6 +236,7 @@ function fillSelect(select, spec, items) {
     const option = document.createElement("option");
     option.value = item.value;
     option.textContent = item.label;
+    if (item.i18n) option.dataset.i18n = item.i18n;
     nodes.push(option);
   }
   select.replaceChildren(...nodes);
@@ -411,6 +414,7 @@ export function readForm(formEl) {
       value = typeof v === "number" ? Number((v / 100).toPrecision(12)) : v;
     } else if (spec.type === "devices") value = raw.toLowerCase() === "auto" ? "auto" : numberOrText(raw, true);
     else if (spec.type === "select" && spec.number) value = Number(raw);
+    else if (spec.type === "select" && spec.bool) value = raw === "true";
     else if (spec.type === "json") {
       try {
         value = JSON.parse(raw);
