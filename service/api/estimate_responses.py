@@ -419,6 +419,10 @@ class TrainingAssumptionsSchema(ma.Schema):
     )
     flash_attention = F.Boolean()
     framework = text("The training stack the step time assumes (`training.framework`)", example="megatron")
+    framework_source = text(
+        "How the stack was set: `given`, the default (megatron) or inferred from a ZeRO-3 layout (fsdp)",
+        example="given",
+    )
     torch_compile = F.Boolean(metadata={"description": "Whether the PyTorch model is torch.compile'd"})
     loss_chunks = integer("Chunks the loss is computed in (`training.loss_chunks`; 1: all logits at once)")
     attention_kernel = text(

@@ -119,7 +119,10 @@ class TrainingRunSchema(ma.Schema):
             "e.g. FSDP2 with SDPA) run FlashAttention-2 on Hopper, about half the cuDNN attention rate there "
             "(torchtitan uses cuDNN on Blackwell), and unfused element-wise kernels (1.7x the memory traffic) unless "
             "`torch_compile`; llm-foundry and deepspeed (Megatron-DeepSpeed) run FlashAttention-2 with fused "
-            "element-wise kernels. No difference on Ampere and older parts (FlashAttention-2 is their fast kernel)",
+            "element-wise kernels. fsdp: a PyTorch FSDP / ZeRO-3 stack not named (FlashAttention-2 on Hopper, cuDNN "
+            "on Blackwell, fused element-wise kernels), the default when zero_stage is 3 on a GPU; "
+            "assumptions.framework_source says which applied. No difference on Ampere and older parts "
+            "(FlashAttention-2 is their fast kernel)",
             "example": "megatron",
         },
     )

@@ -222,7 +222,11 @@ def framework_fields(stack: str) -> dict[str, Any]:
     """training.framework / torch_compile from the CSV's `framework` text (the stack the source names).
 
     NeMo, Megatron-Core, NeMo AutoModel (Transformer Engine attention), MaxText, TinyLlama (lit-gpt with fused
-    kernels) and Meta's internal stack keep the default (megatron: fused kernels)."""
+    kernels) and Meta's internal stack keep the default (megatron: fused kernels); NeMo's and AutoModel's ZeRO-3 rows
+    (Megatron-FSDP, FSDP2 with Transformer Engine layers) name it, as a request naming no stack under ZeRO-3 is taken
+    as a PyTorch FSDP stack (framework.inferred_framework)."""
+    if stack.startswith("NeMo"):
+        return {"framework": "megatron"}
     if stack.startswith("torchtitan"):
         return {"framework": "torchtitan", "torch_compile": "compile" in stack}
     if stack.startswith("llm-foundry"):
@@ -363,17 +367,41 @@ DATA_SHARD: dict[str, int] = {
 }
 
 
-def evaluate_throughput(catalog: Catalog) -> list[Outcome]:
-    return [replace(_outcome(row, catalog), batch=row.get("batch") or "") for row in throughput_rows()]
+def evaluate_throughput(catalog: Catalog, bare: bool = False) -> list[Outcome]:
+    """Every row's outcome with its request as this module states it, or (`bare`) as published_only_request."""
+    return [replace(_outcome(row, catalog, bare), batch=row.get("batch") or "") for row in throughput_rows()]
 
 
-def _outcome(row: dict[str, str], catalog: Catalog) -> Outcome:
+def published_only_request(row: dict[str, str]) -> dict[str, Any]:
+    """throughput_request without what the row's source does not publish in the CSV's columns: the framework, this
+    module's per-row annotations (host offload, bf16 states, loss chunks, network, hybrid sharding, expert overlap),
+    sequence parallelism, and a ZeRO stage, micro-batch or recomputation the row leaves empty: the engine's defaults
+    answer for them, as for a client that sends only the published degrees (as the held-out check may)."""
+    request = throughput_request(row)
+    training, parallelism = request["training"], request["hardware"]["parallelism"]
+    for key in ("framework", "torch_compile", "optimizer_memory_multiplier", "activation_offload_layers"):
+        training.pop(key, None)
+    for key in ("flash_attention", "loss_chunks"):
+        training.pop(key, None)
+    for column, key in (("micro_batch", "micro_batch_size"), ("recompute", "activation_recomputation")):
+        if not row.get(column):
+            training.pop(key, None)
+    parallelism.pop("sequence_parallel", None)
+    parallelism.pop("data_shard", None)
+    parallelism.pop("expert_overlap", None)
+    if not row.get("zero_stage"):
+        parallelism.pop("zero_stage", None)
+    request["hardware"].pop("interconnect", None)
+    return request
+
+
+def _outcome(row: dict[str, str], catalog: Catalog, bare: bool = False) -> Outcome:
     published, derived = published_tokens_per_s(row)
     if published is None:
         return Outcome(row["label"], None, None, None, "only TFLOP/s or MFU published")
     if row["label"] in INEXPRESSIBLE:
         return Outcome(row["label"], published, None, None, INEXPRESSIBLE[row["label"]], derived)
-    request = throughput_request(row)
+    request = published_only_request(row) if bare else throughput_request(row)
     if request["hardware"]["accelerator"] not in catalog.accelerators:
         return Outcome(
             row["label"], published, None, None, f"{row['accelerator']} is not in the catalog", derived
@@ -879,5 +907,14 @@ if __name__ == "__main__":
 
     catalog = load_catalog()
     print(table(evaluate_throughput(catalog)))
+    print()
+    bare = evaluate_throughput(catalog, bare=True)
+    for subset, what in ((bare, "all"), ([o for o in bare if not o.batch], "bounded set")):
+        s = summary(subset)
+        print(
+            f"sent with the published fields only (published_only_request), {what}: {s['points']} points: median "
+            f"|error| {s['median_abs_error']:.1%}, within ±25 %: {s['within_25_percent']:.0%}, predicted not to "
+            f"fit: {s['not_fitting']}"
+        )
     print()
     print(run_table(evaluate_runs(catalog)))

@@ -42,13 +42,41 @@ def _tokens_per_s(body: dict) -> float:
     return estimate_training(body, CATALOG)["time"]["tokens_per_second"]
 
 
+def _zero(body: dict, stage: int) -> dict:
+    body["hardware"]["parallelism"]["zero_stage"] = stage
+    return body
+
+
 def test_default_is_megatron_and_moves_nothing():
-    base = estimate_training(_body("nvidia-h100-sxm-80gb"), CATALOG)
-    explicit = estimate_training(_body("nvidia-h100-sxm-80gb", framework="megatron"), CATALOG)
+    base = estimate_training(_zero(_body("nvidia-h100-sxm-80gb"), 1), CATALOG)
+    explicit = estimate_training(_zero(_body("nvidia-h100-sxm-80gb", framework="megatron"), 1), CATALOG)
     assert base["time"]["seconds"] == explicit["time"]["seconds"]
     assert base["assumptions"]["framework"] == "megatron"
+    assert base["assumptions"]["framework_source"] == "default"
+    assert explicit["assumptions"]["framework_source"] == "given"
     assert base["assumptions"]["attention_kernel"] == "fused"
     assert base["assumptions"]["torch_compile"] is False
+
+
+def test_a_zero3_layout_naming_no_stack_is_a_pytorch_fsdp_stack():
+    # ZeRO-3 is what PyTorch FSDP stacks run (Megatron-Core's data parallelism is its distributed optimizer)
+    inferred = estimate_training(_body("nvidia-h100-sxm-80gb"), CATALOG)
+    assert inferred["assumptions"]["framework"] == "fsdp"
+    assert inferred["assumptions"]["framework_source"].startswith("inferred")
+    assert inferred["assumptions"]["attention_kernel"] == "flash2"  # FlashAttention-2 on Hopper
+    named = estimate_training(_body("nvidia-h100-sxm-80gb", framework="fsdp"), CATALOG)
+    assert named["time"]["seconds"] == inferred["time"]["seconds"]
+    megatron = estimate_training(_body("nvidia-h100-sxm-80gb", framework="megatron"), CATALOG)
+    assert megatron["time"]["seconds"] < inferred["time"]["seconds"]  # a name given wins
+    # cuDNN attention on Blackwell, as torchtitan; FlashAttention-2 is everyone's kernel on Ampere
+    b200 = estimate_training(_body("nvidia-b200"), CATALOG)["assumptions"]
+    assert (b200["framework"], b200["attention_kernel"]) == ("fsdp", "fused")
+    a100 = estimate_training(_body("nvidia-a100-sxm-80gb"), CATALOG)
+    a100_megatron = estimate_training(_body("nvidia-a100-sxm-80gb", framework="megatron"), CATALOG)
+    assert a100["time"]["seconds"] == a100_megatron["time"]["seconds"]
+    # XLA's kernels on a TPU: nothing to infer
+    tpu = estimate_training(_body("google-tpu-v5p"), CATALOG)["assumptions"]
+    assert (tpu["framework"], tpu["framework_source"]) == ("megatron", "default")
 
 
 def test_flash_attention_2_on_hopper_is_the_measured_half_of_cudnn():
@@ -68,11 +96,11 @@ def test_long_context_on_hopper_slows_with_flash_attention_2_and_ampere_does_not
     hopper = [
         _tokens_per_s(_body("nvidia-h100-sxm-80gb", seq, framework="llm-foundry")) for seq in (2048, 32768)
     ]
-    fused = [_tokens_per_s(_body("nvidia-h100-sxm-80gb", seq)) for seq in (2048, 32768)]
+    fused = [_tokens_per_s(_body("nvidia-h100-sxm-80gb", seq, framework="megatron")) for seq in (2048, 32768)]
     slowdown = [f / h for f, h in zip(fused, hopper, strict=True)]
     assert 1.0 < slowdown[0] < slowdown[1]  # the attention share grows with the sequence
     ampere = _tokens_per_s(_body("nvidia-a100-sxm-80gb", 8192, framework="llm-foundry"))
-    assert ampere == _tokens_per_s(_body("nvidia-a100-sxm-80gb", 8192))
+    assert ampere == _tokens_per_s(_body("nvidia-a100-sxm-80gb", 8192, framework="megatron"))
 
 
 def test_eager_stacks_pay_unfused_element_wise_work_unless_compiled():
@@ -81,7 +109,7 @@ def test_eager_stacks_pay_unfused_element_wise_work_unless_compiled():
     assert elementwise_factor("megatron", False) == 1.0
     eager = _tokens_per_s(_body("nvidia-a100-sxm-80gb", framework="torchtitan"))
     compiled = _tokens_per_s(_body("nvidia-a100-sxm-80gb", framework="torchtitan", torch_compile=True))
-    assert eager < compiled == _tokens_per_s(_body("nvidia-a100-sxm-80gb"))
+    assert eager < compiled == _tokens_per_s(_body("nvidia-a100-sxm-80gb", framework="megatron"))
 
 
 def test_torchtitan_eager_vs_compile_gap_is_of_the_published_size():

@@ -17,7 +17,12 @@ def _llama405b(parallelism: dict) -> dict:
     # Llama 3.1 405B as Meta published its 8K stage (Llama 3 paper Table 4): TP8 CP1 PP16 DP128, 16M-token batches
     return {
         "model": {"preset": "llama-3.1-405b"},
-        "training": {"tokens": 1e12, "sequence_length": 8192, "global_batch_size": 2048, "micro_batch_size": 1},
+        "training": {
+            "tokens": 1e12,
+            "sequence_length": 8192,
+            "global_batch_size": 2048,
+            "micro_batch_size": 1,
+        },
         "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 16384, "parallelism": parallelism},
         "output": {"recommendations": False},
     }

@@ -188,3 +188,32 @@ def test_vector_model_evaluates_many_layouts_in_one_call(catalog) -> None:
     for i, plan in enumerate(plans):
         assert float(bulk.seconds[i]) == pytest.approx(evaluate(plan).seconds, rel=1e-9)
         assert float(bulk.memory_bytes[i]) == pytest.approx(evaluate(plan).memory.total, rel=1e-9)
+
+
+def test_vector_model_follows_the_inferred_stack_from_a_zero3_plan(catalog) -> None:
+    """A request naming no stack takes fsdp under ZeRO-3 and megatron otherwise (framework.inferred_framework);
+    the array model evaluated from a ZeRO-3 plan gives each layout its own stack, as the single estimate does."""
+    from service.engine.training.framework import elementwise_factor, loss_bytes_per_logit
+
+    # the array model swaps only the attention kernel between the inferred stacks: the rest must agree
+    assert elementwise_factor("fsdp", False) == elementwise_factor("megatron", False)
+    assert loss_bytes_per_logit("fsdp", 2.0) == loss_bytes_per_logit("megatron", 2.0)
+    base = {
+        "model": {"preset": "llama-2-13b"},
+        "training": {
+            "tokens": 1e10,
+            "global_batch_size": 512,
+            "sequence_length": 4096,
+            "micro_batch_size": 1,
+        },
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 64},
+    }
+    plans = []
+    for z in (3, 0, 1, 2):
+        body = {**base, "hardware": {**base["hardware"], "parallelism": {"tensor": 2, "zero_stage": z}}}
+        plans.append(build_plan(body, catalog))
+    assert [p.framework for p in plans] == ["fsdp", "megatron", "megatron", "megatron"]
+    together = Layouts(*(np.concatenate(cols) for cols in zip(*(_layout(p) for p in plans), strict=True)))
+    bulk = evaluate_layouts(plans[0], together)
+    for i, plan in enumerate(plans):
+        assert float(bulk.seconds[i]) == pytest.approx(evaluate(plan).seconds, rel=1e-9)

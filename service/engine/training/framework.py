@@ -49,6 +49,9 @@ _BLACKWELL_PARTS = ("b200", "b300", "gb200", "gb300")
 #   torchtitan: SDPA (FlashAttention-2 on Hopper; cuDNN on Blackwell since pytorch/torchtitan#1196), eager modules.
 #   llm-foundry: the flash-attn package (FlashAttention-2); MPT blocks with fused low-precision LayerNorm.
 #   pytorch: plain eager PyTorch (FSDP/DDP with SDPA), e.g. Hugging Face Trainer.
+#   fsdp: a PyTorch FSDP / ZeRO-3 stack not named (request.py infers it from zero_stage 3 without a framework):
+#     what torchtitan, llm-foundry and DeepSpeed share, FlashAttention-2 on Hopper (SDPA or the flash-attn package),
+#     cuDNN on Blackwell as torchtitan, fused element-wise kernels (compiled, or fused as llm-foundry / DeepSpeed).
 _STACKS: dict[str, tuple[str, str, bool]] = {
     "megatron": ("fused", "fused", False),
     "nemo": ("fused", "fused", False),
@@ -57,7 +60,19 @@ _STACKS: dict[str, tuple[str, str, bool]] = {
     "torchtitan": ("flash2", "fused", True),
     "llm-foundry": ("flash2", "flash2", False),
     "pytorch": ("flash2", "flash2", True),
+    "fsdp": ("flash2", "fused", False),
 }
+# Megatron-Core's data parallelism is its distributed optimizer (ZeRO-1); a layout sharding the weights (ZeRO-3)
+# without a named stack is taken as a PyTorch FSDP stack (docs/formulas.md, "Training framework")
+FSDP_STACK = "fsdp"
+
+
+def inferred_framework(zero_stage: int, accelerator: Accelerator | None) -> tuple[str, str]:
+    """(framework, how it was set) for a request that names no framework: FSDP_STACK ("zero_stage") for a layout
+    sharding the weights on a CUDA-class part, else megatron ("default"), the stack the step model is calibrated on."""
+    if zero_stage >= 3 and accelerator is not None and accelerator.kind != "tpu":
+        return FSDP_STACK, "zero_stage"
+    return "megatron", "default"
 
 
 def _generation(accelerator: Accelerator) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 from ..architecture import ModelSpec
 from ..hardware import Accelerator
 from ..parallelism import Parallelism
+from .framework import inferred_framework
 from .goodput import INTERRUPTIONS_PER_DEVICE_HOUR, RESTART_S
 from .recompute_modules import DEFAULT_RECOMPUTE_MODULES
 
@@ -31,7 +32,16 @@ INTERLEAVED_CHUNKS = (1, 2, 4, 8)
 # Training stacks whose kernels differ enough to move the step time (training/framework.py; docs/formulas.md,
 # "Training framework"). megatron: Megatron-LM / Megatron-Core / Megatron-DeepSpeed's fused kernels; nemo and
 # megatron-bridge run Megatron-Core.
-FRAMEWORKS = ("megatron", "nemo", "megatron-bridge", "deepspeed", "torchtitan", "llm-foundry", "pytorch")
+FRAMEWORKS = (
+    "megatron",
+    "nemo",
+    "megatron-bridge",
+    "deepspeed",
+    "torchtitan",
+    "llm-foundry",
+    "pytorch",
+    "fsdp",
+)
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,8 @@ class TrainingPlan:
     # the training stack (FRAMEWORKS) and whether its PyTorch model is torch.compile'd (training/framework.py)
     framework: str = "megatron"
     torch_compile: bool = False
+    # how framework was set: "given", "default" (megatron) or "zero_stage" (fsdp, inferred from a ZeRO-3 layout)
+    framework_source: str = "given"
     # the modules "selective" recomputes (recompute_modules.py; Megatron-Core recompute_modules)
     recompute_modules: tuple[str, ...] = DEFAULT_RECOMPUTE_MODULES
     # chunks the loss is computed in (MaxText num_vocab_tiling, chunked / fused linear cross entropy): the loss's
@@ -89,8 +101,14 @@ class TrainingPlan:
         Basis); the plan has no __post_init__ and nothing derived is stored, so the fields are copied instead."""
         if not changes.keys() <= self.__dict__.keys():
             raise TypeError(f"not TrainingPlan fields: {sorted(changes.keys() - self.__dict__.keys())}")
+        fields = {**self.__dict__, **changes}
+        if self.framework_source != "given" and ("par" in changes or "accelerator" in changes):
+            # a framework the request did not name follows the layout and the part (framework.inferred_framework)
+            fields["framework"], fields["framework_source"] = inferred_framework(
+                fields["par"].zero_stage, fields["accelerator"]
+            )
         twin = object.__new__(TrainingPlan)
-        object.__setattr__(twin, "__dict__", {**self.__dict__, **changes})
+        object.__setattr__(twin, "__dict__", fields)
         return twin
 
     def on(self, accelerator: Accelerator, usd_per_hour: float | None) -> TrainingPlan:

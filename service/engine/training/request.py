@@ -17,6 +17,7 @@ from ..i18n import _, num
 from ..models import resolve_model
 from ..parallelism import DEVICES_PER_NODE, Parallelism
 from ..pricing import resolve_price
+from .framework import inferred_framework
 from .goodput import MAX_STRAGGLER_SHARE
 from .layout_request import check_expert_overlap, parse_parallelism
 from .plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
@@ -73,7 +74,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
     gbs, micro = _batch(training, par, seq, unit, bad)
     offload = _offload(training, model, par, bad)
     loss_chunks = _loss_chunks(training, bad)
-    framework, compiled = _framework(training, bad)
+    framework, compiled, framework_source = _framework(training, par, acc, bad)
     if acc is not None and acc.kind == "tpu" and framework != "megatron":
         notes.append(
             _(
@@ -121,6 +122,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         loss_chunks=loss_chunks,
         framework=framework,
         torch_compile=compiled,
+        framework_source=framework_source,
         **schedule,
     )
 
@@ -140,9 +142,17 @@ def _loss_chunks(training: Mapping[str, Any], bad: Any) -> int:
     return value
 
 
-def _framework(training: Mapping[str, Any], bad: Any) -> tuple[str, bool]:
-    """training.framework (FRAMEWORKS, default megatron) and training.torch_compile (default false)."""
-    framework = str(training.get("framework") or "megatron")
+def _framework(
+    training: Mapping[str, Any], par: Parallelism, acc: Accelerator | None, bad: Any
+) -> tuple[str, bool, str]:
+    """training.framework (FRAMEWORKS), training.torch_compile (default false) and how the framework was set. Not
+    given: megatron (the calibration's stack), or fsdp where the layout shards the weights (zero_stage 3) on a CUDA
+    part: Megatron-Core's data parallelism is its distributed optimizer (ZeRO-1), while ZeRO-3 is what PyTorch FSDP
+    stacks (torchtitan, llm-foundry, Hugging Face / Accelerate, DeepSpeed) run, with FlashAttention-2 on Hopper."""
+    if training.get("framework"):
+        framework, source = str(training["framework"]), "given"
+    else:
+        framework, source = inferred_framework(par.zero_stage, acc)
     if framework not in FRAMEWORKS:
         bad(
             "training.framework",
@@ -153,7 +163,7 @@ def _framework(training: Mapping[str, Any], bad: Any) -> tuple[str, bool]:
     if not isinstance(compiled, bool):
         bad("training.torch_compile", _("Must be true or false."))
         compiled = False
-    return framework, compiled
+    return framework, compiled, source
 
 
 def _offload(training: Mapping[str, Any], model: ModelSpec | None, par: Parallelism, bad: Any) -> int:

@@ -225,6 +225,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "recompute_modules": list(plan.recompute_modules) if plan.recompute == "selective" else [],
         "flash_attention": plan.flash_attention,
         "framework": plan.framework,
+        "framework_source": _framework_source(plan),
         "torch_compile": plan.torch_compile,
         "loss_chunks": plan.loss_chunks,
         "attention_kernel": attention_kernel(plan.framework, plan.accelerator)
@@ -255,6 +256,15 @@ def _goodput_assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "optimal_checkpoint_interval_steps": run.optimal_interval or None,
         "checkpoint_write_s": checkpoint_write_s(plan),
     }
+
+
+def _framework_source(plan: TrainingPlan) -> str:
+    if plan.framework_source == "zero_stage":
+        return _(
+            "inferred: zero_stage 3 names no stack, taken as a PyTorch FSDP stack (FlashAttention-2 on Hopper); "
+            "give training.framework to say otherwise"
+        )
+    return plan.framework_source  # "default" or "given": enum-like, not translated
 
 
 def _straggler_source(plan: TrainingPlan) -> str:

@@ -26,7 +26,7 @@ from . import step_time as st
 from . import vector_comm as vc
 from .evaluate import checkpoint_write_s
 from .expert_comm import exposed_expert_s, unpaired_share
-from .framework import loss_bytes_per_logit
+from .framework import inferred_framework, loss_bytes_per_logit
 from .goodput import MAX_LOSS_SHARE, straggler_shares
 from .layouts import Layouts
 from .plan import TrainingPlan
@@ -202,6 +202,17 @@ def _step(
     rate_1, attention_1, memory_bound_1 = st.compute_rates(work._replace(devices=1), acc, plan.precision)
     attention_s = attention_1 / devices
     memory_bound_s = memory_bound_1 / devices
+    if plan.framework_source != "given":
+        # a stack the request did not name follows each layout's ZeRO stage (framework.inferred_framework); the
+        # stacks inferred differ in their attention kernel only (same element-wise fusion and loss)
+        other = inferred_framework(0 if plan.framework_source == "zero_stage" else 3, acc)[0]
+        if other != plan.framework:
+            _, attention_o, memory_bound_o = st.compute_rates(
+                work._replace(devices=1, framework=other), acc, plan.precision
+            )
+            differs = (lay.zero_stage >= 3) != (plan.framework_source == "zero_stage")
+            attention_s = np.where(differs, attention_o / devices, attention_s)
+            memory_bound_s = np.where(differs, memory_bound_o / devices, memory_bound_s)
     hidden = plan.model.shape.hidden_size if plan.model.shape else 4096
     shape_base = 1.0 + st.GEMM_WIDTH_KNEE * lay.tensor / hidden
     if work.tokens_per_micro is not None:

@@ -6,7 +6,7 @@ import { t } from "./i18n.js";
 const TRAINING_PRECISIONS = ["bf16", "fp16", "fp8", "fp4", "tf32", "fp32"];
 const OPTIMIZERS = ["adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion"];
 const RECOMPUTATION = ["none", "selective", "selective_op", "full", "dots"];
-const FRAMEWORKS = ["megatron", "nemo", "megatron-bridge", "deepspeed", "torchtitan", "llm-foundry", "pytorch"];
+const FRAMEWORKS = ["megatron", "nemo", "megatron-bridge", "deepspeed", "torchtitan", "llm-foundry", "pytorch", "fsdp"];
 const WEIGHT_PRECISIONS = ["fp16", "bf16", "fp32", "fp8", "int8", "int4"];
 const KV_PRECISIONS = ["fp16", "bf16", "fp32", "fp8", "int8"];
 const WEIGHT_FORMATS = ["gptq", "awq", "gguf-q4_0", "gguf-q4_k_m", "gguf-q8_0", "bnb-nf4", "bnb-int8"];
