@@ -32,9 +32,10 @@ def test_tensor_parallelism_brings_sequence_parallelism_and_data_ranks_shard_the
     out = estimate_training(_llama405b({"tensor": 8, "pipeline": 16, "data": 128}), CATALOG)
     par = out["assumptions"]["parallelism"]
     assert par["sequence_parallel"] is True and par["zero_stage"] == 1
-    # 238.5 GiB with the old defaults (no sequence parallelism, Adam states replicated); 81.3 GiB now, 1.6 over
-    assert out["memory"]["per_device_bytes"] < 82 * 2**30
-    # Meta's FSDP also sharded the gradients (zero_stage 2): it ran, and fits
+    # 238.5 GiB with the old defaults (no sequence parallelism, Adam states replicated); 81.3 GiB with these but 8
+    # layers on every stage; 77.1 GiB with the first stage one layer short (126 layers on 16 stages, as Meta ran)
+    assert out["memory"]["fits"]
+    # Meta's FSDP also sharded the gradients (zero_stage 2)
     meta = estimate_training(_llama405b({"tensor": 8, "pipeline": 16, "data": 128, "zero_stage": 2}), CATALOG)
     assert meta["memory"]["fits"] and meta["assumptions"]["parallelism"]["sequence_parallel"] is True
 

@@ -217,3 +217,38 @@ def test_vector_model_follows_the_inferred_stack_from_a_zero3_plan(catalog) -> N
     bulk = evaluate_layouts(plans[0], together)
     for i, plan in enumerate(plans):
         assert float(bulk.seconds[i]) == pytest.approx(evaluate(plan).seconds, rel=1e-9)
+
+
+def test_uneven_pipeline_stages_agree_between_the_models(catalog) -> None:
+    """126 layers on 16 stages: the first stage takes 7 layers (it holds the embedding), so the busiest stage is the
+    second, 8 layers × 15 micro-batches in flight, in the single estimate and in the array model alike."""
+    from service.engine.training import memory as mem
+
+    plans = []
+    for p, v in ((16, 1), (16, 8), (7, 1), (9, 2)):
+        body = {
+            "model": {"preset": "llama-3.1-405b"},
+            "training": {
+                "tokens": 1e10,
+                "global_batch_size": 2048,
+                "sequence_length": 8192,
+                "micro_batch_size": 1,
+            },
+            "hardware": {
+                "accelerator": "nvidia-h100-sxm-80gb",
+                "count": 8 * p * 16,
+                "parallelism": {"tensor": 8, "pipeline": p, "data": 16, "virtual_pipeline": v},
+            },
+        }
+        plans.append(build_plan(body, catalog))
+    together = Layouts(*(np.concatenate(cols) for cols in zip(*(_layout(p) for p in plans), strict=True)))
+    bulk = evaluate_layouts(plans[0], together)
+    for i, plan in enumerate(plans):
+        assert float(bulk.memory_bytes[i]) == pytest.approx(evaluate(plan).memory.total, rel=1e-9)
+    plan = plans[0]
+    stored, working = mem.layer_activation_bytes(
+        plan.model.shape, plan.par, plan.recompute, plan.flash_attention, 8192, 1,
+        input_bytes=mem.saved_input_bytes(plan.precision), modules=plan.recompute_modules,
+    )  # fmt: skip
+    cuda = mem.activation_bytes_by_runtime(plan, 1, 128)[1]
+    assert cuda == pytest.approx(max(15 * 8, 16 * 7) * stored + working)

@@ -256,20 +256,32 @@ def activation_bytes_by_runtime(
         input_bytes=saved_input_bytes(plan.precision), modules=plan.recompute_modules,
     )  # fmt: skip
     layers_per_stage = math.ceil(sh.layers / p)
-    # 1F1B: the first stage holds up to p micro-batches (Narayanan et al. 2021 §2.2.1)
+    # 1F1B: the first stage holds up to p micro-batches, the second p − 1 (Narayanan et al. 2021 §2.2.1)
     in_flight: float = min(p, max(1, micro_batches_per_step))
+    second_in_flight: float = min(p - 1, max(1, micro_batches_per_step))
     # interleaving stores 1 + (p − 1)/(p·v) more micro-batches (Korthikanti et al. 2022 §4.2.3)
     if p > 1 and par.virtual_pipeline > 1:
         in_flight *= 1.0 + (p - 1) / (p * par.virtual_pipeline)
+        second_in_flight *= 1.0 + (p - 1) / (p * par.virtual_pipeline)
     # activation offload (offload.py): offloaded layers stay on the host but for a double buffer
     kept, buffered = resident_layers(
         layers_per_stage, offloaded_layers(plan.offload_layers, layers_per_stage)
     )
+    first_kept = kept * in_flight + buffered
+    if p > 1 and sh.layers % p:
+        # layers that do not divide: the first stage, which also holds the embedding, takes one layer fewer
+        # (Megatron-Core account_for_embedding_in_pipeline_split, NeMo's Llama 3.1 405B 126 layers on PP16; Llama 3
+        # §3.3.2 "we reduce one Transformer layer each from the first and the last stages"), so the busiest stage
+        # is the first (one layer fewer, p micro-batches) or the second (p − 1)
+        kept0, buffered0 = resident_layers(
+            layers_per_stage - 1, offloaded_layers(plan.offload_layers, layers_per_stage - 1)
+        )
+        first_kept = max(kept0 * in_flight + buffered0, kept * second_in_flight + buffered)
     # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; docs/formulas.md); eager
     # PyTorch's fp32 cross entropy holds more, XLA less (framework.loss_bytes_per_logit)
     # one chunk's logits at a time (plan.loss_chunks)
     logits = s_len * b * sh.vocab_size / t / plan.loss_chunks
-    first_kept, last_kept = (kept * in_flight + buffered) * stored, (kept + buffered) * stored
+    first_kept, last_kept = first_kept * stored, (kept + buffered) * stored
 
     def peak(loss: float) -> float:
         # The loss and the rebuilt layer are never live together: the loss's buffers are freed once the LM head's

@@ -140,12 +140,20 @@ def _activation_bytes(plan: TrainingPlan, lay: Layouts, micro_batches: Array) ->
     stored, working = _layer_activation_bytes(plan, lay, s_len)
     layers_per_stage = -(-sh.layers // p)
     in_flight = np.minimum(p, np.maximum(1, micro_batches)).astype(np.float64)
+    second = np.minimum(p - 1, np.maximum(1, micro_batches)).astype(np.float64)
     interleaved = (p > 1) & (lay.virtual_pipeline > 1)
-    in_flight = np.where(interleaved, in_flight * (1.0 + (p - 1) / (p * lay.virtual_pipeline)), in_flight)
+    extra = np.where(interleaved, 1.0 + (p - 1) / (p * lay.virtual_pipeline), 1.0)
+    in_flight, second = in_flight * extra, second * extra
+    # uneven layers: the first stage takes one layer fewer (memory.activation_bytes_by_runtime)
+    kept_layers = np.where(
+        (p > 1) & (sh.layers % p != 0),
+        np.maximum((layers_per_stage - 1) * in_flight, layers_per_stage * second),
+        layers_per_stage * in_flight,
+    )
     loss_bytes = loss_bytes_per_logit(plan.framework, act_bytes, xla=plan.accelerator.kind == "tpu")
     logits = s_len * b * sh.vocab_size / t / plan.loss_chunks * loss_bytes
     tail = np.maximum(working, logits)  # the loss and the rebuilt layer are never live together (memory.py)
-    first = layers_per_stage * stored * in_flight + np.where(p == 1, tail, working)
+    first = kept_layers * stored + np.where(p == 1, tail, working)
     last = layers_per_stage * stored + tail
     return np.maximum(first, last)
 
