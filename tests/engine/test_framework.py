@@ -157,3 +157,22 @@ def test_torchtitan_memory_near_its_published_peaks():
         predicted = memory["per_device_bytes"] / 2**30
         print(f"{label}: {predicted:.1f} GiB predicted, {published} GiB published")
         assert memory["fits"] and abs(predicted / published - 1.0) < 0.15
+
+
+def test_the_inferred_stack_follows_the_part_in_the_catalog_scan():
+    """A ZeRO-3 request naming no stack is megatron on a TPU and fsdp on a GPU: evaluating the TPU plan's basis on
+    a GPU (the advice's cheaper-part scan) gives what a request for that GPU gives."""
+    from service.engine.training.evaluate import basis, evaluate
+    from service.engine.training.request import build_plan
+
+    body = _body("google-tpu-v5p")
+    body["hardware"]["count"] = 64
+    body["hardware"]["parallelism"] = {"zero_stage": 3}
+    body["training"]["global_batch_size"] = 64
+    tpu = build_plan(body, CATALOG)
+    assert (tpu.framework, tpu.framework_source) == ("megatron", "default")
+    for accelerator in ("nvidia-h100-sxm-80gb", "nvidia-b200"):
+        on = tpu.on(CATALOG.accelerators[accelerator], 2.0)
+        assert on.framework == "fsdp"
+        direct = build_plan({**body, "hardware": {**body["hardware"], "accelerator": accelerator}}, CATALOG)
+        assert evaluate(on, basis(tpu)).seconds == pytest.approx(evaluate(direct).seconds, rel=1e-12)
