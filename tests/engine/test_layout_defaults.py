@@ -77,3 +77,17 @@ def test_public_layouts_without_the_unpublished_fields_fit_as_with_them():
         if a["memory"]["fits"] != b["memory"]["fits"]:
             moved.append(row["label"])
     assert moved == []
+
+
+def test_a_planned_count_keeps_the_layout_defaults():
+    """hardware.count "auto" with a given layout that omits both fields: the search and the answer use the same
+    defaults as a given count (the search used to run ZeRO-0 and the answer sequence parallelism off)."""
+    body = _llama405b({"tensor": 8, "pipeline": 16})
+    body["hardware"]["count"] = "auto"
+    body["training"].pop("micro_batch_size")
+    body["training"]["global_batch_size"] = 1024
+    body["constraints"] = {"deadline": "P60D"}
+    out = estimate_training(body, CATALOG)
+    par = out["assumptions"]["parallelism"]
+    assert (par["zero_stage"], par["sequence_parallel"]) == (1, True)
+    assert out["memory"]["fits"]

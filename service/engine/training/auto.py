@@ -18,6 +18,7 @@ from ..errors import InvalidRequest
 from ..hardware import Catalog
 from ..i18n import N_, _
 from ..units import human_duration
+from .layout_request import default_zero_stage
 from .offload import refuse_in_search
 from .plan_request import duration_seconds
 from .planner import Candidate, Constraints, Offer, prepare, search
@@ -97,10 +98,15 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
     best = found.results[0]
     given = hardware.get("parallelism") if not layout_auto else None
     parallelism = best.parallelism()
-    if (
-        given
-    ):  # the search runs Megatron sequence parallelism with tensor parallelism; a given layout keeps its own
-        parallelism["sequence_parallel"] = bool(given.get("sequence_parallel", False))
+    if given:  # a given layout keeps its own switches, else the defaults of layout_request.parse_parallelism
+        if given.get("sequence_parallel") is not None:
+            parallelism["sequence_parallel"] = bool(given["sequence_parallel"])
+        else:
+            parallelism["sequence_parallel"] = int(parallelism.get("tensor", 1)) > 1
+        if given.get("zero_stage") is None:
+            parallelism["zero_stage"] = default_zero_stage(
+                int(parallelism.get("data", 1)), int(parallelism.get("context", 1))
+            )
     resolved = {
         **request,
         "hardware": {**hardware, "count": best.devices, "parallelism": parallelism},
@@ -145,7 +151,8 @@ def _space(
         given = hardware.get("parallelism") or {}
         for name in ("tensor", "pipeline", "context", "expert", "virtual_pipeline"):
             changes[name] = (int(given.get(name) or 1),)
-        changes["zero_stages"] = (int(given.get("zero_stage") or 0),)
+        # an omitted stage is layout_request's default: ZeRO-1 (the same as 0 where one data rank is left)
+        changes["zero_stages"] = (1 if given.get("zero_stage") is None else int(given["zero_stage"]),)
     if training.get("micro_batch_size"):
         changes["micro_batches"] = (int(training["micro_batch_size"]),)
     return replace(space, **changes)
