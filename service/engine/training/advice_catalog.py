@@ -11,7 +11,7 @@ from ..i18n import _, pct
 from ..parallelism import builds_training_clusters, domain_size
 from ..units import human_duration, human_usd
 from .advice_common import Candidate, recommendation, try_change
-from .evaluate import Evaluation, evaluate, local_seconds_floor, seconds_floor, work_for
+from .evaluate import Evaluation, evaluate, local_seconds_floor, seconds_floor
 from .plan import TrainingPlan
 from .request import default_precision
 from .step_model import StepModel
@@ -116,7 +116,7 @@ def _cheapest(
         if best is not None and bound > best[0]:
             break
         on_acc = plan.on(acc, price.usd_per_hour)
-        model = StepModel(on_acc, basis.flops, basis.params, work_for(on_acc, basis))
+        model = StepModel(on_acc, basis.flops, basis.params, basis.work)
         try:
             if plan.utilization is None and best is not None:
                 # two floors of its time, the cheaper first: compute and bubble, then every step term

@@ -18,7 +18,6 @@ from ..errors import InvalidRequest
 from ..hardware import Catalog
 from ..i18n import N_, _
 from ..units import human_duration
-from .layout_request import default_zero_stage
 from .offload import refuse_in_search
 from .plan_request import duration_seconds
 from .planner import Candidate, Constraints, Offer, prepare, search
@@ -98,15 +97,13 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
     best = found.results[0]
     given = hardware.get("parallelism") if not layout_auto else None
     parallelism = best.parallelism()
-    if given:  # a given layout keeps its own switches, else the defaults of layout_request.parse_parallelism
+    if given:  # a given layout keeps its own switches; omitted ones take parse_parallelism's defaults
         if given.get("sequence_parallel") is not None:
             parallelism["sequence_parallel"] = bool(given["sequence_parallel"])
         else:
-            parallelism["sequence_parallel"] = int(parallelism.get("tensor", 1)) > 1
+            parallelism.pop("sequence_parallel")
         if given.get("zero_stage") is None:
-            parallelism["zero_stage"] = default_zero_stage(
-                int(parallelism.get("data", 1)), int(parallelism.get("context", 1))
-            )
+            parallelism.pop("zero_stage")
     resolved = {
         **request,
         "hardware": {**hardware, "count": best.devices, "parallelism": parallelism},

@@ -175,13 +175,6 @@ def basis(plan: TrainingPlan) -> Basis:
     )
 
 
-def work_for(plan: TrainingPlan, b: Basis) -> StepWork:
-    """The basis's step work for `plan`, whose stack may differ from the basis's where the request named none
-    (framework.inferred_framework follows the part: ZeRO-3 is fsdp on a GPU, megatron on a TPU); the stacks
-    inferred differ in their attention kernel only, which the work's `framework` carries."""
-    return b.work if b.work.framework == plan.framework else b.work._replace(framework=plan.framework)
-
-
 def evaluate(plan: TrainingPlan, known: Basis | None = None, model: StepModel | None = None) -> Evaluation:
     """Numbers for a validated plan (`known`: its basis, when the caller evaluates it on several accelerators;
     `model`: its StepModel, when the caller already stepped it)."""
@@ -191,9 +184,7 @@ def evaluate(plan: TrainingPlan, known: Basis | None = None, model: StepModel | 
     units_per_step = plan.units_per_step
     steps = math.ceil(plan.units / units_per_step)
     pre_steps = math.ceil(plan.pretraining_units / units_per_step) if plan.pretraining_units else 0
-    micro, memory, predicted = _micro_batch(
-        plan, b, model or StepModel(plan, flops, b.params, work_for(plan, b))
-    )
+    micro, memory, predicted = _micro_batch(plan, b, model or StepModel(plan, flops, b.params, b.work))
     peak = plan.accelerator.peak(plan.precision) or 0.0
     step_flops = per_unit * units_per_step
     u_pred = step_flops / (plan.par.devices * peak * predicted.busy_s)

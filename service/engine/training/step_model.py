@@ -153,6 +153,10 @@ class StepModel:
     # ------------------------------------------------------------------ compute: GEMMs, attention, element-wise
 
     def _compute_terms(self, plan: TrainingPlan, work: StepWork) -> None:
+        if work.framework != plan.framework:
+            # a basis's work on a plan whose unnamed stack followed its part (framework.inferred_framework: ZeRO-3
+            # is fsdp on a GPU, megatron on a TPU); the stacks inferred differ in their attention kernel only
+            work = work._replace(framework=plan.framework)
         self._work = work
         self._gemm_rate, self.attention_s, self.memory_bound_s = compute_rates(
             work, plan.accelerator, plan.precision
