@@ -425,6 +425,15 @@ class TrainingAssumptionsSchema(ma.Schema):
     )
     torch_compile = F.Boolean(metadata={"description": "Whether the PyTorch model is torch.compile'd"})
     loss_chunks = integer("Chunks the loss is computed in (`training.loss_chunks`; 1: all logits at once)")
+    activation_offload_layers = integer(
+        "Transformer layers per pipeline stage whose saved activations go to host memory "
+        "(`training.activation_offload_layers`; 0: none)"
+    )
+    activation_offload_source = text(
+        "How activation_offload_layers was set: `given`, the default (none) or chosen to fit on a Grace part "
+        "(GH200, GB200, GB300: the fewest layers that fit when the request names none)",
+        example="default",
+    )
     attention_kernel = text(
         "`fused` (cuDNN / FlashAttention-3 class, NVIDIA Hopper and Blackwell), `flash2` (FlashAttention-2), `xla` "
         "(TPUs), `vendor` (other parts' own kernels) or `unfused`",

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from service.engine import InvalidRequest, estimate_training, plan_training
+from service.engine.training.evaluate import evaluate
 from service.engine.training.memory import layer_activation_bytes
 from service.engine.training.offload import exposed_offload_s, host_link_bytes_per_s
+from service.engine.training.offload_fit import offload_to_fit
 from service.engine.training.request import build_plan
 
 from .conftest import load_catalog
@@ -38,7 +40,7 @@ def _body(offload: int | None, accelerator: str = "nvidia-gb200", pipeline: int 
 
 
 def test_offloaded_layers_leave_the_device_but_for_a_double_buffer():
-    base = estimate_training(_body(None), CATALOG)["memory"]["breakdown"]["activations"]
+    base = estimate_training(_body(0), CATALOG)["memory"]["breakdown"]["activations"]
     plan = build_plan(_body(40), CATALOG)
     one_layer, _ = layer_activation_bytes(
         plan.model.shape, plan.par, plan.recompute, plan.flash_attention, 8192, 2, 2.0
@@ -53,6 +55,34 @@ def test_offload_can_make_a_published_gb200_recipe_fit():
     without = estimate_training(_body(0), CATALOG)["memory"]
     with_offload = estimate_training(_body(40), CATALOG)["memory"]
     assert with_offload["per_device_bytes"] < without["per_device_bytes"] - 100e9
+
+
+def test_a_request_naming_no_offload_gets_the_fewest_layers_that_fit_on_a_grace_part():
+    # NVIDIA's GB200 recipe for this run offloads 40 layers (docs/formulas.md "Activation offload")
+    answer = estimate_training(_body(None), CATALOG)
+    chosen = answer["assumptions"]["activation_offload_layers"]
+    assert answer["memory"]["fits"] and 0 < chosen < 79
+    assert answer["assumptions"]["activation_offload_source"].startswith("chosen")
+    assert estimate_training(_body(chosen), CATALOG)["memory"]["fits"]
+    assert not estimate_training(_body(chosen - 1), CATALOG)["memory"]["fits"]
+    assert answer["time"]["seconds"] == estimate_training(_body(chosen), CATALOG)["time"]["seconds"]
+
+
+def test_no_offload_is_chosen_when_asked_for_none_when_it_fits_or_over_pcie():
+    refused = estimate_training(_body(0), CATALOG)
+    assert not refused["memory"]["fits"]
+    assert (
+        refused["assumptions"]["activation_offload_layers"],
+        refused["assumptions"]["activation_offload_source"],
+    ) == (0, "given")
+    short = estimate_training(_body(None, seq=2048), CATALOG)
+    assert short["memory"]["fits"]
+    assert (
+        short["assumptions"]["activation_offload_layers"],
+        short["assumptions"]["activation_offload_source"],
+    ) == (0, "default")
+    pcie = estimate_training(_body(None, accelerator="nvidia-b200"), CATALOG)
+    assert not pcie["memory"]["fits"] and pcie["assumptions"]["activation_offload_layers"] == 0
 
 
 def test_copies_hide_behind_compute_on_nvlink_c2c_but_not_always_on_pcie():
@@ -95,3 +125,15 @@ def test_planners_refuse_offload_rather_than_ignore_it():
     with pytest.raises(InvalidRequest) as err:
         plan_training(plan_body, CATALOG)
     assert "training.activation_offload_layers" in err.value.errors
+
+
+def test_advice_candidates_never_carry_an_offload_chosen_to_fit():
+    plan = build_plan(_body(None), CATALOG)
+    fitted, ev = offload_to_fit(plan, evaluate(plan))
+    assert ev.fits and fitted.offload_source == "fit" and fitted.offload_layers > 0
+    moved = fitted.on(CATALOG.accelerators["nvidia-h100-sxm-80gb"], 1.0)
+    patched = fitted.with_fields(recompute="full")
+    assert (moved.offload_layers, moved.offload_source) == (0, "default")
+    assert (patched.offload_layers, patched.offload_source) == (0, "default")
+    given = build_plan(_body(40), CATALOG).with_fields(recompute="full")
+    assert (given.offload_layers, given.offload_source) == (40, "given")

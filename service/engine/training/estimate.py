@@ -13,6 +13,7 @@ from ..i18n import _, num
 from .advice import recommend
 from .auto import resolve_auto, wants_auto
 from .evaluate import evaluate
+from .offload_fit import offload_to_fit
 from .request import build_plan
 from .response import build_response
 
@@ -23,7 +24,7 @@ def estimate_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str,
     if wants_auto(request):  # count and/or layout chosen by the planner, then estimated as given
         request, auto = resolve_auto(request, catalog)
     plan = build_plan(request, catalog)
-    ev = evaluate(plan)
+    plan, ev = offload_to_fit(plan, evaluate(plan))
     response = build_response(plan, ev)
     wanted = (request.get("output") or {}).get("recommendations", True)
     # a planner sweeping thousands of layouts skips the advice scan (each piece of advice re-estimates)

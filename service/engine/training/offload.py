@@ -36,6 +36,11 @@ HOST_LINK_BYTES_PER_S: tuple[tuple[str, float], ...] = (
     ("rtx-6000-ada", 32 * GB),
     ("rtx-a6000", 32 * GB),
 )
+# Parts whose host memory sits behind a coherent NVLink-C2C link (Grace superchips): NVIDIA's own GB200/GB300
+# pretraining recipes offload activations there to fit runs that would not fit otherwise (docs/formulas.md
+# "Activation offload"), so a request that leaves activation_offload_layers out gets the fewest that fit
+# (offload_fit.py). Over PCIe no public recipe does: there a plan that does not fit stays "does not fit".
+COHERENT_HOST_PARTS = ("gb300", "gb200", "gh200")
 PCIE_GEN5_X16 = 64 * GB  # every other current accelerator (Hopper, Blackwell, MI300-series, RTX 50)
 DOUBLE_BUFFER_LAYERS = 2  # offloaded layers resident at once (Megatron-Core double buffering)
 
@@ -44,6 +49,12 @@ def host_link_bytes_per_s(acc: Accelerator) -> float:
     """Device ↔ host copy bandwidth per direction for `acc` (HOST_LINK_BYTES_PER_S, else PCIe Gen5 x16)."""
     key = acc.id.lower()
     return next((rate for fragment, rate in HOST_LINK_BYTES_PER_S if fragment in key), PCIE_GEN5_X16)
+
+
+def coherent_host_link(acc: Accelerator) -> bool:
+    """Whether `acc` reaches its host memory over NVLink-C2C (COHERENT_HOST_PARTS)."""
+    key = acc.id.lower()
+    return any(fragment in key for fragment in COHERENT_HOST_PARTS)
 
 
 def offloaded_layers(requested: int, layers_per_stage: int) -> int:

@@ -82,6 +82,9 @@ class TrainingPlan:
     straggler_share: float | None = None
     # transformer layers per pipeline stage whose saved activations are offloaded to host memory (offload.py)
     offload_layers: int = 0
+    # how offload_layers was set: "given", "default" (none) or "fit" (the fewest that fit on a Grace part:
+    # offload_fit.py)
+    offload_source: str = "given"
     # the training stack (FRAMEWORKS) and whether its PyTorch model is torch.compile'd (training/framework.py)
     framework: str = "megatron"
     torch_compile: bool = False
@@ -102,6 +105,10 @@ class TrainingPlan:
         if not changes.keys() <= self.__dict__.keys():
             raise TypeError(f"not TrainingPlan fields: {sorted(changes.keys() - self.__dict__.keys())}")
         fields = {**self.__dict__, **changes}
+        if self.offload_source == "fit" and "offload_layers" not in changes:
+            # the offload chosen to fit this plan (offload_fit.py) is not part of any change: a candidate is
+            # judged without it, so no recommendation leans on an offload its change does not name
+            fields["offload_layers"], fields["offload_source"] = 0, "default"
         if self.framework_source != "given" and ("par" in changes or "accelerator" in changes):
             # a framework the request did not name follows the layout and the part (framework.inferred_framework)
             fields["framework"], fields["framework_source"] = inferred_framework(

@@ -119,6 +119,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         details=bool(output.get("details", False)),
         notes=tuple(notes),
         offload_layers=offload,
+        offload_source="default" if training.get("activation_offload_layers") is None else "given",
         loss_chunks=loss_chunks,
         framework=framework,
         torch_compile=compiled,

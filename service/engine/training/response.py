@@ -228,6 +228,8 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "framework_source": _framework_source(plan),
         "torch_compile": plan.torch_compile,
         "loss_chunks": plan.loss_chunks,
+        "activation_offload_layers": plan.offload_layers,
+        "activation_offload_source": _offload_source(plan),
         "attention_kernel": attention_kernel(plan.framework, plan.accelerator)
         if plan.flash_attention
         else "unfused",
@@ -265,6 +267,16 @@ def _framework_source(plan: TrainingPlan) -> str:
             "give training.framework to say otherwise"
         )
     return plan.framework_source  # "default" or "given": enum-like, not translated
+
+
+def _offload_source(plan: TrainingPlan) -> str:
+    if plan.offload_source == "fit":
+        return _(
+            "chosen: the fewest layers per pipeline stage whose activations, kept in the Grace CPU's memory over "
+            "NVLink-C2C, make the plan fit (NVIDIA's GB200 and GB300 recipes offload to fit); give "
+            "training.activation_offload_layers to say otherwise"
+        )
+    return plan.offload_source  # "default" or "given": enum-like, not translated
 
 
 def _straggler_source(plan: TrainingPlan) -> str:
