@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.engine import estimate_training
+from service.engine import InvalidRequest, estimate_training
 
 from .conftest import load_catalog
 from .public_points import throughput_request, throughput_rows
@@ -91,3 +91,22 @@ def test_a_planned_count_keeps_the_layout_defaults():
     par = out["assumptions"]["parallelism"]
     assert (par["zero_stage"], par["sequence_parallel"]) == (1, True)
     assert out["memory"]["fits"]
+
+
+def test_a_planned_count_searches_with_sequence_parallelism_off_when_the_layout_says_so():
+    """The search used to assume sequence parallelism on with tensor parallelism whatever the layout said: for
+    Meta's 405B layout with the switch off it chose a count that fits only with it on, and answered "does not
+    fit". Searched as asked, no count fits with selective recompute (a 422 naming hardware.count), and with full
+    recompute the count it chooses fits with the switch off."""
+    body = _llama405b({"tensor": 8, "pipeline": 16, "sequence_parallel": False})
+    body["hardware"]["count"] = "auto"
+    body["training"].pop("micro_batch_size")
+    body["training"]["global_batch_size"] = 1024
+    body["constraints"] = {"deadline": "P60D"}
+    with pytest.raises(InvalidRequest) as refused:
+        estimate_training(body, CATALOG)
+    assert set(refused.value.errors) == {"hardware.count"}
+    body["training"]["activation_recomputation"] = "full"
+    out = estimate_training(body, CATALOG)
+    assert out["assumptions"]["parallelism"]["sequence_parallel"] is False
+    assert out["memory"]["fits"] and out["time"]["seconds"] <= 60 * 86400

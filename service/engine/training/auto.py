@@ -150,6 +150,8 @@ def _space(
             changes[name] = (int(given.get(name) or 1),)
         # an omitted stage is layout_request's default: ZeRO-1 (the same as 0 where one data rank is left)
         changes["zero_stages"] = (1 if given.get("zero_stage") is None else int(given["zero_stage"]),)
+        # an omitted switch is on with tensor parallelism (layout_request's default), as the search assumes
+        changes["sequence_parallel"] = given.get("sequence_parallel") is not False
     if training.get("micro_batch_size"):
         changes["micro_batches"] = (int(training["micro_batch_size"]),)
     return replace(space, **changes)

@@ -65,6 +65,9 @@ class SearchSpace:
     virtual_pipeline: tuple[int, ...] = DEFAULT_VIRTUAL_PIPELINE
     micro_batches: tuple[int, ...] = (1,)
     recomputation: tuple[str, ...] = SEARCHED_RECOMPUTATION
+    # sequence parallelism with every tensor-parallel layout (Korthikanti et al. 2022), unless a given layout
+    # turns it off (hardware.count "auto" with sequence_parallel false)
+    sequence_parallel: bool = True
 
     @property
     def grid_size(self) -> int:
@@ -177,7 +180,8 @@ def enumerate_layouts(plan: TrainingPlan, space: SearchSpace) -> Layouts:
     if shape is not None:
         valid &= p * v <= shape.layers + 2  # embedding and loss as chunks (request.py)
     keep = np.flatnonzero(valid)
-    return Layouts(d[keep], t[keep], p[keep], c[keep], e[keep], z[keep], t[keep] > 1, v[keep], mb[keep])
+    sp = (t[keep] > 1) & space.sequence_parallel
+    return Layouts(d[keep], t[keep], p[keep], c[keep], e[keep], z[keep], sp, v[keep], mb[keep])
 
 
 def _product(*values: tuple[int, ...]) -> list[np.ndarray]:
