@@ -12,6 +12,10 @@ parameters excluded. Two variants of the norm and the SwiGLU product:
 - "eager": the plain PyTorch composition (what eager torchtitan keeps).
 Selective recomputation keeps no s×s attention scores here because SDPA is a fused attention kernel.
 
+Two-matrix MLP layers (GPT-3 / Nemotron-4 style: LayerNorm, GELU or squared ReLU, no dropout), variants "gelu",
+"relu2" and their "-unfused-attention" twins (softmax(QK^T)·V written out, the scores kept), check the formula of
+non-gated models and of unfused attention without dropout.
+
 A third variant, "op-sac", runs the eager layer under torch.utils.checkpoint with torchtitan's op-level selective
 checkpointing policy (torchtitan/parallelisms/parallelize_llama.py `_save_list` @9dec370: keep the outputs of
 aten.mm except every second one and of the SDPA kernels; recompute the rest) and counts the bytes the layer still
@@ -108,6 +112,74 @@ def layer_bytes(h: int, heads: int, kv: int, f: int, s: int, b: int, fused: bool
     return sum(seen.values())
 
 
+class FusedLayerNorm(torch.autograd.Function):
+    """LayerNorm keeping what a fused kernel keeps (Transformer Engine / Apex): its input, mean and 1/std."""
+
+    @staticmethod
+    def forward(ctx, x, weight, eps):
+        xf = x.float()
+        mean = xf.mean(-1, keepdim=True)
+        rstd = torch.rsqrt(xf.var(-1, unbiased=False, keepdim=True) + eps)
+        ctx.save_for_backward(x, mean, rstd, weight)
+        return ((xf - mean) * rstd).to(x.dtype) * weight
+
+    @staticmethod
+    def backward(ctx, grad):  # pragma: no cover - not run
+        raise NotImplementedError
+
+
+class FusedActivation(torch.autograd.Function):
+    """GELU or squared ReLU keeping only its input (Megatron-Core's fused bias-GELU; squared ReLU likewise)."""
+
+    @staticmethod
+    def forward(ctx, x, squared_relu):
+        ctx.save_for_backward(x)
+        return torch.relu(x).square() if squared_relu else F.gelu(x)
+
+    @staticmethod
+    def backward(ctx, grad):  # pragma: no cover - not run
+        raise NotImplementedError
+
+
+def two_matrix_layer_bytes(
+    h: int, heads: int, kv: int, f: int, s: int, b: int, squared_relu: bool, fused_attention: bool
+) -> int:
+    """A GPT / Nemotron-style layer without dropout (pre-norm LayerNorm, grouped-query attention, a two-matrix MLP
+    with GELU or squared ReLU), fused norms and activation; attention through SDPA (a fused kernel) or written out
+    (QK^T, causal mask, softmax, A·V: the "unfused" attention whose scores the layer keeps)."""
+    d = h // heads
+    wq, wk, wv, wo, w1, _, w2, n1, n2 = _weights(h, heads, kv, f)
+    w2 = torch.nn.Parameter(w2.detach().clone())  # (h, f): FC2
+    params = {p.untyped_storage().data_ptr() for p in (wq, wk, wv, wo, w1, w2, n1, n2)}
+    x = torch.randn(b, s, h, dtype=DTYPE, requires_grad=True)
+    causal = torch.ones(s, s, dtype=torch.bool).triu(1)
+    seen: dict[int, int] = {}
+
+    def pack(t: torch.Tensor):
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in params and storage.data_ptr() != causal.untyped_storage().data_ptr():
+            seen[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        a = FusedLayerNorm.apply(x, n1, 1e-5)
+        q = (a @ wq.T).view(b, s, heads, d).transpose(1, 2)
+        k = (a @ wk.T).view(b, s, kv, d).transpose(1, 2)
+        v = (a @ wv.T).view(b, s, kv, d).transpose(1, 2)
+        if fused_attention:
+            o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        else:
+            k = k.repeat_interleave(heads // kv, dim=1)
+            v = v.repeat_interleave(heads // kv, dim=1)
+            scores = (q * d**-0.5) @ k.transpose(-1, -2)
+            o = torch.softmax(scores.masked_fill(causal, float("-inf")), dim=-1) @ v
+        x2 = x + o.transpose(1, 2).reshape(b, s, h) @ wo.T
+        m = FusedLayerNorm.apply(x2, n2, 1e-5)
+        out = x2 + FusedActivation.apply(m @ w1.T, squared_relu) @ w2.T
+    del out
+    return sum(seen.values())
+
+
 def _op_sac_context():
     """torchtitan's op-level SAC policy (parallelize_llama.py @9dec370), the CPU flash kernel in its save list."""
     from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
@@ -177,6 +249,16 @@ def main() -> None:
             measured = layer_bytes(h, heads, kv, f, s, b, fused)
             rows.append(_row(h, heads, kv, f, s, b, "fused" if fused else "eager", measured))
         rows.append(_row(h, heads, kv, f, s, b, "op-sac", op_sac_layer_bytes(h, heads, kv, f, s, b)))
+    # two-matrix MLPs (GPT-3 / Nemotron-4 style, no dropout): f = 4h, GELU and squared ReLU, fused and written-out
+    # attention
+    for h, heads, kv, _, s, b in shapes:
+        for squared_relu in (False, True):
+            for fused_attention in (True, False):
+                measured = two_matrix_layer_bytes(h, heads, kv, 4 * h, s, b, squared_relu, fused_attention)
+                variant = ("relu2" if squared_relu else "gelu") + (
+                    "" if fused_attention else "-unfused-attention"
+                )
+                rows.append(_row(h, heads, kv, 4 * h, s, b, variant, measured))
     print(json.dumps({
         "command": "/tmp/tvenv/bin/python bench/measure_activations.py",
         "torch": torch.__version__, "python": platform.python_version(), "dtype": "bfloat16", "rows": rows,

@@ -17,15 +17,15 @@ FIXTURE = json.loads((Path(__file__).with_name("data") / "measured_activations.j
 FUSED = [r for r in FIXTURE["rows"] if r["variant"] == "fused"]
 
 
-def _shape(row: dict) -> TransformerShape:
-    """The one-layer Llama shape a fixture row was measured on."""
+def _shape(row: dict, ffn_type: str = "swiglu") -> TransformerShape:
+    """The one-layer shape a fixture row was measured on (Llama-style, or a two-matrix MLP: ffn_type gelu)."""
     return TransformerShape(
         layers=1,
         hidden_size=row["hidden"],
         attention_heads=row["heads"],
         kv_heads=row["kv_heads"],
         ffn_hidden_size=row["ffn"],
-        ffn_type="swiglu",
+        ffn_type=ffn_type,
         vocab_size=32000,
         tied_embeddings=False,
     )
@@ -82,3 +82,22 @@ def test_the_eager_element_wise_factor_is_the_measured_ratio():
     ratios = [eager[(r["hidden"], r["ffn"])] / r["bytes"] for r in FUSED]
     print(f"eager / fused: {', '.join(f'{x:.3f}' for x in ratios)}")
     assert abs(sum(ratios) / len(ratios) - EAGER_ELEMENTWISE_FACTOR) < 0.01
+
+
+TWO_MATRIX = [r for r in FIXTURE["rows"] if r["variant"].startswith(("gelu", "relu2"))]
+
+
+@pytest.mark.parametrize("row", TWO_MATRIX, ids=lambda r: f"{r['variant']}-h{r['hidden']}-kv{r['kv_heads']}")
+def test_two_matrix_mlps_without_dropout_and_unfused_attention_match_the_bytes_autograd_keeps(row):
+    """GPT-3 / Nemotron-4 style layers without dropout (GELU or squared ReLU): Korthikanti et al. 2022 Table 2 less
+    its dropout terms, grouped-query K and V, and, without a fused kernel, the softmax output (2 bytes per score)
+    and K and V repeated for every head (bench/measure_activations.py)."""
+    unfused = row["variant"].endswith("-unfused-attention")
+    stored, _ = layer_activation_bytes(
+        _shape(row, "gelu"), Parallelism(), "none", not unfused, row["sequence"], row["batch"]
+    )
+    error = stored / row["bytes"] - 1.0
+    print(
+        f"{row['variant']} h={row['hidden']} kv={row['kv_heads']}: formula {stored:,.0f} B, measured {row['bytes']:,} B ({error:+.2%})"
+    )
+    assert abs(error) < 0.005

@@ -71,8 +71,10 @@ def test_the_batches_added_later_keep_their_level():
     GPT-3 175B on v6e-256 by ~5 %, Llama 3.1 405B on v5p-1024, whose vocabulary tiling has no request field, by
     0.4 %; docs/formulas.md, "Loss memory"); NeMo's long-sequence
     batch (4K to 1M tokens) at 3.6 %, every row within ±25 % (from 27.7 % and 44 % before the attention efficiency was
-    re-fitted on it). On the held-out set's parts (A100, H100, H200, B200, GB200, TPU v5p) every row of every batch
-    together: 149 rows, 8.4 %, 88 %."""
+    re-fitted on it); NeMo 24.07's five H100 rows counted nowhere else (session 25) at 2.0 %, every row fitting
+    (Nemotron-4 340B on 128 GPUs was "does not fit" until activations were counted without dropout and with FP8
+    GEMM inputs in two-matrix MLPs; Nemotron-3 22B stays +33 %). On the held-out set's parts (A100, H100, H200, B200,
+    GB200, TPU v5p) every row of every batch together: 154 rows, 8.2 %, 88 %."""
     every_row = evaluate_throughput(load_catalog())
     moe = summary([o for o in every_row if o.batch == "moe-2026-12"])
     assert moe["points"] >= 39 and moe["median_abs_error"] < 0.18 and moe["within_25_percent"] >= 0.62
@@ -83,10 +85,12 @@ def test_the_batches_added_later_keep_their_level():
     long_sequences = summary([o for o in every_row if o.batch == "longseq-2026-12"])
     assert long_sequences["points"] >= 9 and long_sequences["median_abs_error"] < 0.06
     assert long_sequences["within_25_percent"] == 1.0 and long_sequences["not_fitting"] == 0
+    nemo2407 = summary([o for o in every_row if o.batch == "nemo2407-2026-12"])
+    assert nemo2407["points"] >= 5 and nemo2407["median_abs_error"] < 0.05 and nemo2407["not_fitting"] == 0
     parts = ("nvidia-a100", "nvidia-h100", "nvidia-h200", "nvidia-b200", "nvidia-gb200", "google-tpu-v5p")
     on_parts = {r["label"] for r in throughput_rows() if r["accelerator"].startswith(parts)}
     held_out_like = summary([o for o in every_row if o.label in on_parts])
-    assert held_out_like["points"] >= 149
+    assert held_out_like["points"] >= 154
     assert held_out_like["median_abs_error"] < 0.095 and held_out_like["within_25_percent"] >= 0.86
 
 
@@ -96,10 +100,13 @@ def test_rows_sent_with_only_their_published_fields():
     micro-batch or recomputation), as the held-out check may send them. With the old layout defaults
     (sequence parallelism off, ZeRO-0) and megatron kernels for every ZeRO-3 row this was 11.7 %, 77 % within
     ±25 %, 66 → 9 not fitting; since the layout defaults and the fsdp stack inferred from ZeRO-3: 9.8 %, 82 %, 9
-    (the 9: host offload, bf16 states and loss chunks the sources' configs set, which only the request can say)."""
+    (host offload, bf16 states and loss chunks the sources' configs set, which only the request can say); since a
+    Grace part offloads the fewest layers that fit when the request names none (session 25), 7: the two
+    Megatron-FSDP Llama 3 70B rows on GB200/GB300 fit, the six tpu-recipes v6e rows and MaxText's 405B on v5p-1024
+    do not."""
     outcomes = evaluate_throughput(load_catalog(), bare=True)
     s = summary(outcomes)
     print(f"\npublished fields only: {s}")
     assert s["median_abs_error"] < 0.105
     assert s["within_25_percent"] >= 0.80
-    assert s["not_fitting"] <= 9
+    assert s["not_fitting"] <= 7

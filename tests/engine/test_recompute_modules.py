@@ -14,7 +14,7 @@ from service.engine.models import PRESETS
 from service.engine.parallelism import Parallelism
 from service.engine.training.estimate import estimate_training
 from service.engine.training.evaluate import evaluate
-from service.engine.training.memory import layer_activation_bytes
+from service.engine.training.memory import UNFUSED_SCORE_BYTES, layer_activation_bytes, unfused_kv_expansion
 from service.engine.training.recompute_modules import (
     RECOMPUTE_MODULES,
     recomputed_elementwise_bytes,
@@ -108,7 +108,11 @@ def test_sequence_parallelism_splits_the_freed_norm_output_and_tensor_parallelis
 
 
 def test_without_core_attn_and_without_a_fused_kernel_the_scores_stay() -> None:
-    scores = 5.0 * LLAMA.attention_heads * S * S * B
+    # the softmax output (no dropout) and K, V repeated for every query head (grouped-query attention)
+    scores = (
+        UNFUSED_SCORE_BYTES * LLAMA.attention_heads * S * S * B
+        + unfused_kv_expansion(LLAMA) * S * B * LLAMA.hidden_size
+    )
     assert _kept(LLAMA, ("mlp",), flash=False) - _kept(
         LLAMA, ("core_attn", "mlp"), flash=False
     ) == pytest.approx(scores)

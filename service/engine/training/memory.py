@@ -21,7 +21,7 @@ from ..units import GIB
 from .framework import loss_bytes_per_logit
 from .offload import offloaded_layers, resident_layers
 from .plan import TrainingPlan
-from .recompute_modules import DEFAULT_RECOMPUTE_MODULES, keeps_scores, saved_terms
+from .recompute_modules import DEFAULT_RECOMPUTE_MODULES, keeps_scores, mlp_kept_per_hidden, saved_terms
 
 # Bytes per parameter (weights, gradients) by precision. Mixed precision keeps 16-bit weights and gradients
 # plus an fp32 master copy in the optimizer; FP8 runs the matmuls in FP8 but keeps the same 16/32-bit state
@@ -87,6 +87,20 @@ def part_overhead_bytes(accelerator: Accelerator, allocated: float) -> float:
     """The overhead that depends on the kind of part: its runtime reserve and its allocator's fragmentation of
     `allocated` (weights + gradients + optimizer states + activations)."""
     return runtime_reserve_bytes(accelerator) + fragmentation_fraction(accelerator) * allocated
+
+
+# Bytes per attention score an unfused attention keeps (at 2-byte activations): the softmax output, which both the
+# softmax's and the A·V matmul's backward read. Korthikanti et al. 2022 Table 2 count 5 (softmax output 2, dropout
+# mask 1, dropout output 2); without attention dropout (_layer_terms) the 2 remain (bench/measure_activations.py,
+# variants "-unfused-attention").
+UNFUSED_SCORE_BYTES = 2.0
+
+
+def unfused_kv_expansion(sh: TransformerShape) -> float:
+    """Bytes per s·b·h an unfused attention keeps beyond the K and V of _layer_terms: with grouped-query attention
+    it repeats K and V for every query head before its matmuls (Megatron-Core DotProductAttention
+    `repeat_interleave`) and autograd keeps the repeated copies, 4·d·(a − g)/h."""
+    return 4.0 * sh.head_dim * (sh.attention_heads - sh.kv_heads) / sh.hidden_size
 
 
 ZERO3_LIVE_LAYER_FACTOR = (
@@ -314,15 +328,15 @@ def layer_activation_bytes(
     h, a = sh.hidden_size, sh.attention_heads
     sbh = s_len * b * h
     mlp = _mlp_activation_scale(sh)
-    # Korthikanti et al. 2022 Table 2 per layer (2-byte activations): s·b·h·(10 + 24/t + 5·a·s/(h·t));
-    # 24 = 8 (attention linears) + 16 (MLP, scaled here by FFN width and gating); sequence parallel also
-    # splits the 10 (norms, dropout) by t; selective recompute or FlashAttention drop the 5·a·s/h scores term.
+    # Korthikanti et al. 2022 Table 2 per layer (2-byte activations) without dropout (_layer_terms):
+    # s·b·h·(8 + 24/t) + 2·a·s²·b/t; sequence parallel also splits the 8 (norm and GEMM inputs) by t; selective
+    # recompute or a fused attention kernel drop the scores term (UNFUSED_SCORE_BYTES).
     if input_bytes is None:
         input_bytes = 1.0 if fp8_inputs else 2.0
     replicated, split = _layer_terms(sh, mlp, input_bytes)
     per_layer = sbh * _spread(replicated, split, t, par.sequence_parallel)
     if keeps_scores(recompute, modules, flash_attention):
-        per_layer += 5.0 * a * s_len * s_len * b / t
+        per_layer += (UNFUSED_SCORE_BYTES * a * s_len * s_len * b + unfused_kv_expansion(sh) * sbh) / t
     per_layer *= act_bytes / 2.0
     if recompute == "full":
         # layer input only (Table 2)
@@ -425,27 +439,28 @@ def saved_input_bytes(precision: str) -> float:
 
 @lru_cache(maxsize=SHAPE_CACHE)
 def _layer_terms(sh: TransformerShape, mlp: float, input_bytes: float = 2.0) -> tuple[float, float]:
-    """Under FP8/FP4 training (`input_bytes` < 2, gated models) the linear layers keep their inputs for backward in
-    FP8 (1 byte) or NVFP4 (SAVED_GEMM_INPUT_BYTES): Transformer Engine's quantized Linear saves the quantized cast of
-    its input for the weight gradient, and DeepSeek-V3 caches the linear inputs in FP8 (DeepSeek-AI 2024 §3.3.2);
-    norms, attention inputs and SwiGLU inputs stay 16-bit.
+    """Bytes per s·b·h kept per layer (at 2-byte activations): (kept whole unless sequence parallel, split by t),
+    counted per saved tensor, as autograd keeps them in Megatron-Core and PyTorch (`mlp`: the Korthikanti-relative
+    MLP scale, _mlp_activation_scale; the width f/h is taken from the shape).
 
-    Bytes per s·b·h kept per layer (at 2-byte activations): (kept whole unless sequence parallel, split by t).
+    Whole: the two norm inputs 4 and the two GEMM inputs that read the norms' outputs (QKV, MLP in) 2·q. Split: Q 2,
+    K and V 4·g·d/h (grouped-query attention), the attention output q, and the MLP past its input: SwiGLU's gate and
+    up outputs 4·f/h plus the down-projection input q·f/h, or a GELU / squared-ReLU MLP's activation input 2·f/h
+    plus the FC2 input q·f/h. q = `input_bytes`: 2 at 16-bit; under FP8/FP4 training the linear layers keep their
+    inputs for backward quantized (SAVED_GEMM_INPUT_BYTES): Transformer Engine's quantized Linear and
+    LayerNormLinear save the quantized cast of the input for the weight gradient, and DeepSeek-V3 caches the
+    linear inputs in FP8 (DeepSeek-AI 2024 §3.3.2); norms, attention inputs and activation-function inputs stay
+    16-bit.
 
-    GELU models (GPT-2/3, BERT, the Megatron-LM runs) follow Korthikanti et al. 2022 Table 2: 10 (norm inputs 4,
-    dropout masks 2, GEMM inputs 4) + 8 attention + 16 MLP (scaled by width). Gated (SwiGLU) models of the Llama
-    family train without dropout and with grouped-query attention: norm inputs 4 and the attention and MLP GEMM
-    inputs 2 + 2 stay whole; Q 2, K and V 4·g·d/h, the attention output 2, the MLP's gate and up outputs 4·f/h and
-    the down-projection input 2·f/h split (counted per saved tensor, as autograd keeps them in Megatron-Core and
-    PyTorch; `mlp` carries f/h through the 1.5× gate factor)."""
-    if sh.ffn_type != "swiglu":
-        return 10.0, 8.0 + 16.0 * mlp
+    No dropout masks: current LLMs train without dropout (Llama, Nemotron-4 "dropout rate of zero", MPT, Falcon,
+    BLOOM-176B's --hidden-dropout 0.0), and PyTorch's dropout at p = 0 returns its input and saves no mask
+    (aten/src/ATen/native/Dropout.cpp). At 16-bit with multi-head attention and a 4h GELU MLP this is Korthikanti
+    et al. 2022 Table 2's 34·s·b·h less its two 1-byte residual dropout masks: 8 whole + 24 split."""
     kv = 4.0 * sh.kv_heads * sh.head_dim / sh.hidden_size
-    width = mlp * 4.0 / 1.5  # f/h back from the Korthikanti-relative scale
-    # the four GEMM inputs (QKV, O, gate/up, down projections) at `input_bytes` each (2 at 16-bit): whole
-    # 4 + 2·q, split 2 + kv + q + (4 + q)·f/h (q = 2: 8 and 2 + kv + 2 + 6·f/h; q = 1: 6 and 2 + kv + 1 + 5·f/h)
+    gated = sh.ffn_type == "swiglu"
+    width = mlp * 4.0 / (1.5 if gated else 1.0)  # f/h back from the Korthikanti-relative scale
     q = input_bytes
-    return 4.0 + 2.0 * q, 2.0 + kv + q + (4.0 + q) * width
+    return 4.0 + 2.0 * q, 2.0 + kv + q + mlp_kept_per_hidden(width, gated, q)
 
 
 @lru_cache(maxsize=SHAPE_CACHE)

@@ -9,7 +9,7 @@ Transformer Engine layer spec NeMo and Megatron-Bridge build (megatron/core/mode
 get_gpt_layer_with_transformer_engine_spec: the input norm is fused into the QKV linear except under MLA, and the
 pre-MLP norm into the MLP's first linear except in MoE layers):
 
-* core_attn: the attention scores 5·a·s/h (Korthikanti et al. 2022 §5) — the engine's "selective"; nothing more
+* core_attn: the attention scores 2·a·s/h (Korthikanti et al. 2022 §5, without dropout) — the engine's "selective"; nothing more
   under a fused attention kernel, which keeps Q, K, V and the output either way.
 * layernorm: the output of each norm that is its own module (CheckpointWithoutOutput discards it, the backward
   re-runs the norm): the MoE layers' pre-MLP norm output and, under MLA, the input norm output — q each.
@@ -94,7 +94,7 @@ def _check_parts(field: str, given: set[str], shape: TransformerShape, bad: Any)
 
 
 def keeps_scores(recompute: str, modules: tuple[str, ...], flash_attention: bool) -> bool:
-    """The layer keeps the 5·a·s/h attention scores: no fused kernel, and core attention is not recomputed."""
+    """The layer keeps the 2·a·s/h attention scores: no fused kernel, and core attention is not recomputed."""
     if flash_attention:
         return False
     return recompute == "none" or (recompute == "selective" and "core_attn" not in modules)
@@ -119,7 +119,7 @@ def saved_terms(
     if not modules or modules == DEFAULT_RECOMPUTE_MODULES:
         return 0.0, 0.0
     gated = sh.ffn_type == "swiglu"
-    q = input_bytes if gated else 2.0  # memory._layer_terms: the GEMM inputs at q only in gated models
+    q = input_bytes  # memory._layer_terms: the GEMM inputs at q bytes per value
     h = sh.hidden_size
     whole = split = 0.0
     if "layernorm" in modules:
@@ -128,22 +128,22 @@ def saved_terms(
         routed = sh.experts_per_token * sh.expert_ffn_hidden_size / h
         shared = sh.shared_experts * sh.expert_ffn_hidden_size / h
         if "moe" in modules:
-            split += _mlp_saved(routed + shared, gated, q)
+            split += mlp_kept_per_hidden(routed + shared, gated, q)
         else:
             split += q * routed if "moe_act" in modules else 0.0
-            split += _mlp_saved(shared, gated, q) if "shared_experts" in modules else 0.0
+            split += mlp_kept_per_hidden(shared, gated, q) if "shared_experts" in modules else 0.0
     elif "mlp" in modules:
         whole += q
-        split += _mlp_saved(sh.ffn_hidden_size / h, gated, q)
+        split += mlp_kept_per_hidden(sh.ffn_hidden_size / h, gated, q)
     if "mla_up_proj" in modules:
         split += 2.0 + 4.0 * sh.kv_heads * sh.head_dim / h  # the Q and K, V terms of memory._layer_terms
     return whole, split
 
 
-def _mlp_saved(width: float, gated: bool, q: float) -> float:
-    """An MLP's kept bytes per s·b·h past its input at width f/h: SwiGLU gate and up outputs 4·f/h plus the FC2
-    input q·f/h; GELU the activation input and FC2 input 2·f/h each (memory._layer_terms)."""
-    return (4.0 + q) * width if gated else 4.0 * width
+def mlp_kept_per_hidden(width: float, gated: bool, q: float) -> float:
+    """An MLP's kept bytes per s·b·h past its input at width f/h (memory._layer_terms): SwiGLU's gate and up
+    outputs 4·f/h, a GELU's activation input 2·f/h, plus the FC2 (down-projection) input q·f/h."""
+    return ((4.0 if gated else 2.0) + q) * width
 
 
 @lru_cache(maxsize=SHAPE_CACHE)

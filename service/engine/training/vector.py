@@ -169,7 +169,8 @@ def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> t
     )
     per_layer = sbh * np.where(sp, (replicated + split) / t, replicated + split / t)
     if keeps_scores(plan.recompute, plan.recompute_modules, plan.flash_attention):
-        per_layer = per_layer + 5.0 * sh.attention_heads * s_len * s_len * b / t
+        scores = mem.UNFUSED_SCORE_BYTES * sh.attention_heads * s_len * s_len * b
+        per_layer = per_layer + (scores + mem.unfused_kv_expansion(sh) * sbh) / t
     per_layer = per_layer * (act_bytes / 2.0)
     if plan.recompute == "full":
         stored = 2.0 * sbh / np.where(sp, t, 1) * act_bytes / 2.0
