@@ -107,7 +107,8 @@ def test_expert_tensor_equal_to_tensor_is_the_default_split(catalog) -> None:
 @pytest.mark.parametrize(
     ("parallelism", "field", "words"),
     [
-        ({}, "hardware.parallelism.expert", "data (16)"),  # without expert_tensor: EP must divide data
+        # without expert_tensor: EP must divide context × data, or tensor × context × data (expert_tensor 1 taken)
+        ({"expert": 64}, "hardware.parallelism.expert", "context × data (16)"),
         ({"expert_tensor": 3}, "hardware.parallelism.expert_tensor", "allowed: [1, 2, 4, 8, 16, 32]"),
         ({"expert_tensor": 2}, "hardware.parallelism.expert", "allowed: [1, 2, 4, 8, 16]"),
     ],

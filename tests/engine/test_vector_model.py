@@ -115,9 +115,12 @@ def _valid_plans(catalog, n: int, seed: int):
         else:
             request["training"].pop("samples")
         try:
-            plans.append((request, build_plan(request, catalog)))
+            plan = build_plan(request, catalog)
         except InvalidRequest:
             continue
+        if plan.par.expert_tensor:  # the array model has no expert_tensor (the planners never search it)
+            continue
+        plans.append((request, plan))
     return plans
 
 

@@ -38,6 +38,8 @@ def parse_parallelism(
     shard = int(spec.get("data_shard", 0) or 0)
     schedule = str(spec.get("pipeline_schedule") or "1f1b")
     etp = int(spec.get("expert_tensor", 0) or 0)
+    if "expert_tensor" not in spec and folded_expert_tensor(model, e, t, c, d):
+        etp = 1
     # sequence parallelism goes with tensor parallelism unless the request says otherwise (Korthikanti et al.
     # 2022, arXiv 2205.05198; Megatron-Bridge's pretraining recipes set sequence_parallel = True wherever
     # tensor_model_parallel_size > 1: recipes/llama/h100/llama3.py 8B TP4, 70B TP4/TP8, 405B TP8)
@@ -97,19 +99,33 @@ def parse_parallelism(
                     "embedding and the loss."
                 ).format(layers=shape.layers + 2, count=shape.layers),
             )
-    if "expert_tensor" in spec:
+    if "expert_tensor" in spec or etp:
         _expert_tensor(par, etp, shape, path, bad)
     elif e > 1:
         if shape is None or not shape.is_moe:
             bad(f"{path}.expert", _("Expert parallelism needs a mixture-of-experts model; use 1."))
-        elif shape.experts % e or d % e:
+        elif shape.experts % e or (d * c) % e:
+            allowed = [k for k in _divisors(max(t * c * d, 1), 1) if shape.experts % k == 0][:24]
             bad(
                 f"{path}.expert",
-                _("Must divide both experts ({experts}) and data ({d}) (split of data ranks).").format(
-                    experts=shape.experts, d=d
-                ),
+                _(
+                    "Must divide both experts ({experts}) and context × data ({ranks}), or tensor × context × "
+                    "data with expert_tensor 1; allowed: {allowed}."
+                ).format(experts=shape.experts, ranks=d * c, allowed=allowed),
             )
     return par
+
+
+def folded_expert_tensor(model: ModelSpec | None, e: int, t: int, c: int, d: int) -> bool:
+    """A request that names no expert_tensor, whose expert degree divides the experts but not context × data (where
+    Megatron-Core draws the expert ranks when expert_tensor_parallel_size is the tensor degree, its default), while
+    tensor × context × data holds it: the layout only runs with the experts' own tensor degree 1 (MoE parallel
+    folding, Liu et al. 2025, arXiv 2504.14960), as NVIDIA's recipes set it (NeMo's H100 DeepSeek-V3 TP2 PP16 EP64:
+    etp_size 1, scripts/performance/recommended_model_configs/model_configs_h100.csv @ae861a9), so it is taken so."""
+    shape = model.shape if model is not None else None
+    if e <= 1 or t <= 1 or shape is None or not shape.is_moe or shape.experts % e or min(c, d) < 1:
+        return False
+    return (d * c) % e != 0 and (t * c * d) % e == 0
 
 
 def _expert_tensor(par: Parallelism, etp: int, shape: Any, path: str, bad: Any) -> None:

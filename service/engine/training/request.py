@@ -61,6 +61,15 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
     precision, optimizer, multiplier, recompute = _numerics(training, acc, notes, bad, catalog)
     modules = parse_recompute_modules(training, recompute, model.shape if model else None, bad)
     par = parse_parallelism(hardware, count, model, bad)
+    if par.expert_tensor and not (hardware.get("parallelism") or {}).get("expert_tensor"):
+        notes.append(
+            _(
+                "expert_tensor 1 assumed: expert ({expert}) does not divide context × data ({ranks}), so the "
+                "expert ranks are drawn from tensor × context × data with the experts unsplit (Megatron-Core MoE "
+                "parallel folding, as NVIDIA's recipes set it); give hardware.parallelism.expert_tensor to say "
+                "otherwise."
+            ).format(expert=par.expert, ranks=par.data * par.context)
+        )
     check_expert_overlap(par, recompute, bad)
     seq, unit, units = _data(training, model, bad, notes)
     if par.context > 1 and (unit != "token" or seq % (2 * par.context)):

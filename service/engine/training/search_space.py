@@ -163,7 +163,8 @@ def enumerate_layouts(plan: TrainingPlan, space: SearchSpace) -> Layouts:
         valid &= (shape.attention_heads % t == 0) | (t == 1)
         valid &= p <= shape.layers
     if shape is not None and shape.is_moe:
-        valid &= (e == 1) | ((shape.experts % e == 0) & (d % e == 0))
+        # expert ranks come from context × data (Megatron-Core with expert_tensor = tensor; layout_request)
+        valid &= (e == 1) | ((shape.experts % e == 0) & ((d * c) % e == 0))
     else:
         valid &= e == 1
     if plan.unit == "token":
