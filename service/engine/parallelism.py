@@ -149,8 +149,17 @@ def scale_out_bytes_per_s(acc: Accelerator) -> float:
     return min(best, scale_up_bytes_per_s(acc))
 
 
+# A scale-up "domain" of this many devices or fewer is an NVLink bridge between two PCIe cards (A100/H100 PCIe, H100
+# NVL, RTX 3090, RTX A6000: seed/accelerator_fabric.csv), not a switched fabric: such parts live in one server.
+BRIDGE_PAIR_DOMAIN = 2
+
+
 def builds_training_clusters(acc: Accelerator) -> bool:
-    """Whether multi-node clusters of this part are a known build: a scale-up fabric or a catalog network figure."""
+    """Whether multi-node clusters of this part are a known build: a scale-up fabric (more than a bridged pair) or a
+    catalog network figure for a part with one. PCIe cards, bridged in pairs or not, are one-server parts: the
+    advice never suggests them beyond a server and the planners search them within one."""
+    if acc.scale_up_domain is not None and acc.scale_up_domain <= BRIDGE_PAIR_DOMAIN:
+        return False
     return bool(acc.interconnect_bandwidth_bytes_per_s or acc.scale_out_bandwidth_bytes_per_s)
 
 

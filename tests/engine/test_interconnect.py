@@ -92,3 +92,38 @@ def test_a_group_spanning_whole_nodes_moves_one_nic_per_member_per_node():
     strided = group_bandwidth(A100, 64, 8)
     assert dense == pytest.approx(min(8 * scale_out_bytes_per_s(A100), group_bandwidth(A100, 8, 1)))
     assert strided == pytest.approx(scale_out_bytes_per_s(A100))
+
+
+BRIDGED = ("nvidia-h100-pcie-80gb", "nvidia-a100-pcie-80gb", "nvidia-h100-nvl-94gb", "nvidia-rtx-3090")
+
+
+@pytest.mark.parametrize("part", BRIDGED)
+def test_pcie_cards_bridged_in_pairs_are_one_server_parts(part):
+    """An NVLink bridge joins two PCIe cards; the catalog once took the H100 PCIe for an 8-GPU NVLink domain with a
+    release-year network, and the advice had 1,024 of them run DeepSeek-V3's EP64 layout 9 % cheaper."""
+    acc = BASE.accelerators[part]
+    assert domain_size(acc) == 2 and not builds_training_clusters(acc)
+    assert scale_out_bytes_per_s(acc) <= 64e9  # between pairs: the server's PCIe x16 link
+
+
+def test_the_advice_never_moves_a_cluster_job_onto_bridged_pcie_cards():
+    answer = estimate_training(
+        {
+            "model": {"preset": "deepseek-v3"},
+            "training": {
+                "tokens": 1e12,
+                "sequence_length": 4096,
+                "global_batch_size": 8192,
+                "micro_batch_size": 1,
+                "precision": "fp8",
+            },
+            "hardware": {
+                "accelerator": "nvidia-h100-sxm-80gb",
+                "count": 1024,
+                "parallelism": {"tensor": 2, "pipeline": 16, "expert": 64},
+            },
+        },
+        BASE,
+    )
+    suggested = {r["change"].get("hardware", {}).get("accelerator") for r in answer["recommendations"]}
+    assert not suggested & set(BRIDGED), suggested

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..hardware import Accelerator, Catalog, Price
 from ..i18n import _, pct
-from ..parallelism import builds_training_clusters, domain_size
+from ..parallelism import DEVICES_PER_NODE, builds_training_clusters, domain_size
 from ..units import human_duration, human_usd
 from .advice_common import Candidate, recommendation, try_change
 from .evaluate import Evaluation, evaluate, local_seconds_floor, seconds_floor
@@ -183,7 +183,7 @@ def _cost_floors(
         needed = smallest.on(acc).total
         if peak is None or acc.memory_bytes <= states or acc.memory_bytes < needed or acc.id == own:
             continue
-        if devices > domain_size(acc) and not builds_training_clusters(acc):
+        if devices > max(domain_size(acc), DEVICES_PER_NODE) and not builds_training_clusters(acc):
             continue  # nobody builds multi-node training clusters of a part without a fabric: never suggest one
         # Cost floor: even at its dense peak (or at the given utilization) the job cannot cost less.
         floor_usd = total_flops * price.usd_per_hour / (peak * (utilization or 1.0) * 3600.0)
