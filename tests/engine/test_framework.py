@@ -169,6 +169,9 @@ def test_the_inferred_stack_follows_the_part_in_the_catalog_scan():
     body["hardware"]["count"] = 64
     body["hardware"]["parallelism"] = {"zero_stage": 3}
     body["training"]["global_batch_size"] = 64
+    body["training"]["activation_recomputation"] = (
+        "selective"  # the default follows the part too (full on a TPU)
+    )
     tpu = build_plan(body, CATALOG)
     assert (tpu.framework, tpu.framework_source) == ("megatron", "default")
     for accelerator in ("nvidia-h100-sxm-80gb", "nvidia-b200"):
@@ -176,3 +179,20 @@ def test_the_inferred_stack_follows_the_part_in_the_catalog_scan():
         assert on.framework == "fsdp"
         direct = build_plan({**body, "hardware": {**body["hardware"], "accelerator": accelerator}}, CATALOG)
         assert evaluate(on, basis(tpu)).seconds == pytest.approx(evaluate(direct).seconds, rel=1e-12)
+
+
+def test_a_tpu_request_without_recomputation_takes_maxtexts_full_remat():
+    """MaxText's base.yml sets remat_policy 'full'; Megatron-Core's recipes recompute core attention: a request that
+    leaves activation_recomputation out gets its part's stack default, says so, and a named module list still means
+    selective."""
+    tpu = estimate_training(_body("google-tpu-v5p"), CATALOG)
+    gpu = estimate_training(_body("nvidia-h100-sxm-80gb"), CATALOG)
+    assert tpu["assumptions"]["activation_recomputation"] == "full"
+    assert any("MaxText" in n for n in tpu["assumptions"]["notes"])
+    assert gpu["assumptions"]["activation_recomputation"] == "selective"
+    named = _body("google-tpu-v5p")
+    named["training"]["recompute_modules"] = ["core_attn"]
+    assert estimate_training(named, CATALOG)["assumptions"]["activation_recomputation"] == "selective"
+    given = _body("google-tpu-v5p")
+    given["training"]["activation_recomputation"] = "full"
+    assert estimate_training(given, CATALOG)["time"]["seconds"] == tpu["time"]["seconds"]

@@ -12,6 +12,7 @@ from ..parallelism import DEVICES_PER_NODE, builds_training_clusters, domain_siz
 from ..units import human_duration, human_usd
 from .advice_common import Candidate, recommendation, try_change
 from .evaluate import Evaluation, evaluate, local_seconds_floor, seconds_floor
+from .framework import default_recomputation
 from .plan import TrainingPlan
 from .request import default_precision
 from .step_model import StepModel
@@ -206,8 +207,19 @@ def _confirm(
     The patched request validates to the scanned plan on `acc` when the precision stays (given, or defaulting to the
     same on `acc`) and no hardware.interconnect has to be re-applied to the new part: its evaluation is then the
     scan's. Otherwise the request is re-parsed (defaults re-derived) and evaluated again."""
-    given_precision = (request.get("training") or {}).get("precision") is not None
+    training = request.get("training") or {}
+    given_precision = training.get("precision") is not None
+    # a recomputation the request leaves out follows the part (framework.default_recomputation: full on a TPU)
+    same_recompute = (
+        training.get("activation_recomputation") is not None
+        or training.get("recompute_modules") is not None
+        or default_recomputation(acc, plan.model.shape is not None) == plan.recompute
+    )
     interconnect = (request.get("hardware") or {}).get("interconnect")
-    if not interconnect and (given_precision or default_precision(acc, []) == plan.precision):
+    if (
+        not interconnect
+        and same_recompute
+        and (given_precision or default_precision(acc, []) == plan.precision)
+    ):
         return plan.on(acc, candidate.usd_per_hour), candidate
     return try_change(request, change, catalog)

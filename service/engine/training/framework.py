@@ -43,6 +43,20 @@ XLA_LOSS_VALUES_PER_LOGIT = 2.0
 _FAST_ATTENTION_PARTS = ("h100", "h200", "h800", "h20", "gh200", "b200", "b300", "gb200", "gb300")
 _BLACKWELL_PARTS = ("b200", "b300", "gb200", "gb300")
 
+# Activation recomputation a request leaves out: on a TPU the XLA stack's own default, MaxText's remat_policy 'full'
+# (MaxText/configs/base.yml @000e935: "remat_policy: 'full'"; also its tpu-recipes' large configs), on every other
+# part Megatron-Core's selective recomputation of core attention (its recipes' default, Korthikanti et al. 2022)
+TPU_DEFAULT_RECOMPUTATION = "full"
+GPU_DEFAULT_RECOMPUTATION = "selective"
+
+
+def default_recomputation(acc: Accelerator | None, transformer: bool = True) -> str:
+    """training.activation_recomputation when the request gives none: "full" for a transformer on a TPU, else
+    "selective" (a shape-less model has no stack recipe to follow)."""
+    on_tpu = acc is not None and acc.kind == "tpu"
+    return TPU_DEFAULT_RECOMPUTATION if on_tpu and transformer else GPU_DEFAULT_RECOMPUTATION
+
+
 # framework → (attention kernel on Hopper, on Blackwell, eager PyTorch: unfused element-wise kernels and fp32 loss)
 #   megatron/nemo/megatron-bridge: Transformer Engine, cuDNN fused attention and fused norm/SwiGLU (the calibration).
 #   deepspeed: Megatron-DeepSpeed, Megatron's fused kernels with the flash-attn package (FlashAttention-2).

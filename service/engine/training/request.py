@@ -17,7 +17,7 @@ from ..i18n import _, num
 from ..models import resolve_model
 from ..parallelism import DEVICES_PER_NODE, Parallelism
 from ..pricing import resolve_price
-from .framework import inferred_framework
+from .framework import default_recomputation, inferred_framework
 from .goodput import MAX_STRAGGLER_SHARE
 from .layout_request import check_expert_overlap, parse_parallelism
 from .plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
@@ -58,7 +58,8 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
     except InvalidRequest as err:
         errors.update(err.errors)
     acc, count = _hardware(hardware, catalog, notes, bad)
-    precision, optimizer, multiplier, recompute = _numerics(training, acc, notes, bad, catalog)
+    transformer = model is not None and model.shape is not None
+    precision, optimizer, multiplier, recompute = _numerics(training, acc, notes, bad, catalog, transformer)
     modules = parse_recompute_modules(training, recompute, model.shape if model else None, bad)
     par = parse_parallelism(hardware, count, model, bad)
     if par.expert_tensor and not (hardware.get("parallelism") or {}).get("expert_tensor"):
@@ -221,8 +222,10 @@ def _numerics(
     notes: list[str],
     bad: Any,
     catalog: Catalog | None = None,
+    transformer: bool = True,
 ) -> tuple[str, str, Any, str]:
-    """(precision, optimizer, optimizer memory multiplier as given, activation recomputation)."""
+    """(precision, optimizer, optimizer memory multiplier as given, activation recomputation; its default follows
+    the part's stack for a transformer with a known shape, framework.default_recomputation)."""
     if training.get("precision") is None:  # not given: the best the accelerator supports, said in the notes
         precision = default_precision(acc, notes) if acc is not None else DEFAULT_PRECISIONS[0]
         if not precision:
@@ -256,7 +259,19 @@ def _numerics(
     multiplier = training.get("optimizer_memory_multiplier")
     if multiplier is not None and float(multiplier) < 0:
         bad("training.optimizer_memory_multiplier", _("Must be ≥ 0."))
-    recompute = str(training.get("activation_recomputation", "selective"))
+    recompute = training.get("activation_recomputation")
+    if recompute is None:  # the stack's own default; "selective" when the modules it recomputes are named
+        recompute = (
+            "selective" if training.get("recompute_modules") is not None else default_recomputation(acc)
+        )
+        if recompute != "selective":
+            notes.append(
+                _(
+                    "activation_recomputation {value}: the default on a TPU (MaxText's remat_policy 'full'); give "
+                    "training.activation_recomputation to say otherwise."
+                ).format(value=recompute)
+            )
+    recompute = str(recompute)
     if recompute not in RECOMPUTATION:
         bad(
             "training.activation_recomputation",
