@@ -163,6 +163,23 @@ def builds_training_clusters(acc: Accelerator) -> bool:
     return bool(acc.interconnect_bandwidth_bytes_per_s or acc.scale_out_bandwidth_bytes_per_s)
 
 
+def built_at(acc: Accelerator, devices: int) -> bool:
+    """Whether `devices` of this part is a system people build: within one server (or scale-up domain) always,
+    beyond it only for parts that make training clusters (builds_training_clusters). The advice never moves a run
+    onto a part, or a part onto a count, that fails this."""
+    return devices <= max(domain_size(acc), DEVICES_PER_NODE) or builds_training_clusters(acc)
+
+
+def network_bytes_per_s(acc: Accelerator, span: int) -> float:
+    """scale_out_bytes_per_s for a group spanning `span` devices (group size × stride): a one-server part (not
+    builds_training_clusters) whose group leaves the server gets no more than a PCIe server's NIC share, whatever its
+    catalog figure says of the traffic between its bridged pairs inside the server."""
+    out = scale_out_bytes_per_s(acc)
+    if span > DEVICES_PER_NODE and not builds_training_clusters(acc):
+        return min(out, PCIE_SERVER_SCALE_OUT_BYTES_PER_S * NIC_EFFICIENCY)
+    return out
+
+
 def group_bandwidth(acc: Accelerator, group_size: int, stride: int) -> float:
     """Bandwidth for a collective over `group_size` ranks spaced `stride` apart (rank order t, then d, then p)."""
     if group_size <= 1:
@@ -174,7 +191,7 @@ def group_bandwidth(acc: Accelerator, group_size: int, stride: int) -> float:
     # each carry 1/k of the cross-domain traffic on their own NIC, and the fabric spreads it inside the domain,
     # so the group moves k NICs' worth (rail-optimised clusters; NCCL's multi-node bus bandwidth), never more
     # than the scale-up fabric itself.
-    return min(scale_up_bytes_per_s(acc), members_per_domain * scale_out_bytes_per_s(acc))
+    return min(scale_up_bytes_per_s(acc), members_per_domain * network_bytes_per_s(acc, group_size * stride))
 
 
 def expert_all_to_all_seconds(
@@ -197,7 +214,8 @@ def expert_all_to_all_seconds(
     inside = token_bytes * k * (members - 1) / group_size / scale_up_bytes_per_s(acc)
     if nodes == 1:
         return inside
-    return max(inside, token_bytes * remote_domain_copies(experts, k, nodes) / scale_out_bytes_per_s(acc))
+    network = network_bytes_per_s(acc, group_size * stride)
+    return max(inside, token_bytes * remote_domain_copies(experts, k, nodes) / network)
 
 
 def remote_domain_copies(experts: int, experts_per_token: int, domains: int) -> float:

@@ -127,3 +127,31 @@ def test_the_advice_never_moves_a_cluster_job_onto_bridged_pcie_cards():
     )
     suggested = {r["change"].get("hardware", {}).get("accelerator") for r in answer["recommendations"]}
     assert not suggested & set(BRIDGED), suggested
+
+
+def test_bridged_cards_leaving_the_server_get_a_pcie_servers_network():
+    """Their catalog figure is the PCIe link between pairs inside a server; across servers they get no more than a
+    PCIe server's NIC share, never more than an InfiniBand-connected SXM part."""
+    pcie, sxm = BASE.accelerators["nvidia-h100-pcie-80gb"], BASE.accelerators["nvidia-h100-sxm-80gb"]
+    assert group_bandwidth(pcie, 4, 1) > group_bandwidth(pcie, 32, 1)
+    assert group_bandwidth(pcie, 32, 1) < group_bandwidth(sxm, 32, 1)
+
+
+def test_the_does_not_fit_advice_stays_within_a_server_for_one_server_parts():
+    answer = estimate_training(
+        {
+            "model": {"preset": "llama-3.1-405b"},
+            "training": {
+                "tokens": 1e11,
+                "global_batch_size": 1024,
+                "sequence_length": 4096,
+                "activation_recomputation": "full",
+            },
+            "hardware": {"accelerator": "nvidia-l4", "count": 256},
+        },
+        BASE,
+    )
+    for rec in answer["recommendations"]:
+        hardware = rec["change"].get("hardware", {})
+        target = BASE.accelerators[hardware.get("accelerator", "nvidia-l4")]
+        assert builds_training_clusters(target) or hardware.get("count", 256) <= 8, rec["message"]

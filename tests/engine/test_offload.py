@@ -137,3 +137,41 @@ def test_advice_candidates_never_carry_an_offload_chosen_to_fit():
     assert (patched.offload_layers, patched.offload_source) == (0, "default")
     given = build_plan(_body(40), CATALOG).with_fields(recompute="full")
     assert (given.offload_layers, given.offload_source) == (40, "given")
+
+
+def test_no_offload_is_chosen_where_megatron_core_refuses_it():
+    """Megatron-Core's TransformerConfig refuses CPU offloading with pipeline parallelism and with activation
+    recomputation: such plans stay "does not fit" rather than fit by an offload that cannot run."""
+    piped = _body(None, pipeline=4)
+    piped["training"]["micro_batch_size"] = 1
+    full = _body(None, seq=32768)
+    full["training"]["activation_recomputation"] = "full"
+    for body in (piped, full):
+        answer = estimate_training(body, CATALOG)
+        assert answer["assumptions"]["activation_offload_layers"] == 0, body
+
+
+def test_the_cheaper_part_scan_judges_other_parts_without_the_chosen_offload():
+    """With a price on GB200 the scan once reused the offloaded plan's memory on B200 and claimed a cheaper run that,
+    applied, does not fit (750 GiB of 179)."""
+    import copy
+
+    from service.engine.hardware import Catalog, Price
+    from service.engine.patch import merge_patch
+
+    prices = {**CATALOG.prices, "nvidia-gb200": (Price("test", 20.0),)}
+    priced = Catalog(
+        accelerators=dict(CATALOG.accelerators),
+        prices=prices,
+        today=CATALOG.today,
+        stale_after_days=CATALOG.stale_after_days,
+    )
+    body = _body(None)
+    body["training"]["micro_batch_size"] = 4
+    body.pop("cost")
+    body["output"] = {"recommendations": True}
+    answer = estimate_training(body, priced)
+    assert answer["assumptions"]["activation_offload_layers"] > 0
+    for rec in answer["recommendations"]:
+        applied = estimate_training(merge_patch(copy.deepcopy(body), rec["change"]), priced)
+        assert applied["memory"]["fits"], rec["message"]

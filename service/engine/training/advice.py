@@ -13,7 +13,7 @@ from typing import Any
 
 from ..hardware import Catalog
 from ..i18n import _, num, pct
-from ..parallelism import Parallelism
+from ..parallelism import Parallelism, built_at
 from ..patch import combine
 from ..units import human_bytes, human_count, human_duration
 from .advice_catalog import cheaper, trains
@@ -213,7 +213,8 @@ def _fit_on_larger_part(
     price = catalog.default_price
     bigger = sorted(
         (a for a in catalog.accelerators.values()
-         if a.memory_bytes > plan.accelerator.memory_bytes and a.supports(plan.precision) and trains(a)),
+         if a.memory_bytes > plan.accelerator.memory_bytes and a.supports(plan.precision) and trains(a)
+         and built_at(a, plan.par.devices)),
         key=lambda a: (price(a.id) is None, getattr(price(a.id), "usd_per_hour", 0.0)),
     )  # fmt: skip
     levers = combine(_par_patch(zero_stage=3) if plan.par.data > 1 else {}, recompute_full)
@@ -237,6 +238,8 @@ def _fit_on_more_devices(
     par, count, micro = plan.par, plan.par.devices, plan.micro_batch or 1
     for factor in (2, 4, 8, 16, 32, 64, 128):
         new_count = count * factor
+        if not built_at(plan.accelerator, new_count):  # nobody builds that many of this part into one system
+            break
         d = new_count // (par.tensor * par.pipeline)
         gbs = math.ceil(max(plan.global_batch, d * micro) / (d * micro)) * d * micro
         change = combine(

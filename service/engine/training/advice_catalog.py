@@ -4,14 +4,15 @@ for less, pruned by cost floors, and the note on what moving to another vendor a
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..hardware import Accelerator, Catalog, Price
 from ..i18n import _, pct
-from ..parallelism import DEVICES_PER_NODE, builds_training_clusters, domain_size
+from ..parallelism import built_at
 from ..units import human_duration, human_usd
 from .advice_common import Candidate, recommendation, try_change
-from .evaluate import Evaluation, evaluate, local_seconds_floor, seconds_floor
+from .evaluate import Evaluation, basis, evaluate, local_seconds_floor, seconds_floor
 from .framework import default_recomputation
 from .plan import TrainingPlan
 from .request import default_precision
@@ -45,6 +46,11 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
         return None
     devices = plan.par.devices
     current = ev.accelerator_hours(devices) * ev.usd_per_hour
+    if plan.offload_source == "fit":
+        # other parts are judged without the offload chosen to fit this one (offload_fit.py): the basis's memories
+        # are those of the plan without it, as a client moving the request to another part would get them
+        plan = plan.with_fields()
+        ev = replace(ev, basis=basis(plan))
     best = _cheapest(catalog, plan, ev, current)
     if best is None:
         return None
@@ -184,7 +190,7 @@ def _cost_floors(
         needed = smallest.on(acc).total
         if peak is None or acc.memory_bytes <= states or acc.memory_bytes < needed or acc.id == own:
             continue
-        if devices > max(domain_size(acc), DEVICES_PER_NODE) and not builds_training_clusters(acc):
+        if not built_at(acc, devices):
             continue  # nobody builds multi-node training clusters of a part without a fabric: never suggest one
         # Cost floor: even at its dense peak (or at the given utilization) the job cannot cost less.
         floor_usd = total_flops * price.usd_per_hour / (peak * (utilization or 1.0) * 3600.0)

@@ -6,16 +6,33 @@ from __future__ import annotations
 from .evaluate import Evaluation, evaluate
 from .offload import coherent_host_link
 from .plan import TrainingPlan
+from .recompute_modules import DEFAULT_RECOMPUTE_MODULES
+
+
+def offload_allowed(plan: TrainingPlan) -> bool:
+    """Megatron-Core refuses activation offload with pipeline parallelism and with activation recomputation
+    (TransformerConfig: "Currently there is no support for Pipeline parallelism with CPU offloading", "CPU offloading
+    does not work when activation recomputation is enabled"): only a one-stage plan that recomputes nothing, or only
+    core attention under a fused kernel (which keeps and re-runs what no recomputation does), is offered one."""
+    if plan.par.pipeline > 1:
+        return False
+    if plan.recompute == "none":
+        return True
+    return (
+        plan.recompute == "selective"
+        and plan.flash_attention
+        and plan.recompute_modules == DEFAULT_RECOMPUTE_MODULES
+    )
 
 
 def offload_to_fit(plan: TrainingPlan, ev: Evaluation) -> tuple[TrainingPlan, Evaluation]:
-    """(plan, ev) unchanged unless the plan does not fit, names no offload, and runs on a part with a coherent
-    host link; then the plan with the fewest offloaded layers per stage that fit (memory falls as layers leave,
+    """(plan, ev) unchanged unless the plan does not fit, names no offload, runs on a part with a coherent host link
+    and is one Megatron-Core can offload (offload_allowed); then the plan with the fewest offloaded layers per stage that fit (memory falls as layers leave,
     so a bisection finds it), or unchanged when even all but one layer offloaded do not fit."""
     shape = plan.model.shape
     if ev.fits or plan.offload_source != "default" or shape is None or plan.unit != "token":
         return plan, ev
-    if not coherent_host_link(plan.accelerator):
+    if not coherent_host_link(plan.accelerator) or not offload_allowed(plan):
         return plan, ev
     most = -(-shape.layers // plan.par.pipeline) - 1
     if most < 1:

@@ -38,8 +38,9 @@ def plan_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any
         if not builds_training_clusters(acc):
             notes.append(
                 _(
-                    "{id} has no scale-up fabric or cluster network in the catalog (nobody builds training "
-                    "clusters of it): searched within one 8-device server only."
+                    "{id} is not built into training clusters (no switched scale-up fabric or cluster network in "
+                    "the catalog; PCIe cards bridged in pairs are one-server parts): searched within one 8-device "
+                    "server only."
                 ).format(id=acc.id)
             )
     results = [_point(p, request) for p in found.results]

@@ -18,9 +18,18 @@ from .plan import TrainingPlan
 Array = np.ndarray
 
 
+def network_bytes_per_s(acc: Accelerator, span: Array) -> Array:
+    """parallelism.network_bytes_per_s over arrays of group spans (group size × stride)."""
+    out = scale_out_bytes_per_s(acc)
+    if nccl.builds_training_clusters(acc):
+        return np.full(np.shape(span), out, dtype=float)
+    server = min(out, nccl.PCIE_SERVER_SCALE_OUT_BYTES_PER_S * nccl.NIC_EFFICIENCY)
+    return np.where(span > nccl.DEVICES_PER_NODE, server, out)
+
+
 def group_bandwidth(acc: Accelerator, group_size: Array, stride: Array) -> Array:
     """parallelism.group_bandwidth over arrays of group sizes and strides."""
-    up, out = scale_up_bytes_per_s(acc), scale_out_bytes_per_s(acc)
+    up, out = scale_up_bytes_per_s(acc), network_bytes_per_s(acc, group_size * stride)
     inside, members, _ = group_nodes(acc, group_size, stride)
     bandwidth = np.where(inside, up, np.minimum(up, members * out))
     return np.where(group_size <= 1, np.inf, bandwidth)
@@ -54,7 +63,7 @@ def expert_all_to_all_seconds(
         miss = np.ones(len(group_size))
         for i in range(min(k, experts)):
             miss = miss * np.maximum(0.0, elsewhere - i) / (experts - i)
-        network = token_bytes * (domains - 1) * (1.0 - miss) / scale_out_bytes_per_s(acc)
+        network = token_bytes * (domains - 1) * (1.0 - miss) / network_bytes_per_s(acc, group_size * stride)
     seconds = np.where(inside, fabric, np.maximum(fabric, network))
     return np.where((group_size > 1) & (token_bytes > 0), seconds, 0.0)
 
