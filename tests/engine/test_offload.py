@@ -175,3 +175,30 @@ def test_the_cheaper_part_scan_judges_other_parts_without_the_chosen_offload():
     for rec in answer["recommendations"]:
         applied = estimate_training(merge_patch(copy.deepcopy(body), rec["change"]), priced)
         assert applied["memory"]["fits"], rec["message"]
+
+
+def test_offload_copies_move_the_bytes_memory_keeps_for_fp4():
+    """The copies are the offloaded layers' saved activations: under NVFP4 the GEMM inputs are kept at ~0.56 bytes
+    (memory.SAVED_GEMM_INPUT_BYTES), and the copies were sized as 16-bit ones. Over PCIe (B200) they are exposed."""
+    from service.engine.training.memory import saved_input_bytes
+    from service.engine.training.step_model import StepModel
+
+    body = _body(40, accelerator="nvidia-b200")
+    body["training"]["precision"] = "fp4"
+    plan = build_plan(body, CATALOG)
+    shape, par = plan.model.shape, plan.par
+
+    def kept(input_bytes: float) -> float:
+        return layer_activation_bytes(
+            shape, par, plan.recompute, plan.flash_attention, 8192, 2, 2.0, input_bytes=input_bytes
+        )[0]
+
+    ev = evaluate(plan)
+    model = StepModel(plan, ev.basis.flops, ev.basis.params, ev.basis.work)
+    compute_s, bandwidth = 1.0, host_link_bytes_per_s(plan.accelerator)
+    got = model._offload_s(2, ev.micro_batches, compute_s)
+    want = exposed_offload_s(
+        40 * kept(saved_input_bytes("fp4")) * ev.micro_batches, bandwidth, compute_s * 40 / 80
+    )
+    sixteen = exposed_offload_s(40 * kept(2.0) * ev.micro_batches, bandwidth, compute_s * 40 / 80)
+    assert got == pytest.approx(want, rel=1e-12) and want < sixteen

@@ -15,7 +15,13 @@ from ..parallelism import (
     pipeline_bubble_fraction,
 )
 from .expert_comm import ALL_TO_ALLS_PER_MOE_LAYER, exposed_expert_s, unpaired_share
-from .memory import MemoryBreakdown, bytes_per_parameter, layer_activation_bytes, parameters_per_device
+from .memory import (
+    MemoryBreakdown,
+    bytes_per_parameter,
+    layer_activation_bytes,
+    parameters_per_device,
+    saved_input_bytes,
+)
 from .offload import exposed_offload_s, host_link_bytes_per_s, offloaded_layers
 from .plan import TrainingPlan
 from .step_time import (
@@ -143,7 +149,7 @@ class StepModel:
             plan.sequence_length // par.context,
             micro_batch,
             plan.activation_bytes_per_value,
-            fp8_inputs=plan.precision == "fp8",
+            input_bytes=saved_input_bytes(plan.precision),  # FP8 1 byte, NVFP4 ~0.6 (memory.py)
             modules=plan.recompute_modules,
         )
         copy_bytes = k * stored * micro_batches
