@@ -31,6 +31,10 @@ OFFLOAD_LAYERS: dict[str, int] = {
     # dense-2026-12: LLAMA3_70B_PRETRAIN_CONFIG_GB300_FP8_CS_V2 sets cpu_offloading_num_layers=20 (Megatron-Bridge
     # scripts/performance/configs/llama/llama3_workload_base_configs.py @21d102f, the 26.04.01 summary commit).
     "NeMo26.04.01 Llama3-70B Megatron-FSDP 64xGB300 fp8": 20,
+    # nemo2507-2026-12: NeMo's recommended GB200 config for Llama 3.1 405B FP8 FSDP TP2 on 128 GPUs sets
+    # activation_offload_layers 95 (NVIDIA/NeMo scripts/performance/recommended_model_configs/model_configs_gb200.csv
+    # @ae861a9; tests/engine/data/nemo_recommended_configs.csv)
+    "NeMo25.07 Llama3.1-405B Megatron-FSDP TP2 128xGB200 fp8": 95,
 }
 # Pure-bf16 model states (not a column of the CSV): NeMo AutoModel's MoE models cast every weight to bf16
 # (initialize_weights(dtype=torch.bfloat16) ... self.to(dtype) in nemo_automodel/components/models/{qwen3_moe,gpt_oss}/
