@@ -155,3 +155,16 @@ def test_the_does_not_fit_advice_stays_within_a_server_for_one_server_parts():
         hardware = rec["change"].get("hardware", {})
         target = BASE.accelerators[hardware.get("accelerator", "nvidia-l4")]
         assert builds_training_clusters(target) or hardware.get("count", 256) <= 8, rec["message"]
+
+
+def test_serving_suggestions_keep_one_server_parts_within_a_server():
+    """Llama 3.1 405B served from a T4: the suggestions once listed 64 RTX 3090s (eight consumer servers) first."""
+    from service.engine import estimate_inference
+
+    answer = estimate_inference(
+        {"hardware": {"accelerator": "nvidia-t4", "count": 1}, "model": {"preset": "llama-3.1-405b"}}, BASE
+    )
+    assert answer["suggestions"]
+    for row in answer["suggestions"]:
+        acc = BASE.accelerators[row["accelerator"]]
+        assert row["count"] <= 8 or builds_training_clusters(acc), row

@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog
 from ..i18n import _, num, pct
+from ..parallelism import built_at
 from ..patch import merge_patch, recommendation
 from ..units import SECONDS_PER_HOUR, human_bytes
 from .evaluate import InferenceEvaluation, evaluate, meets_targets
@@ -65,13 +66,13 @@ def suggestions(p: InferencePlan, catalog: Catalog) -> list[dict[str, Any]]:
         if hardware_problems(w, acc, named):
             continue
         count = fewest_fitting(w, acc)
-        if count is None:
+        if count is None or not built_at(acc, count):  # never more of a one-server part than a server holds
             continue
         speed = estimate_speed(w, acc, count)
         meets = meets_targets(speed, p.targets)
         if not meets and w.layout != "layer":  # layer split never speeds up with more devices
             best = speed.end_to_end_s
-            for more in (c for c in w.counts if c > count):
+            for more in (c for c in w.counts if c > count and built_at(acc, c)):
                 faster = estimate_speed(w, acc, more)
                 if meets_targets(faster, p.targets):
                     count, speed, meets = more, faster, True
