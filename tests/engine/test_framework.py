@@ -196,3 +196,18 @@ def test_a_tpu_request_without_recomputation_takes_maxtexts_full_remat():
     given = _body("google-tpu-v5p")
     given["training"]["activation_recomputation"] = "full"
     assert estimate_training(given, CATALOG)["time"]["seconds"] == tpu["time"]["seconds"]
+
+
+def test_a_model_without_a_transformer_shape_keeps_selective_on_a_tpu():
+    """MaxText's remat default is a transformer stack's: a CNN on a TPU keeps the engine's selective default (it once
+    took full recomputation, and the cheaper-part advice quoted TPUs ~30 % low for CNNs)."""
+    body = {
+        "model": {"architecture": "cnn", "parameters": 2.5e7, "flops_per_sample": 4e9},
+        "training": {"samples": 1.28e6, "epochs": 2, "global_batch_size": 1024},
+        "hardware": {"accelerator": "google-tpu-v5p", "count": 8},
+        "cost": {"usd_per_accelerator_hour": 1.0},
+        "output": {"recommendations": False},
+    }
+    answer = estimate_training(body, CATALOG)
+    assert answer["assumptions"]["activation_recomputation"] == "selective"
+    assert not any("MaxText" in n for n in answer["assumptions"]["notes"])

@@ -168,3 +168,41 @@ def test_serving_suggestions_keep_one_server_parts_within_a_server():
     for row in answer["suggestions"]:
         acc = BASE.accelerators[row["accelerator"]]
         assert row["count"] <= 8 or builds_training_clusters(acc), row
+
+
+def test_a_planned_count_of_a_one_server_part_stays_within_a_server():
+    """hardware.count "auto" once chose 384 RTX 4090s for Llama 3 70B; the planners search such parts in one server."""
+    from service.engine import InvalidRequest
+
+    body = {
+        "model": {"preset": "llama-3-70b"},
+        "training": {"tokens": 1e11, "global_batch_size": 512, "sequence_length": 4096},
+        "hardware": {"accelerator": "nvidia-rtx-4090", "count": "auto", "parallelism": "auto"},
+        "constraints": {"deadline": "P30D"},
+        "output": {"recommendations": False},
+    }
+    try:
+        answer = estimate_training(body, BASE)
+    except InvalidRequest as refused:
+        assert "hardware.count" in refused.errors
+    else:
+        assert answer["assumptions"]["auto"]["chosen_count"] <= 8
+
+
+def test_serving_a_one_server_part_never_grows_past_a_server():
+    from service.engine import estimate_inference
+
+    auto = estimate_inference(
+        {
+            "hardware": {"accelerator": "nvidia-rtx-4090", "count": "auto"},
+            "model": {"preset": "llama-3.1-405b"},
+        },
+        BASE,
+    )
+    assert auto["hardware"]["count"] <= 8
+    one = estimate_inference(
+        {"hardware": {"accelerator": "nvidia-rtx-4090", "count": 1}, "model": {"preset": "llama-3.1-405b"}},
+        BASE,
+    )
+    for rec in one["recommendations"]:
+        assert rec["change"].get("hardware", {}).get("count", 1) <= 8, rec

@@ -229,7 +229,7 @@ def _fp8_kv_cache(a: _Advice) -> dict[str, Any] | None:
 
 def _more_devices(a: _Advice) -> dict[str, Any] | None:
     to_fit, count = a.ev.to_fit, a.ev.count
-    if a.ev.memory.fits or not to_fit or to_fit == count:
+    if a.ev.memory.fits or not to_fit or to_fit == count or not built_at(a.p.accelerator, to_fit):
         return None
     change = {"hardware": {"count": to_fit}}
     if not a.verified(change, _FITS):
@@ -290,7 +290,7 @@ def _headroom(a: _Advice) -> dict[str, Any] | None:
     w, ev = a.p.workload, a.ev
     if not ev.memory.fits or w.layout != "tensor" or ev.max_batch_size >= 2 * w.batch:
         return None
-    more = next((c for c in w.counts if c > ev.count), None)
+    more = next((c for c in w.counts if c > ev.count and built_at(a.p.accelerator, c)), None)
     room = ("memory.max_batch_size", ">=", 4 * w.batch)
     after = a.verified({"hardware": {"count": more}}, room) if more else None
     if not after:
@@ -339,6 +339,8 @@ def _gqa(a: _Advice) -> dict[str, Any] | None:
 def _devices_for_targets(a: _Advice) -> dict[str, Any] | None:
     to_meet, count = a.ev.to_meet, a.ev.count
     if not a.p.targets or a.ev.targets_met or not to_meet or to_meet == count:
+        return None
+    if not built_at(a.p.accelerator, to_meet):
         return None
     if not a.verified({"hardware": {"count": to_meet}}, _MET):
         return None

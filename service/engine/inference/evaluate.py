@@ -10,6 +10,7 @@ from functools import cached_property
 
 from ..hardware import Accelerator
 from ..i18n import _
+from ..parallelism import built_at
 from .memory import MemoryPlan, Workload, fewest_fitting, max_batch_size, max_context_tokens, plan_memory
 from .request import InferencePlan
 from .speed import Speed, estimate_speed
@@ -51,6 +52,12 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
         count = to_fit or w.counts[-1]
         if to_fit is None:
             note = _("No device count up to {count} fits; showing {count} devices.").format(count=count)
+        elif not built_at(acc, to_fit):  # a one-server part: never more of it than a server holds
+            count = max(c for c in w.counts if built_at(acc, c))
+            note = _(
+                "{id} fits only on {to_fit} devices, more than one server of it holds (nobody builds clusters of "
+                "it); showing {count} devices."
+            ).format(id=acc.id, to_fit=to_fit, count=count)
     speed = estimate_speed(w, acc, count)
     return InferenceEvaluation(
         plan=p,

@@ -64,8 +64,9 @@ def _fit(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: E
     a larger accelerator at the same count, then more devices."""
     if ev.fits:
         return None
-    recompute_full = _full_recompute(plan)[0] if plan.recompute != "full" else {}
-    for label, change, fields in _memory_levers(plan) + _layouts(plan, recompute_full):
+    named = (request.get("training") or {}).get("recompute_modules") is not None
+    recompute_full = _full_recompute(plan, named)[0] if plan.recompute != "full" else {}
+    for label, change, fields in _memory_levers(plan, named) + _layouts(plan, recompute_full):
         found = _apply(request, catalog, plan, change, fields)
         if found and found[1].fits:
             return _fitrecommendation(label, change, plan, ev, found)
@@ -90,12 +91,13 @@ def _apply(
     return patched, evaluate(patched)
 
 
-def _full_recompute(plan: TrainingPlan) -> tuple[dict, dict[str, Any]]:
-    """The change and the plan fields of full recomputation: the request's recompute_modules (selective only) and
-    expert_overlap (Megatron-Core asserts it off under full recomputation) go with it, else the change would 422."""
+def _full_recompute(plan: TrainingPlan, named_modules: bool = False) -> tuple[dict, dict[str, Any]]:
+    """The change and the plan fields of full recomputation: the request's recompute_modules (selective only; named
+    in the request, even as the default list) and expert_overlap (Megatron-Core asserts it off under full
+    recomputation) go with it, else the change would 422."""
     change: dict[str, Any] = {"training": {"activation_recomputation": "full"}}
     fields: dict[str, Any] = {"recompute": "full"}
-    if plan.recompute_modules != DEFAULT_RECOMPUTE_MODULES:
+    if named_modules or plan.recompute_modules != DEFAULT_RECOMPUTE_MODULES:
         change["training"]["recompute_modules"] = None
         fields["recompute_modules"] = DEFAULT_RECOMPUTE_MODULES
     if plan.par.expert_overlap:
@@ -104,10 +106,10 @@ def _full_recompute(plan: TrainingPlan) -> tuple[dict, dict[str, Any]]:
     return change, fields
 
 
-def _memory_levers(plan: TrainingPlan) -> list[FitCandidate]:
+def _memory_levers(plan: TrainingPlan, named_modules: bool = False) -> list[FitCandidate]:
     """Full recomputation, higher ZeRO stages, an automatic micro-batch, ZeRO-3 with full recomputation."""
     par = plan.par
-    full, full_fields = _full_recompute(plan)
+    full, full_fields = _full_recompute(plan, named_modules)
     levers: list[FitCandidate] = []
     if plan.recompute != "full":
         levers.append((_("full activation recomputation"), full, full_fields))

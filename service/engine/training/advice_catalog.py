@@ -51,16 +51,20 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
         # are those of the plan without it, as a client moving the request to another part would get them
         plan = plan.with_fields()
         ev = replace(ev, basis=basis(plan))
-    best = _cheapest(catalog, plan, ev, current)
+    best = _cheapest(request, catalog, plan, ev, current)
     if best is None:
         return None
     acc, candidate = best
-    change = {"hardware": {"accelerator": acc.id}, "cost": {"provider": None}}
+    change = _move_to(acc)
     found = _confirm(request, catalog, plan, change, acc, candidate)
     if not found or not found[1].fits or found[1].usd_per_hour is None:
         return None
     confirmed = found[1].accelerator_hours(devices) * found[1].usd_per_hour
-    if confirmed >= current:
+    # the claim is the confirmed answer's: it must clear the same bars as the scan's
+    if (
+        confirmed > current * (1.0 - CHEAPER_MIN_SAVING)
+        or found[1].seconds > CHEAPER_MAX_SLOWDOWN * ev.seconds
+    ):
         return None
     saving = 1.0 - confirmed / current
     template = (
@@ -89,6 +93,21 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
     return recommendation("cheaper_accelerator", "info", message, change, "cost.total_usd", "<", total_now)
 
 
+def _move_to(acc: Accelerator) -> dict:
+    """The change that moves a request to `acc` at its catalog price."""
+    return {"hardware": {"accelerator": acc.id}, "cost": {"provider": None}}
+
+
+def _recompute_follows(request: Mapping[str, Any], plan: TrainingPlan, acc: Accelerator) -> bool:
+    """The request leaves the recomputation out and `acc`'s stack defaults to another one than the plan's
+    (framework.default_recomputation: full for a transformer on a TPU): on `acc` the request runs another plan,
+    with its own memory and FLOPs, so the scan evaluates the request itself there."""
+    training = request.get("training") or {}
+    if training.get("activation_recomputation") is not None or training.get("recompute_modules") is not None:
+        return False
+    return default_recomputation(acc, plan.model.shape is not None) != plan.recompute
+
+
 def _stack_change(current: Accelerator, other: Accelerator) -> str | None:
     """What moving the job to another vendor's part asks of its software, said beside the saving."""
     if other.vendor == current.vendor:
@@ -107,7 +126,7 @@ def _stack_change(current: Accelerator, other: Accelerator) -> str | None:
 
 
 def _cheapest(
-    catalog: Catalog, plan: TrainingPlan, ev: Evaluation, current: float
+    request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation, current: float
 ) -> tuple[Accelerator, Evaluation] | None:
     """The accelerator whose evaluation fits, costs at least CHEAPER_MIN_SAVING less than `current` and is at most
     CHEAPER_MAX_SLOWDOWN slower, cheapest first (ties: lowest cost floor, then catalog order).
@@ -119,9 +138,21 @@ def _cheapest(
     devices = plan.par.devices
     best: tuple[float, int, Accelerator, Evaluation] | None = None
     basis = ev.basis
-    for bound, order, acc, price in _cost_bounds(catalog, plan, ev, current):
+    for bound, order, acc, price in _cost_bounds(request, catalog, plan, ev, current):
         if best is not None and bound > best[0]:
             break
+        if _recompute_follows(request, plan, acc):
+            found = try_change(request, _move_to(acc), catalog)
+            if found is not None and found[1].usd_per_hour is not None:
+                cost = found[1].accelerator_hours(devices) * found[1].usd_per_hour
+                if (
+                    found[1].fits
+                    and cost < current * (1.0 - CHEAPER_MIN_SAVING)
+                    and found[1].seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds
+                    and (best is None or (cost, order) < (best[0], best[1]))
+                ):
+                    best = (cost, order, acc, found[1])
+            continue
         on_acc = plan.on(acc, price.usd_per_hour)
         model = StepModel(on_acc, basis.flops, basis.params, basis.work)
         try:
@@ -147,7 +178,7 @@ def _cheapest(
 
 
 def _cost_bounds(
-    catalog: Catalog, plan: TrainingPlan, ev: Evaluation, current: float
+    request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation, current: float
 ) -> list[tuple[float, int, Accelerator, Price]]:
     """(lower bound of the cost, rank of the cost floor, accelerator, price) of every accelerator that may run the
     job for less, lowest bound first.
@@ -156,7 +187,7 @@ def _cost_bounds(
     utilization the bound is tighter: the step's compute terms at the largest micro-batch the plan may use
     (compute_floor_s), which communication, the bubble, checkpoints and validation only add to."""
     threshold = current * (1.0 - CHEAPER_MIN_SAVING)
-    floors = _cost_floors(catalog, plan, ev, threshold)
+    floors = _cost_floors(request, catalog, plan, ev, threshold)
     if plan.utilization is not None:  # the floor is the given utilization's time already
         return [(floor_usd, order, acc, price) for order, (floor_usd, acc, price) in enumerate(floors)]
     devices, work, precision = plan.par.devices, ev.basis.work, plan.precision
@@ -172,7 +203,7 @@ def _cost_bounds(
 
 
 def _cost_floors(
-    catalog: Catalog, plan: TrainingPlan, ev: Evaluation, threshold: float
+    request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev: Evaluation, threshold: float
 ) -> list[tuple[float, Accelerator, Price]]:
     """(cost floor, accelerator, price) of the other training parts whose floor is under `threshold`, lowest first
     (stable: catalog order among equal floors)."""
@@ -188,7 +219,12 @@ def _cost_floors(
         peak = acc.peak(precision)  # None: the part lacks the precision
         # the runtime reserve and fragmentation are the memory terms that depend on the kind of part
         needed = smallest.on(acc).total
-        if peak is None or acc.memory_bytes <= states or acc.memory_bytes < needed or acc.id == own:
+        if peak is None or acc.id == own:
+            continue
+        # (a part whose stack recomputes otherwise runs another plan: its memory is that plan's, judged in _cheapest)
+        if acc.memory_bytes <= states:
+            continue
+        if acc.memory_bytes < needed and not _recompute_follows(request, plan, acc):
             continue
         if not built_at(acc, devices):
             continue  # nobody builds multi-node training clusters of a part without a fabric: never suggest one

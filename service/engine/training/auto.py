@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import InvalidRequest
 from ..hardware import Catalog
 from ..i18n import N_, _
+from ..parallelism import DEVICES_PER_NODE, builds_training_clusters
 from ..units import human_duration
 from .offload import refuse_in_search
 from .plan_request import duration_seconds
@@ -134,6 +135,8 @@ def _space(
 ) -> SearchSpace:
     """The default search space of the planner, narrowed to what the request fixes."""
     max_devices = int(constraints.get("max_devices") or DEFAULT_MAX_DEVICES)
+    if not builds_training_clusters(base.accelerator):  # a one-server part: searched within one server
+        max_devices = min(max_devices, DEVICES_PER_NODE)
     space = default_space(base, max_devices)
     changes: dict[str, Any] = {}
     if not count_auto:

@@ -262,7 +262,9 @@ def _numerics(
     recompute = training.get("activation_recomputation")
     if recompute is None:  # the stack's own default; "selective" when the modules it recomputes are named
         recompute = (
-            "selective" if training.get("recompute_modules") is not None else default_recomputation(acc)
+            "selective"
+            if training.get("recompute_modules") is not None
+            else default_recomputation(acc, transformer)
         )
         if recompute != "selective":
             notes.append(
