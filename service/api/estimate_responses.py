@@ -425,6 +425,11 @@ class TrainingAssumptionsSchema(ma.Schema):
     )
     torch_compile = F.Boolean(metadata={"description": "Whether the PyTorch model is torch.compile'd"})
     loss_chunks = integer("Chunks the loss is computed in (`training.loss_chunks`; 1: all logits at once)")
+    activation_recomputation_source = text(
+        "How activation_recomputation was set: `given`, the default (selective; full for a transformer on a TPU) or "
+        "chosen on a TPU as the least recomputation that fits (dots before full)",
+        example="default",
+    )
     activation_offload_layers = integer(
         "Transformer layers per pipeline stage whose saved activations go to host memory "
         "(`training.activation_offload_layers`; 0: none)"

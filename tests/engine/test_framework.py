@@ -181,21 +181,32 @@ def test_the_inferred_stack_follows_the_part_in_the_catalog_scan():
         assert evaluate(on, basis(tpu)).seconds == pytest.approx(evaluate(direct).seconds, rel=1e-12)
 
 
-def test_a_tpu_request_without_recomputation_takes_maxtexts_full_remat():
-    """MaxText's base.yml sets remat_policy 'full'; Megatron-Core's recipes recompute core attention: a request that
-    leaves activation_recomputation out gets its part's stack default, says so, and a named module list still means
-    selective."""
-    tpu = estimate_training(_body("google-tpu-v5p"), CATALOG)
+def test_a_tpu_request_without_recomputation_takes_the_least_maxtext_remat_that_fits():
+    """MaxText's remat policies run from 'minimal' (the engine's "dots") to 'full', its default; its v5p
+    configurations use minimal where it fits and full beyond. A request that names none gets the first that fits
+    (said in the notes and assumptions.activation_recomputation_source); Megatron's selective stays the GPU default,
+    and a named module list still means selective."""
+    light = estimate_training(_body("google-tpu-v5p"), CATALOG)
+    assert light["assumptions"]["activation_recomputation"] == "dots"
+    assert light["assumptions"]["activation_recomputation_source"].startswith("chosen")
+    assert any("minimal" in n for n in light["assumptions"]["notes"])
+    dots = _body("google-tpu-v5p", activation_recomputation="dots")
+    assert estimate_training(dots, CATALOG)["time"]["seconds"] == light["time"]["seconds"]
+    heavy = _body("google-tpu-v5p", seq=32768)
+    heavy["training"].update(micro_batch_size=2, global_batch_size=16)
+    answer = estimate_training(heavy, CATALOG)
+    tried = estimate_training(
+        {**heavy, "training": {**heavy["training"], "activation_recomputation": "dots"}}, CATALOG
+    )
+    assert not tried["memory"]["fits"]
+    assert answer["assumptions"]["activation_recomputation"] == "full" and answer["memory"]["fits"]
+    assert answer["assumptions"]["activation_recomputation_source"] == "default"
+    assert any("remat_policy 'full'" in n for n in answer["assumptions"]["notes"])
     gpu = estimate_training(_body("nvidia-h100-sxm-80gb"), CATALOG)
-    assert tpu["assumptions"]["activation_recomputation"] == "full"
-    assert any("MaxText" in n for n in tpu["assumptions"]["notes"])
     assert gpu["assumptions"]["activation_recomputation"] == "selective"
     named = _body("google-tpu-v5p")
     named["training"]["recompute_modules"] = ["core_attn"]
     assert estimate_training(named, CATALOG)["assumptions"]["activation_recomputation"] == "selective"
-    given = _body("google-tpu-v5p")
-    given["training"]["activation_recomputation"] = "full"
-    assert estimate_training(given, CATALOG)["time"]["seconds"] == tpu["time"]["seconds"]
 
 
 def test_a_model_without_a_transformer_shape_keeps_selective_on_a_tpu():

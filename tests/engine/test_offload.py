@@ -6,9 +6,9 @@ import pytest
 
 from service.engine import InvalidRequest, estimate_training, plan_training
 from service.engine.training.evaluate import evaluate
+from service.engine.training.fit_defaults import offload_to_fit
 from service.engine.training.memory import layer_activation_bytes
 from service.engine.training.offload import exposed_offload_s, host_link_bytes_per_s
-from service.engine.training.offload_fit import offload_to_fit
 from service.engine.training.request import build_plan
 
 from .conftest import load_catalog

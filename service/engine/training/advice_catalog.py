@@ -47,7 +47,7 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
     devices = plan.par.devices
     current = ev.accelerator_hours(devices) * ev.usd_per_hour
     if plan.offload_source == "fit":
-        # other parts are judged without the offload chosen to fit this one (offload_fit.py): the basis's memories
+        # other parts are judged without the offload chosen to fit this one (fit_defaults.py): the basis's memories
         # are those of the plan without it, as a client moving the request to another part would get them
         plan = plan.with_fields()
         ev = replace(ev, basis=basis(plan))

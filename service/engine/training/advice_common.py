@@ -9,6 +9,7 @@ from ..errors import InvalidRequest
 from ..hardware import Catalog
 from ..patch import merge_patch, recommendation
 from .evaluate import Evaluation, evaluate
+from .fit_defaults import remat_to_fit
 from .plan import TrainingPlan
 from .request import build_plan
 
@@ -21,4 +22,6 @@ def try_change(request: Mapping[str, Any], change: dict, catalog: Catalog) -> Ca
         plan = build_plan(merge_patch(dict(request), change), catalog)
     except InvalidRequest:
         return None
-    return plan, evaluate(plan)
+    # as estimate_training answers the changed request: a TPU stack's default recomputation is the least that fits
+    # (fit_defaults.remat_to_fit); an offload is never chosen for a change (no recommendation leans on one)
+    return remat_to_fit(plan, evaluate(plan))

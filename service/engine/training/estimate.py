@@ -13,7 +13,7 @@ from ..i18n import _, num
 from .advice import recommend
 from .auto import resolve_auto, wants_auto
 from .evaluate import evaluate
-from .offload_fit import offload_to_fit
+from .fit_defaults import offload_to_fit, remat_to_fit
 from .request import build_plan
 from .response import build_response
 
@@ -25,6 +25,8 @@ def estimate_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str,
         request, auto = resolve_auto(request, catalog)
     plan = build_plan(request, catalog)
     plan, ev = offload_to_fit(plan, evaluate(plan))
+    if auto is None:  # the planner's search took the stack's default recomputation: its answer keeps it
+        plan, ev = remat_to_fit(plan, ev)
     response = build_response(plan, ev)
     wanted = (request.get("output") or {}).get("recommendations", True)
     # a planner sweeping thousands of layouts skips the advice scan (each piece of advice re-estimates)

@@ -39,7 +39,7 @@ HOST_LINK_BYTES_PER_S: tuple[tuple[str, float], ...] = (
 # Parts whose host memory sits behind a coherent NVLink-C2C link (Grace superchips): NVIDIA's own GB200/GB300
 # pretraining recipes offload activations there to fit runs that would not fit otherwise (docs/formulas.md
 # "Activation offload"), so a request that leaves activation_offload_layers out gets the fewest that fit
-# (offload_fit.py). Over PCIe no public recipe does: there a plan that does not fit stays "does not fit".
+# (fit_defaults.py). Over PCIe no public recipe does: there a plan that does not fit stays "does not fit".
 COHERENT_HOST_PARTS = ("gb300", "gb200", "gh200")
 PCIE_GEN5_X16 = 64 * GB  # every other current accelerator (Hopper, Blackwell, MI300-series, RTX 50)
 DOUBLE_BUFFER_LAYERS = 2  # offloaded layers resident at once (Megatron-Core double buffering)

@@ -83,7 +83,7 @@ class TrainingPlan:
     # transformer layers per pipeline stage whose saved activations are offloaded to host memory (offload.py)
     offload_layers: int = 0
     # how offload_layers was set: "given", "default" (none) or "fit" (the fewest that fit on a Grace part:
-    # offload_fit.py)
+    # fit_defaults.py)
     offload_source: str = "given"
     # the training stack (FRAMEWORKS) and whether its PyTorch model is torch.compile'd (training/framework.py)
     framework: str = "megatron"
@@ -92,6 +92,9 @@ class TrainingPlan:
     framework_source: str = "given"
     # the modules "selective" recomputes (recompute_modules.py; Megatron-Core recompute_modules)
     recompute_modules: tuple[str, ...] = DEFAULT_RECOMPUTE_MODULES
+    # how recompute was set: "given", "default" (the part's stack default) or "fit" (the least a TPU stack recomputes
+    # that fits: fit_defaults.remat_to_fit)
+    recompute_source: str = "given"
     # chunks the loss is computed in (MaxText num_vocab_tiling, chunked / fused linear cross entropy): the loss's
     # buffers at their peak are those of one chunk's logits (memory.activation_bytes_by_runtime)
     loss_chunks: int = 1
@@ -106,7 +109,7 @@ class TrainingPlan:
             raise TypeError(f"not TrainingPlan fields: {sorted(changes.keys() - self.__dict__.keys())}")
         fields = {**self.__dict__, **changes}
         if self.offload_source == "fit" and "offload_layers" not in changes:
-            # the offload chosen to fit this plan (offload_fit.py) is not part of any change: a candidate is
+            # the offload chosen to fit this plan (fit_defaults.py) is not part of any change: a candidate is
             # judged without it, so no recommendation leans on an offload its change does not name
             fields["offload_layers"], fields["offload_source"] = 0, "default"
         if self.framework_source != "given" and ("par" in changes or "accelerator" in changes):

@@ -17,6 +17,7 @@ from ..i18n import _, num
 from ..models import resolve_model
 from ..parallelism import DEVICES_PER_NODE, Parallelism
 from ..pricing import resolve_price
+from .fit_defaults import default_recompute_note
 from .framework import default_recomputation, inferred_framework
 from .goodput import MAX_STRAGGLER_SHARE
 from .layout_request import check_expert_overlap, parse_parallelism
@@ -130,6 +131,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
         notes=tuple(notes),
         offload_layers=offload,
         offload_source="default" if training.get("activation_offload_layers") is None else "given",
+        recompute_source="given" if training.get("activation_recomputation") is not None else "default",
         loss_chunks=loss_chunks,
         framework=framework,
         torch_compile=compiled,
@@ -267,12 +269,7 @@ def _numerics(
             else default_recomputation(acc, transformer)
         )
         if recompute != "selective":
-            notes.append(
-                _(
-                    "activation_recomputation {value}: the default on a TPU (MaxText's remat_policy 'full'); give "
-                    "training.activation_recomputation to say otherwise."
-                ).format(value=recompute)
-            )
+            notes.append(default_recompute_note(recompute))
     recompute = str(recompute)
     if recompute not in RECOMPUTATION:
         bad(

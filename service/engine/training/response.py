@@ -222,6 +222,7 @@ def _assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "precision": plan.precision,
         "optimizer": plan.optimizer,
         "activation_recomputation": plan.recompute,
+        "activation_recomputation_source": _recompute_source(plan),
         "recompute_modules": list(plan.recompute_modules) if plan.recompute == "selective" else [],
         "flash_attention": plan.flash_attention,
         "framework": plan.framework,
@@ -267,6 +268,14 @@ def _framework_source(plan: TrainingPlan) -> str:
             "give training.framework to say otherwise"
         )
     return plan.framework_source  # "default" or "given": enum-like, not translated
+
+
+def _recompute_source(plan: TrainingPlan) -> str:
+    if plan.recompute_source == "fit":
+        return _(
+            "chosen: the least a TPU stack recomputes that fits (MaxText remat_policy 'minimal' before 'full')"
+        )
+    return plan.recompute_source  # "default" or "given": enum-like, not translated
 
 
 def _offload_source(plan: TrainingPlan) -> str:

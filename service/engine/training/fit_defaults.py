@@ -1,0 +1,103 @@
+"""Defaults chosen to fit, after the plan is built (docs/formulas.md):
+
+- the fewest layers of activation offload that make a plan fit on a Grace part, when the request leaves
+  training.activation_offload_layers out (offload.COHERENT_HOST_PARTS; "Activation offload");
+- the least recomputation a TPU stack runs that fits, when the request leaves training.activation_recomputation out
+  ("Default activation recomputation")."""
+
+from __future__ import annotations
+
+from ..i18n import _
+from .evaluate import Evaluation, evaluate
+from .framework import TPU_DEFAULT_RECOMPUTATION
+from .offload import coherent_host_link
+from .plan import TrainingPlan
+from .recompute_modules import DEFAULT_RECOMPUTE_MODULES
+
+
+def offload_allowed(plan: TrainingPlan) -> bool:
+    """Megatron-Core refuses activation offload with pipeline parallelism and with activation recomputation
+    (TransformerConfig: "Currently there is no support for Pipeline parallelism with CPU offloading", "CPU offloading
+    does not work when activation recomputation is enabled"): only a one-stage plan that recomputes nothing, or only
+    core attention under a fused kernel (which keeps and re-runs what no recomputation does), is offered one."""
+    if plan.par.pipeline > 1:
+        return False
+    if plan.recompute == "none":
+        return True
+    return (
+        plan.recompute == "selective"
+        and plan.flash_attention
+        and plan.recompute_modules == DEFAULT_RECOMPUTE_MODULES
+    )
+
+
+def offload_to_fit(plan: TrainingPlan, ev: Evaluation) -> tuple[TrainingPlan, Evaluation]:
+    """(plan, ev) unchanged unless the plan does not fit, names no offload, runs on a part with a coherent host link
+    and is one Megatron-Core can offload (offload_allowed); then the plan with the fewest offloaded layers per stage that fit (memory falls as layers leave,
+    so a bisection finds it), or unchanged when even all but one layer offloaded do not fit."""
+    shape = plan.model.shape
+    if ev.fits or plan.offload_source != "default" or shape is None or plan.unit != "token":
+        return plan, ev
+    if not coherent_host_link(plan.accelerator) or not offload_allowed(plan):
+        return plan, ev
+    most = -(-shape.layers // plan.par.pipeline) - 1
+    if most < 1:
+        return plan, ev
+
+    def trial(layers: int) -> tuple[TrainingPlan, Evaluation]:
+        candidate = plan.with_fields(offload_layers=layers, offload_source="fit")
+        return candidate, evaluate(candidate)
+
+    best = trial(most)
+    if not best[1].fits:
+        return plan, ev
+    low, high = 1, most  # high fits; find the fewest that fit
+    while low < high:
+        middle = (low + high) // 2
+        tried = trial(middle)
+        if tried[1].fits:
+            best, high = tried, middle
+        else:
+            low = middle + 1
+    return best
+
+
+# MaxText's remat policies run from the least recomputed ('minimal': keep the matmul outputs, the engine's "dots") to
+# 'full', its default (MaxText/configs/base.yml: "a trade-off between speed (fastest to slowest) and HBM usage
+# (highest to lowest)"); its published v5p configurations use 'minimal' where it fits and 'full' beyond (configs/v5p
+# README @76bd53b: 32B-256B minimal, 512B-1024B full)
+TPU_REMAT_LADDER = ("dots", TPU_DEFAULT_RECOMPUTATION)
+
+
+def remat_to_fit(plan: TrainingPlan, ev: Evaluation) -> tuple[TrainingPlan, Evaluation]:
+    """(plan, ev) unchanged unless a transformer on a TPU took its stack's default recomputation (the request named
+    none); then the first of TPU_REMAT_LADDER that fits, or the default when none does."""
+    if plan.recompute_source != "default" or plan.recompute != TPU_DEFAULT_RECOMPUTATION:
+        return plan, ev  # given, or not the TPU stack's default (a named module list means selective)
+    if plan.accelerator.kind != "tpu" or plan.model.shape is None:
+        return plan, ev
+    default_note = default_recompute_note(plan.recompute)
+    for policy in TPU_REMAT_LADDER:
+        if policy == plan.recompute:
+            return plan, ev
+        notes = tuple(fitted_recompute_note(policy) if n == default_note else n for n in plan.notes)
+        candidate = plan.with_fields(recompute=policy, recompute_source="fit", notes=notes)
+        fitted = evaluate(candidate)
+        if fitted.fits:
+            return candidate, fitted
+    return plan, ev
+
+
+def default_recompute_note(value: str) -> str:
+    """The note request.py adds when a TPU stack's default recomputation is taken."""
+    return _(
+        "activation_recomputation {value}: the default on a TPU (MaxText's remat_policy 'full'); give "
+        "training.activation_recomputation to say otherwise."
+    ).format(value=value)
+
+
+def fitted_recompute_note(value: str) -> str:
+    return _(
+        "activation_recomputation {value}: the least a TPU stack recomputes that fits (MaxText remat_policy "
+        "'minimal' before its default 'full'); give training.activation_recomputation to say otherwise."
+    ).format(value=value)
