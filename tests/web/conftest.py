@@ -49,12 +49,18 @@ def requested_urls(driver) -> list[str]:
     return urls
 
 
+# Schemes that never leave the machine: inline data and the browser's own resources (Chromium's internal pages load
+# chrome:// resources in the same log, e.g. when it opens a web-store tile on its own; not requests of the page)
+LOCAL_SCHEMES = ("data", "blob", "about", "chrome", "chrome-extension", "chrome-untrusted", "devtools")
+
+
 def foreign_requests(urls: list[str], base: str) -> list[str]:
+    """The network requests to another origin than the page's (any http, https, ws... host but its own)."""
     origin = urlsplit(base)
     return [
         u
         for u in urls
-        if not u.startswith("data:")
+        if urlsplit(u).scheme not in LOCAL_SCHEMES
         and (urlsplit(u).scheme, urlsplit(u).netloc) != (origin.scheme, origin.netloc)
     ]
 
