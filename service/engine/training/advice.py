@@ -19,6 +19,7 @@ from ..units import human_bytes, human_count, human_duration
 from .advice_catalog import cheaper, trains
 from .advice_common import Candidate, recommendation, try_change
 from .evaluate import Evaluation, evaluate
+from .fit_defaults import remat_to_fit
 from .interleave import interleave_advice
 from .plan import TrainingPlan
 from .recompute_modules import DEFAULT_RECOMPUTE_MODULES
@@ -88,7 +89,7 @@ def _apply(
     if fields is None:
         return try_change(request, change, catalog)
     patched = plan.with_fields(**fields)
-    return patched, evaluate(patched)
+    return remat_to_fit(patched, evaluate(patched))  # as the changed request is answered (fit_defaults)
 
 
 def _full_recompute(plan: TrainingPlan, named_modules: bool = False) -> tuple[dict, dict[str, Any]]:
@@ -96,7 +97,7 @@ def _full_recompute(plan: TrainingPlan, named_modules: bool = False) -> tuple[di
     in the request, even as the default list) and expert_overlap (Megatron-Core asserts it off under full
     recomputation) go with it, else the change would 422."""
     change: dict[str, Any] = {"training": {"activation_recomputation": "full"}}
-    fields: dict[str, Any] = {"recompute": "full"}
+    fields: dict[str, Any] = {"recompute": "full", "recompute_source": "given"}
     if named_modules or plan.recompute_modules != DEFAULT_RECOMPUTE_MODULES:
         change["training"]["recompute_modules"] = None
         fields["recompute_modules"] = DEFAULT_RECOMPUTE_MODULES

@@ -46,9 +46,9 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
         return None
     devices = plan.par.devices
     current = ev.accelerator_hours(devices) * ev.usd_per_hour
-    if plan.offload_source == "fit":
-        # other parts are judged without the offload chosen to fit this one (fit_defaults.py): the basis's memories
-        # are those of the plan without it, as a client moving the request to another part would get them
+    if plan.offload_source == "fit" or plan.recompute_source == "fit":
+        # other parts are judged without the offload or recomputation chosen to fit this one (fit_defaults.py): the
+        # basis's memories and work are those of the plan without them, as a client moving the request gets them
         plan = plan.with_fields()
         ev = replace(ev, basis=basis(plan))
     best = _cheapest(request, catalog, plan, ev, current)
@@ -105,7 +105,10 @@ def _recompute_follows(request: Mapping[str, Any], plan: TrainingPlan, acc: Acce
     training = request.get("training") or {}
     if training.get("activation_recomputation") is not None or training.get("recompute_modules") is not None:
         return False
-    return default_recomputation(acc, plan.model.shape is not None) != plan.recompute
+    transformer = plan.model.shape is not None
+    if acc.kind == "tpu" and transformer:
+        return True  # a TPU stack takes the least recomputation that fits there (fit_defaults.remat_to_fit)
+    return default_recomputation(acc, transformer) != plan.recompute
 
 
 def _stack_change(current: Accelerator, other: Accelerator) -> str | None:
@@ -193,7 +196,11 @@ def _cost_bounds(
     devices, work, precision = plan.par.devices, ev.basis.work, plan.precision
     largest_micro, memory = ev.basis.candidates[0]
     bounds: list[tuple[float, int, Accelerator, Price]] = []
-    for order, (_floor, acc, price) in enumerate(floors):
+    for order, (floor_usd, acc, price) in enumerate(floors):
+        if _recompute_follows(request, plan, acc):
+            # another recomputation runs there: this plan's work is no floor of it, the FLOPs at peak are
+            bounds.append((floor_usd, order, acc, price))
+            continue
         seconds = ev.step_equivalents * compute_floor_s(work, acc, precision, largest_micro, memory)
         bound = ev.accelerator_hours(devices, seconds) * price.usd_per_hour
         if bound < threshold and seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds:

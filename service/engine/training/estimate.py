@@ -24,9 +24,9 @@ def estimate_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str,
     if wants_auto(request):  # count and/or layout chosen by the planner, then estimated as given
         request, auto = resolve_auto(request, catalog)
     plan = build_plan(request, catalog)
-    plan, ev = offload_to_fit(plan, evaluate(plan))
-    if auto is None:  # the planner's search took the stack's default recomputation: its answer keeps it
-        plan, ev = remat_to_fit(plan, ev)
+    # the defaults chosen to fit (fit_defaults.py), as for any request: a planned layout is answered as the request
+    # naming it would be (the planners search the stack's default recomputation, not the ladder)
+    plan, ev = remat_to_fit(*offload_to_fit(plan, evaluate(plan)))
     response = build_response(plan, ev)
     wanted = (request.get("output") or {}).get("recommendations", True)
     # a planner sweeping thousands of layouts skips the advice scan (each piece of advice re-estimates)

@@ -12,7 +12,7 @@ from typing import Any
 from ..architecture import ModelSpec
 from ..hardware import Accelerator
 from ..parallelism import Parallelism
-from .framework import inferred_framework
+from .framework import TPU_DEFAULT_RECOMPUTATION, inferred_framework
 from .goodput import INTERRUPTIONS_PER_DEVICE_HOUR, RESTART_S
 from .recompute_modules import DEFAULT_RECOMPUTE_MODULES
 
@@ -112,6 +112,10 @@ class TrainingPlan:
             # the offload chosen to fit this plan (fit_defaults.py) is not part of any change: a candidate is
             # judged without it, so no recommendation leans on an offload its change does not name
             fields["offload_layers"], fields["offload_source"] = 0, "default"
+        if self.recompute_source == "fit" and "recompute" not in changes:
+            # the recomputation chosen to fit this plan (fit_defaults.remat_to_fit) is re-chosen for the candidate,
+            # from the stack's default, as the changed request would be answered
+            fields["recompute"], fields["recompute_source"] = TPU_DEFAULT_RECOMPUTATION, "default"
         if self.framework_source != "given" and ("par" in changes or "accelerator" in changes):
             # a framework the request did not name follows the layout and the part (framework.inferred_framework)
             fields["framework"], fields["framework_source"] = inferred_framework(
