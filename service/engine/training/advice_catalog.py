@@ -11,7 +11,7 @@ from ..hardware import Accelerator, Catalog, Price
 from ..i18n import _, pct
 from ..parallelism import built_at
 from ..units import human_duration, human_usd
-from .advice_common import Candidate, recommendation, try_change
+from .advice_common import recommendation, try_change
 from .evaluate import Evaluation, basis, evaluate, local_seconds_floor, seconds_floor
 from .framework import default_recomputation
 from .plan import TrainingPlan
@@ -57,14 +57,11 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
     acc, candidate = best
     change = _move_to(acc)
     found = _confirm(request, catalog, plan, change, acc, candidate)
-    if not found or not found[1].fits or found[1].usd_per_hour is None:
+    if found is None or not found.fits or found.usd_per_hour is None:
         return None
-    confirmed = found[1].accelerator_hours(devices) * found[1].usd_per_hour
+    confirmed = found.accelerator_hours(devices) * found.usd_per_hour
     # the claim is the confirmed answer's: it must clear the same bars as the scan's
-    if (
-        confirmed > current * (1.0 - CHEAPER_MIN_SAVING)
-        or found[1].seconds > CHEAPER_MAX_SLOWDOWN * ev.seconds
-    ):
+    if confirmed > current * (1.0 - CHEAPER_MIN_SAVING) or found.seconds > CHEAPER_MAX_SLOWDOWN * ev.seconds:
         return None
     saving = 1.0 - confirmed / current
     template = (
@@ -84,7 +81,7 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
         confirmed=human_usd(confirmed),
         current=human_usd(current),
         saving=pct(saving, 0),
-        seconds=human_duration(found[1].seconds),
+        seconds=human_duration(found.seconds),
     )
     stack = _stack_change(plan.accelerator, acc)
     if stack:
@@ -140,36 +137,17 @@ def _cheapest(
     terms alone (seconds_floor) cost more than the cheapest found is passed over before its full evaluation."""
     devices = plan.par.devices
     best: tuple[float, int, Accelerator, Evaluation] | None = None
-    basis = ev.basis
     for bound, order, acc, price in _cost_bounds(request, catalog, plan, ev, current):
         if best is not None and bound > best[0]:
             break
         if _recompute_follows(request, plan, acc):
             found = try_change(request, _move_to(acc), catalog)
-            if found is not None and found[1].usd_per_hour is not None:
-                cost = found[1].accelerator_hours(devices) * found[1].usd_per_hour
-                if (
-                    found[1].fits
-                    and cost < current * (1.0 - CHEAPER_MIN_SAVING)
-                    and found[1].seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds
-                    and (best is None or (cost, order) < (best[0], best[1]))
-                ):
-                    best = (cost, order, acc, found[1])
+            candidate = found[1] if found is not None else None
+        else:
+            candidate = _on_part(plan, ev, acc, price, best[0] if best is not None else None)
+        if candidate is None or candidate.usd_per_hour is None:
             continue
-        on_acc = plan.on(acc, price.usd_per_hour)
-        model = StepModel(on_acc, basis.flops, basis.params, basis.work)
-        try:
-            if plan.utilization is None and best is not None:
-                # two floors of its time, the cheaper first: compute and bubble, then every step term
-                usd = price.usd_per_hour
-                if ev.accelerator_hours(devices, local_seconds_floor(on_acc, basis, model)) * usd > best[0]:
-                    continue
-                if ev.accelerator_hours(devices, seconds_floor(on_acc, basis, model)) * usd > best[0]:
-                    continue
-            candidate = evaluate(on_acc, ev.basis, model)
-        except (ZeroDivisionError, ValueError):
-            continue
-        cost = candidate.accelerator_hours(devices) * price.usd_per_hour
+        cost = candidate.accelerator_hours(devices) * candidate.usd_per_hour
         if (
             candidate.fits
             and cost < current * (1.0 - CHEAPER_MIN_SAVING)
@@ -178,6 +156,27 @@ def _cheapest(
         ):
             best = (cost, order, acc, candidate)
     return (best[2], best[3]) if best is not None else None
+
+
+def _on_part(
+    plan: TrainingPlan, ev: Evaluation, acc: Accelerator, price: Price, cheapest: float | None
+) -> Evaluation | None:
+    """The plan evaluated on `acc` at `price` on the lean path (ev's basis), or None when it cannot run there or
+    (no utilization given) a floor of its time already costs more than `cheapest`."""
+    devices, basis = plan.par.devices, ev.basis
+    on_acc = plan.on(acc, price.usd_per_hour)
+    model = StepModel(on_acc, basis.flops, basis.params, basis.work)
+    try:
+        if plan.utilization is None and cheapest is not None:
+            # two floors of its time, the cheaper first: compute and bubble, then every step term
+            usd = price.usd_per_hour
+            if ev.accelerator_hours(devices, local_seconds_floor(on_acc, basis, model)) * usd > cheapest:
+                return None
+            if ev.accelerator_hours(devices, seconds_floor(on_acc, basis, model)) * usd > cheapest:
+                return None
+        return evaluate(on_acc, basis, model)
+    except (ZeroDivisionError, ValueError):
+        return None
 
 
 def _cost_bounds(
@@ -250,25 +249,18 @@ def _confirm(
     change: dict,
     acc: Accelerator,
     candidate: Evaluation,
-) -> Candidate | None:
+) -> Evaluation | None:
     """The request with `change` (this accelerator, its catalog price) estimated as a client would get it.
 
-    The patched request validates to the scanned plan on `acc` when the precision stays (given, or defaulting to the
-    same on `acc`) and no hardware.interconnect has to be re-applied to the new part: its evaluation is then the
-    scan's. Otherwise the request is re-parsed (defaults re-derived) and evaluated again."""
-    training = request.get("training") or {}
-    given_precision = training.get("precision") is not None
-    # a recomputation the request leaves out follows the part (framework.default_recomputation: full on a TPU)
-    same_recompute = (
-        training.get("activation_recomputation") is not None
-        or training.get("recompute_modules") is not None
-        or default_recomputation(acc, plan.model.shape is not None) == plan.recompute
-    )
+    The scan's evaluation is already that when the scan evaluated the request itself there (_recompute_follows), or
+    when the patched request validates to the scanned plan on `acc`: the precision stays (given, or defaulting to
+    the same on `acc`) and no hardware.interconnect has to be re-applied to the new part. Otherwise the request is
+    re-parsed (defaults re-derived) and evaluated again."""
+    if _recompute_follows(request, plan, acc):
+        return candidate
+    given_precision = (request.get("training") or {}).get("precision") is not None
     interconnect = (request.get("hardware") or {}).get("interconnect")
-    if (
-        not interconnect
-        and same_recompute
-        and (given_precision or default_precision(acc, []) == plan.precision)
-    ):
-        return plan.on(acc, candidate.usd_per_hour), candidate
-    return try_change(request, change, catalog)
+    if not interconnect and (given_precision or default_precision(acc, []) == plan.precision):
+        return candidate
+    found = try_change(request, change, catalog)
+    return found[1] if found is not None else None

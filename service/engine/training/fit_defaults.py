@@ -33,8 +33,9 @@ def offload_allowed(plan: TrainingPlan) -> bool:
 
 def offload_to_fit(plan: TrainingPlan, ev: Evaluation) -> tuple[TrainingPlan, Evaluation]:
     """(plan, ev) unchanged unless the plan does not fit, names no offload, runs on a part with a coherent host link
-    and is one Megatron-Core can offload (offload_allowed); then the plan with the fewest offloaded layers per stage that fit (memory falls as layers leave,
-    so a bisection finds it), or unchanged when even all but one layer offloaded do not fit."""
+    and is one Megatron-Core can offload (offload_allowed); then the plan with the fewest offloaded layers per stage
+    that fit (memory falls as layers leave, so a bisection finds it), or unchanged when even all but one layer
+    offloaded do not fit."""
     shape = plan.model.shape
     if ev.fits or plan.offload_source != "default" or shape is None or plan.unit != "token":
         return plan, ev

@@ -9,8 +9,8 @@ Transformer Engine layer spec NeMo and Megatron-Bridge build (megatron/core/mode
 get_gpt_layer_with_transformer_engine_spec: the input norm is fused into the QKV linear except under MLA, and the
 pre-MLP norm into the MLP's first linear except in MoE layers):
 
-* core_attn: the attention scores 2·a·s/h (Korthikanti et al. 2022 §5, without dropout) — the engine's "selective"; nothing more
-  under a fused attention kernel, which keeps Q, K, V and the output either way.
+* core_attn: the attention scores 2·a·s/h (Korthikanti et al. 2022 §5, without dropout) — the engine's
+  "selective"; nothing more under a fused attention kernel, which keeps Q, K, V and the output either way.
 * layernorm: the output of each norm that is its own module (CheckpointWithoutOutput discards it, the backward
   re-runs the norm): the MoE layers' pre-MLP norm output and, under MLA, the input norm output — q each.
 * moe_act: the routed experts' activation output, the FC2 input q·k·f_e/h (experts.py TEGroupedMLP).

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import parallelism as nccl
 from ..hardware import Accelerator
-from ..parallelism import domain_size, scale_out_bytes_per_s, scale_up_bytes_per_s
+from ..parallelism import domain_size, scale_up_bytes_per_s
 from . import memory as mem
 from . import step_time as st
 from .expert_comm import ALL_TO_ALLS_PER_MOE_LAYER
@@ -19,12 +19,10 @@ Array = np.ndarray
 
 
 def network_bytes_per_s(acc: Accelerator, span: Array) -> Array:
-    """parallelism.network_bytes_per_s over arrays of group spans (group size × stride)."""
-    out = scale_out_bytes_per_s(acc)
-    if nccl.builds_training_clusters(acc):
-        return np.full(np.shape(span), out, dtype=float)
-    server = min(out, nccl.PCIE_SERVER_SCALE_OUT_BYTES_PER_S * nccl.NIC_EFFICIENCY)
-    return np.where(span > nccl.DEVICES_PER_NODE, server, out)
+    """parallelism.network_bytes_per_s over arrays of group spans (group size × stride): its two values, within a
+    server and beyond one."""
+    within, beyond = (nccl.network_bytes_per_s(acc, n) for n in (1, nccl.DEVICES_PER_NODE + 1))
+    return np.where(span > nccl.DEVICES_PER_NODE, beyond, within)
 
 
 def group_bandwidth(acc: Accelerator, group_size: Array, stride: Array) -> Array:
