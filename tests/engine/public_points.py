@@ -565,16 +565,22 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "vocab": 256000,
         "how": "published (batch ramp not modelled)",
     },
-    # Pythia-1B (GPT-NeoX, ZeRO-1 data parallel): 64 GPUs assumed.
+    # Pythia-1B: the GPT-NeoX config it was trained with (EleutherAI/pythia@a19eecb models/1B/pythia-1b.yml): "trained
+    # on 64 gpus", pipe-parallel-size 1, model-parallel-size 1, ZeRO stage 1, train_micro_batch_size_per_gpu 16 with
+    # gas 1 (64 x 16 = 1,024 sequences of 2,048 tokens), "checkpoint-activations": true (every layer: full
+    # recomputation), flash attention; GPT-NeoX runs Megatron layers on DeepSpeed.
     "Pythia-1B pretraining": {
         "count": 64,
         "tensor": 1,
         "pipeline": 1,
         "zero_stage": 1,
+        "micro_batch": 16,
+        "recompute": "full",
+        "framework": "deepspeed",
         "ffn": 8192,
         "ffn_type": "gelu",
         "vocab": 50304,
-        "how": "assumed",
+        "how": "published (EleutherAI/pythia models/1B/pythia-1b.yml)",
     },
     # StarCoderBase: TP4 PP4 DP32 on 512 A100-80GB, micro-batch 1 (published); shape from the StarCoder paper
     # (40 layers, hidden 6144, 48 heads, MQA, GELU 4h).
@@ -637,16 +643,21 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "framework": "deepspeed",
         "how": "published (ZeRO stage, micro-batch, recompute assumed)",
     },
-    # SmolLM2-1.7B (nanotron, H100): count and layout not read. Assumed: 256 GPUs of ZeRO-1 data parallelism at TP1
-    # (a 1.7B model fits one GPU), 2,048-token sequences for the main stage, 4M-token batches; tied embeddings.
+    # SmolLM2-1.7B: the nanotron config of the run (huggingface/smollm@a041759 text/pretraining/smollm2/
+    # config_smollm2_1B.yaml, run "smollm2-1700M", the 1.7B shape): dp 256, tp 1, pp 1, zero_stage 0,
+    # recompute_layer false, micro_batch_size 4, batch_accumulation_per_replica 1, sequence_length 2048 (256 x 4 x 2,048
+    # = 2M tokens per step), bfloat16; tied embeddings.
     "SmolLM2-1.7B pretraining": {
         "count": 256,
         "tensor": 1,
         "pipeline": 1,
-        "zero_stage": 1,
+        "zero_stage": 0,
         "seq_len": 2048,
+        "global_batch": 1024,
+        "micro_batch": 4,
+        "recompute": "none",
         "tied_embeddings": "true",
-        "how": "assumed",
+        "how": "published (huggingface/smollm config_smollm2_1B.yaml)",
     },
     # Llama 4 Scout / Maverick (model card: H100-80GB pre-training GPU-hours only): count, layout, batch and sequence
     # not published. Assumed: 2,048 GPUs as the other Meta rows, 8K sequences and 4M-token batches as Llama 3, ZeRO-1,

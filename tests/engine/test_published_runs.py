@@ -73,12 +73,16 @@ def test_complete_runs_accelerator_hours():
     # attention re-fit and the two 2022 runs without FlashAttention (BLOOM, GPT-NeoX-20B): 17.7 %; with BLOOM on
     # Jean Zay's network (public_points.JEAN_ZAY_A100): 17.0 %; with the expected straggler share (0.104): 16.1 %;
     # Llama 3.1 405B as published (no activation checkpointing, ZeRO-2), fitting with the first stage a layer
-    # short: 13.5 %
+    # short: 13.5 %; Pythia-1B with its published GPT-NeoX config (micro-batch 16, full recomputation): 13.3 %
     assert s["median_abs_error"] < 0.145
     assert s["within_30_percent"] >= 0.85
     # as the held-out check runs: the planner's layout ("auto") where none was published: 21.0 % → 18.7 % → 16.1 %
+    # → 13.2 % (Pythia-1B's layout found published)
     auto = [abs(o.auto_error if o.auto_error is not None else o.error) for o in first if o.error is not None]
-    assert statistics.median(auto) < 0.17
+    assert statistics.median(auto) < 0.145
     every = run_summary(outcomes)
     assert every["not_fitting"] == 0
-    assert every["median_abs_error"] < 0.18  # all 26: 27.1 % → 20.9 % → 19.2 % → 19.0 % → 16.9 %
+    # all 26: 27.1 % → 20.9 % → 19.2 % → 19.0 % → 16.9 % → 14.8 % (Pythia-1B's and SmolLM2-1.7B's configs published)
+    assert every["median_abs_error"] < 0.16
+    every_auto = [abs(o.auto_error if o.auto_error is not None else o.error) for o in outcomes if o.error is not None]
+    assert statistics.median(every_auto) < 0.18  # 21.4 % → 17.4 %
