@@ -698,6 +698,48 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "zero_stage": 1,
         "how": "count published, layout assumed",
     },
+    # MPT-7B: 440 A100-40GB, FSDP, LION, 1,760 x 2,048-token batches (model card): 4 sequences per GPU. FULL_SHARD and
+    # activation checkpointing are llm-foundry's MPT-7B recipe (scripts/train/yamls/pretrain/mpt-7b.yaml @8c8dd48:
+    # sharding_strategy FULL_SHARD, activation_checkpointing true), not stated for the run: assumed.
+    "MPT-7B pretraining": {
+        "count": 440,
+        "tensor": 1,
+        "pipeline": 1,
+        "zero_stage": 3,
+        "seq_len": 2048,
+        "global_batch": 1760,
+        "micro_batch": 4,
+        "recompute": "full",
+        "optimizer": "lion",
+        "framework": "llm-foundry",
+        "how": "count published, recompute assumed",
+    },
+    # DeepSeek-V2 (arXiv 2405.04434 §3.1.3): 16-way zero-bubble pipeline, 8-way expert parallelism, ZeRO-1 data
+    # parallelism, no tensor parallelism, shared-expert compute overlapped with the all-to-all; 9,216 x 4K batches
+    # after the ramp. Device count not published: 1,024 assumed (64 replicas of the 16 stages).
+    "DeepSeek-V2 pretraining (per trillion tokens)": {
+        "count": 1024,
+        "tensor": 1,
+        "pipeline": 16,
+        "expert": 8,
+        "zero_stage": 1,
+        "seq_len": 4096,
+        "global_batch": 9216,
+        "schedule": "zero_bubble",
+        "expert_overlap": True,
+        "how": "published (count assumed; batch ramp not modelled)",
+    },
+    # DeepSeek 67B: Megatron-style TP + SP + 1F1B PP + ZeRO-1 (DeepSeek LLM §2.4), degrees not published. Assumed:
+    # 1,024 GPUs, TP4 PP4 (the degrees Megatron-LM's 70B-class recipes use; the paper names TP, SP and 1F1B PP but no
+    # degrees), 4M-token batches.
+    "DeepSeek 67B pretraining (per trillion tokens)": {
+        "count": 1024,
+        "tensor": 4,
+        "pipeline": 4,
+        "zero_stage": 1,
+        "seq_len": 4096,
+        "how": "assumed",
+    },
 }
 
 
@@ -714,6 +756,9 @@ RUNS_ADDED_LATER: frozenset[str] = frozenset(
         "Llama 4 Maverick pretraining",
         "Phi-3-mini pretraining",
         "Phi-4 pretraining",
+        "MPT-7B pretraining",
+        "DeepSeek-V2 pretraining (per trillion tokens)",
+        "DeepSeek 67B pretraining (per trillion tokens)",
     }
 )
 
@@ -784,6 +829,8 @@ def run_request(row: dict[str, str], layout: dict[str, Any]) -> dict[str, Any]:
         training["flash_attention"] = False
     if layout.get("framework"):
         training["framework"] = layout["framework"]
+    if layout.get("optimizer"):
+        training["optimizer"] = layout["optimizer"]
     return {
         "model": model,
         "training": training,
