@@ -202,3 +202,45 @@ def test_offload_copies_move_the_bytes_memory_keeps_for_fp4():
     )
     sixteen = exposed_offload_s(40 * kept(2.0) * ev.micro_batches, bandwidth, compute_s * 40 / 80)
     assert got == pytest.approx(want, rel=1e-12) and want < sixteen
+
+
+def _maxtext_405b(offload: int | None = None, remat: str | None = "full", pipeline: int = 1) -> dict:
+    """tpu-recipes' Llama 3.1 405B on v5p-1024 (512 chips, pure FSDP, 2 x 8,192 tokens per chip), which runs only with
+    layer tensors offloaded to the host (remat_policy custom: context and mlpwo offloaded)."""
+    training: dict = {"tokens": 1e12, "sequence_length": 8192, "global_batch_size": 1024 // pipeline}
+    training["micro_batch_size"] = 2
+    if remat is not None:
+        training["activation_recomputation"] = remat
+    if offload is not None:
+        training["activation_offload_layers"] = offload
+    return {
+        "model": {"preset": "llama-3.1-405b"},
+        "training": training,
+        "hardware": {
+            "accelerator": "google-tpu-v5p",
+            "count": 512,
+            "parallelism": {"data": 512 // pipeline, "pipeline": pipeline, "zero_stage": 3},
+        },
+        "cost": {"usd_per_accelerator_hour": 1.0},
+        "output": {"recommendations": False},
+    }
+
+
+def test_a_tpu_plan_that_does_not_fit_under_full_remat_offloads_the_fewest_layers_that_fit():
+    """Google's TPU recipes keep layer inputs and projections in host memory to fit (7 of the 8 tpu-recipes
+    configurations read): a request that names no offload gets the fewest layers per stage that fit, after the remat
+    ladder; asked for none, it stays "does not fit"."""
+    refused = estimate_training(_maxtext_405b(offload=0), CATALOG)
+    assert not refused["memory"]["fits"]
+    for remat in ("full", None):  # named, or the ladder's last step
+        answer = estimate_training(_maxtext_405b(remat=remat), CATALOG)
+        chosen = answer["assumptions"]["activation_offload_layers"]
+        assert answer["memory"]["fits"] and 0 < chosen < 125
+        assert answer["assumptions"]["activation_recomputation"] == "full"
+        source = answer["assumptions"]["activation_offload_source"]
+        assert source.startswith("chosen") and "TPU" in source
+        assert estimate_training(_maxtext_405b(offload=chosen), CATALOG)["memory"]["fits"]
+        assert not estimate_training(_maxtext_405b(offload=chosen - 1), CATALOG)["memory"]["fits"]
+    # a pipeline is not offered one (the recipes run one stage), as on the Grace parts
+    staged = estimate_training(_maxtext_405b(pipeline=4), CATALOG)
+    assert staged["assumptions"]["activation_offload_layers"] == 0

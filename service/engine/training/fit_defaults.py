@@ -1,7 +1,7 @@
 """Defaults chosen to fit, after the plan is built (docs/formulas.md):
 
-- the fewest layers of activation offload that make a plan fit on a Grace part, when the request leaves
-  training.activation_offload_layers out (offload.COHERENT_HOST_PARTS; "Activation offload");
+- the fewest layers of activation offload that make a plan fit on a Grace part or a TPU, when the request leaves
+  training.activation_offload_layers out (offload.offloads_to_fit; "Activation offload");
 - the least recomputation a TPU stack runs that fits, when the request leaves training.activation_recomputation out
   ("Default activation recomputation")."""
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..i18n import _
 from .evaluate import Evaluation, evaluate
 from .framework import TPU_DEFAULT_RECOMPUTATION
-from .offload import coherent_host_link
+from .offload import offloads_to_fit
 from .plan import TrainingPlan
 from .recompute_modules import DEFAULT_RECOMPUTE_MODULES
 
@@ -19,9 +19,13 @@ def offload_allowed(plan: TrainingPlan) -> bool:
     """Megatron-Core refuses activation offload with pipeline parallelism and with activation recomputation
     (TransformerConfig: "Currently there is no support for Pipeline parallelism with CPU offloading", "CPU offloading
     does not work when activation recomputation is enabled"): only a one-stage plan that recomputes nothing, or only
-    core attention under a fused kernel (which keeps and re-runs what no recomputation does), is offered one."""
+    core attention under a fused kernel (which keeps and re-runs what no recomputation does), is offered one. On a TPU
+    MaxText offloads as part of its remat policy (remat_policy 'custom': each saved tensor 'remat', 'device' or
+    'offload'), so any recomputation takes one; one stage only, as the recipes run (pure FSDP)."""
     if plan.par.pipeline > 1:
         return False
+    if plan.accelerator.kind == "tpu":
+        return True
     if plan.recompute == "none":
         return True
     return (
@@ -32,14 +36,15 @@ def offload_allowed(plan: TrainingPlan) -> bool:
 
 
 def offload_to_fit(plan: TrainingPlan, ev: Evaluation) -> tuple[TrainingPlan, Evaluation]:
-    """(plan, ev) unchanged unless the plan does not fit, names no offload, runs on a part with a coherent host link
-    and is one Megatron-Core can offload (offload_allowed); then the plan with the fewest offloaded layers per stage
+    """(plan, ev) unchanged unless the plan does not fit, names no offload, runs on a part whose recipes offload to fit
+    (offload.offloads_to_fit) and is one its stack can offload (offload_allowed); then the plan with the fewest
+    offloaded layers per stage
     that fit (memory falls as layers leave, so a bisection finds it), or unchanged when even all but one layer
     offloaded do not fit."""
     shape = plan.model.shape
     if ev.fits or plan.offload_source != "default" or shape is None or plan.unit != "token":
         return plan, ev
-    if not coherent_host_link(plan.accelerator) or not offload_allowed(plan):
+    if not offloads_to_fit(plan.accelerator) or not offload_allowed(plan):
         return plan, ev
     most = -(-shape.layers // plan.par.pipeline) - 1
     if most < 1:

@@ -39,7 +39,9 @@ HOST_LINK_BYTES_PER_S: tuple[tuple[str, float], ...] = (
 # Parts whose host memory sits behind a coherent NVLink-C2C link (Grace superchips): NVIDIA's own GB200/GB300
 # pretraining recipes offload activations there to fit runs that would not fit otherwise (docs/formulas.md
 # "Activation offload"), so a request that leaves activation_offload_layers out gets the fewest that fit
-# (fit_defaults.py). Over PCIe no public recipe does: there a plan that does not fit stays "does not fit".
+# (fit_defaults.py); so do Google's TPU recipes (offloads_to_fit). Over PCIe no public GPU recipe does: there a plan
+# that does not fit stays "does not fit". TPU host links: no public figure was found; they take the PCIe Gen5 x16
+# fallback below (the copies hide behind the offloaded layers' compute in every TPU recipe read).
 COHERENT_HOST_PARTS = ("gb300", "gb200", "gh200")
 PCIE_GEN5_X16 = 64 * GB  # every other current accelerator (Hopper, Blackwell, MI300-series, RTX 50)
 DOUBLE_BUFFER_LAYERS = 2  # offloaded layers resident at once (Megatron-Core double buffering)
@@ -55,6 +57,15 @@ def coherent_host_link(acc: Accelerator) -> bool:
     """Whether `acc` reaches its host memory over NVLink-C2C (COHERENT_HOST_PARTS)."""
     key = acc.id.lower()
     return any(fragment in key for fragment in COHERENT_HOST_PARTS)
+
+
+def offloads_to_fit(acc: Accelerator) -> bool:
+    """Whether the published recipes for `acc` offload activations to host memory to fit a run: NVIDIA's GB200/GB300
+    recipes on the Grace parts (COHERENT_HOST_PARTS), and Google's TPU recipes, whose MaxText configurations keep the
+    layer inputs (and some projections) in host memory under remat_policy 'custom' (AI-Hypercomputer/tpu-recipes:
+    7 of the 8 read in tests/engine/data/public_training_throughput.csv offload `decoder_layer_input` or
+    projections)."""
+    return coherent_host_link(acc) or acc.kind == "tpu"
 
 
 def offloaded_layers(requested: int, layers_per_stage: int) -> int:

@@ -279,6 +279,12 @@ def _recompute_source(plan: TrainingPlan) -> str:
 
 
 def _offload_source(plan: TrainingPlan) -> str:
+    if plan.offload_source == "fit" and plan.accelerator.kind == "tpu":
+        return _(
+            "chosen: the fewest layers per pipeline stage whose saved activations, kept in the TPU host's memory, "
+            "make the plan fit (Google's MaxText TPU recipes offload the layer inputs to fit); give "
+            "training.activation_offload_layers to say otherwise"
+        )
     if plan.offload_source == "fit":
         return _(
             "chosen: the fewest layers per pipeline stage whose activations, kept in the Grace CPU's memory over "
