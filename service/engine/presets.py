@@ -3,6 +3,8 @@ are marked N_ and translated where an answer shows them (`source` strings stay a
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .architecture import ModelSpec, TransformerShape
 from .i18n import N_
 from .preset_shapes import _gpt, _llama, _shape, _transformer
@@ -269,6 +271,24 @@ _PRESET_LIST: tuple[ModelSpec, ...] = (
         "hidden 7168, 128 heads, MLA kv_lora_rank 512, 256 experts, 8 per token, 1 shared, 3 dense layers, "
         "vocab 129280, max_position_embeddings 163840); DeepSeek-AI 2025 'DeepSeek-R1' (671B total, 37B activated)",
         (N_("Excludes the 14B multi-token-prediction module (HF checkpoint totals 685B)."),),
+    ),
+    _transformer(
+        "kimi-k2",
+        replace(
+            _DEEPSEEK_V3,
+            attention_heads=64,
+            kv_heads=64,
+            vocab_size=163840,
+            experts=384,
+            dense_layers=1,
+            max_context_tokens=131072,
+        ),
+        4096,
+        "moonshotai/Kimi-K2-Base config.json (model_type kimi_k2, the DeepSeek-V3 architecture: 61 layers, hidden "
+        "7168, 64 heads, MLA kv_lora_rank 512 / q_lora_rank 1536 / qk 128+64 / v 128, intermediate 18432, 384 routed "
+        "experts of 2048, 8 per token, 1 shared, first_k_dense_replace 1, vocab 163840, max_position_embeddings "
+        "131072), as reproduced in public copies of the config; Kimi Team 2025 'Kimi K2' (1.04T total, 32B "
+        "activated; pre-trained at 4K context)",
     ),
     _transformer(
         "gpt-oss-20b",

@@ -294,3 +294,12 @@ def test_hf_config_missing_keys_are_named() -> None:
         resolve_model({"hf_config": {"model_type": "llama", "hidden_size": 4096}})
     assert "model.hf_config.num_hidden_layers" in err.value.errors
     assert "model.hf_config.vocab_size" in err.value.errors
+
+
+def test_kimi_k2_is_the_deepseek_v3_architecture_at_384_experts() -> None:
+    # Kimi K2 model card: "1T" total, "32B" activated parameters (both rounded); the config is DeepSeek-V3's with 64
+    # heads, 384 routed experts, one dense layer and a 163,840-token vocabulary
+    spec = PRESETS["kimi-k2"]
+    assert spec.total_parameters == pytest.approx(1.0e12, rel=0.03)
+    assert spec.active_parameters == pytest.approx(32e9, rel=0.03)
+    assert spec.shape is not None and spec.shape.kv_lora_rank == 512 and spec.shape.experts == 384
