@@ -149,3 +149,12 @@ def test_predicted_utilization_tracks_published_runs(catalog: Catalog) -> None:
     # fitted on these 17 points: mean 3.8 %, worst 11 % (Llama3-8B at 8K context) when written
     assert mean < 0.06
     assert max(errors) < 0.15
+
+
+def test_the_h800_takes_the_h100_gemm_efficiency(catalog: Catalog) -> None:
+    """The H800 is the H100 SXM's GH100 die at the same tensor rates (its catalog row): its best GEMM is the H100's,
+    not the 0.70 assumed for parts without a published measurement (DeepSeek-V3's run went from +9.9 % to +0.4 %)."""
+    from service.engine.training.step_time import DEFAULT_GEMM_EFFICIENCY, best_gemm_efficiency
+
+    h800 = best_gemm_efficiency(catalog.accelerators["nvidia-h800-sxm-80gb"], "bf16")
+    assert h800 == best_gemm_efficiency(catalog.accelerators["nvidia-h100-sxm-80gb"], "bf16") != DEFAULT_GEMM_EFFICIENCY

@@ -38,6 +38,8 @@ BEST_GEMM_EFFICIENCY = (
     ("b300", 0.78),
     ("h100", 0.80),
     ("h200", 0.80),
+    # H800: the H100 SXM's GH100 die and tensor rates with NVLink and FP64 cut (catalog row): the H100's MAMF assumed
+    ("h800", 0.80),
     ("a100", 0.87),
     ("mi300x", 0.51),
     ("mi325x", 0.60),  # ml-engineering: MI325X MAMF ~785 of 1307 TFLOPS
