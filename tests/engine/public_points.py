@@ -698,6 +698,117 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "zero_stage": 1,
         "how": "count published, layout assumed",
     },
+    # The rest of the Pythia suite, each with the GPT-NeoX config it ran (EleutherAI/pythia@a19eecb models/<size>/
+    # pythia-<size>.yml): "trained on N gpus", model-parallel-size (tensor), pipe-parallel-size 1, ZeRO stage 1,
+    # train_micro_batch_size_per_gpu x gradient accumulation = 1,024 sequences of 2,048 tokens, "checkpoint-activations"
+    # true (full recomputation), flash attention; GPT-NeoX runs Megatron layers on DeepSpeed.
+    "Pythia-70M pretraining": {
+        "count": 32,
+        "tensor": 1,
+        "pipeline": 1,
+        "zero_stage": 1,
+        "micro_batch": 32,
+        "global_batch": 1024,
+        "recompute": "full",
+        "framework": "deepspeed",
+        "how": "published (EleutherAI/pythia models/70M/pythia-70m.yml)",
+    },
+    "Pythia-160M pretraining": {
+        "count": 32,
+        "tensor": 1,
+        "pipeline": 1,
+        "zero_stage": 1,
+        "micro_batch": 32,
+        "global_batch": 1024,
+        "recompute": "full",
+        "framework": "deepspeed",
+        "how": "published (EleutherAI/pythia models/160M/pythia-160m.yml)",
+    },
+    "Pythia-410M pretraining": {
+        "count": 32,
+        "tensor": 1,
+        "pipeline": 1,
+        "zero_stage": 1,
+        "micro_batch": 32,
+        "global_batch": 1024,
+        "recompute": "full",
+        "framework": "deepspeed",
+        "how": "published (EleutherAI/pythia models/410M/pythia-410m.yml)",
+    },
+    "Pythia-1.4B pretraining": {
+        "count": 64,
+        "tensor": 1,
+        "pipeline": 1,
+        "zero_stage": 1,
+        "micro_batch": 16,
+        "global_batch": 1024,
+        "recompute": "full",
+        "framework": "deepspeed",
+        "how": "published (EleutherAI/pythia models/1.4B/pythia-1.4b.yml)",
+    },
+    "Pythia-2.8B pretraining": {
+        "count": 64,
+        "tensor": 1,
+        "pipeline": 1,
+        "zero_stage": 1,
+        "micro_batch": 16,
+        "global_batch": 1024,
+        "recompute": "full",
+        "framework": "deepspeed",
+        "how": "published (EleutherAI/pythia models/2.8B/pythia-2.8b.yml)",
+    },
+    "Pythia-6.9B pretraining": {
+        "count": 128,
+        "tensor": 2,
+        "pipeline": 1,
+        "zero_stage": 1,
+        "micro_batch": 8,
+        "global_batch": 1024,
+        "recompute": "full",
+        "framework": "deepspeed",
+        "how": "published (EleutherAI/pythia models/6.9B/pythia-6.9b.yml)",
+    },
+    "Pythia-12B pretraining": {
+        "count": 256,
+        "tensor": 4,
+        "pipeline": 1,
+        "zero_stage": 1,
+        "micro_batch": 8,
+        "global_batch": 1024,
+        "recompute": "full",
+        "framework": "deepspeed",
+        "how": "published (EleutherAI/pythia models/12B/pythia-12b.yml)",
+    },
+    # SmolLM3-3B: the nanotron config of stage 1 (huggingface/smollm@a041759 text/pretraining/smollm3/stage1_8T.yaml):
+    # dp 192 x tp 2 = 384 H100, zero_stage 0, recompute_layer false, micro_batch_size 3, no accumulation, 4,096 tokens
+    # (576 sequences = 2,359,296 tokens per step), tied embeddings.
+    "SmolLM3-3B pretraining": {
+        "count": 384,
+        "tensor": 2,
+        "pipeline": 1,
+        "zero_stage": 0,
+        "seq_len": 4096,
+        "global_batch": 576,
+        "micro_batch": 3,
+        "recompute": "none",
+        "tied_embeddings": "true",
+        "how": "published (huggingface/smollm smollm3/stage1_8T.yaml)",
+    },
+    # Gopher 280B on 4,096 TPU v3 (Rae et al. 2021): data and model parallelism with optimiser-state sharding and
+    # rematerialisation (full: the paper's FLOPs count +33 % for it); the degrees were not read. Assumed: 4-way model
+    # (tensor) parallelism inside the pod with the weights, gradients and states sharded over the rest (ZeRO-3: the
+    # 2.5 TiB of bf16 weights and fp32 Adam state fit no other way without a pipeline), full recomputation, the final
+    # 6M-token batch.
+    "Gopher-280B pretraining": {
+        "count": 4096,
+        "tensor": 4,
+        "pipeline": 1,
+        "zero_stage": 3,
+        "seq_len": 2048,
+        "global_batch": 3072,
+        "recompute": "full",
+        "how": "count published, layout assumed (batch ramp not modelled)",
+    },
     # MPT-7B: 440 A100-40GB, FSDP, LION, 1,760 x 2,048-token batches (model card): 4 sequences per GPU. FULL_SHARD and
     # activation checkpointing are llm-foundry's MPT-7B recipe (scripts/train/yamls/pretrain/mpt-7b.yaml @8c8dd48:
     # sharding_strategy FULL_SHARD, activation_checkpointing true), not stated for the run: assumed.
@@ -759,6 +870,15 @@ RUNS_ADDED_LATER: frozenset[str] = frozenset(
         "MPT-7B pretraining",
         "DeepSeek-V2 pretraining (per trillion tokens)",
         "DeepSeek 67B pretraining (per trillion tokens)",
+        "Pythia-70M pretraining",
+        "Pythia-160M pretraining",
+        "Pythia-410M pretraining",
+        "Pythia-1.4B pretraining",
+        "Pythia-2.8B pretraining",
+        "Pythia-6.9B pretraining",
+        "Pythia-12B pretraining",
+        "SmolLM3-3B pretraining",
+        "Gopher-280B pretraining",
     }
 )
 

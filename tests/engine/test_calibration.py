@@ -157,4 +157,8 @@ def test_the_h800_takes_the_h100_gemm_efficiency(catalog: Catalog) -> None:
     from service.engine.training.step_time import DEFAULT_GEMM_EFFICIENCY, best_gemm_efficiency
 
     h800 = best_gemm_efficiency(catalog.accelerators["nvidia-h800-sxm-80gb"], "bf16")
-    assert h800 == best_gemm_efficiency(catalog.accelerators["nvidia-h100-sxm-80gb"], "bf16") != DEFAULT_GEMM_EFFICIENCY
+    assert (
+        h800
+        == best_gemm_efficiency(catalog.accelerators["nvidia-h100-sxm-80gb"], "bf16")
+        != DEFAULT_GEMM_EFFICIENCY
+    )
