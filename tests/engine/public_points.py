@@ -698,87 +698,6 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
         "zero_stage": 1,
         "how": "count published, layout assumed",
     },
-    # The rest of the Pythia suite, each with the GPT-NeoX config it ran (EleutherAI/pythia@a19eecb models/<size>/
-    # pythia-<size>.yml): "trained on N gpus", model-parallel-size (tensor), pipe-parallel-size 1, ZeRO stage 1,
-    # train_micro_batch_size_per_gpu x gradient accumulation = 1,024 sequences of 2,048 tokens, "checkpoint-activations"
-    # true (full recomputation), flash attention; GPT-NeoX runs Megatron layers on DeepSpeed.
-    "Pythia-70M pretraining": {
-        "count": 32,
-        "tensor": 1,
-        "pipeline": 1,
-        "zero_stage": 1,
-        "micro_batch": 32,
-        "global_batch": 1024,
-        "recompute": "full",
-        "framework": "deepspeed",
-        "how": "published (EleutherAI/pythia models/70M/pythia-70m.yml)",
-    },
-    "Pythia-160M pretraining": {
-        "count": 32,
-        "tensor": 1,
-        "pipeline": 1,
-        "zero_stage": 1,
-        "micro_batch": 32,
-        "global_batch": 1024,
-        "recompute": "full",
-        "framework": "deepspeed",
-        "how": "published (EleutherAI/pythia models/160M/pythia-160m.yml)",
-    },
-    "Pythia-410M pretraining": {
-        "count": 32,
-        "tensor": 1,
-        "pipeline": 1,
-        "zero_stage": 1,
-        "micro_batch": 32,
-        "global_batch": 1024,
-        "recompute": "full",
-        "framework": "deepspeed",
-        "how": "published (EleutherAI/pythia models/410M/pythia-410m.yml)",
-    },
-    "Pythia-1.4B pretraining": {
-        "count": 64,
-        "tensor": 1,
-        "pipeline": 1,
-        "zero_stage": 1,
-        "micro_batch": 16,
-        "global_batch": 1024,
-        "recompute": "full",
-        "framework": "deepspeed",
-        "how": "published (EleutherAI/pythia models/1.4B/pythia-1.4b.yml)",
-    },
-    "Pythia-2.8B pretraining": {
-        "count": 64,
-        "tensor": 1,
-        "pipeline": 1,
-        "zero_stage": 1,
-        "micro_batch": 16,
-        "global_batch": 1024,
-        "recompute": "full",
-        "framework": "deepspeed",
-        "how": "published (EleutherAI/pythia models/2.8B/pythia-2.8b.yml)",
-    },
-    "Pythia-6.9B pretraining": {
-        "count": 128,
-        "tensor": 2,
-        "pipeline": 1,
-        "zero_stage": 1,
-        "micro_batch": 8,
-        "global_batch": 1024,
-        "recompute": "full",
-        "framework": "deepspeed",
-        "how": "published (EleutherAI/pythia models/6.9B/pythia-6.9b.yml)",
-    },
-    "Pythia-12B pretraining": {
-        "count": 256,
-        "tensor": 4,
-        "pipeline": 1,
-        "zero_stage": 1,
-        "micro_batch": 8,
-        "global_batch": 1024,
-        "recompute": "full",
-        "framework": "deepspeed",
-        "how": "published (EleutherAI/pythia models/12B/pythia-12b.yml)",
-    },
     # SmolLM3-3B: the nanotron config of stage 1 (huggingface/smollm@a041759 text/pretraining/smollm3/stage1_8T.yaml):
     # dp 192 x tp 2 = 384 H100, zero_stage 0, recompute_layer false, micro_batch_size 3, no accumulation, 4,096 tokens
     # (576 sequences = 2,359,296 tokens per step), tied embeddings.
@@ -854,6 +773,36 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
 }
 
 
+# The rest of the Pythia suite, each with the GPT-NeoX config it ran (EleutherAI/pythia@a19eecb models/<size>/
+# pythia-<size>.yml): "trained on N gpus", model-parallel-size (tensor), pipe-parallel-size 1, ZeRO stage 1,
+# train_micro_batch_size_per_gpu x gradient accumulation = 1,024 sequences of 2,048 tokens, "checkpoint-activations"
+# true (full recomputation), flash attention; GPT-NeoX runs Megatron layers on DeepSpeed. (size, GPUs, tensor, micro-batch)
+PYTHIA_CONFIGS: tuple[tuple[str, int, int, int], ...] = (
+    ("70M", 32, 1, 32),
+    ("160M", 32, 1, 32),
+    ("410M", 32, 1, 32),
+    ("1.4B", 64, 1, 16),
+    ("2.8B", 64, 1, 16),
+    ("6.9B", 128, 2, 8),
+    ("12B", 256, 4, 8),
+)
+RUN_LAYOUTS.update(
+    {
+        f"Pythia-{size} pretraining": {
+            "count": gpus,
+            "tensor": tensor,
+            "pipeline": 1,
+            "zero_stage": 1,
+            "micro_batch": micro,
+            "global_batch": 1024,
+            "recompute": "full",
+            "framework": "deepspeed",
+            "how": f"published (EleutherAI/pythia models/{size}/pythia-{size.lower()}.yml)",
+        }
+        for size, gpus, tensor, micro in PYTHIA_CONFIGS
+    }
+)
+
 # Runs added after the bounds of tests/engine/test_published_runs.py were set on the first 17 (issue 11, second
 # batch): the table prints a summary for the first set and one for all, so the first set stays comparable.
 RUNS_ADDED_LATER: frozenset[str] = frozenset(
@@ -870,13 +819,7 @@ RUNS_ADDED_LATER: frozenset[str] = frozenset(
         "MPT-7B pretraining",
         "DeepSeek-V2 pretraining (per trillion tokens)",
         "DeepSeek 67B pretraining (per trillion tokens)",
-        "Pythia-70M pretraining",
-        "Pythia-160M pretraining",
-        "Pythia-410M pretraining",
-        "Pythia-1.4B pretraining",
-        "Pythia-2.8B pretraining",
-        "Pythia-6.9B pretraining",
-        "Pythia-12B pretraining",
+        *(f"Pythia-{size} pretraining" for size, *_ in PYTHIA_CONFIGS),
         "SmolLM3-3B pretraining",
         "Gopher-280B pretraining",
     }
