@@ -474,6 +474,7 @@ RUN_LAYOUTS: dict[str, dict[str, Any]] = {
     "Llama 2 7B pretraining": {"count": 256, "tensor": 2, "pipeline": 1, "zero_stage": 1, "how": "assumed"},
     "Llama 2 13B pretraining": {"count": 256, "tensor": 4, "pipeline": 1, "zero_stage": 1, "how": "assumed"},
     "Llama 2 70B pretraining": {"count": 2048, "tensor": 8, "pipeline": 4, "zero_stage": 1, "how": "assumed"},
+    "Llama 2 34B pretraining": {"count": 1024, "tensor": 8, "pipeline": 1, "zero_stage": 1, "how": "assumed"},
     # LLaMA-1 (Touvron et al. 2023a): 2,048 A100-80GB for 65B (published); model + sequence parallel degrees not
     # published (assumed: the smallest tensor degree that fits, ZeRO-1); 2,048 GPUs assumed for all four.
     "LLaMA-1 7B pretraining": {"count": 2048, "tensor": 1, "pipeline": 1, "zero_stage": 1, "how": "assumed"},
@@ -822,6 +823,7 @@ RUNS_ADDED_LATER: frozenset[str] = frozenset(
         *(f"Pythia-{size} pretraining" for size, *_ in PYTHIA_CONFIGS),
         "SmolLM3-3B pretraining",
         "Gopher-280B pretraining",
+        "Llama 2 34B pretraining",
     }
 )
 
