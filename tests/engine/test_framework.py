@@ -193,18 +193,11 @@ def test_a_tpu_request_without_recomputation_takes_the_least_maxtext_remat_that_
     dots = _body("google-tpu-v5p", activation_recomputation="dots")
     assert estimate_training(dots, CATALOG)["time"]["seconds"] == light["time"]["seconds"]
     heavy = _body("google-tpu-v5p", seq=32768)
-    heavy["training"].update(micro_batch_size=2, global_batch_size=16)
+    # the ladder alone, without a host offload (test_offload.py weighs dots with an offload against full)
+    heavy["training"].update(micro_batch_size=2, global_batch_size=16, activation_offload_layers=0)
     answer = estimate_training(heavy, CATALOG)
-    tried = estimate_training(  # without a host offload (fit_defaults.offload_to_fit would choose one)
-        {
-            **heavy,
-            "training": {
-                **heavy["training"],
-                "activation_recomputation": "dots",
-                "activation_offload_layers": 0,
-            },
-        },
-        CATALOG,
+    tried = estimate_training(
+        {**heavy, "training": {**heavy["training"], "activation_recomputation": "dots"}}, CATALOG
     )
     assert not tried["memory"]["fits"]
     assert answer["assumptions"]["activation_recomputation"] == "full" and answer["memory"]["fits"]

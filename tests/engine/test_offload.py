@@ -232,15 +232,63 @@ def test_a_tpu_plan_that_does_not_fit_under_full_remat_offloads_the_fewest_layer
     ladder; asked for none, it stays "does not fit"."""
     refused = estimate_training(_maxtext_405b(offload=0), CATALOG)
     assert not refused["memory"]["fits"]
-    for remat in ("full", None):  # named, or the ladder's last step
+    for remat in ("full", "dots"):  # MaxText's policies, named
         answer = estimate_training(_maxtext_405b(remat=remat), CATALOG)
         chosen = answer["assumptions"]["activation_offload_layers"]
         assert answer["memory"]["fits"] and 0 < chosen < 125
-        assert answer["assumptions"]["activation_recomputation"] == "full"
+        assert answer["assumptions"]["activation_recomputation"] == remat
         source = answer["assumptions"]["activation_offload_source"]
         assert source.startswith("chosen") and "TPU" in source
-        assert estimate_training(_maxtext_405b(offload=chosen), CATALOG)["memory"]["fits"]
-        assert not estimate_training(_maxtext_405b(offload=chosen - 1), CATALOG)["memory"]["fits"]
+        assert estimate_training(_maxtext_405b(offload=chosen, remat=remat), CATALOG)["memory"]["fits"]
+        assert not estimate_training(_maxtext_405b(offload=chosen - 1, remat=remat), CATALOG)["memory"][
+            "fits"
+        ]
     # a pipeline is not offered one (the recipes run one stage), as on the Grace parts
     staged = estimate_training(_maxtext_405b(pipeline=4), CATALOG)
     assert staged["assumptions"]["activation_offload_layers"] == 0
+
+
+def test_a_tpu_request_naming_no_remat_weighs_minimal_with_an_offload_against_more_remat():
+    """Where 'minimal' (dots) does not fit on its own, dots with the fewest offloaded layers is weighed against the
+    next remat step (with an offload where it needs one) and the faster taken (MaxText's recipes offload tensors
+    rather than recompute them): before, full recomputation was taken even when dots plus an offload was faster.
+    Neither Megatron setting (none, selective) is offered an offload on a TPU: no recipe moves their saved sets."""
+    ladder = estimate_training(_maxtext_405b(remat=None), CATALOG)
+    full = estimate_training(_maxtext_405b(remat="full"), CATALOG)
+    dots = estimate_training(_maxtext_405b(remat="dots"), CATALOG)
+    assert ladder["memory"]["fits"]
+    fastest = min((full, dots), key=lambda a: a["time"]["seconds"])
+    assert ladder["time"]["seconds"] == fastest["time"]["seconds"]
+    assert (
+        ladder["assumptions"]["activation_recomputation"]
+        == fastest["assumptions"]["activation_recomputation"]
+    )
+    assert ladder["assumptions"]["activation_recomputation_source"].startswith("chosen")
+    bloom = {
+        "model": {"preset": "bloom-176b"},
+        "training": {
+            "tokens": 1e12,
+            "sequence_length": 2048,
+            "micro_batch_size": 8,
+            "global_batch_size": 16384,
+        },
+        "hardware": {
+            "accelerator": "google-tpu-v5p",
+            "count": 1024,
+            "parallelism": {"data": 256, "tensor": 4, "pipeline": 1, "zero_stage": 2},
+        },
+        "cost": {"usd_per_accelerator_hour": 1.0},
+        "output": {"recommendations": False},
+    }
+    answer = estimate_training(bloom, CATALOG)
+    named_full = estimate_training(
+        {**bloom, "training": {**bloom["training"], "activation_recomputation": "full"}}, CATALOG
+    )
+    assert answer["assumptions"]["activation_recomputation"] == "dots"
+    assert answer["assumptions"]["activation_offload_layers"] > 0
+    assert answer["time"]["seconds"] < named_full["time"]["seconds"]
+    for megatron in ("none", "selective"):
+        named = estimate_training(
+            {**bloom, "training": {**bloom["training"], "activation_recomputation": megatron}}, CATALOG
+        )
+        assert not named["memory"]["fits"] and named["assumptions"]["activation_offload_layers"] == 0

@@ -13,7 +13,7 @@ from ..i18n import _, num
 from .advice import recommend
 from .auto import resolve_auto, wants_auto
 from .evaluate import evaluate
-from .fit_defaults import offload_to_fit, remat_to_fit
+from .fit_defaults import fit
 from .request import build_plan
 from .response import build_response
 
@@ -25,9 +25,8 @@ def estimate_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str,
         request, auto = resolve_auto(request, catalog)
     plan = build_plan(request, catalog)
     # the defaults chosen to fit (fit_defaults.py), as for any request: a planned layout is answered as the request
-    # naming it would be (the planners search the stack's default recomputation, not the ladder). On a TPU the remat
-    # ladder first, then an offload when even its last step does not fit (MaxText's recipes offload under 'full').
-    plan, ev = offload_to_fit(*remat_to_fit(plan, evaluate(plan)))
+    # naming it would be (the planners search the stack's default recomputation, not the ladder)
+    plan, ev = fit(plan, evaluate(plan))
     response = build_response(plan, ev)
     wanted = (request.get("output") or {}).get("recommendations", True)
     # a planner sweeping thousands of layouts skips the advice scan (each piece of advice re-estimates)

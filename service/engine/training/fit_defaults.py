@@ -3,7 +3,8 @@
 - the fewest layers of activation offload that make a plan fit on a Grace part or a TPU, when the request leaves
   training.activation_offload_layers out (offload.offloads_to_fit; "Activation offload");
 - the least recomputation a TPU stack runs that fits, when the request leaves training.activation_recomputation out
-  ("Default activation recomputation")."""
+  ("Default activation recomputation");
+- fit() chains them as estimate_training answers a request."""
 
 from __future__ import annotations
 
@@ -14,6 +15,12 @@ from .offload import offloads_to_fit
 from .plan import TrainingPlan
 from .recompute_modules import DEFAULT_RECOMPUTE_MODULES
 
+# MaxText's remat policies run from the least recomputed ('minimal': keep the matmul outputs, the engine's "dots") to
+# 'full', its default (MaxText/configs/base.yml: "a trade-off between speed (fastest to slowest) and HBM usage
+# (highest to lowest)"); its published v5p configurations use 'minimal' where it fits and 'full' beyond (configs/v5p
+# README @76bd53b: 32B-256B minimal, 512B-1024B full)
+TPU_REMAT_LADDER = ("dots", TPU_DEFAULT_RECOMPUTATION)
+
 
 def offload_allowed(plan: TrainingPlan) -> bool:
     """Megatron-Core refuses activation offload with pipeline parallelism and with activation recomputation
@@ -21,11 +28,12 @@ def offload_allowed(plan: TrainingPlan) -> bool:
     does not work when activation recomputation is enabled"): only a one-stage plan that recomputes nothing, or only
     core attention under a fused kernel (which keeps and re-runs what no recomputation does), is offered one. On a TPU
     MaxText offloads as part of its remat policy (remat_policy 'custom': each saved tensor 'remat', 'device' or
-    'offload'), so any recomputation takes one; one stage only, as the recipes run (pure FSDP)."""
+    'offload'), so its policies (TPU_REMAT_LADDER: 'minimal' = dots, 'full') take one; not the Megatron settings
+    (none, selective), whose saved set no recipe moves to the host; one stage only, as the recipes run (pure FSDP)."""
     if plan.par.pipeline > 1:
         return False
     if plan.accelerator.kind == "tpu":
-        return True
+        return plan.recompute in TPU_REMAT_LADDER
     if plan.recompute == "none":
         return True
     return (
@@ -51,7 +59,13 @@ def offload_to_fit(plan: TrainingPlan, ev: Evaluation) -> tuple[TrainingPlan, Ev
         return plan, ev
 
     def trial(layers: int) -> tuple[TrainingPlan, Evaluation]:
-        candidate = plan.with_fields(offload_layers=layers, offload_source="fit")
+        # the recomputation stays the plan's, a chosen one included (with_fields re-chooses it otherwise)
+        candidate = plan.with_fields(
+            offload_layers=layers,
+            offload_source="fit",
+            recompute=plan.recompute,
+            recompute_source=plan.recompute_source,
+        )
         return candidate, evaluate(candidate)
 
     best = trial(most)
@@ -68,30 +82,52 @@ def offload_to_fit(plan: TrainingPlan, ev: Evaluation) -> tuple[TrainingPlan, Ev
     return best
 
 
-# MaxText's remat policies run from the least recomputed ('minimal': keep the matmul outputs, the engine's "dots") to
-# 'full', its default (MaxText/configs/base.yml: "a trade-off between speed (fastest to slowest) and HBM usage
-# (highest to lowest)"); its published v5p configurations use 'minimal' where it fits and 'full' beyond (configs/v5p
-# README @76bd53b: 32B-256B minimal, 512B-1024B full)
-TPU_REMAT_LADDER = ("dots", TPU_DEFAULT_RECOMPUTATION)
+def _takes_the_ladder(plan: TrainingPlan) -> bool:
+    """A transformer on a TPU that took its stack's default recomputation (the request named none; a named module
+    list means selective)."""
+    return (
+        plan.recompute_source == "default"
+        and plan.recompute == TPU_DEFAULT_RECOMPUTATION
+        and plan.accelerator.kind == "tpu"
+        and plan.model.shape is not None
+    )
+
+
+def _on_the_ladder(plan: TrainingPlan, policy: str) -> TrainingPlan:
+    """`plan` (which _takes_the_ladder) under `policy`, chosen to fit, with the note that says so."""
+    default_note = default_recompute_note(plan.recompute)
+    notes = tuple(fitted_recompute_note(policy) if n == default_note else n for n in plan.notes)
+    return plan.with_fields(recompute=policy, recompute_source="fit", notes=notes)
 
 
 def remat_to_fit(plan: TrainingPlan, ev: Evaluation) -> tuple[TrainingPlan, Evaluation]:
-    """(plan, ev) unchanged unless a transformer on a TPU took its stack's default recomputation (the request named
-    none); then the first of TPU_REMAT_LADDER that fits, or the default when none does."""
-    if plan.recompute_source != "default" or plan.recompute != TPU_DEFAULT_RECOMPUTATION:
-        return plan, ev  # given, or not the TPU stack's default (a named module list means selective)
-    if plan.accelerator.kind != "tpu" or plan.model.shape is None:
+    """(plan, ev) unchanged unless _takes_the_ladder; then the first of TPU_REMAT_LADDER that fits, or the default
+    when none does."""
+    if not _takes_the_ladder(plan):
         return plan, ev
-    default_note = default_recompute_note(plan.recompute)
     for policy in TPU_REMAT_LADDER:
         if policy == plan.recompute:
             return plan, ev
-        notes = tuple(fitted_recompute_note(policy) if n == default_note else n for n in plan.notes)
-        candidate = plan.with_fields(recompute=policy, recompute_source="fit", notes=notes)
+        candidate = _on_the_ladder(plan, policy)
         fitted = evaluate(candidate)
         if fitted.fits:
             return candidate, fitted
     return plan, ev
+
+
+def fit(plan: TrainingPlan, ev: Evaluation) -> tuple[TrainingPlan, Evaluation]:
+    """The defaults chosen to fit, as estimate_training answers a request: the remat ladder, then an offload. On a
+    TPU whose least remat ('minimal') does not fit on its own, 'minimal' with the fewest offloaded layers that fit is
+    weighed against the next step of the ladder (with an offload where it needs one) and the faster taken: MaxText's
+    recipes offload tensors rather than recompute them (tpu-recipes' remat_policy 'custom')."""
+    laddered = offload_to_fit(*remat_to_fit(plan, ev))
+    if not _takes_the_ladder(plan) or laddered[0].recompute == TPU_REMAT_LADDER[0]:
+        return laddered
+    lighter = _on_the_ladder(plan, TPU_REMAT_LADDER[0])
+    offloaded = offload_to_fit(lighter, evaluate(lighter))
+    if offloaded[1].fits and (not laddered[1].fits or offloaded[1].seconds < laddered[1].seconds):
+        return offloaded
+    return laddered
 
 
 def default_recompute_note(value: str) -> str:
