@@ -46,9 +46,8 @@ def offload_allowed(plan: TrainingPlan) -> bool:
 def offload_to_fit(plan: TrainingPlan, ev: Evaluation) -> tuple[TrainingPlan, Evaluation]:
     """(plan, ev) unchanged unless the plan does not fit, names no offload, runs on a part whose recipes offload to fit
     (offload.offloads_to_fit) and is one its stack can offload (offload_allowed); then the plan with the fewest
-    offloaded layers per stage
-    that fit (memory falls as layers leave, so a bisection finds it), or unchanged when even all but one layer
-    offloaded do not fit."""
+    offloaded layers per stage that fit (memory falls as layers leave, so a bisection finds it), or unchanged when
+    even all but one layer offloaded do not fit."""
     shape = plan.model.shape
     if ev.fits or plan.offload_source != "default" or shape is None or plan.unit != "token":
         return plan, ev
