@@ -82,8 +82,8 @@ class TrainingPlan:
     straggler_share: float | None = None
     # transformer layers per pipeline stage whose saved activations are offloaded to host memory (offload.py)
     offload_layers: int = 0
-    # how offload_layers was set: "given", "default" (none) or "fit" (the fewest that fit on a Grace part:
-    # fit_defaults.py)
+    # how offload_layers was set: "given", "default" (none) or "fit" (the fewest that fit on a Grace part or a TPU:
+    # fit_defaults.offload_to_fit)
     offload_source: str = "given"
     # the training stack (FRAMEWORKS) and whether its PyTorch model is torch.compile'd (training/framework.py)
     framework: str = "megatron"
