@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engine_bench import build_catalog  # noqa: E402
 
-from service.engine.inference.bulk import batch_speeds  # noqa: E402
-from service.engine.inference.formats import resolve_weight_format  # noqa: E402
-from service.engine.inference.memory import Workload  # noqa: E402
-from service.engine.inference.plan import plan_serving  # noqa: E402
-from service.engine.inference.speed import estimate_speed  # noqa: E402
+from service.engine.inference.model.arrays import batch_speeds
+from service.engine.inference.model.formats import resolve_weight_format
+from service.engine.inference.model.memory import Workload
+from service.engine.inference.model.speed import estimate_speed
+from service.engine.inference.planner import plan_serving
 from service.engine.models import resolve_model  # noqa: E402
 
 REPEAT = int(os.environ.get("BENCH_REPEAT", "3"))

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/planner_bench.py        # `make bench-planner`
 
-1. Engine alone: evaluate_layouts (engine/training/vector.py) on 1,000,000 random layouts of Llama-2-70B on H100
+1. Engine alone: evaluate_layouts (engine/training/model/arrays.py) on 1,000,000 random layouts of Llama-2-70B on H100
    (data 1–64, tensor 1–8, pipeline 1–8, ZeRO 0–3, micro-batch 1–4), best of BENCH_REPEATS (3) runs;
    configurations per second.
 2. Whole searches through plan_training (the POST /v1/plans/training door without HTTP: request parsing, base
@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from engine_bench import build_catalog  # noqa: E402
 
 from service.engine import plan_training  # noqa: E402
+from service.engine.training.model.arrays import Layouts, evaluate_layouts
 from service.engine.training.request import build_plan  # noqa: E402
-from service.engine.training.vector import Layouts, evaluate_layouts  # noqa: E402
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 REQUEST = {
@@ -40,7 +40,12 @@ REQUEST = {
 SEARCHES = {  # label → search; each evaluates about the labelled number of configurations
     "10k": {"accelerators": ["nvidia-h100-sxm-80gb"], "device_counts": [256, 512], "zero_stages": [1, 3]},
     "100k": {"accelerators": ["nvidia-h100-sxm-80gb", "nvidia-a100-sxm-80gb", "nvidia-h200-sxm-141gb"]},
-    "1M": {"max_devices": 16384, "virtual_pipeline": [1, 2, 4], "micro_batch_sizes": [1, 2, 4], "context": [1, 2]},
+    "1M": {
+        "max_devices": 16384,
+        "virtual_pipeline": [1, 2, 4],
+        "micro_batch_sizes": [1, 2, 4],
+        "context": [1, 2],
+    },
 }
 
 
@@ -61,11 +66,15 @@ def engine_alone(catalog) -> None:
         rng.choice([1, 2, 4], n),
     )
     best = min(_timed(lambda: evaluate_layouts(plan, layouts)) for _ in range(REPEATS))
-    print(f"engine alone: {n:,} layouts in {best * 1e3:.0f} ms = {n / best:,.0f} configurations/s (best of {REPEATS})")
+    print(
+        f"engine alone: {n:,} layouts in {best * 1e3:.0f} ms = {n / best:,.0f} configurations/s (best of {REPEATS})"
+    )
 
 
 def searches(catalog) -> None:
-    print(f"{'search':>6} {'considered':>12} {'evaluated':>11} {'server s':>9} {'wall s':>7} {'configs/s':>12}")
+    print(
+        f"{'search':>6} {'considered':>12} {'evaluated':>11} {'server s':>9} {'wall s':>7} {'configs/s':>12}"
+    )
     previous = None
     for label, search in SEARCHES.items():
         runs = []
@@ -79,7 +88,11 @@ def searches(catalog) -> None:
         print(
             f"{label:>6} {stats['configurations_considered']:>12,} {evaluated:>11,} {stats['server_seconds']:>9.3f} "
             f"{wall:>7.3f} {evaluated / wall:>12,.0f}"
-            + (f"   ×{evaluated / previous[0]:.1f} configurations, ×{wall / previous[1]:.1f} time" if previous else "")
+            + (
+                f"   ×{evaluated / previous[0]:.1f} configurations, ×{wall / previous[1]:.1f} time"
+                if previous
+                else ""
+            )
         )
         previous = (evaluated, wall)
 

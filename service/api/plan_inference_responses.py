@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import marshmallow as ma
 
-from service.engine.inference.planner import REASONS
-
+from ..engine.inference.search.rank import REASONS
 from .estimate_responses import AsIs, integer, num, number, price_source, section, text
 from .inference_schemas import InferenceRequestSchema
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
-from service.engine.inference.plan_request import MAX_BATCH, MAX_GROUPS
-
+from ..engine.inference.search.request import MAX_BATCH, MAX_GROUPS
 from .fields import Float, Integer, String, fraction_range
 from .inference_schemas import ENGINES, KV_PRECISIONS, WeightsSchema
 from .model_schemas import ModelSpecField

@@ -8,8 +8,8 @@ from marshmallow import validate
 from service import engine
 from service.engine.i18n import N_
 from service.engine.parallelism import PIPELINE_SCHEDULES
-from service.engine.training.goodput import MAX_STRAGGLER_SHARE
 
+from ..engine.training.model.goodput import MAX_STRAGGLER_SHARE
 from .estimate_common import CostSchema, OutputSchema
 from .fields import AutoOr, Boolean, Count, Deadline, Float, Integer, String, fraction_range
 from .model_schemas import ModelSpecField

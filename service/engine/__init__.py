@@ -1,9 +1,12 @@
 """Pure estimator engine: dataclasses and functions, no Flask, SQLAlchemy or I/O.
 
-Two symmetric wings over a shared base:
-- `training/` and `inference/`, each with the same roles: `request` (request dict → typed plan, every field error
-  at once), `memory`, `step_time`/`speed`, `evaluate` (plan → frozen numbers), `response` (numbers → JSON with
-  human strings), `advice` (rules over plan + evaluation that re-evaluate a patched plan) and `estimate` (the door).
+Two symmetric wings over a shared base, `training/` and `inference/`, each with one room per role:
+- at the wing's root, the doors and the I/O: `estimate.py` (POST /v1/estimates/...), `planner.py` (POST
+  /v1/plans/...), `request.py` (request dict → typed plan, every field error at once), `response.py` (numbers →
+  JSON with human strings);
+- `model/`: the physics. A typed plan (`model/plan.py`) goes in, frozen numbers come out (`model/evaluate.py`);
+- `advice/`: rules over (plan, numbers) that re-evaluate a patched plan;
+- `search/`: the planner's request, space, ranking and response; it calls `model/`.
 - the base: `units`, `errors`, `hardware` (accelerators, catalog, bounds), `pricing`, `parallelism`,
   `architecture`/`models`/`presets` (model shapes shared by both wings), `patch` (RFC 7386 merge patch).
 
@@ -14,17 +17,17 @@ from .architecture import ARCHITECTURES, FFN_TYPES
 from .errors import InvalidRequest
 from .hardware import KINDS, PRECISIONS, SPEC_BOUNDS, Accelerator, Catalog, Price
 from .inference.estimate import estimate_inference
-from .inference.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRECISIONS
-from .inference.plan import plan_serving
+from .inference.model.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRECISIONS
+from .inference.planner import plan_serving
 from .models import PRESETS, list_presets, resolve_model
 from .patch import merge_patch
 from .pricing import PRICING_MODELS
 from .training.estimate import estimate_training
-from .training.plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
-from .training.plan_request import DURATION_PATTERN, MAX_DURATION_S, duration_seconds
-from .training.planner import OBJECTIVES as PLAN_OBJECTIVES
-from .training.planning import plan_training
-from .training.recompute_modules import RECOMPUTE_MODULES
+from .training.model.plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
+from .training.model.recompute import RECOMPUTE_MODULES
+from .training.planner import plan_training
+from .training.search.rank import OBJECTIVES as PLAN_OBJECTIVES
+from .training.search.request import DURATION_PATTERN, MAX_DURATION_S, duration_seconds
 from .units import parse_count
 
 __all__ = [

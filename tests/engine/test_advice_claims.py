@@ -7,7 +7,7 @@ import copy
 
 from service.engine import estimate_training
 from service.engine.patch import merge_patch
-from service.engine.training.advice_catalog import CHEAPER_MAX_SLOWDOWN, CHEAPER_MIN_SAVING
+from service.engine.training.advice.catalog import CHEAPER_MAX_SLOWDOWN, CHEAPER_MIN_SAVING
 
 from .conftest import load_catalog
 

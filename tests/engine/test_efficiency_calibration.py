@@ -10,9 +10,14 @@ from dataclasses import dataclass
 
 import pytest
 
-from service.engine.inference.formats import WeightFormat, default_kv_precision, on_engine, weight_format
-from service.engine.inference.memory import Workload
-from service.engine.inference.speed import Speed, estimate_speed
+from service.engine.inference.model.formats import (
+    WeightFormat,
+    default_kv_precision,
+    on_engine,
+    weight_format,
+)
+from service.engine.inference.model.memory import Workload
+from service.engine.inference.model.speed import Speed, estimate_speed
 from service.engine.models import PRESETS
 
 from .reference_catalog import load_catalog

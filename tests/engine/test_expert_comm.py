@@ -17,7 +17,11 @@ from service.engine.parallelism import (
     scale_up_bytes_per_s,
 )
 from service.engine.training.estimate import estimate_training
-from service.engine.training.expert_comm import EXPERT_OVERLAP_SM_SHARE, exposed_expert_s, unpaired_share
+from service.engine.training.model.expert_comm import (
+    EXPERT_OVERLAP_SM_SHARE,
+    exposed_expert_s,
+    unpaired_share,
+)
 
 from .reference_catalog import load_catalog
 
@@ -101,7 +105,7 @@ def test_moe_permutation_traffic_is_counted_from_the_shape():
     """Qwen3-30B-A3B (48 layers, all MoE, h 2048, top-8) in bf16: (5·8 + 3)·2048 values of 2 bytes per token per
     layer; a dense model moves none."""
     from service.engine.presets import PRESETS
-    from service.engine.training.step_time import moe_permute_bytes_per_token
+    from service.engine.training.model.compute import moe_permute_bytes_per_token
 
     qwen = PRESETS["qwen3-30b-a3b"]
     assert qwen.shape is not None and qwen.shape.moe_layers == qwen.shape.layers == 48
@@ -129,7 +133,7 @@ def test_expert_overlap_needs_expert_parallelism_and_no_full_recompute(change, v
 
 def _moe_gemm_s(experts: int, top_k: int, expert_ffn: int, expert_degree: int) -> float:
     """GEMM seconds of one step of a fine-grained MoE (16 layers of h 2048) at expert degree e."""
-    from service.engine.training.evaluate import evaluate
+    from service.engine.training.model.evaluate import evaluate
     from service.engine.training.request import build_plan
 
     from .reference_catalog import load_catalog
@@ -150,7 +154,7 @@ def _moe_gemm_s(experts: int, top_k: int, expert_ffn: int, expert_degree: int) -
 
 def test_expert_gemm_shape_is_the_dense_knees_on_the_experts_own_shape():
     from service.engine.architecture import TransformerShape
-    from service.engine.training.step_time import GEMM_WIDTH_KNEE, expert_gemm_shape
+    from service.engine.training.model.compute import GEMM_WIDTH_KNEE, expert_gemm_shape
 
     shape = TransformerShape(
         layers=48, hidden_size=2048, attention_heads=32, kv_heads=4, ffn_hidden_size=6144, vocab_size=151936,

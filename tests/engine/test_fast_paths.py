@@ -14,10 +14,10 @@ from dataclasses import replace
 import pytest
 
 from service.engine import merge_patch
-from service.engine.training.evaluate import basis, evaluate, local_seconds_floor, seconds_floor
+from service.engine.training.model.compute import compute_floor_s
+from service.engine.training.model.evaluate import basis, evaluate, local_seconds_floor, seconds_floor
+from service.engine.training.model.step import StepModel
 from service.engine.training.request import build_plan
-from service.engine.training.step_model import StepModel
-from service.engine.training.step_time import compute_floor_s
 
 LAYOUTS = [
     (

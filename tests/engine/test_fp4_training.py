@@ -10,14 +10,14 @@ from service.engine import InvalidRequest
 from service.engine.models import resolve_model
 from service.engine.parallelism import Parallelism
 from service.engine.training.estimate import estimate_training
-from service.engine.training.memory import (
+from service.engine.training.model.compute import FP4_BF16_LAYER_SHARE, flops_per_unit, step_work
+from service.engine.training.model.memory import (
     NVFP4_BYTES_PER_VALUE,
     bytes_per_parameter,
     layer_activation_bytes,
     saved_input_bytes,
 )
 from service.engine.training.request import build_plan
-from service.engine.training.step_time import FP4_BF16_LAYER_SHARE, flops_per_unit, step_work
 
 from .conftest import load_catalog
 

@@ -1,4 +1,4 @@
-"""Run-level goodput (service/engine/training/goodput.py): interruptions, restarts, lost work, Young/Daly checkpoints.
+"""Run-level goodput (service/engine/training/model/goodput.py): interruptions, restarts, lost work, Young/Daly checkpoints.
 
 Defaults come from Llama 3 (Dubey et al. 2024 §3.3.4): 466 interruptions in 54 days on 16,384 H100s with "more than
 90 % effective training time". The model must reproduce that at Llama 3's scale and leave an 8-GPU fine-tune almost
@@ -12,7 +12,7 @@ import pytest
 
 from service.engine import InvalidRequest, estimate_training
 from service.engine.hardware import Catalog
-from service.engine.training.goodput import (
+from service.engine.training.model.goodput import (
     INTERRUPTIONS_PER_DEVICE_HOUR,
     RESTART_S,
     STRAGGLER_SHARE,

@@ -7,15 +7,15 @@ import math
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from service.engine.inference.formats import ENGINES, default_kv_precision, resolve_weight_format
-from service.engine.inference.memory import (
+from service.engine.inference.model.formats import ENGINES, default_kv_precision, resolve_weight_format
+from service.engine.inference.model.memory import (
     PREFILL_CHUNK,
     Workload,
     kv_bytes_per_token,
     plan_memory,
     valid_counts,
 )
-from service.engine.inference.speed import estimate_speed
+from service.engine.inference.model.speed import estimate_speed
 from service.engine.models import PRESETS
 
 from .reference_catalog import load_catalog

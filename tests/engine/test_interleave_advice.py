@@ -10,8 +10,8 @@ import pytest
 
 from service.engine.hardware import Catalog
 from service.engine.patch import merge_patch
+from service.engine.training.advice.interleave import MIN_SAVING_SHARE, chunk_candidates
 from service.engine.training.estimate import estimate_training
-from service.engine.training.interleave import MIN_SAVING_SHARE, chunk_candidates
 from service.engine.training.request import build_plan
 
 
@@ -125,7 +125,7 @@ def test_no_interleaving_advice_on_a_planned_answer(hardware: dict, catalog: Cat
 @pytest.mark.parametrize("chunks", [2, 4, 8])
 def test_the_advices_plan_is_the_changed_request_parsed(chunks: int, catalog: Catalog) -> None:
     """interleave.interleaved skips the re-parse: it must build exactly what the changed request validates to."""
-    from service.engine.training.interleave import interleaved
+    from service.engine.training.advice.interleave import interleaved
 
     request = _request()
     change = {"hardware": {"parallelism": {"virtual_pipeline": chunks}}}

@@ -9,12 +9,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from service.engine.training.evaluate import basis, evaluate
-from service.engine.training.framework import UNFUSED_LOSS_BYTES_PER_LOGIT, loss_bytes_per_logit
-from service.engine.training.layouts import Layouts
-from service.engine.training.memory import activation_bytes, layer_activation_bytes, saved_input_bytes
+from service.engine.training.model.arrays import evaluate_layouts
+from service.engine.training.model.evaluate import basis, evaluate
+from service.engine.training.model.framework import UNFUSED_LOSS_BYTES_PER_LOGIT, loss_bytes_per_logit
+from service.engine.training.model.layouts import Layouts
+from service.engine.training.model.memory import activation_bytes, layer_activation_bytes, saved_input_bytes
 from service.engine.training.request import build_plan
-from service.engine.training.vector import evaluate_layouts
 
 from .public_points import evaluate_throughput
 from .reference_catalog import load_catalog

@@ -6,7 +6,7 @@ import pytest
 
 from service.engine.architecture import largest_layer_parameters, layer_parameters, mlp_parameters
 from service.engine.models import PRESETS
-from service.engine.training.memory import ZERO3_LIVE_LAYER_FACTOR, model_states
+from service.engine.training.model.memory import ZERO3_LIVE_LAYER_FACTOR, model_states
 from service.engine.training.request import build_plan
 
 QWEN3 = PRESETS["qwen3-30b-a3b"].shape  # 128 experts of width 768, hidden 2048, vocab 151936
@@ -81,7 +81,7 @@ def _folded(catalog, **parallelism: int):
 
 
 def test_expert_ranks_drawn_from_tensor_times_data_split_whole_experts(catalog) -> None:
-    from service.engine.training.memory import parameters_per_device
+    from service.engine.training.model.memory import parameters_per_device
 
     plan = _folded(catalog, expert_tensor=1)
     assert plan.par.expert_tensor_ranks == 1 and plan.par.expert_shard_ranks == 1  # 2 × 16 / (32 × 1)

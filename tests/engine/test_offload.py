@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from service.engine import InvalidRequest, estimate_training, plan_training
-from service.engine.training.evaluate import evaluate
 from service.engine.training.fit_defaults import offload_to_fit
-from service.engine.training.memory import layer_activation_bytes
-from service.engine.training.offload import exposed_offload_s, host_link_bytes_per_s
+from service.engine.training.model.evaluate import evaluate
+from service.engine.training.model.memory import layer_activation_bytes
+from service.engine.training.model.offload import exposed_offload_s, host_link_bytes_per_s
 from service.engine.training.request import build_plan
 
 from .conftest import load_catalog
@@ -180,8 +180,8 @@ def test_the_cheaper_part_scan_judges_other_parts_without_the_chosen_offload():
 def test_offload_copies_move_the_bytes_memory_keeps_for_fp4():
     """The copies are the offloaded layers' saved activations: under NVFP4 the GEMM inputs are kept at ~0.56 bytes
     (memory.SAVED_GEMM_INPUT_BYTES), and the copies were sized as 16-bit ones. Over PCIe (B200) they are exposed."""
-    from service.engine.training.memory import saved_input_bytes
-    from service.engine.training.step_model import StepModel
+    from service.engine.training.model.memory import saved_input_bytes
+    from service.engine.training.model.step import StepModel
 
     body = _body(40, accelerator="nvidia-b200")
     body["training"]["precision"] = "fp4"

@@ -8,8 +8,8 @@ import random
 import pytest
 
 from service.engine import InvalidRequest, estimate_inference
-from service.engine.inference.plan import plan_serving
-from service.engine.inference.planner import replicas_needed
+from service.engine.inference.planner import plan_serving
+from service.engine.inference.search.rank import replicas_needed
 
 BODY = {
     "model": {"preset": "mixtral-8x7b"},

@@ -9,15 +9,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from service.engine.inference.bulk import batch_speeds
-from service.engine.inference.formats import (
+from service.engine.inference.model.arrays import batch_speeds
+from service.engine.inference.model.formats import (
     ENGINE_KV_PRECISIONS,
     ENGINES,
     default_kv_precision,
     resolve_weight_format,
 )
-from service.engine.inference.memory import Workload
-from service.engine.inference.speed import estimate_speed
+from service.engine.inference.model.memory import Workload
+from service.engine.inference.model.speed import estimate_speed
 from service.engine.models import resolve_model
 
 PRESETS = (

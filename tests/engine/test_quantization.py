@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.engine.inference.formats import (
+from service.engine.inference.model.formats import (
     ENGINE_FORMATS,
     ENGINES,
     FORMAT_PRECISION,

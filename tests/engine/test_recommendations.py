@@ -220,7 +220,7 @@ def test_a_cheaper_part_of_another_vendor_says_what_the_software_must_change(cat
 
 
 def test_stack_change_by_target_vendor(catalog: Catalog) -> None:
-    from service.engine.training.advice_catalog import _stack_change
+    from service.engine.training.advice.catalog import _stack_change
 
     a100, h100 = catalog.accelerators["nvidia-a100-sxm-80gb"], catalog.accelerators["nvidia-h100-sxm-80gb"]
     tpu = next(a for a in catalog.accelerators.values() if a.kind == "tpu")

@@ -1,4 +1,4 @@
-"""training.recompute_modules: Megatron-Core's selective recomputation of named modules (recompute_modules.py).
+"""training.recompute_modules: Megatron-Core's selective recomputation of named modules (model/recompute.py).
 
 Megatron-Core TransformerConfig.recompute_modules (megatron/core/transformer/transformer_config.py @core_v0.15.0):
 default ["core_attn"], read only under recompute_granularity "selective"."""
@@ -13,16 +13,20 @@ from service.engine.architecture import matmul_parameters_per_token
 from service.engine.models import PRESETS
 from service.engine.parallelism import Parallelism
 from service.engine.training.estimate import estimate_training
-from service.engine.training.evaluate import evaluate
-from service.engine.training.memory import UNFUSED_SCORE_BYTES, layer_activation_bytes, unfused_kv_expansion
-from service.engine.training.recompute_modules import (
+from service.engine.training.model.arrays import Layouts, evaluate_layouts
+from service.engine.training.model.compute import recompute_gemm_factor
+from service.engine.training.model.evaluate import evaluate
+from service.engine.training.model.memory import (
+    UNFUSED_SCORE_BYTES,
+    layer_activation_bytes,
+    unfused_kv_expansion,
+)
+from service.engine.training.model.recompute import (
     RECOMPUTE_MODULES,
     recomputed_elementwise_bytes,
     recomputed_matmul_share,
 )
 from service.engine.training.request import build_plan
-from service.engine.training.step_time import recompute_gemm_factor
-from service.engine.training.vector import Layouts, evaluate_layouts
 
 GPT_OSS = PRESETS["gpt-oss-120b"].shape  # h 2880, 4 of 128 experts of width 2880, no shared expert, SwiGLU
 LLAMA = PRESETS["llama-3-8b"].shape  # dense: h 4096, f 14336

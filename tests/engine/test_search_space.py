@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.engine.training.search_space import (
+from service.engine.training.search.space import (
     DEFAULT_PIPELINE,
     MAX_PIPELINE_FOR_ODD_COUNTS,
     pipeline_for_counts,

@@ -10,12 +10,7 @@ import pytest
 from service.engine.errors import InvalidRequest
 from service.engine.hardware import Catalog
 from service.engine.inference.estimate import estimate_inference
-from service.engine.inference.formats import (
-    EXL2_FORMATS,
-    FORMATS,
-    resolve_weight_format,
-    weight_bytes,
-)
+from service.engine.inference.model.formats import EXL2_FORMATS, FORMATS, resolve_weight_format, weight_bytes
 from service.engine.models import PRESETS
 
 from .reference_catalog import load_catalog

@@ -11,9 +11,9 @@ from service.engine.hardware import Catalog
 from service.engine.models import PRESETS
 from service.engine.parallelism import Parallelism, pipeline_bubble_fraction
 from service.engine.training.estimate import estimate_training
-from service.engine.training.memory import layer_activation_bytes, training_memory
+from service.engine.training.model.memory import layer_activation_bytes, training_memory
+from service.engine.training.model.scaling import chinchilla_loss
 from service.engine.training.request import build_plan
-from service.engine.training.scaling import chinchilla_loss
 
 
 @pytest.mark.parametrize(("zero", "gigabytes"), [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)])

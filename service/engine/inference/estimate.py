@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..hardware import Catalog
-from .advice import recommendations, suggestions
-from .evaluate import evaluate
+from .advice.rules import recommendations, suggestions
+from .model.evaluate import evaluate
 from .request import parse_request
 from .response import build_response
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidRequest
@@ -11,7 +10,7 @@ from ..hardware import Accelerator, Catalog
 from ..i18n import _
 from ..models import ModelSpec, resolve_model
 from ..pricing import resolve_price
-from .formats import (
+from .model.formats import (
     ENGINE_KV_PRECISIONS,
     ENGINES,
     EXL2_FORMATS,
@@ -20,7 +19,8 @@ from .formats import (
     default_kv_precision,
     resolve_weight_format,
 )
-from .memory import Workload, tensor_degree_error, valid_counts
+from .model.memory import Workload, tensor_degree_error, valid_counts
+from .model.plan import InferencePlan
 
 DEFAULT_BATCH, DEFAULT_PROMPT, DEFAULT_OUTPUT = 1, 512, 256
 MAX_COUNT = 1024  # explicit counts (the API's limit); "auto" searches up to inference_memory.MAX_DEVICES
@@ -41,21 +41,6 @@ ENGINE_KINDS = {
 # GPTQ/AWQ/bitsandbytes kernels are CUDA/ROCm code (AutoGPTQ, AutoAWQ, bitsandbytes READMEs); so are the MXFP4/NVFP4
 # GEMMs (Marlin, CUTLASS, FlashInfer, Aiter) and ExLlamaV2's EXL2 kernels.
 GPU_ONLY_FORMATS = frozenset({"gptq", "awq", "bnb-nf4", "bnb-int8", "mxfp4", "nvfp4", *EXL2_FORMATS})
-
-
-@dataclass(frozen=True)
-class InferencePlan:
-    workload: Workload
-    accelerator: Accelerator
-    count: int | None  # None = "auto"
-    targets: dict[str, float]
-    cost: Mapping[str, Any]
-    usd_per_accelerator_hour: float | None
-    price_source: Any  # "override", the catalog price row used (dict), or None
-    infrastructure_overhead: float
-    details: bool
-    decimal_places: int
-    suggestions: bool
 
 
 def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan:

@@ -12,7 +12,7 @@ from typing import Any
 from ..hardware import Accelerator
 from ..i18n import _
 from ..units import SECONDS_PER_HOUR, human_bytes, human_duration
-from .efficiency import (
+from .model.efficiency import (
     MOE_EXPERT_EFFICIENCY,
     accelerator_class,
     bandwidth_efficiency,
@@ -20,10 +20,10 @@ from .efficiency import (
     kv_bandwidth_efficiency,
     layer_overhead_s,
 )
-from .evaluate import InferenceEvaluation
-from .memory import MemoryPlan, Workload
-from .request import InferencePlan
-from .speed import Speed
+from .model.evaluate import InferenceEvaluation
+from .model.memory import MemoryPlan, Workload
+from .model.plan import InferencePlan
+from .model.speed import Speed
 
 
 def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:

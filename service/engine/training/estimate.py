@@ -10,12 +10,12 @@ from typing import Any
 
 from ..hardware import Catalog
 from ..i18n import _, num
-from .advice import recommend
-from .auto import resolve_auto, wants_auto
-from .evaluate import evaluate
+from .advice.rules import recommend
 from .fit_defaults import fit
+from .model.evaluate import evaluate
 from .request import build_plan
 from .response import build_response
+from .search.auto import resolve_auto, wants_auto
 
 
 def estimate_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any]:

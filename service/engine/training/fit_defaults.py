@@ -9,11 +9,11 @@
 from __future__ import annotations
 
 from ..i18n import _
-from .evaluate import Evaluation, evaluate
-from .framework import TPU_DEFAULT_RECOMPUTATION
-from .offload import offloads_to_fit
-from .plan import TrainingPlan
-from .recompute_modules import DEFAULT_RECOMPUTE_MODULES
+from .model.evaluate import Evaluation, evaluate
+from .model.framework import TPU_DEFAULT_RECOMPUTATION
+from .model.offload import offloads_to_fit
+from .model.plan import TrainingPlan
+from .model.recompute import DEFAULT_RECOMPUTE_MODULES
 
 # MaxText's remat policies run from the least recomputed ('minimal': keep the matmul outputs, the engine's "dots") to
 # 'full', its default (MaxText/configs/base.yml: "a trade-off between speed (fastest to slowest) and HBM usage

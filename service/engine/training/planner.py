@@ -1,371 +1,125 @@
-"""The training planner: the cheapest, the fastest, or the time-vs-cost frontier of the ways to run one training job.
+"""The training planner's door: request dict → search → JSON-ready answer (POST /v1/plans/training).
 
-For every candidate (an accelerator and an activation-recomputation mode, as a base TrainingPlan) the layouts of
-the search space are enumerated and evaluated in one numpy pass (vector.py: the single estimate's model over
-arrays); time does not depend on the price, so each layout is priced on every offer (provider × pricing model) at
-once. Then constraints (memory, deadline, budget) and the objective pick among them.
+Every plan it answers carries `estimate_request`, a body for POST /v1/estimates/training that reproduces it (the
+same accelerator, count, layout, micro-batch, recomputation and price), and the best plan's full estimate is
+computed through that door, so what the planner promises is what an estimate says.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any
 
-import numpy as np
-
-from ..i18n import _, num
-from ..units import human_duration, human_usd
-from .plan import TrainingPlan
-from .search_space import SearchSpace, enumerate_layouts
-from .vector import LayoutNumbers, Layouts, evaluate_layouts
-
-OBJECTIVES = ("cheapest", "fastest", "pareto")
-EXCLUSION_REASONS = ("invalid_layout", "does_not_fit", "misses_deadline", "over_budget")
-FRONTIER_POINTS = 40  # the frontier is thinned to at most this many points, ends kept
+from ..hardware import Catalog
+from ..i18n import _
+from ..parallelism import builds_training_clusters
+from ..units import human_bytes, human_duration, human_usd
+from .estimate import estimate_training
+from .search.rank import Point, search
+from .search.request import parse_plan_request
 
 
-@dataclass(frozen=True)
-class Offer:
-    """One way to pay for the accelerator: a provider's cheapest row of one pricing model."""
-
-    provider: str
-    pricing_model: str
-    usd_per_hour: float
-    price: Any = None  # the catalog Price it came from
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """An accelerator and recomputation mode to search: the base plan (its layout is ignored) and its offers."""
-
-    plan: TrainingPlan
-    offers: tuple[Offer, ...]
-
-
-class Prepared(NamedTuple):
-    """A candidate with its search space enumerated once: the product's size and the layouts build_plan accepts."""
-
-    candidate: Candidate
-    grid_size: int
-    layouts: Layouts
-
-
-def prepare(candidates: list[Candidate], space_for: Callable[[TrainingPlan], SearchSpace]) -> list[Prepared]:
-    """Each candidate's space (`space_for(plan)`), enumerated."""
-    prepared = []
-    for candidate in candidates:
-        space = space_for(candidate.plan)
-        prepared.append(Prepared(candidate, space.grid_size, enumerate_layouts(candidate.plan, space)))
-    return prepared
-
-
-@dataclass(frozen=True)
-class Constraints:
-    deadline_s: float | None = None
-    budget_usd: float | None = None
-
-
-@dataclass(frozen=True)
-class Point:
-    """One evaluated configuration: where it runs, how it is laid out, what it takes."""
-
-    candidate: Candidate
-    offer: Offer
-    data: int
-    tensor: int
-    pipeline: int
-    context: int
-    expert: int
-    zero_stage: int
-    sequence_parallel: bool
-    virtual_pipeline: int
-    micro_batch: int
-    devices: int
-    seconds: float
-    total_usd: float
-    memory_bytes: float
-    utilization: float
-    accelerator_hours: float
-
-    @property
-    def plan(self) -> TrainingPlan:
-        return self.candidate.plan
-
-    def parallelism(self) -> dict[str, Any]:
-        """The layout as `hardware.parallelism` spells it (every degree, 1s included)."""
-        return {
-            "data": self.data,
-            "tensor": self.tensor,
-            "pipeline": self.pipeline,
-            "context": self.context,
-            "expert": self.expert,
-            "zero_stage": self.zero_stage,
-            "sequence_parallel": self.sequence_parallel,
-            "virtual_pipeline": self.virtual_pipeline,
-        }
-
-    def describe(self) -> str:
-        if self.total_usd != self.total_usd:  # NaN: searched without a price
-            return _("{devices} × {id} (no price): {seconds}").format(
-                devices=self.devices, id=self.plan.accelerator.id, seconds=human_duration(self.seconds)
-            )
-        return (
-            f"{self.devices} × {self.plan.accelerator.id} ({self.offer.provider}, {self.offer.pricing_model}): "
-            f"{human_duration(self.seconds)}, {human_usd(self.total_usd)}"
-        )
-
-
-@dataclass
-class PlanSearch:
-    """What the search found: the results for the objective, the frontier, exclusions, nearest misses, stats."""
-
-    results: list[Point]
-    frontier: list[Point]
-    excluded: dict[str, int]
-    nearest_misses: list[dict[str, Any]]
-    stats: dict[str, Any] = field(default_factory=dict)
-
-
-class _Pool:
-    """Every evaluated configuration of the search as parallel arrays (one row per layout × offer)."""
-
-    def __init__(self) -> None:
-        self.parts: list[tuple[int, int, Layouts, LayoutNumbers, np.ndarray]] = []
-
-    def add(
-        self, candidate: int, offer: int, layouts: Layouts, numbers: LayoutNumbers, usd: np.ndarray
-    ) -> None:
-        self.parts.append((candidate, offer, layouts, numbers, usd))
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        if not self.parts:
-            empty = np.zeros(0)
-            return {
-                k: empty for k in ("candidate", "offer", "row", "part", "seconds", "usd", "memory", "fits")
-            }
-        cols: dict[str, list[np.ndarray]] = {k: [] for k in ("candidate", "offer", "row", "part")}
-        cols |= {"seconds": [], "usd": [], "memory": [], "fits": [], "devices": []}
-        for index, (candidate, offer, _layout, numbers, usd) in enumerate(self.parts):
-            n = len(usd)
-            cols["candidate"].append(np.full(n, candidate))
-            cols["offer"].append(np.full(n, offer))
-            cols["row"].append(np.arange(n))
-            cols["part"].append(np.full(n, index))
-            cols["seconds"].append(numbers.seconds)
-            cols["usd"].append(usd)
-            cols["memory"].append(numbers.memory_bytes)
-            cols["fits"].append(numbers.fits)
-            cols["devices"].append(numbers.devices)
-        return {k: np.concatenate(v) for k, v in cols.items()}
-
-
-def search(
-    prepared: list[Prepared],
-    constraints: Constraints,
-    objective: str = "pareto",
-    limit: int = 5,
-    checkpoint_bytes_per_s: float | None = None,
-) -> PlanSearch:
-    """Evaluate every prepared candidate's layouts on its offers and pick under the constraints."""
+def plan_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any]:
     started = time.perf_counter()
-    candidates = [p.candidate for p in prepared]
-    pool, considered, layouts_evaluated, invalid = _Pool(), 0, 0, 0
-    for ci, (candidate, grid_size, layouts) in enumerate(prepared):
-        offers = len(candidate.offers)
-        considered += grid_size * offers
-        invalid += (grid_size - len(layouts.data)) * offers
-        if not len(layouts.data):
-            continue
-        numbers = evaluate_layouts(candidate.plan, layouts, checkpoint_bytes_per_s)
-        layouts_evaluated += len(layouts.data)
-        for oi, offer in enumerate(candidate.offers):
-            usd = numbers.usd(offer.usd_per_hour, candidate.plan.infrastructure_overhead)
-            pool.add(ci, oi, layouts, numbers, usd)
-    a = pool.arrays()
-    deadline = constraints.deadline_s if constraints.deadline_s is not None else np.inf
-    budget = constraints.budget_usd if constraints.budget_usd is not None else np.inf
-    fits = a["fits"].astype(bool)
-    in_time = a["seconds"] <= deadline
-    in_budget = (a["usd"] <= budget) | (constraints.budget_usd is None)  # NaN: no price (fastest only)
-    feasible = np.flatnonzero(fits & in_time & in_budget)
-    excluded = {
-        "invalid_layout": int(invalid),
-        "does_not_fit": int(np.count_nonzero(~fits)),
-        "misses_deadline": int(np.count_nonzero(fits & ~in_time)),
-        "over_budget": int(np.count_nonzero(fits & in_time & ~in_budget)),
+    parsed = parse_plan_request(request, catalog)  # base plans and enumerated layouts
+    found = search(
+        parsed.prepared,
+        parsed.constraints,
+        parsed.objective,
+        parsed.limit,
+        parsed.checkpoint_bytes_per_s,
+    )
+    found.stats["server_seconds"] = time.perf_counter() - started  # parsing and enumeration included
+    notes = list(parsed.notes)
+    for acc in {
+        p.candidate.plan.accelerator.id: p.candidate.plan.accelerator for p in parsed.prepared
+    }.values():
+        if not builds_training_clusters(acc):
+            notes.append(
+                _(
+                    "{id} is not built into training clusters (no switched scale-up fabric or cluster network in "
+                    "the catalog; PCIe cards bridged in pairs are one-server parts): searched within one 8-device "
+                    "server only."
+                ).format(id=acc.id)
+            )
+    results = [_point(p, request) for p in found.results]
+    best = results[0] if results else None
+    if best is not None:
+        best = {**best, "estimate": estimate_training(best["estimate_request"], catalog)}
+    c = parsed.constraints
+    return {
+        "objective": parsed.objective,
+        "constraints": {
+            "deadline_s": c.deadline_s,
+            "deadline": human_duration(c.deadline_s) if c.deadline_s is not None else None,
+            "budget_usd": c.budget_usd,
+        },
+        "best": best,
+        "results": results,
+        "frontier": [_point(p, request) for p in found.frontier],
+        "excluded": {**found.excluded, "accelerators": parsed.excluded_accelerators},
+        "nearest_misses": [
+            {
+                "reason": m["reason"],
+                "message": m["message"],
+                "plan": _point(m["plan"], request) if m.get("plan") else None,
+            }
+            for m in found.nearest_misses
+        ],
+        "search": found.stats,
+        "notes": notes,
     }
-    ranked = _rank(a, feasible, objective)
-    frontier_rows = _frontier(a, feasible)
-    point = _pointer(candidates, pool, a)
-    results = [point(i) for i in ranked[:limit]]
-    frontier = [point(i) for i in _thin(frontier_rows, FRONTIER_POINTS)]
-    misses = [] if len(feasible) else _nearest_misses(a, fits, in_time, in_budget, constraints, point)
-    stats = {
-        "configurations_considered": int(considered),
-        "configurations_evaluated": int(len(a["seconds"])),
-        "layouts_evaluated": int(layouts_evaluated),
-        "pruned_invalid": int(invalid),
-        "feasible": int(len(feasible)),
-        "candidates": len(candidates),
-        "server_seconds": time.perf_counter() - started,
+
+
+def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
+    plan, acc = p.plan, p.plan.accelerator
+    priced = p.offer.usd_per_hour == p.offer.usd_per_hour  # NaN: searched without a price (objective fastest)
+    parallelism = p.parallelism()
+    return {
+        "accelerator": acc.id,
+        "provider": p.offer.provider if priced else None,
+        "pricing_model": p.offer.pricing_model if priced else None,
+        "usd_per_accelerator_hour": p.offer.usd_per_hour if priced else None,
+        "count": p.devices,
+        "parallelism": parallelism,
+        "micro_batch_size": p.micro_batch,
+        "activation_recomputation": plan.recompute,
+        "precision": plan.precision,
+        "seconds": p.seconds,
+        "time": human_duration(p.seconds),
+        "total_usd": p.total_usd if priced else None,
+        "cost": human_usd(p.total_usd) if priced else _("n/a (no price)"),
+        "accelerator_hours": p.accelerator_hours,
+        "memory_per_device_bytes": p.memory_bytes,
+        "memory_per_device": human_bytes(p.memory_bytes),
+        "memory_capacity_bytes": acc.memory_bytes,
+        "utilization": p.utilization,
+        "estimate_request": estimate_body(p, request),
     }
-    return PlanSearch(results, frontier, excluded, misses, stats)
 
 
-def _rank(a: dict[str, np.ndarray], rows: np.ndarray, objective: str) -> np.ndarray:
-    """Feasible rows, best first: cheapest (then faster, then less memory), fastest (then cheaper, less memory);
-    pareto ranks its frontier by cost, so its first result is the cheapest plan that meets the constraints."""
-    if not len(rows):
-        return rows
-    if objective == "pareto":
-        rows = _frontier(a, rows)
-    seconds, usd, memory = a["seconds"][rows], a["usd"][rows], a["memory"][rows]
-    if objective == "fastest":
-        return rows[np.lexsort((memory, usd, seconds))]
-    if objective == "fewest_devices":  # hardware.count "auto": the smallest count that qualifies
-        return rows[np.lexsort((memory, seconds, a["devices"][rows]))]
-    return rows[np.lexsort((memory, seconds, usd))]
-
-
-def _frontier(a: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
-    """Rows no other row beats on both time and cost (ties: the one with less memory), fastest first."""
-    if not len(rows):
-        return rows
-    order = rows[np.lexsort((a["memory"][rows], a["usd"][rows], a["seconds"][rows]))]
-    usd = a["usd"][order]
-    best_before = np.minimum.accumulate(np.concatenate(([np.inf], usd[:-1])))
-    return order[usd < best_before]
-
-
-def _thin(rows: np.ndarray, most: int) -> np.ndarray:
-    if len(rows) <= most:
-        return rows
-    keep = np.unique(np.linspace(0, len(rows) - 1, most).round().astype(np.int64))
-    return rows[keep]
-
-
-def _pointer(candidates: list[Candidate], pool: _Pool, a: dict[str, np.ndarray]) -> Any:
-    def point(i: int) -> Point:
-        ci, oi, part, row = int(a["candidate"][i]), int(a["offer"][i]), int(a["part"][i]), int(a["row"][i])
-        _candidate, _offer, lay, numbers, usd = pool.parts[part]
-        return Point(
-            candidate=candidates[ci],
-            offer=candidates[ci].offers[oi],
-            data=int(lay.data[row]),
-            tensor=int(lay.tensor[row]),
-            pipeline=int(lay.pipeline[row]),
-            context=int(lay.context[row]),
-            expert=int(lay.expert[row]),
-            zero_stage=int(lay.zero_stage[row]),
-            sequence_parallel=bool(lay.sequence_parallel[row]),
-            virtual_pipeline=int(lay.virtual_pipeline[row]),
-            micro_batch=int(lay.micro_batch[row]),
-            devices=int(numbers.devices[row]),
-            seconds=float(numbers.seconds[row]),
-            total_usd=float(usd[row]),
-            memory_bytes=float(numbers.memory_bytes[row]),
-            utilization=float(numbers.utilization[row]),
-            accelerator_hours=float(numbers.accelerator_hours[row]),
-        )
-
-    return point
-
-
-def _nearest_misses(
-    a: dict[str, np.ndarray],
-    fits: np.ndarray,
-    in_time: np.ndarray,
-    in_budget: np.ndarray,
-    constraints: Constraints,
-    point: Any,
-) -> list[dict[str, Any]]:
-    """Why nothing qualified, with the plans closest to qualifying (each a Point and a sentence)."""
-    misses: list[dict[str, Any]] = []
-    fitting = np.flatnonzero(fits)
-    if not len(a["seconds"]):
-        return [
-            {
-                "reason": "no_candidates",
-                "message": _("No accelerator in the search has a price and a valid layout."),
-            }
-        ]
-    if not len(fitting):
-        smallest = int(np.argmin(a["memory"]))
-        p = point(smallest)
-        misses.append(
-            {
-                "reason": "does_not_fit",
-                "message": _(
-                    "No layout fits in memory; the least memory per device is {value} GiB on {id} ({value2} "
-                    "GiB): allow more devices, pipeline stages, ZeRO-3 or full recomputation."
-                ).format(
-                    value=num(p.memory_bytes / 2**30, 1),
-                    id=p.plan.accelerator.id,
-                    value2=num(p.plan.accelerator.memory_bytes / 2**30, 1),
-                ),
-                "plan": p,
-            }
-        )
-        return misses
-    fastest = point(int(fitting[np.lexsort((a["usd"][fitting], a["seconds"][fitting]))[0]]))
-    cheapest = point(int(fitting[np.lexsort((a["seconds"][fitting], a["usd"][fitting]))[0]]))
-    if constraints.deadline_s is not None and not in_time[fitting].any():
-        misses.append(
-            {
-                "reason": "misses_deadline",
-                "message": _(
-                    "The fastest plan takes {seconds} ({value}); the deadline is {deadline_s}."
-                ).format(
-                    seconds=human_duration(fastest.seconds),
-                    value=fastest.describe(),
-                    deadline_s=human_duration(constraints.deadline_s),
-                ),
-                "plan": fastest,
-            }
-        )
-    timely = fitting[in_time[fitting]]
-    if constraints.budget_usd is not None and len(timely):
-        best = point(int(timely[np.lexsort((a["seconds"][timely], a["usd"][timely]))[0]]))
-        within = (
-            _(" within {deadline_s}").format(deadline_s=human_duration(constraints.deadline_s))
-            if constraints.deadline_s is not None
-            else ""
-        )
-        misses.append(
-            {
-                "reason": "over_budget",
-                "message": _(
-                    "The cheapest plan{within} needs a budget of {total_usd} ({value}); the budget is "
-                    "{budget_usd}."
-                ).format(
-                    within=within,
-                    total_usd=human_usd(best.total_usd),
-                    value=best.describe(),
-                    budget_usd=human_usd(constraints.budget_usd),
-                ),
-                "plan": best,
-            }
-        )
-    affordable = fitting[in_budget[fitting]]
-    if constraints.deadline_s is not None and constraints.budget_usd is not None and len(affordable):
-        quick = point(int(affordable[np.lexsort((a["usd"][affordable], a["seconds"][affordable]))[0]]))
-        misses.append(
-            {
-                "reason": "misses_deadline_within_budget",
-                "message": _("Within the budget the fastest plan takes {seconds} ({value}).").format(
-                    seconds=human_duration(quick.seconds), value=quick.describe()
-                ),
-                "plan": quick,
-            }
-        )
-    if not misses:
-        misses.append(
-            {
-                "reason": "cheapest",
-                "message": _("The cheapest plan: {value}.").format(value=cheapest.describe()),
-                "plan": cheapest,
-            }
-        )
-    return misses
+def estimate_body(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
+    """A POST /v1/estimates/training body that evaluates exactly this point."""
+    training = {
+        **(request.get("training") or {}),
+        "micro_batch_size": p.micro_batch,
+        "activation_recomputation": p.plan.recompute,
+        "precision": p.plan.precision,
+    }
+    if p.plan.recompute != "selective":  # the named modules belong to "selective" only (model/recompute.py)
+        training.pop("recompute_modules", None)
+    optional = ("context", "expert", "virtual_pipeline")  # sent only when not 1, as a person would write them
+    parallelism = {k: v for k, v in p.parallelism().items() if k not in optional or v != 1}
+    cost: dict[str, Any] = {}
+    if p.offer.usd_per_hour == p.offer.usd_per_hour:  # priced (not NaN)
+        cost = {"provider": p.offer.provider, "pricing_model": p.offer.pricing_model}
+    overhead = (request.get("cost") or {}).get("infrastructure_overhead")
+    if overhead:
+        cost["infrastructure_overhead"] = overhead
+    return {
+        "model": request.get("model"),
+        "training": training,
+        "hardware": {"accelerator": p.plan.accelerator.id, "count": p.devices, "parallelism": parallelism},
+        "cost": cost,
+    }

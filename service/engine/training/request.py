@@ -18,20 +18,18 @@ from ..models import resolve_model
 from ..parallelism import DEVICES_PER_NODE, Parallelism
 from ..pricing import resolve_price
 from .fit_defaults import default_recompute_note
-from .framework import default_recomputation, inferred_framework
-from .goodput import MAX_STRAGGLER_SHARE
 from .layout_request import check_expert_overlap, parse_parallelism
-from .plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
-from .recompute_modules import parse_recompute_modules
+from .model.checkpoint import CHECKPOINT_BYTES_PER_S_PER_NODE
+from .model.framework import default_recomputation, inferred_framework
+from .model.goodput import MAX_STRAGGLER_SHARE
+from .model.plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
+from .model.recompute import parse_recompute_modules
 
 DEFAULT_SEQUENCE_LENGTH = (
     2048  # GPT-3 / Megatron default context when the model gives none (Brown et al. 2020)
 )
 DEFAULT_BATCH_TOKENS = 4 * 1024 * 1024  # ~4M tokens per batch (Llama 2 pre-training, Touvron et al. 2023)
 DEFAULT_BATCH_SAMPLES = 256  # ResNet-50 reference batch (Goyal et al. 2017 "ImageNet in 1 Hour")
-# Checkpoint write bandwidth when not given: 2 GB/s per node written in parallel (one NVMe / parallel-FS client
-# stream per node; torch.distributed.checkpoint writes shards concurrently).
-CHECKPOINT_BYTES_PER_S_PER_NODE = 2e9
 SAMPLE_ARCHITECTURES = ("cnn", "vit")
 # training.precision when not given: the first the accelerator supports. bf16 mixed precision is the default of
 # Megatron-LM, NeMo and the Llama/OPT runs; fp16 mixed precision with loss scaling (Micikevicius et al. 2018)

@@ -9,12 +9,13 @@ from ..i18n import N_, _, num, pct
 from ..parallelism import pipeline_bubble_fraction
 from ..pricing import describe
 from ..units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_usd
-from .evaluate import Evaluation, checkpoint_write_s
-from .framework import attention_kernel
-from .memory import bytes_per_parameter, fragmentation_fraction, runtime_reserve_bytes
-from .plan import TrainingPlan
-from .scaling import scaling_summary
-from .step_time import best_gemm_efficiency
+from .model.checkpoint import checkpoint_write_s
+from .model.compute import best_gemm_efficiency
+from .model.evaluate import Evaluation
+from .model.framework import attention_kernel
+from .model.memory import bytes_per_parameter, fragmentation_fraction, runtime_reserve_bytes
+from .model.plan import TrainingPlan
+from .model.scaling import scaling_summary
 
 # Spread of utilization comparable public runs achieved around our prediction: Megatron-LM Table 1 spans
 # 44–52 % HFU and NeMo 24.09 H100 FP8 35–45 % of FP8 peak; the calibration residuals are within about ±20 %.

@@ -1,0 +1,115 @@
+"""speed.py's token formulas over an array of batch sizes at once (numpy): the serving planner's inner loop.
+
+One model, not two: every per-workload and per-device quantity comes from speed.token_work / token_device (the
+single estimate's own helpers, at batch 1 — each FLOP and byte term of speed.py is b × its batch-1 value), and
+only the batch-dependent expressions are written here again, in the same order as _prefill and _decode.
+tests/engine/test_planner_bulk.py checks this against estimate_speed on 1,000 random configurations (1e-9).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ...hardware import Accelerator
+from ...parallelism import group_bandwidth
+from .efficiency import (
+    FP8_TOKENS_HALF,
+    MOE_EXPERT_EFFICIENCY,
+    allreduce_latency_s,
+    compute_efficiency,
+    compute_profile,
+)
+from .memory import PREFILL_CHUNK, Workload
+from .speed import TokenDevice, TokenWork, token_device, token_work
+
+FloatArray = np.ndarray
+
+
+@dataclass(frozen=True)
+class BatchSpeeds:
+    """Seconds at each batch size of `batches` (same shape)."""
+
+    batches: FloatArray
+    time_to_first_token_s: FloatArray
+    time_per_output_token_s: FloatArray
+    end_to_end_s: FloatArray
+
+    @property
+    def requests_per_second(self) -> FloatArray:
+        """One replica's throughput: a batch of b requests every end-to-end time (speed.py's requests_per_second)."""
+        return self.batches / self.end_to_end_s
+
+
+def batch_speeds(w: Workload, acc: Accelerator, count: int, batches: FloatArray) -> BatchSpeeds:
+    """TTFT, TPOT and end-to-end time of token workload `w` on `count` devices at every batch size given
+    (w.batch is ignored). Sample-mode models have no tokens: the planner refuses them before this."""
+    one = w if w.batch == 1 else replace(w, batch=1)
+    work = token_work(one)
+    d = token_device(one, acc, count, work.layers)
+    b = np.asarray(batches, dtype=float)
+    ttft = _prefill(one, work, d, b)
+    tpot = _decode(one, work, d, b)
+    e2e = ttft + (w.output_tokens - 1) * tpot
+    return BatchSpeeds(b, ttft, tpot, e2e)
+
+
+def _efficiency(w: Workload, d: TokenDevice, tokens: FloatArray) -> FloatArray:
+    """compute_efficiency over an array of token counts: eff_max · n/(n + n_half), n ≥ 1."""
+    eff_max = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, float("inf"))
+    n_half = FP8_TOKENS_HALF if d.precision in ("fp8", "fp4") else compute_profile(w.engine, d.cls)[1]
+    n = np.maximum(tokens, 1.0)
+    return eff_max * n / (n + n_half)
+
+
+def _weights_read(w: Workload, tokens: FloatArray) -> tuple[float, FloatArray]:
+    """speed._weights_read: dense bytes, and the routed-expert bytes the tokens touch (E·(1 − (1 − k/E)^B))."""
+    dense = w.weights_bytes - w.input_embedding_bytes - w.expert_bytes
+    s = w.model.shape
+    if s is None or not s.is_moe:
+        return dense, np.zeros_like(tokens)
+    touched = 1.0 - (1.0 - s.experts_per_token / s.experts) ** np.maximum(tokens, 1.0)
+    return dense, w.expert_bytes * touched
+
+
+def _stream(w: Workload, tokens: FloatArray, t: int, bandwidth: float) -> FloatArray:
+    dense, expert = _weights_read(w, tokens)
+    return (dense + expert / MOE_EXPERT_EFFICIENCY.value) / t / bandwidth
+
+
+def _allreduce(d: TokenDevice, layers: int, message_bytes: FloatArray) -> FloatArray | float:
+    """speed._allreduce_s: two all-reduces per layer, latency + ring time (zero for an empty payload)."""
+    if not d.tensor or d.devices <= 1:
+        return 0.0
+    bandwidth = group_bandwidth(d.acc, d.devices, 1)
+    ring = np.where(message_bytes > 0, 2.0 * (d.devices - 1) / d.devices * message_bytes / bandwidth, 0.0)
+    return 2 * layers * (allreduce_latency_s(d.acc) + ring)
+
+
+def _prefill(w: Workload, work: TokenWork, d: TokenDevice, b: FloatArray) -> FloatArray:
+    tokens = b * w.prompt_tokens
+    body_flops, head_flops = work.body_flops * b, work.head_flops * b
+    compute = (body_flops / _efficiency(w, d, tokens) + head_flops / _efficiency(w, d, b)) / d.t / d.peak
+    chunk = PREFILL_CHUNK.get(w.engine)
+    chunks = np.ceil(tokens / chunk) if chunk else np.ones_like(tokens)
+    memory = chunks * _stream(w, tokens, d.t, d.bw * d.mbu) + tokens * d.kv_token / (d.bw * d.kv_mbu)
+    comm = _allreduce(d, work.layers, tokens * work.hidden * w.act_bytes)
+    return np.maximum(compute, memory) + comm + chunks * (d.step_overhead + d.hops)
+
+
+def _decode(w: Workload, work: TokenWork, d: TokenDevice, b: FloatArray) -> FloatArray:
+    t = d.t
+    step_weights = _stream(w, b, t, d.bw * d.mbu)
+    eff = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, float("inf"))
+    step_linear = 2.0 * work.matmul * b / t / (d.peak * eff)
+    step_kv = b * work.ctx * d.kv_token / (d.bw * d.kv_mbu)
+    attn_compute = b * work.decode_attention_flops / t / (d.peak * eff)
+    comm = _allreduce(d, work.layers, b * work.hidden * w.act_bytes)
+    return (
+        np.maximum(step_weights, step_linear)
+        + np.maximum(step_kv, attn_compute)
+        + d.step_overhead
+        + comm
+        + d.hops
+    )

@@ -1,0 +1,101 @@
+"""InferencePlan → InferenceEvaluation: the numbers of serving a request (device count, memory, speed, what
+the targets need). Numbers only: response.py renders them, advice.py re-evaluates patched plans with it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+from ...hardware import Accelerator
+from ...i18n import _
+from ...parallelism import built_at
+from .memory import MemoryPlan, Workload, fewest_fitting, max_batch_size, max_context_tokens, plan_memory
+from .plan import InferencePlan
+from .speed import Speed, estimate_speed
+
+
+@dataclass(frozen=True)
+class InferenceEvaluation:
+    """What serving the plan takes, in base units (bytes, seconds, tokens/s)."""
+
+    plan: InferencePlan
+    count: int  # devices (tensor-parallel degree or layer split) used for the figures
+    to_fit: int | None  # fewest devices that hold the request
+    to_meet: int | None  # fewest devices that meet every target (None without targets or when none does)
+    memory: MemoryPlan
+    speed: Speed
+    targets_met: bool | None  # None without targets
+    count_note: str | None = None  # why `count` was picked when nothing fits
+
+    @cached_property
+    def max_batch_size(self) -> int:
+        return max_batch_size(self.plan.workload, self.plan.accelerator, self.count)
+
+    @cached_property
+    def max_context_tokens(self) -> int | None:
+        w = self.plan.workload
+        if w.model.architecture != "transformer":
+            return None
+        return max_context_tokens(w, self.plan.accelerator, self.count)
+
+
+def evaluate(p: InferencePlan) -> InferenceEvaluation:
+    """Numbers for a validated plan; `count` "auto" is the fewest devices that fit."""
+    w, acc = p.workload, p.accelerator
+    to_fit = fewest_fitting(w, acc)
+    note = None
+    if p.count is not None:
+        count = p.count
+    else:
+        count = to_fit or w.counts[-1]
+        if to_fit is None:
+            note = _("No device count up to {count} fits; showing {count} devices.").format(count=count)
+        elif not built_at(acc, to_fit):  # a one-server part: never more of it than a server holds
+            count = max(c for c in w.counts if built_at(acc, c))
+            note = _(
+                "{id} fits only on {to_fit} devices, more than one server of it holds (nobody builds clusters of "
+                "it); showing {count} devices."
+            ).format(id=acc.id, to_fit=to_fit, count=count)
+    speed = estimate_speed(w, acc, count)
+    return InferenceEvaluation(
+        plan=p,
+        count=count,
+        to_fit=to_fit,
+        to_meet=_devices_to_meet(w, acc, p.targets, to_fit) if p.targets else None,
+        memory=plan_memory(w, acc, count),
+        speed=speed,
+        targets_met=meets_targets(speed, p.targets) if p.targets else None,
+        count_note=note,
+    )
+
+
+def meets_targets(speed: Speed, targets: Mapping[str, float]) -> bool:
+    """All given targets met (token targets are vacuous for sample models)."""
+    checks = {
+        "output_tokens_per_second": (speed.output_tokens_per_second, lambda v, t: v >= t),
+        "time_to_first_token_s": (speed.time_to_first_token_s, lambda v, t: v <= t),
+        "time_per_output_token_s": (speed.time_per_output_token_s, lambda v, t: v <= t),
+    }
+    for key, target in targets.items():
+        value, ok = checks[key]
+        if value is not None and not ok(value, target):
+            return False
+    return True
+
+
+def _devices_to_meet(
+    w: Workload, acc: Accelerator, targets: Mapping[str, float], to_fit: int | None
+) -> int | None:
+    if to_fit is None:
+        return None
+    best = math.inf
+    for count in (c for c in w.counts if c >= to_fit):
+        speed = estimate_speed(w, acc, count)
+        if meets_targets(speed, targets):
+            return count
+        if speed.end_to_end_s > 0.98 * best:
+            return None  # past the knee: more devices add all-reduce time faster than they remove stream time
+        best = speed.end_to_end_s
+    return None

@@ -1,0 +1,398 @@
+"""The serving planner: the cheapest deployment of a token workload that meets a TTFT and a TPOT objective.
+
+Search: every deployment group (accelerator × engine × weight format × KV precision × devices per replica) is
+checked once (engine/format/KV support, tensor-degree rule, price, memory via the single estimate's
+max_batch_size), then every batch size 1..max that fits is evaluated at once in arrays (bulk.py: speed.py's
+formulas over numpy vectors). A replica serves `b` requests per end-to-end time (the estimator's batching
+model); the fleet is ceil(demand ÷ (max_utilization × replica throughput)) replicas, priced at the cheapest
+provider listing the accelerator. The best plan and every frontier point are re-evaluated through the single
+estimate (evaluate.py), and their reported figures are that evaluation's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ...hardware import Accelerator
+from ...i18n import N_, _, num
+from ..model.arrays import batch_speeds
+from ..model.evaluate import InferenceEvaluation, evaluate
+from ..model.formats import ENGINE_KV_PRECISIONS, WeightFormat, default_kv_precision, resolve_weight_format
+from ..model.memory import Workload, max_batch_size
+from ..model.plan import InferencePlan
+from ..request import hardware_problems
+from .request import PriceOption, ServingSearch
+
+REASONS = (
+    "unsupported_engine",
+    "unsupported_format",
+    "unsupported_kv_precision",
+    "invalid_devices",
+    "no_price",
+    "does_not_fit",
+    "misses_ttft",
+    "misses_tpot",
+    "too_many_replicas",
+)
+# each reason in words, for messages (the reason itself is an enum value: exclusions.<reason>)
+REASON_PHRASES = {
+    "unsupported_engine": N_("unsupported engine"),
+    "unsupported_format": N_("unsupported format"),
+    "unsupported_kv_precision": N_("unsupported kv precision"),
+    "invalid_devices": N_("invalid devices"),
+    "no_price": N_("no price"),
+    "does_not_fit": N_("does not fit"),
+    "misses_ttft": N_("misses ttft"),
+    "misses_tpot": N_("misses tpot"),
+    "too_many_replicas": N_("too many replicas"),
+}
+_PROBLEM_REASON = {
+    "engine": "unsupported_engine",
+    "weights.format": "unsupported_format",
+    "weights.precision": "unsupported_format",
+    "kv_cache_precision": "unsupported_kv_precision",
+}
+
+
+def replicas_needed(demand_rps: Any, replica_rps: Any, max_utilization: float) -> Any:
+    """Replicas that serve `demand_rps` with each at most `max_utilization` busy (scalars or arrays); the
+    1e-12 keeps an exact multiple from rounding up on float noise."""
+    return np.maximum(np.ceil(demand_rps / (max_utilization * replica_rps) * (1.0 - 1e-12)), 1.0)
+
+
+@dataclass(frozen=True)
+class Group:
+    """One deployment group that passed every check but memory and latency."""
+
+    accelerator: Accelerator
+    price: PriceOption
+    workload: Workload  # at batch 1
+    weights: tuple[str | None, str | None]  # the (precision, format) option as requested
+    devices: int
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """A group at one batch size, re-evaluated through the single estimate."""
+
+    group: Group
+    plan: InferencePlan
+    evaluation: InferenceEvaluation
+    replicas: int
+    usd_per_hour: float  # the whole fleet
+
+
+@dataclass(frozen=True)
+class _Point:
+    usd_per_hour: float
+    e2e: float
+    group: int
+    batch: int
+
+
+@dataclass
+class PlanResult:
+    search: ServingSearch
+    best: Deployment | None
+    frontier: list[Deployment]
+    exclusions: dict[str, int]
+    considered: int
+    evaluated: int
+    groups_checked: int
+    misses: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class _Misses:
+    """Per-objective closest points seen (value, group, batch), for the nearest-miss report."""
+
+    lowest_ttft: tuple[float, int, int] | None = None
+    lowest_tpot: tuple[float, int, int] | None = None
+    cheapest_ttft_ok: tuple[float, int, int] | None = None  # (usd/h, …) among TTFT-meeting points
+    cheapest_tpot_ok: tuple[float, int, int] | None = None
+    fewest_replicas: tuple[float, int, int] | None = None  # latency met, replicas over the bound
+
+    def offer(self, name: str, values: np.ndarray, mask: np.ndarray, group: int) -> None:
+        if not mask.any():
+            return
+        i = int(np.argmin(np.where(mask, values, np.inf)))
+        current = getattr(self, name)
+        if current is None or values[i] < current[0]:
+            setattr(self, name, (float(values[i]), group, i + 1))
+
+
+def plan_inference(space: ServingSearch) -> PlanResult:
+    exclusions = dict.fromkeys(REASONS, 0)
+    groups: list[Group] = []
+    points: list[_Point] = []
+    misses = _Misses()
+    considered = evaluated = 0
+    for multiplicity, reason, group in _groups(space):
+        considered += multiplicity * space.max_batch
+        if reason is not None:
+            exclusions[reason] += multiplicity * space.max_batch
+            continue
+        assert group is not None
+        index = len(groups)
+        groups.append(group)
+        evaluated += _evaluate_group(space, group, index, multiplicity, exclusions, points, misses)
+    frontier_points = _pareto(points)
+    best = frontier_points[0] if frontier_points else None
+    result = PlanResult(
+        search=space,
+        best=_deployment(space, groups, best) if best else None,
+        frontier=[_deployment(space, groups, p) for p in _thin(frontier_points, space.frontier_points)],
+        exclusions=exclusions,
+        considered=considered,
+        evaluated=evaluated,
+        groups_checked=len(groups),
+    )
+    if best is None:
+        result.misses = _nearest_misses(space, groups, misses, exclusions)
+    return result
+
+
+def _groups(space: ServingSearch) -> Iterator[tuple[int, str | None, Group | None]]:
+    """(provider multiplicity, exclusion reason or None, group) for every deployment group of the space."""
+    workloads: dict[tuple, Workload | str] = {}
+    for acc in space.accelerators:
+        prices = space.prices.get(acc.id, ())
+        multiplicity = max(1, len(prices))
+        for engine in space.engines:
+            for weights in space.formats:
+                for kv in space.kv_precisions:
+                    key = (engine, weights, kv)
+                    if key not in workloads:
+                        workloads[key] = _workload(space, engine, weights, kv)
+                    w = workloads[key]
+                    for devices in space.devices:
+                        if isinstance(w, str):
+                            yield multiplicity, w, None
+                            continue
+                        reason = _group_reason(w, acc, weights, devices, prices)
+                        group = Group(acc, prices[0], w, weights, devices) if reason is None else None
+                        yield multiplicity, reason, group
+
+
+def _workload(
+    space: ServingSearch, engine: str, weights: tuple[str | None, str | None], kv: str | None
+) -> Workload | str:
+    """The batch-1 workload of (engine, weights, KV), or the exclusion reason when the engine cannot load it."""
+    precision, named = weights
+    fmt: WeightFormat | None
+    fmt, errors = resolve_weight_format(engine, precision, named)
+    if fmt is None or errors or (named and space.model.architecture != "transformer"):
+        return "unsupported_format"
+    kv_precision = kv or default_kv_precision(engine, fmt)
+    if kv_precision not in ENGINE_KV_PRECISIONS[engine]:
+        return "unsupported_kv_precision"
+    return Workload(space.model, engine, fmt, kv_precision, 1, space.prompt_tokens, space.output_tokens)
+
+
+def _group_reason(
+    w: Workload,
+    acc: Accelerator,
+    weights: tuple[str | None, str | None],
+    devices: int,
+    prices: tuple[PriceOption, ...],
+) -> str | None:
+    problems = hardware_problems(w, acc, weights[1])
+    for path, reason in _PROBLEM_REASON.items():  # the contract's order: engine, format, KV
+        if path in problems:
+            return reason
+    if devices not in w.counts:
+        return "invalid_devices"
+    if not prices:
+        return "no_price"
+    return None
+
+
+def _evaluate_group(
+    space: ServingSearch,
+    group: Group,
+    index: int,
+    multiplicity: int,
+    exclusions: dict[str, int],
+    points: list[_Point],
+    misses: _Misses,
+) -> int:
+    """Evaluate every fitting batch size of one group; returns how many were evaluated."""
+    w, acc, devices = group.workload, group.accelerator, group.devices
+    fit = max_batch_size(w, acc, devices, upper=space.max_batch)
+    exclusions["does_not_fit"] += multiplicity * (space.max_batch - fit)
+    if fit == 0:
+        return 0
+    speeds = batch_speeds(w, acc, devices, np.arange(1, fit + 1, dtype=float))
+    replicas = replicas_needed(space.requests_per_second, speeds.requests_per_second, space.max_utilization)
+    usd = replicas * devices * group.price.usd_per_hour * (1.0 + space.infrastructure_overhead)
+    ttft_ok = speeds.time_to_first_token_s <= space.ttft_s
+    tpot_ok = speeds.time_per_output_token_s <= space.tpot_s
+    replicas_ok = replicas <= space.max_replicas
+    feasible = ttft_ok & tpot_ok & replicas_ok
+    exclusions["misses_ttft"] += multiplicity * int((~ttft_ok).sum())
+    exclusions["misses_tpot"] += multiplicity * int((ttft_ok & ~tpot_ok).sum())
+    exclusions["too_many_replicas"] += multiplicity * int((ttft_ok & tpot_ok & ~replicas_ok).sum())
+    if feasible.any():
+        kept = np.flatnonzero(feasible)
+        for i in kept[_pareto_indices(usd[kept], speeds.end_to_end_s[kept])]:
+            points.append(_Point(float(usd[i]), float(speeds.end_to_end_s[i]), index, int(i) + 1))
+    if points:
+        return fit  # something is feasible: the nearest misses will not be asked for
+    everywhere = np.ones(fit, dtype=bool)
+    misses.offer("lowest_ttft", speeds.time_to_first_token_s, everywhere, index)
+    misses.offer("lowest_tpot", speeds.time_per_output_token_s, everywhere, index)
+    misses.offer("cheapest_ttft_ok", usd, ttft_ok & replicas_ok, index)
+    misses.offer("cheapest_tpot_ok", usd, tpot_ok & replicas_ok, index)
+    misses.offer("fewest_replicas", replicas, ttft_ok & tpot_ok, index)
+    return fit
+
+
+def _pareto_indices(cost: np.ndarray, latency: np.ndarray) -> np.ndarray:
+    """Indices of the points no other point beats on both cost and latency, cheapest first (ties in cost:
+    the lowest latency; then the smallest index)."""
+    order = np.lexsort((np.arange(len(cost)), latency, cost))
+    lat = latency[order]
+    best_before = np.concatenate(([np.inf], np.minimum.accumulate(lat)[:-1]))
+    return order[lat < best_before]
+
+
+def _pareto(points: list[_Point]) -> list[_Point]:
+    if not points:
+        return []
+    cost = np.array([p.usd_per_hour for p in points])
+    latency = np.array([p.e2e for p in points])
+    return [points[i] for i in _pareto_indices(cost, latency)]
+
+
+def _thin(points: list[_Point], limit: int) -> list[_Point]:
+    """At most `limit` points spread evenly along the frontier, both ends kept."""
+    if len(points) <= limit:
+        return points
+    if limit == 1:
+        return points[:1]
+    picks = sorted({round(i * (len(points) - 1) / (limit - 1)) for i in range(limit)})
+    return [points[i] for i in picks]
+
+
+def group_plan(space: ServingSearch, group: Group, batch: int) -> InferencePlan:
+    """The single estimate's typed plan for one replica of `group` at `batch` (what the estimate body asks)."""
+    oh = space.infrastructure_overhead
+    return InferencePlan(
+        workload=replace(group.workload, batch=batch),
+        accelerator=group.accelerator,
+        count=group.devices,
+        targets={"time_to_first_token_s": space.ttft_s, "time_per_output_token_s": space.tpot_s},
+        cost={"provider": group.price.provider, "infrastructure_overhead": oh},
+        usd_per_accelerator_hour=group.price.usd_per_hour,
+        price_source=group.price.source,
+        infrastructure_overhead=oh,
+        details=False,
+        decimal_places=1,
+        suggestions=False,
+    )
+
+
+def _deployment(space: ServingSearch, groups: list[Group], point: _Point) -> Deployment:
+    group = groups[point.group]
+    plan = group_plan(space, group, point.batch)
+    ev = evaluate(plan)
+    replicas = int(
+        replicas_needed(space.requests_per_second, ev.speed.requests_per_second, space.max_utilization)
+    )
+    usd = replicas * group.devices * group.price.usd_per_hour * (1.0 + space.infrastructure_overhead)
+    return Deployment(group, plan, ev, replicas, usd)
+
+
+def _nearest_misses(
+    space: ServingSearch, groups: list[Group], m: _Misses, exclusions: dict[str, int]
+) -> list[dict[str, Any]]:
+    """What came closest when nothing met every objective, each with the deployment that reached it."""
+    if m.lowest_ttft is not None:
+        return _closest(space, groups, m)
+    if not exclusions["does_not_fit"]:
+        counted = ", ".join(
+            f"{num(n, 0, grouping=True)} {_(REASON_PHRASES[r])}" for r, n in exclusions.items() if n
+        )
+        message = _("Every configuration was excluded before it could be evaluated: {counted}.").format(
+            counted=counted
+        )
+        return [{"objective": "search_space", "message": message, "value": None, "deployment": None}]
+    message = _(
+        "No searched deployment holds the model and one sequence of {value} tokens (up to "
+        "{devices} devices per replica, {value2:,} configurations do not fit): allow more devices "
+        "per replica, lower-bit formats or an fp8 KV cache."
+    ).format(
+        value=space.prompt_tokens + space.output_tokens,
+        devices=max(space.devices),
+        value2=exclusions["does_not_fit"],
+    )
+    return [{"objective": "memory", "message": message, "value": None, "deployment": None}]
+
+
+def _closest(space: ServingSearch, groups: list[Group], m: _Misses) -> list[dict[str, Any]]:
+    """The lowest TTFT and TPOT reachable (where they miss), the cheapest plan meeting each objective alone, and
+    the replicas both objectives need when that is over search.max_replicas."""
+    rows = []
+
+    def add(objective: str, found: tuple[float, int, int], template: str, value=None) -> Deployment:
+        dep = _deployment(space, groups, _Point(0.0, 0.0, found[1], found[2]))
+        g = dep.group
+        where = _("{devices} × {id}, {engine} {name}, batch {batch}").format(
+            devices=g.devices,
+            id=g.accelerator.id,
+            engine=g.workload.engine,
+            name=g.workload.fmt.name,
+            batch=dep.plan.workload.batch,
+        )
+        speed = dep.evaluation.speed
+        value = {"ttft": speed.time_to_first_token_s, "tpot": speed.time_per_output_token_s}.get(
+            value, found[0]
+        )
+        message = template.format(v=value, usd=dep.usd_per_hour, replicas=dep.replicas, where=where)
+        rows.append({"objective": objective, "message": message, "value": value, "deployment": dep})
+        return dep
+
+    if m.lowest_ttft is not None and m.lowest_ttft[0] > space.ttft_s:
+        add(
+            "time_to_first_token_s",
+            m.lowest_ttft,
+            _("The lowest TTFT reachable is {{v:.3g}} s on {{where}} (SLO {ttft_s:g} s).").format(
+                ttft_s=space.ttft_s
+            ),
+        )
+    if m.lowest_tpot is not None and m.lowest_tpot[0] > space.tpot_s:
+        add(
+            "time_per_output_token_s",
+            m.lowest_tpot,
+            _("The lowest TPOT reachable is {{v:.3g}} s on {{where}} (SLO {tpot_s:g} s).").format(
+                tpot_s=space.tpot_s
+            ),
+        )
+    if m.cheapest_ttft_ok is not None:
+        add(
+            "cheapest_meeting_ttft",
+            m.cheapest_ttft_ok,
+            _("The cheapest plan meeting the TTFT, ${usd:,.2f}/h on {where}, has a TPOT of {v:.3g} s."),
+            "tpot",
+        )
+    if m.cheapest_tpot_ok is not None:
+        add(
+            "cheapest_meeting_tpot",
+            m.cheapest_tpot_ok,
+            _("The cheapest plan meeting the TPOT, ${usd:,.2f}/h on {where}, has a TTFT of {v:.3g} s."),
+            "ttft",
+        )
+    if m.fewest_replicas is not None:
+        add(
+            "replicas",
+            m.fewest_replicas,
+            _(
+                "Meeting both objectives needs {{v:,.0f}} replicas of {{where}}; search.max_replicas is "
+                "{max_replicas:,}."
+            ).format(max_replicas=space.max_replicas),
+        )
+    return rows

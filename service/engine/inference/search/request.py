@@ -1,0 +1,265 @@
+"""A serving-plan request (dict, already schema-checked) → a typed ServingSearch, every impossible field at once.
+
+The search space is accelerators × engines × weight formats × KV precisions × devices per replica (each a
+"deployment group"), times the providers pricing each accelerator, times every batch size 1..max_batch_size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import InvalidRequest
+from ...hardware import Accelerator, Catalog
+from ...i18n import _
+from ...models import ModelSpec, resolve_model
+from ...pricing import resolve_price
+from ..model.formats import ENGINES, FORMAT_PRECISION
+from ..request import DEFAULT_OUTPUT, DEFAULT_PROMPT
+
+DEFAULT_DEVICES = (1, 2, 4, 8)
+# Plain precisions tried when neither `weights` nor `search.formats` is given; a bare int8/int4 means each
+# engine's usual format (formats.py: W8A16/W4A16 on vLLM/TRT-LLM, GGUF on llama.cpp, bitsandbytes on transformers).
+DEFAULT_FORMATS: tuple[tuple[str | None, str | None], ...] = (
+    ("bf16", None),
+    ("fp8", None),
+    ("int8", None),
+    ("int4", None),
+)
+# vLLM EngineArgs max_num_seqs default: the most sequences one engine instance batches.
+DEFAULT_MAX_BATCH = 256
+MAX_BATCH = 4096
+DEFAULT_MAX_REPLICAS = 10_000
+# Deployment groups (accelerators × engines × formats × KV precisions × device counts) one request may ask for:
+# each group costs ~0.1-0.3 ms of server time (bench/plan_inference_bench.py), so the bound keeps a search
+# under ~2 s.
+MAX_GROUPS = 20_000
+DEFAULT_FRONTIER_POINTS = 20
+
+
+@dataclass(frozen=True)
+class PriceOption:
+    provider: str
+    usd_per_hour: float
+    source: Any  # the catalog row (pricing.resolve_price's dict)
+
+
+@dataclass(frozen=True)
+class ServingSearch:
+    model: ModelSpec
+    model_request: Mapping[str, Any]  # the request's `model` object, copied into the estimate bodies
+    formats: tuple[tuple[str | None, str | None], ...]  # (weights.precision, weights.format) options
+    engines: tuple[str, ...]
+    kv_precisions: tuple[str | None, ...]  # None: the engine's default for the weights
+    devices: tuple[int, ...]
+    accelerators: tuple[Accelerator, ...]
+    prices: Mapping[str, tuple[PriceOption, ...]]  # accelerator id → priced providers, cheapest first
+    prompt_tokens: int
+    output_tokens: int
+    requests_per_second: float
+    ttft_s: float
+    tpot_s: float
+    max_utilization: float
+    max_batch: int
+    max_replicas: int
+    infrastructure_overhead: float
+    frontier_points: int
+    as_of: str | None  # cost.as_of, echoed into the estimate bodies
+
+    @property
+    def groups(self) -> int:
+        return (
+            len(self.accelerators)
+            * len(self.engines)
+            * len(self.formats)
+            * len(self.kv_precisions)
+            * len(self.devices)
+        )
+
+
+def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> ServingSearch:
+    errors: dict[str, list[str]] = {}
+
+    def bad(path: str, message: str) -> None:
+        errors.setdefault(path, []).append(message)
+
+    model = _model(request, errors, bad)
+    workload = request.get("workload") or {}
+    prompt = int(workload.get("prompt_tokens", DEFAULT_PROMPT))
+    output = int(workload.get("output_tokens", DEFAULT_OUTPUT))
+    if model is not None:
+        _check_context(model, prompt, output, bad)
+    rps = _demand(workload, output, bad)
+    slo = request.get("slo") or {}
+    search = request.get("search") or {}
+    providers = tuple(search.get("providers") or ())
+    accelerators, prices = _accelerators(search, providers, catalog, bad)
+    cost = request.get("cost") or {}
+    space = ServingSearch(
+        model=model,  # type: ignore[arg-type]  # None only when errors are raised below
+        model_request=request.get("model") or {},
+        formats=_formats(request, search),
+        engines=tuple(dict.fromkeys(search.get("engines") or ENGINES)),
+        kv_precisions=tuple(dict.fromkeys(search.get("kv_cache_precisions") or (None,))),
+        devices=tuple(sorted(set(search.get("devices_per_replica") or DEFAULT_DEVICES))),
+        accelerators=accelerators,
+        prices=prices,
+        prompt_tokens=prompt,
+        output_tokens=output,
+        requests_per_second=rps,
+        ttft_s=float(slo["time_to_first_token_s"]),
+        tpot_s=float(slo["time_per_output_token_s"]),
+        max_utilization=float(slo.get("max_utilization", 1.0)),
+        max_batch=int(search.get("max_batch_size", DEFAULT_MAX_BATCH)),
+        max_replicas=int(search.get("max_replicas", DEFAULT_MAX_REPLICAS)),
+        infrastructure_overhead=float(cost.get("infrastructure_overhead", 0.0) or 0.0),
+        frontier_points=int((request.get("output") or {}).get("frontier_points", DEFAULT_FRONTIER_POINTS)),
+        as_of=str(cost["as_of"]) if cost.get("as_of") else None,
+    )
+    _check_formats(space.formats, bool(search.get("formats")), bad)
+    if not errors and space.groups > MAX_GROUPS:
+        bad(
+            "search",
+            _(
+                "The search space has {groups:,} deployment groups (accelerators × engines × formats × KV "
+                "precisions × devices per replica); the bound is {MAX_GROUPS:,}: narrow one of the lists."
+            ).format(groups=space.groups, MAX_GROUPS=MAX_GROUPS),
+        )
+    if errors:
+        raise InvalidRequest(errors)
+    return space
+
+
+def _model(request: Mapping[str, Any], errors: dict[str, list[str]], bad) -> ModelSpec | None:
+    try:
+        model = resolve_model(request.get("model") or {})
+    except InvalidRequest as exc:
+        errors.update(exc.errors)
+        return None
+    s = model.shape
+    token = model.architecture == "lstm" or (s is not None and s.causal)
+    if not token:
+        bad(
+            "model",
+            _(
+                "The serving planner plans token-generating models (decoder transformers, LSTMs) against "
+                "TTFT/TPOT objectives; this {architecture} model is served in samples/s: use POST "
+                "/v1/estimates/inference with hardware.count for it."
+            ).format(architecture=model.architecture),
+        )
+    return model
+
+
+def _check_context(model: ModelSpec, prompt: int, output: int, bad) -> None:
+    cap = model.shape.max_context_tokens if model.shape is not None else None
+    if not cap or model.architecture != "transformer":
+        return
+    if prompt >= cap:
+        bad(
+            "workload.prompt_tokens",
+            _("{prompt} prompt tokens leave no room in the model's {cap}-token context.").format(
+                prompt=prompt, cap=cap
+            ),
+        )
+    elif prompt + output > cap:
+        bad(
+            "workload.output_tokens",
+            _(
+                "prompt_tokens + output_tokens = {value} exceeds the model's {cap}-token context; at most "
+                "{value2} output tokens."
+            ).format(value=prompt + output, cap=cap, value2=cap - prompt),
+        )
+
+
+def _demand(workload: Mapping[str, Any], output: int, bad) -> float:
+    """Requests per second the fleet must serve (output_tokens_per_second ÷ output_tokens when given so)."""
+    rps, otps = workload.get("requests_per_second"), workload.get("output_tokens_per_second")
+    if (rps is None) == (otps is None):
+        bad(
+            "workload.requests_per_second",
+            _("Give exactly one of workload.requests_per_second or workload.output_tokens_per_second."),
+        )
+        return 1.0
+    if rps is not None:
+        return float(rps)
+    return float(otps or 0.0) / output
+
+
+def _check_formats(formats: tuple[tuple[str | None, str | None], ...], listed: bool, bad) -> None:
+    """A (precision, format) pair that disagrees is the request's mistake whatever the engine."""
+    for i, (precision, named) in enumerate(formats):
+        implied = FORMAT_PRECISION.get(named or "")
+        if precision is not None and implied is not None and precision != implied:
+            bad(
+                f"search.formats.{i}" if listed else "weights.format",
+                _(
+                    "Format {named} stores {implied} weights but precision is {precision}; set precision to "
+                    "{implied2} or omit it."
+                ).format(
+                    named=repr(named), implied=implied, precision=repr(precision), implied2=repr(implied)
+                ),
+            )
+
+
+def _formats(
+    request: Mapping[str, Any], search: Mapping[str, Any]
+) -> tuple[tuple[str | None, str | None], ...]:
+    options: Sequence[Mapping[str, Any]] | None = search.get("formats")
+    if not options and request.get("weights"):
+        options = [request["weights"]]
+    if not options:
+        return DEFAULT_FORMATS
+    return tuple(dict.fromkeys((o.get("precision"), o.get("format")) for o in options))
+
+
+def _accelerators(
+    search: Mapping[str, Any], providers: tuple[str, ...], catalog: Catalog, bad
+) -> tuple[tuple[Accelerator, ...], dict[str, tuple[PriceOption, ...]]]:
+    """The accelerators searched (default: every usable one) and each one's priced providers, cheapest first.
+    A named accelerator without a price among the providers is refused: a cost search cannot rank it."""
+    known = {p.lower() for rows in catalog.prices.values() for p in (r.provider for r in rows)}
+    for i, provider in enumerate(providers):
+        if provider.lower() not in known:
+            bad(
+                f"search.providers.{i}",
+                _("No price of {provider} in the catalog; providers: {known}.").format(
+                    provider=repr(provider), known=", ".join(sorted(known))
+                ),
+            )
+    named = search.get("accelerators")
+    accs: list[Accelerator] = []
+    prices: dict[str, tuple[PriceOption, ...]] = {}
+    for i, acc_id in enumerate(named or sorted(catalog.accelerators)):
+        acc = catalog.accelerators.get(acc_id)
+        if acc is not None and acc.id in prices:
+            continue  # named twice
+        if acc is None:
+            bad(f"search.accelerators.{i}", catalog.missing_message(acc_id))
+            continue
+        options = _prices(acc, providers, catalog)
+        if named and not options:
+            where = _(" from {providers}").format(providers=", ".join(providers)) if providers else ""
+            bad(
+                f"search.accelerators.{i}",
+                _("{acc_id} has no price{where} in the catalog: the planner ranks by cost.").format(
+                    acc_id=acc_id, where=where
+                ),
+            )
+        accs.append(acc)
+        prices[acc.id] = options
+    return tuple(accs), prices
+
+
+def _prices(acc: Accelerator, providers: tuple[str, ...], catalog: Catalog) -> tuple[PriceOption, ...]:
+    """What cost.provider = p resolves to in an estimate, for each provider p listing this accelerator."""
+    listed = sorted({r.provider for r in catalog.prices.get(acc.id, ())})
+    wanted = {p.lower() for p in providers}
+    options = []
+    for provider in listed:
+        if wanted and provider.lower() not in wanted:
+            continue
+        usd, source = resolve_price({"provider": provider}, acc, catalog, lambda *_: None)
+        if usd is not None:
+            options.append(PriceOption(provider, usd, source))
+    return tuple(sorted(options, key=lambda o: (o.usd_per_hour, o.provider)))

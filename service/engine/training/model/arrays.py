@@ -1,0 +1,344 @@
+"""The training model over arrays of parallel layouts: one numpy pass evaluates thousands of configurations.
+
+The planner searches layouts (data, tensor, pipeline, context, expert, ZeRO stage, virtual pipeline, micro-batch)
+of one plan on one accelerator. Evaluating each through TrainingPlan → evaluate costs ~100 µs of Python; here every
+formula of memory.py, model/compute.py (StepModel) and evaluate.py is written once more over numpy arrays, term by
+term in the same order, so that a layout costs well under a microsecond. It is the same model, not a second one:
+tests/engine/test_vector_model.py checks that both paths agree to 1e-9 on random layouts of every model kind, and
+fails the day one of them changes without the other.
+
+Only what a layout changes is an array; the model, precision, optimizer, recomputation, sequence length, global
+batch and accelerator come from the base plan (its `par` and `micro_batch` are ignored).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ...architecture import embedding_parameters, layer_parameter_parts, layer_parameters
+from ...parallelism import DEVICES_PER_NODE
+from ...units import SECONDS_PER_HOUR
+from . import arrays_comm as vc
+from . import compute as st
+from . import memory as mem
+from .checkpoint import CHECKPOINT_BYTES_PER_S_PER_NODE, checkpoint_write_s
+from .expert_comm import exposed_expert_s, unpaired_share
+from .framework import inferred_framework, loss_bytes_per_logit
+from .goodput import MAX_LOSS_SHARE, straggler_shares
+from .layouts import Layouts
+from .plan import TrainingPlan
+from .recompute import keeps_scores, saved_terms
+
+Array = np.ndarray
+
+
+class LayoutNumbers(NamedTuple):
+    """What the planner compares, per layout, in base units."""
+
+    devices: Array
+    memory_bytes: Array  # peak per device (MemoryBreakdown.total)
+    fits: Array
+    step_s: Array  # StepTime.total_s at the predicted utilization
+    seconds: Array  # Evaluation.seconds
+    utilization: Array  # predicted model-FLOPs utilization
+    accelerator_hours: Array
+    compute_s: Array
+    communication_s: Array
+    bubble_s: Array
+
+    def usd(self, usd_per_hour: float, infrastructure_overhead: float) -> Array:
+        """Total USD as the response computes it: compute + infrastructure overhead."""
+        compute = self.accelerator_hours * usd_per_hour
+        return compute + compute * infrastructure_overhead
+
+
+def evaluate_layouts(
+    plan: TrainingPlan, layouts: Layouts, checkpoint_bytes_per_s: float | None = None
+) -> LayoutNumbers:
+    """evaluate(plan with each layout and micro-batch) at the predicted utilization, vectorised.
+
+    `checkpoint_bytes_per_s`: the request's write bandwidth; None = build_plan's default of
+    CHECKPOINT_BYTES_PER_S_PER_NODE per node of each layout's device count. Layouts have no expert_tensor column:
+    experts split like the dense layers (the planners refuse a given expert_tensor, auto._refuse_unsearched_layout)."""
+    lay = layouts
+    devices = lay.devices.astype(np.float64)
+    per_replica = plan.global_batch // lay.data
+    micro_batches = per_replica // lay.micro_batch
+    dense, expert = _parameters_per_device(plan, lay)
+    weights, grads, optim, gathered = _model_states(plan, lay, dense, expert)
+    activations = _activation_bytes(plan, lay, micro_batches)
+    overhead = gathered + mem.part_overhead_bytes(plan.accelerator, weights + grads + optim + activations)
+    memory_total = weights + grads + optim + activations + overhead
+    states = weights + grads + optim
+    step = _step(plan, lay, devices, micro_batches, states, dense, expert)
+    compute_s, communication_s, bubble_s = step
+    busy_s = compute_s + communication_s
+    return _totals(
+        plan, devices, memory_total, compute_s, communication_s, bubble_s, busy_s, checkpoint_bytes_per_s
+    )
+
+
+# ---------------------------------------------------------------------------------------------------- memory
+
+
+def _parameters_per_device(plan: TrainingPlan, lay: Layouts) -> tuple[Array, Array]:
+    """memory.parameters_per_device over layouts: (non-expert, expert) parameters on the busiest device."""
+    model, t, p = plan.model, lay.tensor, lay.pipeline
+    s = model.shape
+    if s is None or model.shape_inferred:
+        return model.total_parameters / (t * p), np.zeros(len(t))
+    dense_layer, moe_layer, _ = layer_parameters(s)
+    n_dense = s.dense_layers if s.is_moe else s.layers
+    n_moe = s.layers - n_dense
+    expert_per_layer = s.experts * mem.expert_parameters(s) if s.is_moe else 0
+    layer_total = n_dense * dense_layer + n_moe * moe_layer
+    experts_total = n_moe * expert_per_layer
+    end_stage = float(s.vocab_size * s.hidden_size + s.learned_position_embeddings * s.hidden_size)
+    embeddings = np.where(p > 1, end_stage, float(embedding_parameters(s)))
+    non_expert = (layer_total - experts_total) / (t * p) + embeddings / t
+    return non_expert, experts_total / (t * p * lay.expert)
+
+
+def _model_states(
+    plan: TrainingPlan, lay: Layouts, dense: Array, expert: Array
+) -> tuple[Array, Array, Array, Array]:
+    """memory.model_states over layouts: weights, gradients, optimizer states, ZeRO-3 gathered layers."""
+    w_b, g_b, o_b = mem.bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
+    dp = lay.data * lay.context
+    edp = np.maximum(1, dp // lay.expert)
+    z = lay.zero_stage
+    one = np.ones_like(dp)
+    weights = (dense / np.where(z >= 3, dp, one) + expert / np.where(z >= 3, edp, one)) * w_b
+    grads = (dense / np.where(z >= 2, dp, one) + expert / np.where(z >= 2, edp, one)) * g_b
+    optim = (dense / np.where(z >= 1, dp, one) + expert / np.where(z >= 1, edp, one)) * o_b
+    shape = plan.model.shape
+    layer = np.zeros(len(dp))
+    if shape is not None:  # architecture.largest_layer_parameters, the experts over each layout's EP degree
+        dense_layer, moe_layer, embedding = layer_parameter_parts(shape, lay.expert)
+        layer = np.maximum(np.maximum(dense_layer, moe_layer), embedding) / lay.tensor
+    gathered_3 = np.minimum(mem.ZERO3_LIVE_LAYER_FACTOR * layer * w_b, (dense + expert) * w_b - weights)
+    return weights, grads, optim, np.where(z >= 3, gathered_3, 0.0)
+
+
+def _activation_bytes(plan: TrainingPlan, lay: Layouts, micro_batches: Array) -> Array:
+    """memory.activation_bytes over layouts."""
+    model, act_bytes = plan.model, plan.activation_bytes_per_value
+    t, p, b = lay.tensor, lay.pipeline, lay.micro_batch
+    s_len = plan.sequence_length // lay.context
+    if model.shape is None:
+        if model.flops_per_sample:
+            per_sample = model.flops_per_sample / mem.CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE * act_bytes / 2.0
+            return per_sample * b / (t * p)
+        width = math.sqrt(model.total_parameters / 12.0)
+        layers = max(1.0, model.total_parameters / (12.0 * width * width))
+        return 16.0 * width * layers * s_len * b * act_bytes / 2.0 / (t * p)
+    sh = model.shape
+    stored, working = _layer_activation_bytes(plan, lay, s_len)
+    layers_per_stage = -(-sh.layers // p)
+    in_flight = np.minimum(p, np.maximum(1, micro_batches)).astype(np.float64)
+    second = np.minimum(p - 1, np.maximum(1, micro_batches)).astype(np.float64)
+    interleaved = (p > 1) & (lay.virtual_pipeline > 1)
+    extra = np.where(interleaved, 1.0 + (p - 1) / (p * lay.virtual_pipeline), 1.0)
+    in_flight, second = in_flight * extra, second * extra
+    # uneven layers: the first stage takes one layer fewer (memory.activation_bytes_by_runtime)
+    kept_layers = np.where(
+        (p > 1) & (sh.layers % p != 0),
+        np.maximum((layers_per_stage - 1) * in_flight, layers_per_stage * second),
+        layers_per_stage * in_flight,
+    )
+    loss_bytes = loss_bytes_per_logit(plan.framework, act_bytes, xla=plan.accelerator.kind == "tpu")
+    logits = s_len * b * sh.vocab_size / t / plan.loss_chunks * loss_bytes
+    tail = np.maximum(working, logits)  # the loss and the rebuilt layer are never live together (memory.py)
+    first = kept_layers * stored + np.where(p == 1, tail, working)
+    last = layers_per_stage * stored + tail
+    return np.maximum(first, last)
+
+
+def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> tuple[Array, Array]:
+    """memory.layer_activation_bytes over layouts: (kept per layer, one layer rebuilt during backward)."""
+    sh, act_bytes = plan.model.shape, plan.activation_bytes_per_value
+    assert sh is not None
+    t, b, sp = lay.tensor, lay.micro_batch, lay.sequence_parallel
+    sbh = s_len * b * sh.hidden_size
+    replicated, split = mem._layer_terms(
+        sh, mem._mlp_activation_scale(sh), mem.saved_input_bytes(plan.precision)
+    )
+    per_layer = sbh * np.where(sp, (replicated + split) / t, replicated + split / t)
+    if keeps_scores(plan.recompute, plan.recompute_modules, plan.flash_attention):
+        scores = mem.UNFUSED_SCORE_BYTES * sh.attention_heads * s_len * s_len * b
+        per_layer = per_layer + (scores + mem.unfused_kv_expansion(sh) * sbh) / t
+    per_layer = per_layer * (act_bytes / 2.0)
+    if plan.recompute == "full":
+        stored = 2.0 * sbh / np.where(sp, t, 1) * act_bytes / 2.0
+        return stored, per_layer
+    if plan.recompute == "dots":
+        kept, rebuilt = mem._dots_terms(sh)
+        stored = sbh * np.where(sp, (kept + rebuilt) / t, kept + rebuilt / t) * act_bytes / 2.0
+        return stored, per_layer
+    if plan.recompute == "selective_op":
+        whole, sequence, reduce_scatter, split = mem.op_sac_terms(sh)
+        sp_on = sp & (t > 1)
+        kept_op = whole + np.where(sp_on, (sequence + reduce_scatter) / t, sequence) + split / t
+        return s_len * b * kept_op * act_bytes / 2.0, per_layer
+    if plan.recompute == "selective":
+        whole, parted = saved_terms(sh, plan.recompute_modules, mem.saved_input_bytes(plan.precision))
+        freed = sbh * np.where(sp, (whole + parted) / t, whole + parted / t) * (act_bytes / 2.0)
+        return per_layer - freed, freed
+    return per_layer, np.zeros(len(t))
+
+
+# ---------------------------------------------------------------------------------------------------- step time
+
+
+def _step(
+    plan: TrainingPlan,
+    lay: Layouts,
+    devices: Array,
+    micro_batches: Array,
+    states: Array,
+    dense: Array,
+    expert: Array,
+) -> tuple[Array, Array, Array]:
+    """StepModel.step over layouts: (compute_s, communication_s, bubble_s) per step."""
+    acc = plan.accelerator
+    flops = st.flops_per_unit(plan)
+    work = st.step_work(plan, flops)  # only `devices` and `shape_base` depend on the layout: redone below
+    # compute_rates on one device: the GEMM rate grows with the devices, attention and element-wise seconds shrink
+    rate_1, attention_1, memory_bound_1 = st.compute_rates(work._replace(devices=1), acc, plan.precision)
+    attention_s = attention_1 / devices
+    memory_bound_s = memory_bound_1 / devices
+    if plan.framework_source != "given":
+        # a stack the request did not name follows each layout's ZeRO stage (framework.inferred_framework); the
+        # stacks inferred differ in their attention kernel only (same element-wise fusion and loss)
+        other = inferred_framework(0 if plan.framework_source == "zero_stage" else 3, acc)[0]
+        if other != plan.framework:
+            _, attention_o, memory_bound_o = st.compute_rates(
+                work._replace(devices=1, framework=other), acc, plan.precision
+            )
+            differs = (lay.zero_stage >= 3) != (plan.framework_source == "zero_stage")
+            attention_s = np.where(differs, attention_o / devices, attention_s)
+            memory_bound_s = np.where(differs, memory_bound_o / devices, memory_bound_s)
+    hidden = plan.model.shape.hidden_size if plan.model.shape else 4096
+    shape_base = 1.0 + st.GEMM_WIDTH_KNEE * lay.tensor / hidden
+    if work.tokens_per_micro is not None:
+        tokens_mb = lay.micro_batch * work.tokens_per_micro / lay.context
+    else:
+        tokens_mb = np.full(len(devices), 4096.0)
+    f_shape = 1.0 / (shape_base + st.GEMM_TOKENS_KNEE / np.maximum(tokens_mb, 1.0))
+    if work.shapeless is not None:
+        f_shape = f_shape * work.shapeless
+    gemm_s = (work.gemm_work - work.routed_gemm_work) / (devices * rate_1 * f_shape)
+    if work.routed_gemm_work > 0.0 and plan.model.shape is not None:  # st.gemm_seconds' expert GEMMs
+        shape = plan.model.shape
+        expert_base = 1.0 + st.GEMM_WIDTH_KNEE * lay.tensor / shape.expert_ffn_hidden_size
+        rows = np.maximum(tokens_mb * shape.experts_per_token * lay.expert / shape.experts, 1.0)
+        gemm_s = gemm_s + work.routed_gemm_work * (expert_base + st.GEMM_TOKENS_KNEE / rows) / (
+            devices * rate_1
+        )
+    compute_s = gemm_s + attention_s + memory_bound_s
+    optimizer_s = st.OPTIMIZER_PASSES * states / acc.memory_bandwidth_bytes_per_s
+    tensor_s, pipeline_s, expert_s, context_s = vc.model_parallel_comm(plan, lay, micro_batches, attention_s)
+    if plan.model.shape is not None and plan.model.shape.is_moe:
+        unpaired = unpaired_share(lay.pipeline, lay.virtual_pipeline, micro_batches)
+        overlap = plan.par.expert_overlap
+        expert_s = np.where(lay.expert > 1, exposed_expert_s(expert_s, compute_s, unpaired, overlap), 0.0)
+    data_s = vc.data_parallel_comm(plan, lay, micro_batches, compute_s, dense, expert)
+    stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
+    p = lay.pipeline
+    v, m = lay.virtual_pipeline, micro_batches
+    # parallelism.pipeline_bubble_fraction, interleaving with fewer micro-batches than stages included
+    few = (v > 1) & (m < p)
+    bubble = np.where(few, (v * (p - m) + m - 1) / (v * p + m - 1), (p - 1) / (v * m + p - 1))
+    bubble = np.where(p > 1, bubble, 0.0)
+    bubble_s = np.where(bubble > 0, stage_work * bubble / (1.0 - bubble), 0.0)
+    communication_s = tensor_s + pipeline_s + data_s + expert_s + context_s
+    return compute_s + optimizer_s, communication_s, bubble_s
+
+
+def _totals(
+    plan: TrainingPlan,
+    devices: Array,
+    memory_total: Array,
+    compute_s: Array,
+    communication_s: Array,
+    bubble_s: Array,
+    busy_s: Array,
+    checkpoint_bytes_per_s: float | None,
+) -> LayoutNumbers:
+    """evaluate's seconds (steps, validation at the predicted utilization, checkpoints and interruptions of the
+    run's goodput) over layouts."""
+    flops = st.flops_per_unit(plan)
+    per_unit = flops.total
+    units_per_step = plan.units_per_step
+    steps = math.ceil(plan.units / units_per_step)
+    peak = plan.accelerator.peak(plan.precision) or 0.0
+    utilization = per_unit * units_per_step / (devices * peak * busy_s)
+    evaluations = steps // plan.validation_interval if plan.validation_interval else 0
+    validation_flops = evaluations * plan.validation_units * per_unit / 3.0
+    validation_s = validation_flops / (devices * peak * utilization)
+    pre_steps = math.ceil(plan.pretraining_units / units_per_step) if plan.pretraining_units else 0
+    if checkpoint_bytes_per_s is None:  # request.py's default: so much per node of the layout
+        bandwidth = CHECKPOINT_BYTES_PER_S_PER_NODE * np.ceil(devices / DEVICES_PER_NODE)
+    else:
+        bandwidth = np.full(len(devices), float(checkpoint_bytes_per_s))
+    write_s = checkpoint_write_s(plan.with_fields(checkpoint_bytes_per_s=1.0)) / bandwidth
+    step_equivalents = (plan.units + plan.pretraining_units) / units_per_step
+    step_s = busy_s + bubble_s
+    checkpoint_s, stragglers_s, interruptions_s = _goodput(
+        plan, step_equivalents * step_s + validation_s, step_s, steps + pre_steps, devices, write_s
+    )
+    seconds = (
+        step_equivalents * compute_s
+        + step_equivalents * bubble_s
+        + step_equivalents * communication_s
+        + checkpoint_s
+        + validation_s
+        + stragglers_s
+        + interruptions_s
+    )
+    return LayoutNumbers(
+        devices=devices,
+        memory_bytes=memory_total,
+        fits=memory_total <= plan.accelerator.memory_bytes,
+        step_s=step_s,
+        seconds=seconds,
+        utilization=utilization,
+        accelerator_hours=devices * seconds / SECONDS_PER_HOUR,
+        compute_s=step_equivalents * compute_s,
+        communication_s=step_equivalents * communication_s,
+        bubble_s=step_equivalents * bubble_s,
+    )
+
+
+def _goodput(
+    plan: TrainingPlan, productive_s: Array, step_s: Array, all_steps: int, devices: Array, write_s: Array
+) -> tuple[Array, Array, Array]:
+    """goodput.goodput over layouts: (checkpoint seconds, seconds lost to stragglers, to interruptions)."""
+    rate = plan.interruptions_per_device_hour * devices / 3600.0
+    if plan.straggler_share is not None:
+        slow = np.full(len(devices), plan.straggler_share)
+    else:
+        slow = straggler_shares(devices)
+    step_s = step_s / (1.0 - slow)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau_opt = np.where(rate > 0, np.sqrt(2.0 * write_s / rate), np.inf)
+        optimal = np.where((step_s > 0) & np.isfinite(tau_opt), np.maximum(1, np.round(tau_opt / step_s)), 0)
+    optimal = np.where(optimal >= all_steps, 0, optimal)
+    if plan.checkpoint_interval:
+        interval = np.full(len(devices), float(plan.checkpoint_interval))
+        checkpoints = all_steps // interval
+    else:
+        interval = np.where(optimal > 0, optimal, max(all_steps, 1))
+        checkpoints = np.where(optimal > 0, all_steps // interval, 0)
+    checkpoint_s = checkpoints * write_s
+    tau = np.minimum(interval, max(all_steps, 1)) * step_s
+    productive_s = productive_s / (1.0 - slow)
+    stragglers_s = productive_s * slow
+    busy = productive_s + checkpoint_s
+    if plan.goodput is not None:
+        return checkpoint_s, stragglers_s, np.maximum(0.0, productive_s / plan.goodput - busy)
+    share = np.minimum(rate * (plan.restart_s + tau / 2.0), MAX_LOSS_SHARE)
+    return checkpoint_s, stragglers_s, busy * share / (1.0 - share)
