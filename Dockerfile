@@ -7,4 +7,4 @@ COPY migrations ./migrations
 RUN pip install --no-cache-dir -e .
 EXPOSE 8000
 # Migrate (idempotent), seed (never overwrites admin changes), then serve.
-CMD ["sh", "-c", "scalecost db upgrade && scalecost catalog seed && exec gunicorn -c service/gunicorn_conf.py 'service:create_app()'"]
+CMD ["sh", "-c", "scalecost db upgrade && scalecost catalog seed && exec gunicorn -c service/gunicorn_conf.py 'scalecost:create_app()'"]

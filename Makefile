@@ -43,7 +43,7 @@ seed: migrate
 	$(BIN)/scalecost catalog seed
 
 run: seed compile-translations
-	PORT=$(PORT) $(BIN)/gunicorn -c service/gunicorn_conf.py 'service:create_app()'
+	PORT=$(PORT) $(BIN)/gunicorn -c service/gunicorn_conf.py 'scalecost:create_app()'
 
 test: install-dev compile-translations
 	$(BIN)/scalecost db upgrade

@@ -226,9 +226,8 @@ def our_calls() -> dict[str, tuple]:
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(HERE))
     from engine_bench import build_catalog
-
-    from service.api.training_schemas import TrainingRequestSchema
-    from service.engine import estimate_training
+    from scalecost.api.estimates.training import TrainingRequestSchema
+    from scalecost.engine import estimate_training
 
     catalog = build_catalog()
     schema = TrainingRequestSchema()

@@ -28,18 +28,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from estimate_bench import INFERENCE, INFERENCE_NO_SUGGESTIONS, TRAINING, row, timed  # noqa: E402
-
-from service.api.inference_schemas import InferenceRequestSchema  # noqa: E402
-from service.api.training_schemas import TrainingRequestSchema  # noqa: E402
-from service.engine import (
+from scalecost.api.estimates.inference import InferenceRequestSchema
+from scalecost.api.estimates.training import TrainingRequestSchema
+from scalecost.engine import (
     InvalidRequest,  # noqa: E402
     estimate_inference,  # noqa: E402
     estimate_training,  # noqa: E402
 )
-from service.store import migrate  # noqa: E402
-from service.store.seeding import seed_catalog  # noqa: E402
-from service.store.session import Database  # noqa: E402
-from service.usecases.catalog import engine_catalog  # noqa: E402
+from scalecost.store import migrate  # noqa: E402
+from scalecost.store.seeding import seed_catalog  # noqa: E402
+from scalecost.store.session import Database  # noqa: E402
+from scalecost.usecases.catalog import engine_catalog  # noqa: E402
 
 SECONDS = float(os.environ.get("BENCH_ENGINE_SECONDS", "2"))
 SWEEP = int(os.environ.get("BENCH_SWEEP", "10000"))

@@ -14,16 +14,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service import create_app  # noqa: E402
-from service.api.inference_schemas import InferenceRequestSchema  # noqa: E402
-from service.api.training_schemas import TrainingRequestSchema  # noqa: E402
-from service.engine import (
+from scalecost import create_app  # noqa: E402
+from scalecost.api.estimates.inference import InferenceRequestSchema
+from scalecost.api.estimates.training import TrainingRequestSchema
+from scalecost.engine import (
     estimate_inference,  # noqa: E402
     estimate_training,  # noqa: E402
 )
-from service.store import migrate  # noqa: E402
-from service.store.seeding import seed_catalog  # noqa: E402
-from service.usecases.catalog import engine_catalog  # noqa: E402
+from scalecost.store import migrate  # noqa: E402
+from scalecost.store.seeding import seed_catalog  # noqa: E402
+from scalecost.usecases.catalog import engine_catalog  # noqa: E402
 
 TRAINING = {
     "model": {"preset": "llama-2-7b"},

@@ -9,7 +9,7 @@ Set-up: a PostgreSQL schema in --url (default $BENCH_DATABASE_URL, else the loca
 throwaway `bench_<hex>` dropped afterwards, or --schema NAME, created if missing and kept with --keep (a
 later run with the same --schema reuses the rows it finds and only adds what is missing); a SQLite URL is
 used as given. `scalecost` migrations to head, the catalog seed, then --rows scenarios through
-`service.store.scenarios.bulk_insert` (the store's bulk path: heads, tags, 'create' revisions, per-kind
+`scalecost.store.scenarios.bulk_insert` (the store's bulk path: heads, tags, 'create' revisions, per-kind
 totals) in batches of --batch, committed per batch, then VACUUM ANALYZE (the state autovacuum reaches
 after a bulk load). The rows follow bench/load.py: names `{kind}-{i:07d}-{tag}`, 0–3 of 20 tags, 8 owners,
 4:1 training:inference, dates over a year; the request, estimate, price snapshot and summary are one real
@@ -48,13 +48,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from scalecost.store import migrate  # noqa: E402
+from scalecost.store import scenarios as scenario_store  # noqa: E402
+from scalecost.store.models import Scenario  # noqa: E402
+from scalecost.store.session import Database, make_engine, normalise_url  # noqa: E402
 from sqlalchemy import func, select, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
-
-from service.store import migrate  # noqa: E402
-from service.store import scenarios as scenario_store  # noqa: E402
-from service.store.models import Scenario  # noqa: E402
-from service.store.session import Database, make_engine, normalise_url  # noqa: E402
 
 DEFAULT_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 TAGS = [
@@ -135,7 +134,7 @@ def seed(database: Database, rows: int, batch: int, small: bool) -> tuple[int, f
     with database.transaction() as session:
         have = session.scalar(select(func.count()).select_from(Scenario)) or 0
         if have == 0:
-            from service.store.seeding import seed_catalog
+            from scalecost.store.seeding import seed_catalog
 
             seed_catalog(session)
     if have >= rows:
@@ -181,7 +180,7 @@ def vacuum(database: Database) -> None:
 
 
 def make_viewer_key(database: Database) -> str:
-    from service.store import keys
+    from scalecost.store import keys
 
     with database.transaction() as session:
         _key, secret = keys.create(session, f"listing-bench-{uuid.uuid4().hex[:8]}", "viewer", actor="bench")
@@ -233,7 +232,7 @@ def cases(client, auth: dict, total: int) -> list[tuple[str, str]]:
 
 
 def _client_process(url: str, secret: str, paths: list[str], seconds: float, barrier, results) -> None:
-    from service import create_app
+    from scalecost import create_app
 
     app = create_app({"DATABASE_URL": url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
     client = app.test_client()
@@ -387,7 +386,7 @@ def main() -> None:
         secret = make_viewer_key(database)
         database.dispose()
 
-        from service import create_app
+        from scalecost import create_app
 
         app = create_app({"DATABASE_URL": bench_db.url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
         with app.app_context():

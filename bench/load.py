@@ -46,13 +46,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import locustfile as lf  # noqa: E402  (request bodies and names shared with the locust users)
 import requests  # noqa: E402
+from scalecost.store import scenarios as scenario_store  # noqa: E402
+from scalecost.store.models import Scenario, ScenarioRevision, ScenarioTag  # noqa: E402
+from scalecost.store.session import make_engine, normalise_url  # noqa: E402
 from sqlalchemy import func, insert, select, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
-
-from service.store import scenarios as scenario_store  # noqa: E402
-from service.store.models import Scenario, ScenarioRevision, ScenarioTag  # noqa: E402
-from service.store.session import make_engine, normalise_url  # noqa: E402
 
 SECONDS = int(os.environ.get("BENCH_SECONDS", "15"))
 USERS = int(os.environ.get("BENCH_USERS", "8"))
@@ -210,11 +209,11 @@ def cli(*args: str) -> str:
 
 def real_estimates(url: str) -> dict[str, dict]:
     """One real training and one real inference estimate, exactly as POST /v1/scenarios stores them."""
-    from service import create_app
-    from service.api.deps import close_session, run_estimate
-    from service.api.inference_schemas import InferenceRequestSchema
-    from service.api.training_schemas import TrainingRequestSchema
-    from service.usecases import estimates
+    from scalecost import create_app
+    from scalecost.api.estimates.inference import InferenceRequestSchema
+    from scalecost.api.estimates.training import TrainingRequestSchema
+    from scalecost.api.extensions.db import close_session, run_estimate
+    from scalecost.usecases import estimates
 
     app = create_app({"DATABASE_URL": url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
     out = {}
@@ -323,7 +322,7 @@ def free_port() -> int:
 
 
 class Server:
-    """gunicorn -c service/gunicorn_conf.py 'service:create_app()' with the production settings."""
+    """gunicorn -c service/gunicorn_conf.py 'scalecost:create_app()' with the production settings."""
 
     def __init__(self, url: str, workdir: Path):
         self.port = free_port()
@@ -341,7 +340,7 @@ class Server:
         }
         self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            [tool("gunicorn"), "-c", "service/gunicorn_conf.py", "service:create_app()"],
+            [tool("gunicorn"), "-c", "service/gunicorn_conf.py", "scalecost:create_app()"],
             cwd=ROOT,
             env=env,
             stdout=self.log,

@@ -26,13 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engine_bench import build_catalog  # noqa: E402
-
-from service.engine.inference.model.arrays import batch_speeds
-from service.engine.inference.model.formats import resolve_weight_format
-from service.engine.inference.model.memory import Workload
-from service.engine.inference.model.speed import estimate_speed
-from service.engine.inference.planner import plan_serving
-from service.engine.models import resolve_model  # noqa: E402
+from scalecost.engine.inference.model.arrays import batch_speeds
+from scalecost.engine.inference.model.formats import resolve_weight_format
+from scalecost.engine.inference.model.memory import Workload
+from scalecost.engine.inference.model.speed import estimate_speed
+from scalecost.engine.inference.planner import plan_serving
+from scalecost.engine.models import resolve_model  # noqa: E402
 
 REPEAT = int(os.environ.get("BENCH_REPEAT", "3"))
 BASE = {

@@ -26,10 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engine_bench import build_catalog  # noqa: E402
-
-from service.engine import plan_training  # noqa: E402
-from service.engine.training.model.arrays import Layouts, evaluate_layouts
-from service.engine.training.request import build_plan  # noqa: E402
+from scalecost.engine import plan_training  # noqa: E402
+from scalecost.engine.training.model.arrays import Layouts, evaluate_layouts
+from scalecost.engine.training.request import build_plan  # noqa: E402
 
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 REQUEST = {

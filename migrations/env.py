@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 
 from alembic import context
-
-from service.config import DEFAULT_DATABASE_URL
-from service.store.models import Base
-from service.store.session import make_engine, normalise_url
+from scalecost.config import DEFAULT_DATABASE_URL
+from scalecost.store.models import Base
+from scalecost.store.session import make_engine, normalise_url
 
 config = context.config
 target_metadata = Base.metadata

@@ -1,4 +1,4 @@
-"""gunicorn settings for production (`gunicorn -c service/gunicorn_conf.py 'service:create_app()'`).
+"""gunicorn settings for production (`gunicorn -c service/gunicorn_conf.py 'scalecost:create_app()'`).
 
 Workers are gevent workers: a client that sends its request slowly holds one greenlet (a few kB), not a
 worker, so slow or stalled sockets cannot starve the service (with the sync workers of before, four sockets
@@ -35,6 +35,6 @@ preload_app = False
 
 def post_worker_init(worker):
     """The errors gunicorn answers itself (400, 414, 431) are problem+json too (service/gunicorn_errors.py)."""
-    from service.gunicorn_errors import install
+    from scalecost.gunicorn_errors import install  # type: ignore[import-not-found]  # a config file, not a module
 
     install()

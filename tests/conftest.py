@@ -9,13 +9,12 @@ from urllib.parse import quote
 
 import pytest
 from hypothesis import settings
+from scalecost import create_app
+from scalecost.store import migrate
+from scalecost.store.models import Base
+from scalecost.store.seeding import seed_catalog
+from scalecost.store.session import Database, normalise_url
 from sqlalchemy import create_engine, text
-
-from service import create_app
-from service.store import migrate
-from service.store.models import Base
-from service.store.seeding import seed_catalog
-from service.store.session import Database, normalise_url
 
 # CI runs property tests derandomized (same examples every run); locally they explore new ones.
 settings.register_profile("ci", derandomize=True, deadline=None, database=None)
@@ -119,7 +118,7 @@ def offline_app():
 
 
 def make_key(app, name: str, role: str) -> str:
-    from service.store import keys
+    from scalecost.store import keys
 
     with app.extensions["scalecost.db"].transaction() as session:
         _key, secret = keys.create(session, name, role, actor="test")

@@ -6,11 +6,10 @@ import marshmallow as ma
 from flask.views import MethodView
 from marshmallow import validate
 
-from service.store import audit
-
-from .deps import db_session
-from .fields import String
-from .smorest import Blueprint
+from ..store import audit
+from .extensions.db import db_session
+from .extensions.fields import String
+from .extensions.smorest import Blueprint
 
 blp = Blueprint(
     "audit", __name__, url_prefix="/v1/audit-events", description="Append-only audit trail (admin)."

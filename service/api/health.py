@@ -6,10 +6,9 @@ import marshmallow as ma
 from flask import jsonify
 from flask.views import MethodView
 
-from service.store.migrate import database_status
-
-from .deps import database
-from .smorest import Blueprint
+from ..store.migrate import database_status
+from .extensions.db import database
+from .extensions.smorest import Blueprint
 
 blp = Blueprint("health", __name__, description="Liveness and readiness of the service and its database.")
 

@@ -8,14 +8,13 @@ from flask.views import MethodView
 from flask_smorest import abort
 from marshmallow import validate
 
-from service.engine.i18n import N_, _
-from service.store import keys
-from service.store.errors import Conflict
-
-from .auth import actor
-from .deps import db_session
-from .fields import String
-from .smorest import Blueprint
+from ..engine.i18n import N_, _
+from ..store import keys
+from ..store.errors import Conflict
+from .extensions.auth import actor
+from .extensions.db import db_session
+from .extensions.fields import String
+from .extensions.smorest import Blueprint
 
 blp = Blueprint("keys", __name__, url_prefix="/v1/keys", description="API keys and their roles (admin).")
 

@@ -19,10 +19,15 @@ from .hardware import KINDS, PRECISIONS, SPEC_BOUNDS, Accelerator, Catalog, Pric
 from .inference.estimate import estimate_inference
 from .inference.model.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRECISIONS
 from .inference.planner import plan_serving
+from .inference.search.rank import REASONS as SERVING_PLAN_REASONS
+from .inference.search.request import MAX_BATCH as SERVING_MAX_BATCH
+from .inference.search.request import MAX_GROUPS as SERVING_MAX_GROUPS
 from .models import PRESETS, list_presets, resolve_model
+from .parallelism import PIPELINE_SCHEDULES
 from .patch import merge_patch
 from .pricing import PRICING_MODELS
 from .training.estimate import estimate_training
+from .training.model.goodput import MAX_STRAGGLER_SHARE
 from .training.model.plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
 from .training.model.recompute import RECOMPUTE_MODULES
 from .training.planner import plan_training
@@ -31,6 +36,11 @@ from .training.search.request import DURATION_PATTERN, MAX_DURATION_S, duration_
 from .units import parse_count
 
 __all__ = [
+    "MAX_STRAGGLER_SHARE",
+    "PIPELINE_SCHEDULES",
+    "SERVING_MAX_BATCH",
+    "SERVING_MAX_GROUPS",
+    "SERVING_PLAN_REASONS",
     "ARCHITECTURES",
     "DURATION_PATTERN",
     "ENGINES",

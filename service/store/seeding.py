@@ -36,7 +36,7 @@ class SeedReport:
 
 
 def _rows(name: str) -> list[dict[str, str]]:
-    text = resources.files("service.store").joinpath("seed", name).read_text(encoding="utf-8")
+    text = resources.files("scalecost.store").joinpath("seed", name).read_text(encoding="utf-8")
     return list(csv.DictReader(text.splitlines()))
 
 

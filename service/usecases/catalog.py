@@ -12,11 +12,11 @@ import time
 
 from sqlalchemy.orm import Session
 
-from service.engine import Accelerator as EngineAccelerator
-from service.engine import Catalog
-from service.engine import Price as EnginePrice
-from service.store.catalog import CatalogRepository, prices_on
-from service.store.models import PRECISION_COLUMNS, Accelerator, AcceleratorPrice
+from ..engine import Accelerator as EngineAccelerator
+from ..engine import Catalog
+from ..engine import Price as EnginePrice
+from ..store.catalog import CatalogRepository, prices_on
+from ..store.models import PRECISION_COLUMNS, Accelerator, AcceleratorPrice
 
 # A price older than this many days is stale (config PRICE_STALE_AFTER_DAYS; the api passes its setting).
 DEFAULT_STALE_AFTER_DAYS = 90

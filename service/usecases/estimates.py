@@ -8,8 +8,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from service.engine import estimate_inference, estimate_training
-
+from ..engine import estimate_inference, estimate_training
 from .catalog import CatalogCache, engine_catalog
 
 ESTIMATORS = {"training": estimate_training, "inference": estimate_inference}
@@ -72,7 +71,13 @@ def summary(kind: str, request: dict[str, Any], estimate: dict[str, Any]) -> dic
     return out
 
 
+def headline_field(kind: str) -> str:
+    """The cost field a price change moves (the headline number): total USD of a training run, USD per hour of
+    serving. The one place that says so; the api's scenario delta and the price moves ask here."""
+    return "total_usd" if kind == "training" else "usd_per_hour"
+
+
 def headline_usd(kind: str, estimate: dict[str, Any]) -> float | None:
-    """The figure a price change moves: total USD of a training run; USD per hour of serving."""
+    """The headline number of an estimate's `cost` section (headline_field)."""
     cost = estimate.get("cost") or {}
-    return cost.get("total_usd") if kind == "training" else cost.get("usd_per_hour")
+    return cost.get(headline_field(kind))

@@ -8,8 +8,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from service.engine import plan_serving, plan_training
-
+from ..engine import plan_serving, plan_training
 from .catalog import CatalogCache, engine_catalog
 
 

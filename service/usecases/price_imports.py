@@ -29,10 +29,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from service.engine import Price as EnginePrice
-from service.store import price_imports as store
-from service.store.models import AcceleratorPrice
-
+from ..engine import Price as EnginePrice
+from ..store import price_imports as store
+from ..store.models import AcceleratorPrice
 from . import price_formats, price_moves
 from .catalog import to_engine_price
 from .price_formats import Offer, ParsedFile, PriceFileError, Refused
@@ -53,7 +52,7 @@ class PriceFile:
 def instance_map(extra: Iterable[str | Path] = ()) -> InstanceMap:
     """The shipped map (service/store/seed/instance_map.csv), then each extra CSV over it."""
     shipped = (
-        resources.files("service.store").joinpath("seed", "instance_map.csv").read_text(encoding="utf-8")
+        resources.files("scalecost.store").joinpath("seed", "instance_map.csv").read_text(encoding="utf-8")
     )
     table = read_map(shipped, "seed/instance_map.csv")
     for path in extra:

@@ -21,14 +21,14 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from service.engine import Accelerator as EngineAccelerator
-from service.engine import Catalog
-from service.engine import Price as EnginePrice
-from service.engine.pricing import resolve_price
-from service.store import price_imports as price_store
-from service.store import scenario_costs
-from service.store.models import Scenario
-
+from ..engine import Accelerator as EngineAccelerator
+from ..engine import Catalog
+from ..engine import Price as EnginePrice
+from ..engine.pricing import resolve_price
+from ..store import price_imports as price_store
+from ..store import scenario_costs
+from ..store.models import Scenario
+from . import estimates
 from .catalog import to_engine_price
 
 LARGEST = 50  # scenarios an import's answer names, largest move first
@@ -146,7 +146,7 @@ def report(moves: Sequence[PairMove]) -> dict[str, Any]:
 
 
 def basis(kind: str) -> str:
-    return "total_usd" if kind == "training" else "usd_per_hour"
+    return estimates.headline_field(kind)
 
 
 def _percent(before: float | None, after: float | None) -> float | None:

@@ -6,7 +6,7 @@ import datetime as dt
 import json
 from decimal import Decimal
 
-from service.store.models import AcceleratorPrice
+from scalecost.store.models import AcceleratorPrice
 
 REQUIRED_IDS = {
     "nvidia-v100-sxm-32gb",

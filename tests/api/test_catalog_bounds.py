@@ -7,10 +7,9 @@ it, and catalog scans skip it with a note instead of failing."""
 from __future__ import annotations
 
 import pytest
+from scalecost.api.extensions.db import invalidate_catalog
+from scalecost.store.models import Accelerator
 from sqlalchemy import update
-
-from service.api.deps import invalidate_catalog
-from service.store.models import Accelerator
 
 H100 = "/v1/accelerators/nvidia-h100-sxm-80gb"
 TRAINING = {

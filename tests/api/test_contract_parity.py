@@ -3,8 +3,10 @@ the engine has (the engine had `virtual_pipeline` while the schema refused it)."
 
 from __future__ import annotations
 
-from service import engine
-from service.api import accelerator_schemas, inference_schemas, training_schemas
+from scalecost import engine
+from scalecost.api.accelerators import schemas as accelerator_schemas
+from scalecost.api.estimates import inference as inference_schemas
+from scalecost.api.estimates import training as training_schemas
 
 BODY = {
     "model": {"preset": "llama-2-70b"},

@@ -8,12 +8,12 @@ import uuid
 from decimal import Decimal
 
 import pytest
+from scalecost import create_app
+from scalecost.store import audit, catalog_admin
+from scalecost.store.models import Accelerator, AcceleratorPrice, AuditEvent
+from scalecost.store.session import normalise_url
 from sqlalchemy import create_engine, select, text
 
-from service import create_app
-from service.store import audit, catalog_admin
-from service.store.models import Accelerator, AcceleratorPrice, AuditEvent
-from service.store.session import normalise_url
 from tests.conftest import PG_SKIP_REASON, PG_URL, free_port
 
 pg_only = pytest.mark.skipif(not PG_URL, reason=PG_SKIP_REASON)

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 from importlib.metadata import version
 from urllib.parse import urlsplit
 
-from service.api import docs_assets
+from scalecost.api.extensions import docs_assets
 
 EXTERNAL = re.compile(r"(?:https?:)?//[A-Za-z0-9.-]+")
 

@@ -124,8 +124,7 @@ def test_gunicorn_own_errors_are_written_as_problems(status, reason):
     import socket
 
     from gunicorn import util
-
-    from service.gunicorn_errors import install
+    from scalecost.gunicorn_errors import install
 
     original = util.write_error
     ours, theirs = socket.socketpair()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from service import create_app
+from scalecost import create_app
+
 from tests.conftest import reset_rows
 
 GOOD = {

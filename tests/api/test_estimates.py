@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from service.api.deps import db_session
-from service.engine.inference.estimate import estimate_inference
-from service.engine.training.estimate import estimate_training
-from service.usecases.catalog import engine_catalog
+from scalecost.api.extensions.db import db_session
+from scalecost.engine.inference.estimate import estimate_inference
+from scalecost.engine.training.estimate import estimate_training
+from scalecost.usecases.catalog import engine_catalog
 
 FINE_TUNE = {
     "model": {"preset": "llama-2-7b"},
@@ -28,8 +27,8 @@ SERVE = {
 
 
 def _engine_answer(app, kind: str, body: dict) -> dict:
-    from service.api.inference_schemas import InferenceRequestSchema
-    from service.api.training_schemas import TrainingRequestSchema
+    from scalecost.api.estimates.inference import InferenceRequestSchema
+    from scalecost.api.estimates.training import TrainingRequestSchema
 
     schema = TrainingRequestSchema() if kind == "training" else InferenceRequestSchema()
     with app.app_context():
@@ -225,9 +224,8 @@ def test_catalog_cache_rereads_the_fingerprint_after_its_ttl(app, client):
     import time
     from decimal import Decimal
 
+    from scalecost.store.models import AcceleratorPrice
     from sqlalchemy import update
-
-    from service.store.models import AcceleratorPrice
 
     app.config["CATALOG_CACHE_TTL_S"] = 0.3
     body = {**FINE_TUNE, "cost": {"provider": "runpod"}}
@@ -241,7 +239,7 @@ def test_catalog_cache_rereads_the_fingerprint_after_its_ttl(app, client):
             )
             .values(effective_to=None, usd_per_hour=Decimal("1.20"))
         )
-        from service.store.models import Accelerator
+        from scalecost.store.models import Accelerator
 
         session.execute(
             update(Accelerator).where(Accelerator.id == "nvidia-a100-sxm-80gb").values(version=99)
@@ -254,8 +252,8 @@ def test_catalog_cache_rereads_the_fingerprint_after_its_ttl(app, client):
 def test_engine_leaves_the_request_untouched(app, kind, body):
     import copy
 
-    from service.api.inference_schemas import InferenceRequestSchema
-    from service.api.training_schemas import TrainingRequestSchema
+    from scalecost.api.estimates.inference import InferenceRequestSchema
+    from scalecost.api.estimates.training import TrainingRequestSchema
 
     loaded = (TrainingRequestSchema() if kind == "training" else InferenceRequestSchema()).load(body)
     snapshot = copy.deepcopy(loaded)

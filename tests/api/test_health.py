@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service import create_app
+from scalecost import create_app
 
 
 def test_healthz_ok_when_database_answers_and_is_at_head(client):

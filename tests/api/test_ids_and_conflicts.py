@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import threading
 
+from scalecost import create_app
+from scalecost.store import migrate
+from scalecost.store.seeding import seed_catalog
+from scalecost.store.session import make_engine
 from sqlalchemy import text
 
-from service import create_app
-from service.store import migrate
-from service.store.seeding import seed_catalog
-from service.store.session import make_engine
 from tests.conftest import fresh_database_url, make_key
 
 TRAINING = {
@@ -40,7 +40,7 @@ def test_deleting_the_newest_scenario_never_frees_its_id(client, editor_headers)
 
 
 def test_revoked_and_new_keys_get_new_ids(app):
-    from service.store import keys
+    from scalecost.store import keys
 
     database = app.extensions["scalecost.db"]
     with database.transaction() as session:
@@ -105,7 +105,7 @@ def test_concurrent_creates_with_one_name_are_one_201_and_the_rest_409(app, edit
 
 def test_unique_violation_past_the_check_is_a_409_problem(client, app, editor_headers, monkeypatch):
     """The window between "is the name taken?" and INSERT, made deterministic: the check says no."""
-    from service.store import scenarios as store
+    from scalecost.store import scenarios as store
 
     assert _create(client, editor_headers, "taken").status_code == 201
     monkeypatch.setattr(store, "name_taken", lambda *a, **k: False)

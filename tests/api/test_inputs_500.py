@@ -366,7 +366,7 @@ def test_options_on_an_unknown_path_is_a_404_problem(client):
 
 
 def _gunicorn(tmp_path, port: int) -> subprocess.Popen:
-    """gunicorn with the production config (its post_worker_init installs service.gunicorn_errors)."""
+    """gunicorn with the production config (its post_worker_init installs scalecost.gunicorn_errors)."""
     env = {
         **os.environ,
         "PORT": str(port),
@@ -378,7 +378,7 @@ def _gunicorn(tmp_path, port: int) -> subprocess.Popen:
             str(Path(sys.executable).with_name("gunicorn")),
             "-c",
             "service/gunicorn_conf.py",
-            "service:create_app()",
+            "scalecost:create_app()",
         ],
         cwd=ROOT,
         env=env,

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from click.testing import CliRunner
+from scalecost.cli import main as cli
+from scalecost.store.models import ApiKey, AuditEvent
 from sqlalchemy import select
-
-from service.cli import main as cli
-from service.store.models import ApiKey, AuditEvent
 
 
 def test_created_key_is_prefixed_shown_once_and_stored_only_as_hash(app, client, admin_headers):

@@ -9,18 +9,17 @@ import re
 from pathlib import Path
 
 import pytest
+import scalecost
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
-
-import service
-from service import i18n
-from service.engine import estimate_training, units
-from service.engine.i18n import ENGLISH, day, using
+from scalecost import i18n
+from scalecost.engine import estimate_training, units
+from scalecost.engine.i18n import ENGLISH, day, using
 
 from .test_estimates import FINE_TUNE, SERVE
 
 ENUM_LIKE = re.compile(r"^[a-z0-9_.:/-]+$")
-PACKAGE = Path(service.__file__).resolve().parent
+PACKAGE = Path(scalecost.__file__).resolve().parent
 LOCALES = ("es", "pt_BR", "fr")
 OOM = {  # does not fit: a "does_not_fit" recommendation with its message
     "model": {"preset": "llama-2-70b"},
@@ -204,7 +203,7 @@ def test_an_impossible_request_and_a_404_in_portuguese(client):
 
 def test_english_is_the_default_and_the_engine_context_is_restored(app, client):
     client.post("/v1/estimates/training", json=OOM, headers={"Accept-Language": "fr"})
-    from service.engine.i18n import active
+    from scalecost.engine.i18n import active
 
     assert active() is ENGLISH  # the request's language does not leak into the caller's context
     response = client.post("/v1/estimates/training", json=FINE_TUNE)
@@ -212,9 +211,9 @@ def test_english_is_the_default_and_the_engine_context_is_restored(app, client):
 
 
 def test_the_engine_alone_speaks_english_and_translates_in_a_context(app):
-    from service.api.deps import db_session
-    from service.api.training_schemas import TrainingRequestSchema
-    from service.usecases.catalog import engine_catalog
+    from scalecost.api.estimates.training import TrainingRequestSchema
+    from scalecost.api.extensions.db import db_session
+    from scalecost.usecases.catalog import engine_catalog
 
     with app.app_context():
         catalog = engine_catalog(db_session())
@@ -294,9 +293,9 @@ def test_goodput_notes_source_and_checkpoint_advice_in_spanish(client):
 
 def test_goodput_field_messages_of_the_engine_in_spanish(app):
     """The engine's own checks (the API's schema bounds these fields first; the CLI and direct callers reach them)."""
-    from service.api.deps import db_session
-    from service.engine.errors import InvalidRequest
-    from service.usecases.catalog import engine_catalog
+    from scalecost.api.extensions.db import db_session
+    from scalecost.engine.errors import InvalidRequest
+    from scalecost.usecases.catalog import engine_catalog
 
     training = {**LLAMA3_405B["training"], "goodput": 1.5, "restart_seconds": -1.0, "straggler_share": 0.7}
     bad = {**LLAMA3_405B, "training": training, "output": {"recommendations": False}}

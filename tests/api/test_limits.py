@@ -8,8 +8,7 @@ import secrets
 import time
 
 import pytest
-
-from service import create_app
+from scalecost import create_app
 
 
 def test_body_over_the_configured_size_is_413_problem(offline_app):
@@ -176,7 +175,7 @@ def test_comparing_scenarios_is_a_computation_not_a_write(limited_app):
 
 
 def test_the_key_is_looked_up_once_per_request(limited_app, monkeypatch):
-    from service.store import keys
+    from scalecost.store import keys
 
     secret = _key(limited_app, "counted")
     calls = []
@@ -192,8 +191,7 @@ def test_the_key_is_looked_up_once_per_request(limited_app, monkeypatch):
 
 def test_default_estimate_budget_fits_a_sweep_of_a_thousand_configurations():
     from limits import parse
-
-    from service import config
+    from scalecost import config
 
     defaults = config.from_env({})
     estimates, writes = parse(defaults["RATELIMIT_ESTIMATES"]), parse(defaults["RATELIMIT_WRITES"])
@@ -206,7 +204,7 @@ def test_default_estimate_budget_fits_a_sweep_of_a_thousand_configurations():
 
 
 def _hits(path: str, count: int) -> None:
-    from service.api.limit_storage import SQLiteStorage
+    from scalecost.api.extensions.limit_storage import SQLiteStorage
 
     storage = SQLiteStorage(f"sqlite:///{path}")
     for _ in range(count):
@@ -216,7 +214,7 @@ def _hits(path: str, count: int) -> None:
 def test_sqlite_storage_counts_once_for_several_processes(tmp_path):
     import multiprocessing
 
-    from service.api.limit_storage import SQLiteStorage
+    from scalecost.api.extensions.limit_storage import SQLiteStorage
 
     path = str(tmp_path / "limits.sqlite")
     context = multiprocessing.get_context("fork")
@@ -233,7 +231,7 @@ def test_sqlite_storage_counts_once_for_several_processes(tmp_path):
 
 
 def test_sqlite_storage_window_restarts_after_expiry(tmp_path):
-    from service.api.limit_storage import SQLiteStorage
+    from scalecost.api.extensions.limit_storage import SQLiteStorage
 
     storage = SQLiteStorage(f"sqlite:///{tmp_path}/w.sqlite")
     assert [storage.incr("w", 1) for _ in range(3)] == [1, 2, 3]
@@ -244,7 +242,7 @@ def test_sqlite_storage_window_restarts_after_expiry(tmp_path):
 def test_local_storage_is_one_file_per_gunicorn_master(monkeypatch, tmp_path):
     import os
 
-    from service.api import limit_storage
+    from scalecost.api.extensions import limit_storage
 
     assert limit_storage.LocalStorage("local://").resolve_path() == limit_storage.MEMORY
     monkeypatch.setenv("SERVER_SOFTWARE", "gunicorn/23.0.0")

@@ -228,7 +228,8 @@ def test_a_format_that_contradicts_its_precision_is_422(client):
 
 
 def test_plans_share_the_estimate_budget(migrated_url):
-    from service import create_app
+    from scalecost import create_app
+
     from tests.conftest import reset_rows
 
     app = create_app(

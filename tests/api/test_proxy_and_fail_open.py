@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from service import create_app
-from service.config import from_env
+from scalecost import create_app
+from scalecost.config import from_env
+
 from tests.conftest import reset_rows
 
 BODY = {"name": "x", "role": "viewer"}  # anonymous: a 401, counted against the client's write budget

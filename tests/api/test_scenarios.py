@@ -189,7 +189,7 @@ def test_list_cursor_refusals_name_the_parameter(client, editor_headers):
 
 
 def test_list_filtered_total_is_a_lower_bound_past_the_cap(client, editor_headers, monkeypatch):
-    from service.store import scenarios as store
+    from scalecost.store import scenarios as store
 
     monkeypatch.setattr(store, "COUNT_CAP", 2)
     for i in range(4):
@@ -247,7 +247,7 @@ def test_export_format_imports_back(client, editor_headers):
 
 
 def test_scenarios_survive_an_app_restart(migrated_url, editor_headers, app):
-    from service import create_app
+    from scalecost import create_app
 
     created = _create(app.test_client(), editor_headers, name="durable").json
     app.extensions["scalecost.db"].dispose()

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from service.api.fields import count_pattern
-from service.store import keys
+from scalecost.api.extensions.fields import count_pattern
+from scalecost.store import keys
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAINING = {

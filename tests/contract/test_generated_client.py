@@ -101,9 +101,8 @@ def client_package(tmp_path_factory) -> Iterator[ModuleType]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[SimpleNamespace]:
     """The app on a migrated, seeded SQLite database, served over HTTP on a free port; an editor key."""
+    from scalecost.store import keys
     from werkzeug.serving import make_server
-
-    from service.store import keys
 
     app = app_on_fresh_database(str(tmp_path_factory.mktemp("db")))
     with app.extensions["scalecost.db"].transaction() as session:

@@ -22,13 +22,13 @@ def _modules_loaded_by(package: str) -> set[str]:
 
 
 def test_engine_imports_neither_flask_nor_sqlalchemy():
-    loaded = _modules_loaded_by("service.engine")
+    loaded = _modules_loaded_by("scalecost.engine")
     assert not loaded & {"flask", "sqlalchemy", "marshmallow", "flask_smorest", "werkzeug", "alembic"}
     assert "babel" not in loaded  # the engine's i18n shim is handed its catalogs and locale (service/i18n.py)
 
 
 def test_store_does_not_import_flask():
-    loaded = _modules_loaded_by("service.store")
+    loaded = _modules_loaded_by("scalecost.store")
     assert not loaded & {"flask", "flask_smorest", "werkzeug"}
 
 
@@ -40,7 +40,7 @@ def test_engine_source_has_no_io_or_environment_access():
 
 
 def test_usecases_do_not_import_flask():
-    loaded = _modules_loaded_by("service.usecases")
+    loaded = _modules_loaded_by("scalecost.usecases")
     assert not loaded & {"flask", "flask_smorest", "werkzeug"}
 
 
@@ -104,3 +104,62 @@ def test_api_does_not_import_sqlalchemy():
     for path in (ROOT / "service" / "api").rglob("*.py"):
         source = path.read_text(encoding="utf-8")
         assert "import sqlalchemy" not in source and "from sqlalchemy" not in source, path.name
+
+
+WINGS = ("training", "inference")
+
+
+def _wing_imports(wing: str, room: str) -> dict[Path, set[str]]:
+    folder = ROOT / "service" / "engine" / wing / room
+    return {path: _imports(path) for path in folder.rglob("*.py")}
+
+
+def test_each_wing_has_one_room_per_role():
+    for wing in WINGS:
+        folder = ROOT / "service" / "engine" / wing
+        rooms = {p.name for p in folder.iterdir() if p.is_dir() and p.name != "__pycache__"}
+        assert rooms == {"model", "advice", "search"}, (wing, rooms)
+        for door in ("estimate.py", "planner.py", "request.py", "response.py"):
+            assert (folder / door).is_file(), f"{wing}/{door}"
+        assert (folder / "model" / "plan.py").is_file(), f"{wing}/model/plan.py"
+
+
+def test_the_model_imports_no_advice_search_request_or_response():
+    for wing in WINGS:
+        base = f"service.engine.{wing}"
+        banned = tuple(
+            f"{base}.{room}" for room in ("advice", "search", "request", "response", "estimate", "planner")
+        )
+        for path, names in _wing_imports(wing, "model").items():
+            crossing = {n for n in names if n.startswith(banned)}
+            assert not crossing, f"{path.relative_to(ROOT)} imports {sorted(crossing)}"
+
+
+def test_the_search_does_not_import_the_advice():
+    for wing in WINGS:
+        for path, names in _wing_imports(wing, "search").items():
+            crossing = {n for n in names if n.startswith(f"service.engine.{wing}.advice")}
+            assert not crossing, f"{path.relative_to(ROOT)} imports {sorted(crossing)}"
+
+
+def test_the_api_imports_only_the_engines_public_surface():
+    allowed = {"service.engine", "service.engine.i18n"}
+    for path in (ROOT / "service" / "api").rglob("*.py"):
+        reaching = {
+            n
+            for n in _imports(path)
+            if n.startswith("service.engine.") and n.rsplit(".", 1)[0] not in allowed
+        }
+        reaching -= {n for n in reaching if n in allowed}
+        assert not reaching, f"{path.relative_to(ROOT)} imports engine internals {sorted(reaching)}"
+
+
+def test_the_general_api_layer_imports_no_resource():
+    resources = {
+        p.name for p in (ROOT / "service" / "api").iterdir() if p.is_dir() and p.name != "extensions"
+    }
+    resources |= {p.stem for p in (ROOT / "service" / "api").glob("*.py") if p.name != "__init__.py"}
+    for path in (ROOT / "service" / "api" / "extensions").rglob("*.py"):
+        crossing = {n for n in _imports(path) if n.split(".")[2:3] and n.split(".")[2] in resources}
+        crossing = {n for n in crossing if n.startswith("service.api.")}
+        assert not crossing, f"{path.relative_to(ROOT)} imports resources {sorted(crossing)}"

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from scalecost.store import migrate
+from scalecost.store.models import Base
+from scalecost.store.session import make_engine
 from sqlalchemy import inspect, text
-
-from service.store import migrate
-from service.store.models import Base
-from service.store.session import make_engine
 
 
 def _tables(url: str) -> set[str]:

@@ -1,6 +1,6 @@
 """A real gunicorn with several workers gives one client the configured number of writes, not N × workers.
 
-Started as `make run` starts it (`gunicorn -c service/gunicorn_conf.py 'service:create_app()'`), with
+Started as `make run` starts it (`gunicorn -c service/gunicorn_conf.py 'scalecost:create_app()'`), with
 WEB_CONCURRENCY=4 and a low write limit; requests are sent from several threads at once so that every
 worker takes some. Run once with the default storage (nothing configured: the workers of one gunicorn
 share a local store) and once with RATELIMIT_STORAGE_URI=redis://… (skipped only when no Redis answers).
@@ -22,10 +22,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from scalecost.store import keys, migrate
+from scalecost.store.seeding import seed_catalog
+from scalecost.store.session import Database
 
-from service.store import keys, migrate
-from service.store.seeding import seed_catalog
-from service.store.session import Database
 from tests.conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +111,7 @@ def test_one_client_gets_the_configured_limit_from_a_multi_worker_gunicorn(tmp_p
         env["RATELIMIT_KEY_PREFIX"] = f"test-{uuid.uuid4().hex}"  # runs never share counters
     gunicorn = Path(sys.executable).with_name("gunicorn")
     proc = subprocess.Popen(
-        [str(gunicorn), "-c", "service/gunicorn_conf.py", "service:create_app()"],
+        [str(gunicorn), "-c", "service/gunicorn_conf.py", "scalecost:create_app()"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

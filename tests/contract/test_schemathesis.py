@@ -16,11 +16,11 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
+from scalecost.api.extensions.errors import IMPOSSIBLE_REQUEST, UNREADABLE_FILE
 from schemathesis import GenerationMode
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
-from service.api.errors import IMPOSSIBLE_REQUEST, UNREADABLE_FILE
 from tests.conftest import make_key
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -63,7 +63,7 @@ def _p99(values: list[float]) -> float:
 
 
 class _Server:
-    """`gunicorn -c service/gunicorn_conf.py 'service:create_app()'`, as `make run` starts it."""
+    """`gunicorn -c service/gunicorn_conf.py 'scalecost:create_app()'`, as `make run` starts it."""
 
     def __init__(self, database_url: str, log_path: Path, env: dict[str, str] | None = None):
         self.port = free_port()
@@ -92,7 +92,7 @@ class _Server:
     def launch(self) -> None:
         self._log = self.log_path.open("wb")  # a file, not a pipe: a full pipe would stall gunicorn
         self.proc = subprocess.Popen(
-            [str(BIN / "gunicorn"), "-c", "service/gunicorn_conf.py", "service:create_app()"],
+            [str(BIN / "gunicorn"), "-c", "service/gunicorn_conf.py", "scalecost:create_app()"],
             cwd=ROOT,
             env=self.env,
             stdout=self._log,

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from service.engine.hardware import Catalog
+from scalecost.engine.hardware import Catalog
 
 from .reference_catalog import load_catalog
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from service.engine import InvalidRequest, estimate_training
-from service.engine.hardware import Catalog
-from service.engine.presets import PRESETS
+from scalecost.engine import InvalidRequest, estimate_training
+from scalecost.engine.hardware import Catalog
+from scalecost.engine.presets import PRESETS
 
 DATA = Path(__file__).with_name("data")
 # Ids of the set spelled differently from the catalog. torchtitan's H100s are Meta's 96 GB HBM2e parts capped at

@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from service.engine.hardware import Accelerator, Catalog, Price
+from scalecost.engine.hardware import Accelerator, Catalog, Price
 
 SEED = Path(__file__).resolve().parents[2] / "service" / "store" / "seed"
 _PEAK_COLUMNS = {

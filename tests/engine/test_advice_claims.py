@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import copy
 
-from service.engine import estimate_training
-from service.engine.patch import merge_patch
-from service.engine.training.advice.catalog import CHEAPER_MAX_SLOWDOWN, CHEAPER_MIN_SAVING
+from scalecost.engine import estimate_training
+from scalecost.engine.patch import merge_patch
+from scalecost.engine.training.advice.catalog import CHEAPER_MAX_SLOWDOWN, CHEAPER_MIN_SAVING
 
 from .conftest import load_catalog
 

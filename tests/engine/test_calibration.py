@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.engine.hardware import Catalog
-from service.engine.training.model.evaluate import evaluate
-from service.engine.training.request import build_plan
+from scalecost.engine.hardware import Catalog
+from scalecost.engine.training.model.evaluate import evaluate
+from scalecost.engine.training.request import build_plan
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,7 @@ def test_predicted_utilization_tracks_published_runs(catalog: Catalog) -> None:
 def test_the_h800_takes_the_h100_gemm_efficiency(catalog: Catalog) -> None:
     """The H800 is the H100 SXM's GH100 die at the same tensor rates (its catalog row): its best GEMM is the H100's,
     not the 0.70 assumed for parts without a published measurement (DeepSeek-V3's run went from +9.9 % to +0.4 %)."""
-    from service.engine.training.model.compute import DEFAULT_GEMM_EFFICIENCY, best_gemm_efficiency
+    from scalecost.engine.training.model.compute import DEFAULT_GEMM_EFFICIENCY, best_gemm_efficiency
 
     h800 = best_gemm_efficiency(catalog.accelerators["nvidia-h800-sxm-80gb"], "bf16")
     assert (

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from service.engine import estimate_training
-from service.engine.parallelism import collective_latency_s
+from scalecost.engine import estimate_training
+from scalecost.engine.parallelism import collective_latency_s
 
 from .conftest import load_catalog
 

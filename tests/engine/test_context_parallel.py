@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from service.engine import InvalidRequest, estimate_training
+from scalecost.engine import InvalidRequest, estimate_training
 
 from .conftest import load_catalog
 

@@ -9,16 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-
-from service.engine.inference.model.formats import (
+from scalecost.engine.inference.model.formats import (
     WeightFormat,
     default_kv_precision,
     on_engine,
     weight_format,
 )
-from service.engine.inference.model.memory import Workload
-from service.engine.inference.model.speed import Speed, estimate_speed
-from service.engine.models import PRESETS
+from scalecost.engine.inference.model.memory import Workload
+from scalecost.engine.inference.model.speed import Speed, estimate_speed
+from scalecost.engine.models import PRESETS
 
 from .reference_catalog import load_catalog
 

@@ -8,16 +8,15 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from service.engine.parallelism import (
+from scalecost.engine.parallelism import (
     expert_all_to_all_seconds,
     group_bandwidth,
     remote_domain_copies,
     scale_out_bytes_per_s,
     scale_up_bytes_per_s,
 )
-from service.engine.training.estimate import estimate_training
-from service.engine.training.model.expert_comm import (
+from scalecost.engine.training.estimate import estimate_training
+from scalecost.engine.training.model.expert_comm import (
     EXPERT_OVERLAP_SM_SHARE,
     exposed_expert_s,
     unpaired_share,
@@ -104,8 +103,8 @@ def test_expert_overlap_shortens_a_moe_step_and_is_echoed():
 def test_moe_permutation_traffic_is_counted_from_the_shape():
     """Qwen3-30B-A3B (48 layers, all MoE, h 2048, top-8) in bf16: (5·8 + 3)·2048 values of 2 bytes per token per
     layer; a dense model moves none."""
-    from service.engine.presets import PRESETS
-    from service.engine.training.model.compute import moe_permute_bytes_per_token
+    from scalecost.engine.presets import PRESETS
+    from scalecost.engine.training.model.compute import moe_permute_bytes_per_token
 
     qwen = PRESETS["qwen3-30b-a3b"]
     assert qwen.shape is not None and qwen.shape.moe_layers == qwen.shape.layers == 48
@@ -119,7 +118,7 @@ def test_moe_permutation_traffic_is_counted_from_the_shape():
 )
 def test_expert_overlap_needs_expert_parallelism_and_no_full_recompute(change, value):
     """Megatron-Core refuses overlap_moe_expert_parallel_comm without EP or with full recomputation."""
-    from service.engine import InvalidRequest
+    from scalecost.engine import InvalidRequest
 
     body = _qwen3_30b(True)
     target = body
@@ -133,8 +132,8 @@ def test_expert_overlap_needs_expert_parallelism_and_no_full_recompute(change, v
 
 def _moe_gemm_s(experts: int, top_k: int, expert_ffn: int, expert_degree: int) -> float:
     """GEMM seconds of one step of a fine-grained MoE (16 layers of h 2048) at expert degree e."""
-    from service.engine.training.model.evaluate import evaluate
-    from service.engine.training.request import build_plan
+    from scalecost.engine.training.model.evaluate import evaluate
+    from scalecost.engine.training.request import build_plan
 
     from .reference_catalog import load_catalog
 
@@ -153,8 +152,8 @@ def _moe_gemm_s(experts: int, top_k: int, expert_ffn: int, expert_degree: int) -
 
 
 def test_expert_gemm_shape_is_the_dense_knees_on_the_experts_own_shape():
-    from service.engine.architecture import TransformerShape
-    from service.engine.training.model.compute import GEMM_WIDTH_KNEE, expert_gemm_shape
+    from scalecost.engine.architecture import TransformerShape
+    from scalecost.engine.training.model.compute import GEMM_WIDTH_KNEE, expert_gemm_shape
 
     shape = TransformerShape(
         layers=48, hidden_size=2048, attention_heads=32, kv_heads=4, ffn_hidden_size=6144, vocab_size=151936,

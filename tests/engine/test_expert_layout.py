@@ -7,8 +7,7 @@ model_configs_h100.csv @ae861a9) and were 422s when the expert degree had to div
 from __future__ import annotations
 
 import pytest
-
-from service.engine import InvalidRequest, estimate_training
+from scalecost.engine import InvalidRequest, estimate_training
 
 from .conftest import load_catalog
 

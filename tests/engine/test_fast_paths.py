@@ -12,12 +12,11 @@ import itertools
 from dataclasses import replace
 
 import pytest
-
-from service.engine import merge_patch
-from service.engine.training.model.compute import compute_floor_s
-from service.engine.training.model.evaluate import basis, evaluate, local_seconds_floor, seconds_floor
-from service.engine.training.model.step import StepModel
-from service.engine.training.request import build_plan
+from scalecost.engine import merge_patch
+from scalecost.engine.training.model.compute import compute_floor_s
+from scalecost.engine.training.model.evaluate import basis, evaluate, local_seconds_floor, seconds_floor
+from scalecost.engine.training.model.step import StepModel
+from scalecost.engine.training.request import build_plan
 
 LAYOUTS = [
     (

@@ -5,19 +5,18 @@ optimizer states are those of FP8 training; the linear inputs kept for backward 
 from __future__ import annotations
 
 import pytest
-
-from service.engine import InvalidRequest
-from service.engine.models import resolve_model
-from service.engine.parallelism import Parallelism
-from service.engine.training.estimate import estimate_training
-from service.engine.training.model.compute import FP4_BF16_LAYER_SHARE, flops_per_unit, step_work
-from service.engine.training.model.memory import (
+from scalecost.engine import InvalidRequest
+from scalecost.engine.models import resolve_model
+from scalecost.engine.parallelism import Parallelism
+from scalecost.engine.training.estimate import estimate_training
+from scalecost.engine.training.model.compute import FP4_BF16_LAYER_SHARE, flops_per_unit, step_work
+from scalecost.engine.training.model.memory import (
     NVFP4_BYTES_PER_VALUE,
     bytes_per_parameter,
     layer_activation_bytes,
     saved_input_bytes,
 )
-from service.engine.training.request import build_plan
+from scalecost.engine.training.request import build_plan
 
 from .conftest import load_catalog
 

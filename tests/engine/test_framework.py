@@ -5,9 +5,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-
-from service.engine import InvalidRequest, estimate_training
-from service.engine.training.model.framework import (
+from scalecost.engine import InvalidRequest, estimate_training
+from scalecost.engine.training.model.framework import (
     EAGER_ELEMENTWISE_FACTOR,
     FA2_ON_HOPPER_RATIO,
     attention_factor,
@@ -135,7 +134,7 @@ def test_bad_values_are_422_naming_the_field(field, value):
 
 def test_eager_loss_holds_three_fp32_copies_of_the_logits():
     """torchtitan's cross_entropy(pred.float()): 12 B per logit at the loss's backward, Megatron's fused loss 2 + 4."""
-    from service.engine.training.model.framework import loss_bytes_per_logit
+    from scalecost.engine.training.model.framework import loss_bytes_per_logit
 
     assert loss_bytes_per_logit("torchtitan", 2.0) == 12.0
     assert loss_bytes_per_logit("megatron", 2.0) == 6.0
@@ -162,8 +161,8 @@ def test_torchtitan_memory_near_its_published_peaks():
 def test_the_inferred_stack_follows_the_part_in_the_catalog_scan():
     """A ZeRO-3 request naming no stack is megatron on a TPU and fsdp on a GPU: evaluating the TPU plan's basis on
     a GPU (the advice's cheaper-part scan) gives what a request for that GPU gives."""
-    from service.engine.training.model.evaluate import basis, evaluate
-    from service.engine.training.request import build_plan
+    from scalecost.engine.training.model.evaluate import basis, evaluate
+    from scalecost.engine.training.request import build_plan
 
     body = _body("google-tpu-v5p")
     body["hardware"]["count"] = 64

@@ -9,10 +9,9 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from service.engine import InvalidRequest, estimate_training
-from service.engine.hardware import Catalog
-from service.engine.training.model.goodput import (
+from scalecost.engine import InvalidRequest, estimate_training
+from scalecost.engine.hardware import Catalog
+from scalecost.engine.training.model.goodput import (
     INTERRUPTIONS_PER_DEVICE_HOUR,
     RESTART_S,
     STRAGGLER_SHARE,

@@ -5,9 +5,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-
-from service.engine import InvalidRequest, estimate_training
-from service.engine.parallelism import Parallelism
+from scalecost.engine import InvalidRequest, estimate_training
+from scalecost.engine.parallelism import Parallelism
 
 from .conftest import load_catalog
 from .public_points import throughput_request, throughput_rows
@@ -88,7 +87,7 @@ def test_maxtext_multislice_is_expressible_and_fits():
 
 def test_zero_bubble_leaves_a_third_of_the_1f1b_bubble():
     """ZB-H1 (Qi et al. 2024 §3.1): (p − 1)(T_F + T_B − T_W) idle instead of (p − 1)(T_F + T_B + T_W)."""
-    from service.engine.parallelism import pipeline_bubble_fraction
+    from scalecost.engine.parallelism import pipeline_bubble_fraction
 
     p, m = 8, 16
     one_f_one_b = pipeline_bubble_fraction(p, m)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from service.engine.errors import InvalidRequest
-from service.engine.hardware import Catalog
-from service.engine.inference.estimate import estimate_inference
+from scalecost.engine.errors import InvalidRequest
+from scalecost.engine.hardware import Catalog
+from scalecost.engine.inference.estimate import estimate_inference
 
 from .reference_catalog import load_catalog
 

@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from service.engine.inference.estimate import estimate_inference
-from service.engine.patch import merge_patch
+from scalecost.engine.inference.estimate import estimate_inference
+from scalecost.engine.patch import merge_patch
 
 from .reference_catalog import load_catalog
 

@@ -6,17 +6,16 @@ import math
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
-from service.engine.inference.model.formats import ENGINES, default_kv_precision, resolve_weight_format
-from service.engine.inference.model.memory import (
+from scalecost.engine.inference.model.formats import ENGINES, default_kv_precision, resolve_weight_format
+from scalecost.engine.inference.model.memory import (
     PREFILL_CHUNK,
     Workload,
     kv_bytes_per_token,
     plan_memory,
     valid_counts,
 )
-from service.engine.inference.model.speed import estimate_speed
-from service.engine.models import PRESETS
+from scalecost.engine.inference.model.speed import estimate_speed
+from scalecost.engine.models import PRESETS
 
 from .reference_catalog import load_catalog
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
-from service.engine import estimate_training
-from service.engine.hardware import Catalog
-from service.engine.parallelism import (
+from scalecost.engine import estimate_training
+from scalecost.engine.hardware import Catalog
+from scalecost.engine.parallelism import (
     builds_training_clusters,
     domain_size,
     group_bandwidth,
@@ -159,7 +158,7 @@ def test_the_does_not_fit_advice_stays_within_a_server_for_one_server_parts():
 
 def test_serving_suggestions_keep_one_server_parts_within_a_server():
     """Llama 3.1 405B served from a T4: the suggestions once listed 64 RTX 3090s (eight consumer servers) first."""
-    from service.engine import estimate_inference
+    from scalecost.engine import estimate_inference
 
     answer = estimate_inference(
         {"hardware": {"accelerator": "nvidia-t4", "count": 1}, "model": {"preset": "llama-3.1-405b"}}, BASE
@@ -172,7 +171,7 @@ def test_serving_suggestions_keep_one_server_parts_within_a_server():
 
 def test_a_planned_count_of_a_one_server_part_stays_within_a_server():
     """hardware.count "auto" once chose 384 RTX 4090s for Llama 3 70B; the planners search such parts in one server."""
-    from service.engine import InvalidRequest
+    from scalecost.engine import InvalidRequest
 
     body = {
         "model": {"preset": "llama-3-70b"},
@@ -190,7 +189,7 @@ def test_a_planned_count_of_a_one_server_part_stays_within_a_server():
 
 
 def test_serving_a_one_server_part_never_grows_past_a_server():
-    from service.engine import estimate_inference
+    from scalecost.engine import estimate_inference
 
     auto = estimate_inference(
         {

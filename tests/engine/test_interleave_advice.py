@@ -7,12 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from service.engine.hardware import Catalog
-from service.engine.patch import merge_patch
-from service.engine.training.advice.interleave import MIN_SAVING_SHARE, chunk_candidates
-from service.engine.training.estimate import estimate_training
-from service.engine.training.request import build_plan
+from scalecost.engine.hardware import Catalog
+from scalecost.engine.patch import merge_patch
+from scalecost.engine.training.advice.interleave import MIN_SAVING_SHARE, chunk_candidates
+from scalecost.engine.training.estimate import estimate_training
+from scalecost.engine.training.request import build_plan
 
 
 def _request(**parallelism: Any) -> dict:
@@ -86,7 +85,7 @@ def test_chunks_never_exceed_the_layers(catalog: Catalog) -> None:
 
 def test_interleaving_with_fewer_micro_batches_than_stages_keeps_most_of_the_bubble() -> None:
     """m < p: micro-batch i enters chunk slot j at time i + j; a device works m·v of the v·p + m − 1 slots."""
-    from service.engine.parallelism import pipeline_bubble_fraction
+    from scalecost.engine.parallelism import pipeline_bubble_fraction
 
     assert pipeline_bubble_fraction(8, 4, 8) == pytest.approx(35 / 67)  # (8·4 + 3)/(64 + 3), not 7/39
     assert pipeline_bubble_fraction(8, 4, 1) == pytest.approx(7 / 11)  # plain 1F1B
@@ -125,7 +124,7 @@ def test_no_interleaving_advice_on_a_planned_answer(hardware: dict, catalog: Cat
 @pytest.mark.parametrize("chunks", [2, 4, 8])
 def test_the_advices_plan_is_the_changed_request_parsed(chunks: int, catalog: Catalog) -> None:
     """interleave.interleaved skips the re-parse: it must build exactly what the changed request validates to."""
-    from service.engine.training.advice.interleave import interleaved
+    from scalecost.engine.training.advice.interleave import interleaved
 
     request = _request()
     change = {"hardware": {"parallelism": {"virtual_pipeline": chunks}}}

@@ -4,8 +4,7 @@ runs and their recipes do, so that a layout that really ran is not "does not fit
 from __future__ import annotations
 
 import pytest
-
-from service.engine import InvalidRequest, estimate_training
+from scalecost.engine import InvalidRequest, estimate_training
 
 from .conftest import load_catalog
 from .public_points import throughput_request, throughput_rows

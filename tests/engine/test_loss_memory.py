@@ -8,13 +8,12 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-
-from service.engine.training.model.arrays import evaluate_layouts
-from service.engine.training.model.evaluate import basis, evaluate
-from service.engine.training.model.framework import UNFUSED_LOSS_BYTES_PER_LOGIT, loss_bytes_per_logit
-from service.engine.training.model.layouts import Layouts
-from service.engine.training.model.memory import activation_bytes, layer_activation_bytes, saved_input_bytes
-from service.engine.training.request import build_plan
+from scalecost.engine.training.model.arrays import evaluate_layouts
+from scalecost.engine.training.model.evaluate import basis, evaluate
+from scalecost.engine.training.model.framework import UNFUSED_LOSS_BYTES_PER_LOGIT, loss_bytes_per_logit
+from scalecost.engine.training.model.layouts import Layouts
+from scalecost.engine.training.model.memory import activation_bytes, layer_activation_bytes, saved_input_bytes
+from scalecost.engine.training.request import build_plan
 
 from .public_points import evaluate_throughput
 from .reference_catalog import load_catalog
@@ -157,7 +156,7 @@ def test_the_array_model_divides_the_loss_as_the_single_estimate() -> None:
 
 
 def test_the_engine_refuses_fewer_than_one_loss_chunk() -> None:
-    from service.engine.errors import InvalidRequest
+    from scalecost.engine.errors import InvalidRequest
 
     request = {
         "model": {"preset": "llama-3-8b"},
@@ -171,7 +170,7 @@ def test_the_engine_refuses_fewer_than_one_loss_chunk() -> None:
 
 @pytest.mark.parametrize("value", ["abc", 2.5, -3])
 def test_a_loss_chunks_that_is_no_whole_number_is_named(value: object) -> None:
-    from service.engine.errors import InvalidRequest
+    from scalecost.engine.errors import InvalidRequest
 
     request = {
         "model": {"preset": "llama-3-8b"},

@@ -8,10 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-
-from service.engine.architecture import TransformerShape
-from service.engine.parallelism import Parallelism
-from service.engine.training.model.memory import layer_activation_bytes
+from scalecost.engine.architecture import TransformerShape
+from scalecost.engine.parallelism import Parallelism
+from scalecost.engine.training.model.memory import layer_activation_bytes
 
 FIXTURE = json.loads((Path(__file__).with_name("data") / "measured_activations.json").read_text())
 FUSED = [r for r in FIXTURE["rows"] if r["variant"] == "fused"]
@@ -76,7 +75,7 @@ def test_op_level_selective_checkpointing_matches_the_bytes_torch_keeps(row):
 
 def test_the_eager_element_wise_factor_is_the_measured_ratio():
     """framework.EAGER_ELEMENTWISE_FACTOR is the mean eager/fused saved-bytes ratio of these four shapes."""
-    from service.engine.training.model.framework import EAGER_ELEMENTWISE_FACTOR
+    from scalecost.engine.training.model.framework import EAGER_ELEMENTWISE_FACTOR
 
     eager = {(r["hidden"], r["ffn"]): r["bytes"] for r in FIXTURE["rows"] if r["variant"] == "eager"}
     ratios = [eager[(r["hidden"], r["ffn"])] / r["bytes"] for r in FUSED]

@@ -15,8 +15,7 @@ import csv
 from pathlib import Path
 
 import pytest
-
-from service.engine import estimate_training
+from scalecost.engine import estimate_training
 
 from .conftest import load_catalog
 from .test_nemo_configs import _request

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from service.engine.errors import InvalidRequest
-from service.engine.models import PRESETS, list_presets, resolve_model, transformer_parameters
-from service.engine.presets_trained import TRAINED_PRESETS
+from scalecost.engine.errors import InvalidRequest
+from scalecost.engine.models import PRESETS, list_presets, resolve_model, transformer_parameters
+from scalecost.engine.presets_trained import TRAINED_PRESETS
 
 # (preset, published total, published active or None, source of the published figure)
 PUBLISHED = [

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from service.engine.architecture import largest_layer_parameters, layer_parameters, mlp_parameters
-from service.engine.models import PRESETS
-from service.engine.training.model.memory import ZERO3_LIVE_LAYER_FACTOR, model_states
-from service.engine.training.request import build_plan
+from scalecost.engine.architecture import largest_layer_parameters, layer_parameters, mlp_parameters
+from scalecost.engine.models import PRESETS
+from scalecost.engine.training.model.memory import ZERO3_LIVE_LAYER_FACTOR, model_states
+from scalecost.engine.training.request import build_plan
 
 QWEN3 = PRESETS["qwen3-30b-a3b"].shape  # 128 experts of width 768, hidden 2048, vocab 151936
 assert QWEN3 is not None
@@ -81,7 +80,7 @@ def _folded(catalog, **parallelism: int):
 
 
 def test_expert_ranks_drawn_from_tensor_times_data_split_whole_experts(catalog) -> None:
-    from service.engine.training.model.memory import parameters_per_device
+    from scalecost.engine.training.model.memory import parameters_per_device
 
     plan = _folded(catalog, expert_tensor=1)
     assert plan.par.expert_tensor_ranks == 1 and plan.par.expert_shard_ranks == 1  # 2 × 16 / (32 × 1)
@@ -116,7 +115,7 @@ def test_expert_tensor_equal_to_tensor_is_the_default_split(catalog) -> None:
 def test_invalid_expert_layouts_name_the_field_and_the_allowed_values(
     catalog, parallelism, field, words
 ) -> None:
-    from service.engine import InvalidRequest
+    from scalecost.engine import InvalidRequest
 
     with pytest.raises(InvalidRequest) as err:
         _folded(catalog, **parallelism)
@@ -125,8 +124,8 @@ def test_invalid_expert_layouts_name_the_field_and_the_allowed_values(
 
 
 def test_count_auto_refuses_a_given_expert_tensor(catalog) -> None:
-    from service.engine import InvalidRequest
-    from service.engine.training.estimate import estimate_training
+    from scalecost.engine import InvalidRequest
+    from scalecost.engine.training.estimate import estimate_training
 
     request = {
         "model": {"preset": "qwen3-30b-a3b"},
@@ -144,7 +143,7 @@ def test_count_auto_refuses_a_given_expert_tensor(catalog) -> None:
 
 
 def test_a_hybrid_shard_group_under_expert_tensor_holds_whole_expert_groups(catalog) -> None:
-    from service.engine import InvalidRequest
+    from scalecost.engine import InvalidRequest
 
     # data 16 × tensor 2 with EP 32, ETP 1: a shard group of 16 holds 16 × 2 = 32 ranks = one expert group
     plan = _folded(catalog, expert_tensor=1, data_shard=16)

@@ -13,8 +13,7 @@ import csv
 from pathlib import Path
 
 import pytest
-
-from service.engine import estimate_training
+from scalecost.engine import estimate_training
 
 from .conftest import load_catalog
 

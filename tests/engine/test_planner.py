@@ -6,10 +6,9 @@ from __future__ import annotations
 import random
 
 import pytest
-
-from service.engine import InvalidRequest, estimate_inference
-from service.engine.inference.planner import plan_serving
-from service.engine.inference.search.rank import replicas_needed
+from scalecost.engine import InvalidRequest, estimate_inference
+from scalecost.engine.inference.planner import plan_serving
+from scalecost.engine.inference.search.rank import replicas_needed
 
 BODY = {
     "model": {"preset": "mixtral-8x7b"},
@@ -191,8 +190,8 @@ def test_output_tokens_per_second_is_requests_times_output_tokens(catalog):
 
 
 def test_exclusion_counts_are_worded_in_the_callers_language(catalog):
-    from service import i18n
-    from service.engine.i18n import using
+    from scalecost import i18n
+    from scalecost.engine.i18n import using
 
     body = {
         **BODY,

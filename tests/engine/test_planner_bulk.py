@@ -8,17 +8,16 @@ import random
 from dataclasses import replace
 
 import numpy as np
-
-from service.engine.inference.model.arrays import batch_speeds
-from service.engine.inference.model.formats import (
+from scalecost.engine.inference.model.arrays import batch_speeds
+from scalecost.engine.inference.model.formats import (
     ENGINE_KV_PRECISIONS,
     ENGINES,
     default_kv_precision,
     resolve_weight_format,
 )
-from service.engine.inference.model.memory import Workload
-from service.engine.inference.model.speed import estimate_speed
-from service.engine.models import resolve_model
+from scalecost.engine.inference.model.memory import Workload
+from scalecost.engine.inference.model.speed import estimate_speed
+from scalecost.engine.models import resolve_model
 
 PRESETS = (
     "llama-3-8b",

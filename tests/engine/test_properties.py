@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from service.engine.hardware import Catalog
-from service.engine.training.estimate import estimate_training
+from scalecost.engine.hardware import Catalog
+from scalecost.engine.training.estimate import estimate_training
 
 from .conftest import load_catalog
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import statistics
 
 import pytest
-
-from service.engine.training.estimate import estimate_training
+from scalecost.engine.training.estimate import estimate_training
 
 from .reference_catalog import load_catalog
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from service.engine.inference.model.formats import (
+from scalecost.engine.inference.model.formats import (
     ENGINE_FORMATS,
     ENGINES,
     FORMAT_PRECISION,
@@ -13,7 +12,7 @@ from service.engine.inference.model.formats import (
     weight_bytes,
     weight_format,
 )
-from service.engine.models import PRESETS
+from scalecost.engine.models import PRESETS
 
 LLAMA2_7B = PRESETS["llama-2-7b"]
 

@@ -8,11 +8,10 @@ import time
 from typing import Any
 
 import pytest
-
-from service.engine.errors import InvalidRequest
-from service.engine.hardware import Catalog
-from service.engine.patch import merge_patch
-from service.engine.training.estimate import estimate_training
+from scalecost.engine.errors import InvalidRequest
+from scalecost.engine.hardware import Catalog
+from scalecost.engine.patch import merge_patch
+from scalecost.engine.training.estimate import estimate_training
 
 OPS = {"==": operator.eq, "<": operator.lt, ">": operator.gt}
 
@@ -220,7 +219,7 @@ def test_a_cheaper_part_of_another_vendor_says_what_the_software_must_change(cat
 
 
 def test_stack_change_by_target_vendor(catalog: Catalog) -> None:
-    from service.engine.training.advice.catalog import _stack_change
+    from scalecost.engine.training.advice.catalog import _stack_change
 
     a100, h100 = catalog.accelerators["nvidia-a100-sxm-80gb"], catalog.accelerators["nvidia-h100-sxm-80gb"]
     tpu = next(a for a in catalog.accelerators.values() if a.kind == "tpu")
@@ -260,7 +259,7 @@ def test_fit_advice_drops_what_full_recomputation_rules_out(catalog):
     """A selective run with named modules and expert overlap that does not fit: the full-recomputation advice also
     removes recompute_modules (selective only) and expert_overlap (refused with full recomputation), and applying
     the change as given validates and fits."""
-    from service.engine.patch import merge_patch
+    from scalecost.engine.patch import merge_patch
 
     request = {
         "model": {"preset": "mixtral-8x7b"},

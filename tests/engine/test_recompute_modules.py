@@ -7,26 +7,25 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from service.engine import InvalidRequest
-from service.engine.architecture import matmul_parameters_per_token
-from service.engine.models import PRESETS
-from service.engine.parallelism import Parallelism
-from service.engine.training.estimate import estimate_training
-from service.engine.training.model.arrays import Layouts, evaluate_layouts
-from service.engine.training.model.compute import recompute_gemm_factor
-from service.engine.training.model.evaluate import evaluate
-from service.engine.training.model.memory import (
+from scalecost.engine import InvalidRequest
+from scalecost.engine.architecture import matmul_parameters_per_token
+from scalecost.engine.models import PRESETS
+from scalecost.engine.parallelism import Parallelism
+from scalecost.engine.training.estimate import estimate_training
+from scalecost.engine.training.model.arrays import Layouts, evaluate_layouts
+from scalecost.engine.training.model.compute import recompute_gemm_factor
+from scalecost.engine.training.model.evaluate import evaluate
+from scalecost.engine.training.model.memory import (
     UNFUSED_SCORE_BYTES,
     layer_activation_bytes,
     unfused_kv_expansion,
 )
-from service.engine.training.model.recompute import (
+from scalecost.engine.training.model.recompute import (
     RECOMPUTE_MODULES,
     recomputed_elementwise_bytes,
     recomputed_matmul_share,
 )
-from service.engine.training.request import build_plan
+from scalecost.engine.training.request import build_plan
 
 GPT_OSS = PRESETS["gpt-oss-120b"].shape  # h 2880, 4 of 128 experts of width 2880, no shared expert, SwiGLU
 LLAMA = PRESETS["llama-3-8b"].shape  # dense: h 4096, f 14336

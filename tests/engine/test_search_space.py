@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.engine.training.search.space import (
+from scalecost.engine.training.search.space import (
     DEFAULT_PIPELINE,
     MAX_PIPELINE_FOR_ODD_COUNTS,
     pipeline_for_counts,
@@ -26,7 +26,7 @@ def test_odd_factors_past_the_cap_are_not_pipeline_degrees():
 
 
 def test_count_auto_reaches_counts_whose_odd_factor_the_pipeline_takes(catalog):
-    from service.engine import estimate_training
+    from scalecost.engine import estimate_training
 
     request = {
         "model": {"preset": "llama-2-70b"},
@@ -43,7 +43,7 @@ def test_count_auto_reaches_counts_whose_odd_factor_the_pipeline_takes(catalog):
 
 
 def test_the_default_catalog_wide_search_of_the_largest_moe_preset_stays_within_the_grid_bound(catalog):
-    from service.engine import plan_training
+    from scalecost.engine import plan_training
 
     request = {
         "model": {"preset": "deepseek-v3"},
@@ -55,8 +55,7 @@ def test_the_default_catalog_wide_search_of_the_largest_moe_preset_stays_within_
 
 def test_a_count_no_layout_can_split_is_named_as_such_not_as_out_of_memory(catalog):
     import pytest
-
-    from service.engine import InvalidRequest, estimate_training
+    from scalecost.engine import InvalidRequest, estimate_training
 
     request = {
         "model": {"preset": "llama-2-70b"},

@@ -7,17 +7,16 @@ matmuls (K, O, up) run their forward again in backward."""
 from __future__ import annotations
 
 import pytest
-
-from service.engine import InvalidRequest
-from service.engine.hardware import Catalog
-from service.engine.models import PRESETS
-from service.engine.parallelism import Parallelism
-from service.engine.training.estimate import estimate_training
-from service.engine.training.model.compute import recompute_collectives, recompute_gemm_factor
-from service.engine.training.model.evaluate import evaluate
-from service.engine.training.model.memory import layer_activation_bytes, op_sac_recomputed_share
-from service.engine.training.model.plan import RECOMPUTATION
-from service.engine.training.request import build_plan
+from scalecost.engine import InvalidRequest
+from scalecost.engine.hardware import Catalog
+from scalecost.engine.models import PRESETS
+from scalecost.engine.parallelism import Parallelism
+from scalecost.engine.training.estimate import estimate_training
+from scalecost.engine.training.model.compute import recompute_collectives, recompute_gemm_factor
+from scalecost.engine.training.model.evaluate import evaluate
+from scalecost.engine.training.model.memory import layer_activation_bytes, op_sac_recomputed_share
+from scalecost.engine.training.model.plan import RECOMPUTATION
+from scalecost.engine.training.request import build_plan
 
 LLAMA3_8B = PRESETS["llama-3-8b"].shape
 assert LLAMA3_8B is not None
@@ -98,7 +97,7 @@ def test_between_selective_and_full_in_memory_and_time(catalog: Catalog) -> None
 
 
 def _gemm_share(plan) -> float:
-    from service.engine.training.model.compute import flops_per_unit
+    from scalecost.engine.training.model.compute import flops_per_unit
 
     flops = flops_per_unit(plan)
     return flops.gemm / (flops.gemm + flops.attention * 4 / 3)

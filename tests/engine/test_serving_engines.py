@@ -6,12 +6,16 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-
-from service.engine.errors import InvalidRequest
-from service.engine.hardware import Catalog
-from service.engine.inference.estimate import estimate_inference
-from service.engine.inference.model.formats import EXL2_FORMATS, FORMATS, resolve_weight_format, weight_bytes
-from service.engine.models import PRESETS
+from scalecost.engine.errors import InvalidRequest
+from scalecost.engine.hardware import Catalog
+from scalecost.engine.inference.estimate import estimate_inference
+from scalecost.engine.inference.model.formats import (
+    EXL2_FORMATS,
+    FORMATS,
+    resolve_weight_format,
+    weight_bytes,
+)
+from scalecost.engine.models import PRESETS
 
 from .reference_catalog import load_catalog
 

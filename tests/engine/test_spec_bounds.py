@@ -9,11 +9,10 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from service.engine.errors import InvalidRequest
-from service.engine.hardware import SPEC_BOUNDS, Accelerator, Catalog
-from service.engine.inference.estimate import estimate_inference
-from service.engine.training.estimate import estimate_training
+from scalecost.engine.errors import InvalidRequest
+from scalecost.engine.hardware import SPEC_BOUNDS, Accelerator, Catalog
+from scalecost.engine.inference.estimate import estimate_inference
+from scalecost.engine.training.estimate import estimate_training
 
 from .conftest import load_catalog
 
@@ -105,7 +104,7 @@ def test_the_shipped_catalog_is_inside_the_bounds():
 
 
 def test_every_shipped_catalog_row_is_inside_the_bounds():
-    from service.engine.hardware import spec_problems
+    from scalecost.engine.hardware import spec_problems
 
     assert {"nvidia-h100-96gb-hbm2e", "nvidia-h100-nvl-94gb", "nvidia-h100-pcie-80gb"} <= set(
         BASE.accelerators

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import copy
 
-from service.engine import estimate_training
-from service.engine.patch import merge_patch
-from service.engine.units import human_duration, human_usd
+from scalecost.engine import estimate_training
+from scalecost.engine.patch import merge_patch
+from scalecost.engine.units import human_duration, human_usd
 
 from .conftest import load_catalog
 

@@ -6,18 +6,17 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
-from service.engine.training.model.compute import (
+from scalecost.engine.training.model.compute import (
     DEFAULT_GEMM_EFFICIENCY,
     best_gemm_efficiency,
     flops_per_unit,
 )
-from service.engine.training.model.evaluate import evaluate
-from service.engine.training.model.memory import layer_activation_bytes
-from service.engine.training.model.plan import RECOMPUTATION, SEARCHED_RECOMPUTATION
-from service.engine.training.model.step import StepModel
-from service.engine.training.request import build_plan
-from service.engine.training.search.space import SearchSpace
+from scalecost.engine.training.model.evaluate import evaluate
+from scalecost.engine.training.model.memory import layer_activation_bytes
+from scalecost.engine.training.model.plan import RECOMPUTATION, SEARCHED_RECOMPUTATION
+from scalecost.engine.training.model.step import StepModel
+from scalecost.engine.training.request import build_plan
+from scalecost.engine.training.search.space import SearchSpace
 
 from .public_points import evaluate_throughput, throughput_request, throughput_rows
 from .reference_catalog import load_catalog
@@ -111,7 +110,7 @@ def test_planner_does_not_search_dots():
 
 
 def test_a_tpu_carries_no_allocator_fragmentation_a_gpu_does():
-    from service.engine.training.model.memory import FRAGMENTATION, fragmentation_fraction
+    from scalecost.engine.training.model.memory import FRAGMENTATION, fragmentation_fraction
 
     plan = _plan(next(iter(MAXTEXT)))
     ev = evaluate(plan)

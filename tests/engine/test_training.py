@@ -5,15 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
-from service.engine.architecture import ModelSpec
-from service.engine.hardware import Catalog
-from service.engine.models import PRESETS
-from service.engine.parallelism import Parallelism, pipeline_bubble_fraction
-from service.engine.training.estimate import estimate_training
-from service.engine.training.model.memory import layer_activation_bytes, training_memory
-from service.engine.training.model.scaling import chinchilla_loss
-from service.engine.training.request import build_plan
+from scalecost.engine.architecture import ModelSpec
+from scalecost.engine.hardware import Catalog
+from scalecost.engine.models import PRESETS
+from scalecost.engine.parallelism import Parallelism, pipeline_bubble_fraction
+from scalecost.engine.training.estimate import estimate_training
+from scalecost.engine.training.model.memory import layer_activation_bytes, training_memory
+from scalecost.engine.training.model.scaling import chinchilla_loss
+from scalecost.engine.training.request import build_plan
 
 
 @pytest.mark.parametrize(("zero", "gigabytes"), [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)])
@@ -213,8 +212,8 @@ def test_resnet50_uses_samples_and_three_forward_passes(catalog: Catalog) -> Non
 def test_fp8_keeps_linear_inputs_in_one_byte() -> None:
     """FP8 training saves the four GEMM inputs of a gated layer at 1 byte (Transformer Engine; DeepSeek-V3 §3.3.2):
     per s·b·h, whole terms 8 → 6 and split terms lose 1 (attention output) + f/h (down-projection input)."""
-    from service.engine.models import resolve_model
-    from service.engine.parallelism import Parallelism
+    from scalecost.engine.models import resolve_model
+    from scalecost.engine.parallelism import Parallelism
 
     shape = resolve_model({"preset": "llama-3-8b"}).shape
     assert shape is not None

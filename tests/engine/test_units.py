@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from service.engine.units import (
+from scalecost.engine.units import (
     GIB,
     PFLOP_DAY,
     human_bytes,

@@ -7,12 +7,11 @@ import math
 import re
 
 import pytest
-
-from service.engine.errors import InvalidRequest
-from service.engine.hardware import closest_accelerators, unknown_accelerator_message
-from service.engine.training.estimate import estimate_training
-from service.engine.training.request import build_plan
-from service.engine.units import human_usd, parse_count
+from scalecost.engine.errors import InvalidRequest
+from scalecost.engine.hardware import closest_accelerators, unknown_accelerator_message
+from scalecost.engine.training.estimate import estimate_training
+from scalecost.engine.training.request import build_plan
+from scalecost.engine.units import human_usd, parse_count
 
 A100S = {"nvidia-a100-sxm-80gb", "nvidia-a100-sxm-40gb", "nvidia-a100-pcie-80gb", "nvidia-a100-pcie-40gb"}
 H100S = {"nvidia-h100-sxm-80gb", "nvidia-h100-pcie-80gb", "nvidia-h100-nvl-94gb"}

@@ -9,11 +9,10 @@ import random
 
 import numpy as np
 import pytest
-
-from service.engine import InvalidRequest
-from service.engine.training.model.arrays import Layouts, evaluate_layouts
-from service.engine.training.model.evaluate import evaluate
-from service.engine.training.request import build_plan
+from scalecost.engine import InvalidRequest
+from scalecost.engine.training.model.arrays import Layouts, evaluate_layouts
+from scalecost.engine.training.model.evaluate import evaluate
+from scalecost.engine.training.request import build_plan
 
 MODELS = [
     {"preset": "llama-2-7b"},
@@ -196,7 +195,7 @@ def test_vector_model_evaluates_many_layouts_in_one_call(catalog) -> None:
 def test_vector_model_follows_the_inferred_stack_from_a_zero3_plan(catalog) -> None:
     """A request naming no stack takes fsdp under ZeRO-3 and megatron otherwise (framework.inferred_framework);
     the array model evaluated from a ZeRO-3 plan gives each layout its own stack, as the single estimate does."""
-    from service.engine.training.model.framework import elementwise_factor, loss_bytes_per_logit
+    from scalecost.engine.training.model.framework import elementwise_factor, loss_bytes_per_logit
 
     # the array model swaps only the attention kernel between the inferred stacks: the rest must agree
     assert elementwise_factor("fsdp", False) == elementwise_factor("megatron", False)
@@ -225,7 +224,7 @@ def test_vector_model_follows_the_inferred_stack_from_a_zero3_plan(catalog) -> N
 def test_uneven_pipeline_stages_agree_between_the_models(catalog) -> None:
     """126 layers on 16 stages: the first stage takes 7 layers (it holds the embedding), so the busiest stage is the
     second, 8 layers × 15 micro-batches in flight, in the single estimate and in the array model alike."""
-    from service.engine.training.model import memory as mem
+    from scalecost.engine.training.model import memory as mem
 
     plans = []
     for p, v in ((16, 1), (16, 8), (7, 1), (9, 2)):

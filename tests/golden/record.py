@@ -10,9 +10,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from service import create_app
-from service.store import migrate
-from service.store.seeding import seed_catalog
+from scalecost import create_app
+from scalecost.store import migrate
+from scalecost.store.seeding import seed_catalog
 
 from .corpus import corpus
 

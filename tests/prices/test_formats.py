@@ -9,10 +9,9 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-
-from service.usecases import price_formats
-from service.usecases.price_formats import PriceFileError, gcp
-from service.usecases.price_formats.mapping import read as read_map
+from scalecost.usecases import price_formats
+from scalecost.usecases.price_formats import PriceFileError, gcp
+from scalecost.usecases.price_formats.mapping import read as read_map
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "prices"
 

@@ -10,11 +10,10 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from scalecost.store.models import AcceleratorPrice, AuditEvent, PriceImport
+from scalecost.usecases import price_imports
+from scalecost.usecases.price_formats import PriceFileError
 from sqlalchemy import func, select
-
-from service.store.models import AcceleratorPrice, AuditEvent, PriceImport
-from service.usecases import price_imports
-from service.usecases.price_formats import PriceFileError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "prices"
 TODAY = dt.date(2026, 12, 1)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
+from scalecost.store import scenarios as store
+from scalecost.store.models import ScenarioRevision, ScenarioTag, ScenarioTotal
 from sqlalchemy import func, select
-
-from service.store import scenarios as store
-from service.store.models import ScenarioRevision, ScenarioTag, ScenarioTotal
 
 
 def test_bulk_insert_matches_create(app):

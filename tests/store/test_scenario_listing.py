@@ -8,10 +8,9 @@ import datetime as dt
 import json
 
 import pytest
+from scalecost.store import scenarios as store
+from scalecost.store.models import Scenario
 from sqlalchemy import select
-
-from service.store import scenarios as store
-from service.store.models import Scenario
 
 START = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 ROWS = 45

@@ -6,11 +6,11 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from scalecost.store import migrate
+from scalecost.store import scenarios as store
+from scalecost.store.session import Database
 from sqlalchemy import text
 
-from service.store import migrate
-from service.store import scenarios as store
-from service.store.session import Database
 from tests.conftest import fresh_database_url
 
 ROWS = 20_000

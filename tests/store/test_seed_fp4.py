@@ -7,10 +7,9 @@ from __future__ import annotations
 import csv
 from importlib import resources
 
+from scalecost.store.models import Accelerator, AuditEvent
+from scalecost.store.seeding import fp4_peaks, seed_catalog
 from sqlalchemy import select, update
-
-from service.store.models import Accelerator, AuditEvent
-from service.store.seeding import fp4_peaks, seed_catalog
 
 FP4_DENSE_TFLOPS = {
     "nvidia-b200": 9000.0,
@@ -23,7 +22,7 @@ FP4_DENSE_TFLOPS = {
 
 
 def test_every_fp4_row_names_a_catalog_part_and_its_source():
-    seed = resources.files("service.store").joinpath("seed")
+    seed = resources.files("scalecost.store").joinpath("seed")
     ids = {r["id"] for r in csv.DictReader(seed.joinpath("accelerators.csv").read_text().splitlines())}
     rows = list(csv.DictReader(seed.joinpath("accelerator_fp4.csv").read_text().splitlines()))
     assert {r["id"] for r in rows} <= ids

@@ -3,10 +3,9 @@ database seeded with the old decimal figure is corrected unless an admin set the
 
 from __future__ import annotations
 
+from scalecost.store.models import Accelerator, AuditEvent
+from scalecost.store.seeding import _rows, memory_bytes_of, reported_memory, seed_catalog
 from sqlalchemy import select, update
-
-from service.store.models import Accelerator, AuditEvent
-from service.store.seeding import _rows, memory_bytes_of, reported_memory, seed_catalog
 
 
 def test_h100_capacity_is_the_driver_reported_81559_mib(app):

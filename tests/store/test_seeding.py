@@ -5,10 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
+from scalecost.store.models import Accelerator, AcceleratorPrice
+from scalecost.store.seeding import effective_from_of, seed_catalog
 from sqlalchemy import select
-
-from service.store.models import Accelerator, AcceleratorPrice
-from service.store.seeding import effective_from_of, seed_catalog
 
 
 def test_effective_from_parses_the_catalog_period_labels():

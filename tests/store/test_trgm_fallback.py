@@ -8,12 +8,12 @@ import uuid
 from urllib.parse import quote
 
 import pytest
+from scalecost.store import migrate
+from scalecost.store import scenarios as store
+from scalecost.store.session import Database, normalise_url
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from service.store import migrate
-from service.store import scenarios as store
-from service.store.session import Database, normalise_url
 from tests.conftest import PG_URL
 
 

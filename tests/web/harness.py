@@ -11,11 +11,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from scalecost import create_app
+from scalecost.store import keys, migrate
+from scalecost.store.seeding import seed_catalog
 from werkzeug.serving import make_server
-
-from service import create_app
-from service.store import keys, migrate
-from service.store.seeding import seed_catalog
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"

@@ -8,8 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-from service import web
+from scalecost import web
 
 WEB = Path(web.__file__).resolve().parent
 STATIC = WEB / "static"

@@ -12,6 +12,7 @@ from typing import Any
 from ..hardware import Accelerator
 from ..i18n import _
 from ..units import SECONDS_PER_HOUR, human_bytes, human_duration
+from .model.cost import usd_per_hour
 from .model.efficiency import (
     MOE_EXPERT_EFFICIENCY,
     accelerator_class,
@@ -215,7 +216,7 @@ def _cost_section(w: Workload, speed: Speed, count: int, p: InferencePlan) -> di
             "price_source": None,
             "priced_as_of": None,
         }
-    per_hour = usd * count * (1.0 + p.infrastructure_overhead)
+    per_hour = usd_per_hour(count, usd, p.infrastructure_overhead)
     per_second = per_hour / SECONDS_PER_HOUR
     out = in_ = samples = None
     if speed.output_tokens_per_second:

@@ -11,6 +11,7 @@ from ..pricing import describe
 from ..units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_usd
 from .model.checkpoint import checkpoint_write_s
 from .model.compute import best_gemm_efficiency
+from .model.cost import compute_usd, cost, total_usd
 from .model.evaluate import Evaluation
 from .model.framework import attention_kernel
 from .model.memory import bytes_per_parameter, fragmentation_fraction, runtime_reserve_bytes
@@ -147,18 +148,16 @@ def _time(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
 
 def _cost(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
     hours = ev.accelerator_hours(plan.par.devices)
-    usd = ev.usd_per_hour
-    compute_usd = hours * usd if usd is not None else None
-    infra_usd = compute_usd * plan.infrastructure_overhead if compute_usd is not None else None
-    total_usd = compute_usd + infra_usd if compute_usd is not None and infra_usd is not None else None
+    money = cost(plan, hours)
+    total_usd = money.total_usd
     unit_total = plan.units + plan.pretraining_units
     per_m = total_usd / (unit_total / 1e6) if total_usd is not None and unit_total else None
     return {
         "accelerator_hours": hours,
-        "usd_per_accelerator_hour": usd,
+        "usd_per_accelerator_hour": money.usd_per_accelerator_hour,
         "price_source": plan.price_source,
-        "compute_usd": compute_usd,
-        "infrastructure_usd": infra_usd,
+        "compute_usd": money.compute_usd,
+        "infrastructure_usd": money.infrastructure_usd,
         "total_usd": total_usd,
         "usd_per_million_tokens": per_m if plan.unit == "token" else None,
         "usd_per_million_samples": per_m if plan.unit == "sample" else None,
@@ -178,11 +177,13 @@ def _range(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
 
     def span(u_factor: float) -> dict[str, Any]:
         s = ev.seconds_at(ev.utilization * u_factor)
-        cost = s * devices / 3600.0 * usd * (1.0 + plan.infrastructure_overhead) if usd is not None else None
+        total = (
+            total_usd(s * devices / 3600.0, usd, plan.infrastructure_overhead) if usd is not None else None
+        )
         return {
             "utilization": ev.utilization * u_factor,
             "seconds": s,
-            "total_usd": cost,
+            "total_usd": total,
             "human": human_duration(s, plan.decimals),
         }
 
@@ -410,6 +411,6 @@ def _details(plan: TrainingPlan, ev: Evaluation) -> list[dict[str, Any]]:
         ("accelerator_hours", "devices × time / 3600", ev.accelerator_hours(devices), "hours", "definition"),
     ]  # fmt: skip
     if ev.usd_per_hour is not None:
-        rows.append(("compute_usd", "accelerator-hours × price", ev.accelerator_hours(devices) * ev.usd_per_hour,
+        rows.append(("compute_usd", "accelerator-hours × price", compute_usd(ev.accelerator_hours(devices), ev.usd_per_hour),
                      "USD", describe(plan.price_source)))  # fmt: skip
     return [{"name": n, "formula": f, "value": v, "unit": u, "source": s} for n, f, v, u, s in rows]

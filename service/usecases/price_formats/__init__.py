@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from service.engine import PRICING_MODELS as PRICING_MODELS  # one source: the engine's tuple
+from ...engine import PRICING_MODELS as PRICING_MODELS
 
 HOURS_PER_YEAR = 8760  # 365 × 24: how AWS and Azure spread a term's price over its hours
 

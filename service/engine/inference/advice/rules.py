@@ -17,6 +17,7 @@ from ...i18n import _, num, pct
 from ...parallelism import built_at
 from ...patch import merge_patch, recommendation
 from ...units import SECONDS_PER_HOUR, human_bytes
+from ..model.cost import usd_per_hour
 from ..model.evaluate import InferenceEvaluation, evaluate, meets_targets
 from ..model.formats import ENGINE_KV_PRECISIONS
 from ..model.memory import fewest_fitting
@@ -82,7 +83,7 @@ def suggestions(p: InferencePlan, catalog: Catalog) -> list[dict[str, Any]]:
                     break  # past the knee: fixed overhead and all-reduces dominate, more devices stop helping
                 best = faster.end_to_end_s
         usd = p.usd_per_accelerator_hour if acc.id == p.accelerator.id else _price(catalog, acc, provider)
-        per_hour = usd * count * (1.0 + p.infrastructure_overhead) if usd is not None else None
+        per_hour = usd_per_hour(count, usd, p.infrastructure_overhead) if usd is not None else None
         rate = speed.output_tokens_per_second or speed.samples_per_second
         per_million = per_hour / SECONDS_PER_HOUR / rate * 1e6 if per_hour is not None and rate else None
         row: dict[str, Any] = {

@@ -20,6 +20,7 @@ import numpy as np
 from ...hardware import Accelerator
 from ...i18n import N_, _, num
 from ..model.arrays import batch_speeds
+from ..model.cost import usd_per_hour
 from ..model.evaluate import InferenceEvaluation, evaluate
 from ..model.formats import ENGINE_KV_PRECISIONS, WeightFormat, default_kv_precision, resolve_weight_format
 from ..model.memory import Workload, max_batch_size
@@ -228,7 +229,7 @@ def _evaluate_group(
         return 0
     speeds = batch_speeds(w, acc, devices, np.arange(1, fit + 1, dtype=float))
     replicas = replicas_needed(space.requests_per_second, speeds.requests_per_second, space.max_utilization)
-    usd = replicas * devices * group.price.usd_per_hour * (1.0 + space.infrastructure_overhead)
+    usd = usd_per_hour(replicas * devices, group.price.usd_per_hour, space.infrastructure_overhead)
     ttft_ok = speeds.time_to_first_token_s <= space.ttft_s
     tpot_ok = speeds.time_per_output_token_s <= space.tpot_s
     replicas_ok = replicas <= space.max_replicas
@@ -303,7 +304,7 @@ def _deployment(space: ServingSearch, groups: list[Group], point: _Point) -> Dep
     replicas = int(
         replicas_needed(space.requests_per_second, ev.speed.requests_per_second, space.max_utilization)
     )
-    usd = replicas * group.devices * group.price.usd_per_hour * (1.0 + space.infrastructure_overhead)
+    usd = usd_per_hour(replicas * group.devices, group.price.usd_per_hour, space.infrastructure_overhead)
     return Deployment(group, plan, ev, replicas, usd)
 
 

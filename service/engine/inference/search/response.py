@@ -11,6 +11,7 @@ from typing import Any
 
 from ...i18n import N_, _, num
 from ...units import SECONDS_PER_HOUR, human_duration
+from ..model.cost import usd_per_hour
 from .rank import Deployment, PlanResult
 from .request import ServingSearch
 
@@ -125,7 +126,7 @@ def _cost(space: ServingSearch, dep: Deployment, ttft: float, e2e: float) -> dic
     prefill_share = ttft / e2e
     usd_per_request = dep.usd_per_hour / SECONDS_PER_HOUR / space.requests_per_second
     replica_per_second = (
-        g.devices * g.price.usd_per_hour * (1.0 + space.infrastructure_overhead) / SECONDS_PER_HOUR
+        usd_per_hour(g.devices, g.price.usd_per_hour, space.infrastructure_overhead) / SECONDS_PER_HOUR
     )
     otps = dep.evaluation.speed.output_tokens_per_second or 0.0
     return {

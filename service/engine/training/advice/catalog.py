@@ -12,6 +12,7 @@ from ...i18n import _, pct
 from ...parallelism import built_at
 from ...units import human_duration, human_usd
 from ..model.compute import compute_floor_s
+from ..model.cost import compute_usd, cost
 from ..model.evaluate import Evaluation, basis, evaluate, local_seconds_floor, seconds_floor
 from ..model.framework import default_recomputation
 from ..model.plan import TrainingPlan
@@ -45,7 +46,7 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
     if plan.price_source == "override" or ev.usd_per_hour is None:
         return None
     devices = plan.par.devices
-    current = ev.accelerator_hours(devices) * ev.usd_per_hour
+    current = compute_usd(ev.accelerator_hours(devices), ev.usd_per_hour)
     if plan.offload_source == "fit" or plan.recompute_source == "fit":
         # other parts are judged without the offload or recomputation chosen to fit this one (fit_defaults.py): the
         # basis's memories and work are those of the plan without them, as a client moving the request gets them
@@ -59,7 +60,7 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
     found = _confirm(request, catalog, plan, change, acc, candidate)
     if found is None or not found.fits or found.usd_per_hour is None:
         return None
-    confirmed = found.accelerator_hours(devices) * found.usd_per_hour
+    confirmed = compute_usd(found.accelerator_hours(devices), found.usd_per_hour)
     # the claim is the confirmed answer's: it must clear the same bars as the scan's
     if confirmed > current * (1.0 - CHEAPER_MIN_SAVING) or found.seconds > CHEAPER_MAX_SLOWDOWN * ev.seconds:
         return None
@@ -86,7 +87,7 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
     stack = _stack_change(plan.accelerator, acc)
     if stack:
         message += " " + stack
-    total_now = current * (1.0 + plan.infrastructure_overhead)
+    total_now = cost(plan, ev.accelerator_hours(devices)).total_usd
     return recommendation("cheaper_accelerator", "info", message, change, "cost.total_usd", "<", total_now)
 
 
@@ -147,7 +148,7 @@ def _cheapest(
             candidate = _on_part(plan, ev, acc, price, best[0] if best is not None else None)
         if candidate is None or candidate.usd_per_hour is None:
             continue
-        cost = candidate.accelerator_hours(devices) * candidate.usd_per_hour
+        cost = compute_usd(candidate.accelerator_hours(devices), candidate.usd_per_hour)
         if (
             candidate.fits
             and cost < current * (1.0 - CHEAPER_MIN_SAVING)
@@ -201,7 +202,7 @@ def _cost_bounds(
             bounds.append((floor_usd, order, acc, price))
             continue
         seconds = ev.step_equivalents * compute_floor_s(work, acc, precision, largest_micro, memory)
-        bound = ev.accelerator_hours(devices, seconds) * price.usd_per_hour
+        bound = compute_usd(ev.accelerator_hours(devices, seconds), price.usd_per_hour)
         if bound < threshold and seconds <= CHEAPER_MAX_SLOWDOWN * ev.seconds:
             bounds.append((bound, order, acc, price))
     bounds.sort(key=lambda c: (c[0], c[1]))

@@ -25,6 +25,7 @@ from . import arrays_comm as vc
 from . import compute as st
 from . import memory as mem
 from .checkpoint import CHECKPOINT_BYTES_PER_S_PER_NODE, checkpoint_write_s
+from .cost import total_usd
 from .expert_comm import exposed_expert_s, unpaired_share
 from .framework import inferred_framework, loss_bytes_per_logit
 from .goodput import MAX_LOSS_SHARE, straggler_shares
@@ -51,8 +52,7 @@ class LayoutNumbers(NamedTuple):
 
     def usd(self, usd_per_hour: float, infrastructure_overhead: float) -> Array:
         """Total USD as the response computes it: compute + infrastructure overhead."""
-        compute = self.accelerator_hours * usd_per_hour
-        return compute + compute * infrastructure_overhead
+        return total_usd(self.accelerator_hours, usd_per_hour, infrastructure_overhead)
 
 
 def evaluate_layouts(

@@ -36,7 +36,7 @@ DEFAULT_PRICING_MODELS = (
 )  # spot can be reclaimed mid-run and reserved needs a commitment: opt in
 DEFAULT_RESULTS = 5
 # ISO 8601 durations: years of 365 days and months of 30 days (the standard leaves them to the calendar). The API
-# contract states this same pattern (service/api/fields.py Deadline).
+# contract states this same pattern (service/api/extensions/fields.py Deadline).
 DURATION_PATTERN = (
     r"^P(?!$)(\d+(\.\d+)?Y)?(\d+(\.\d+)?M)?(\d+(\.\d+)?W)?(\d+(\.\d+)?D)?"
     r"(T(?=\d)(\d+(\.\d+)?H)?(\d+(\.\d+)?M)?(\d+(\.\d+)?S)?)?$"

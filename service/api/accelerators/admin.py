@@ -1,0 +1,279 @@
+"""Catalog administration: add and patch accelerators, set and remove prices (admin, If-Match), history."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import marshmallow as ma
+from flask import g, request, url_for
+from flask.views import MethodView
+from flask_smorest import abort
+from marshmallow import validate
+
+from ...engine import SPEC_BOUNDS
+from ...engine.i18n import N_, _
+from ...store import catalog_admin
+from ...store.catalog import CatalogRepository
+from ...store.errors import Conflict
+from ...usecases import price_moves
+from ..extensions.auth import actor
+from ..extensions.db import db_session, invalidate_catalog
+from ..extensions.fields import Float, Integer, String
+from ..extensions.smorest import Blueprint
+from .routes import ETAG_SCHEMA, accelerator_to_dict
+from .routes import blp as read_blp
+from .schemas import KINDS, PRICING_MODELS, AcceleratorSchema, PriceSchema
+
+blp = Blueprint(
+    "catalog-admin",
+    __name__,
+    url_prefix="/v1/accelerators",
+    description="Catalog administration (admin key). Writes need If-Match with the accelerator's ETag.",
+)
+
+
+def _bounded(name: str, unit: str) -> validate.Range:
+    low, high = SPEC_BOUNDS[name]
+    return validate.Range(
+        min=low,
+        max=high,
+        error=N_("Must be between {low:g} and {high:g} {unit} (physical bounds of a device).").format(
+            low=low, high=high, unit=unit
+        ),
+    )
+
+
+def _peak(description: str) -> Float:
+    return Float(
+        allow_none=True,
+        validate=_bounded("peak_flops_per_s", "FLOP/s"),
+        metadata={"description": f"{description}; null when unsupported"},
+    )
+
+
+class PeakFlopsInSchema(ma.Schema):
+    """Dense peak FLOP/s per precision (no 2:4 sparsity); null (or absent) where unsupported."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+    fp32 = _peak("FP32 FLOP/s")
+    tf32 = _peak("TF32 tensor FLOP/s")
+    bf16 = _peak("BF16 tensor FLOP/s")
+    fp16 = _peak("FP16 tensor FLOP/s")
+    fp8 = _peak("FP8 tensor FLOP/s")
+    int8 = _peak("INT8 tensor OP/s")
+    int4 = _peak("INT4 tensor OP/s")
+    fp4 = _peak("FP4 tensor FLOP/s (NVFP4 / MXFP4)")
+
+
+def _physical(name: str, unit: str, required: bool = False):
+    return Float(
+        required=required,
+        allow_none=not required,
+        validate=_bounded(name, unit),
+        metadata={"description": unit},
+    )
+
+
+class AcceleratorWriteSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    id = String(
+        required=True,
+        validate=[validate.Length(1, 64), validate.Regexp(r"^[a-z0-9][a-z0-9.-]*$")],
+        metadata={"description": "Lower-case id (letters, digits, . -)", "example": "nvidia-b300"},
+    )
+    name = String(required=True, validate=validate.Length(1, 200))
+    vendor = String(required=True, validate=validate.Length(1, 64))
+    kind = String(required=True, validate=validate.OneOf(KINDS))
+    memory_bytes = Integer(
+        required=True,
+        validate=validate.Range(
+            int(SPEC_BOUNDS["memory_bytes"][0]),
+            int(SPEC_BOUNDS["memory_bytes"][1]),
+            error=N_("Must be between {min} and {max} bytes (1 MiB .. 8 TB)."),
+        ),
+        metadata={"description": "bytes"},
+    )
+    memory_bandwidth_bytes_per_s = _physical("memory_bandwidth_bytes_per_s", "bytes/s", required=True)
+    peak_flops_per_s = ma.fields.Nested(
+        PeakFlopsInSchema, metadata={"description": "Dense FLOP/s per precision"}
+    )
+    interconnect_bandwidth_bytes_per_s = _physical("interconnect_bandwidth_bytes_per_s", "bytes/s")
+    tdp_watts = _physical("tdp_watts", "W")
+    scale_up_domain = Integer(
+        allow_none=True,
+        validate=validate.Range(1, int(SPEC_BOUNDS["scale_up_domain"][1])),
+        metadata={"description": "Devices per scale-up (NVLink/ICI) domain"},
+    )
+    scale_out_bandwidth_bytes_per_s = _physical("scale_out_bandwidth_bytes_per_s", "bytes/s")
+    release_year = Integer(allow_none=True, validate=validate.Range(1990, 2100))
+    source_specs = String(allow_none=True, validate=validate.Length(max=5000))
+    notes = String(allow_none=True, validate=validate.Length(max=5000))
+
+
+class AcceleratorPatchSchema(AcceleratorWriteSchema):
+    class Meta:
+        unknown = ma.RAISE
+        exclude = ("id",)
+
+
+class PriceWriteSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    usd_per_hour = ma.fields.Decimal(
+        required=True,
+        places=6,
+        validate=validate.Range(min=Decimal("0.000001"), max=100_000),
+        metadata={
+            "description": "USD per accelerator-hour (stored as an exact decimal, 6 places)",
+            "example": 2.49,
+            "type": "number",
+            "minimum": 0.000001,
+            "maximum": 100_000,
+        },
+    )
+    instance_type = String(validate=validate.Length(1, 128))
+    accelerators_per_instance = Integer(validate=validate.Range(1, 1024))
+    region = String(validate=validate.Length(1, 64))
+    pricing_model = String(validate=validate.OneOf(PRICING_MODELS), metadata={"example": "on-demand"})
+    effective_from = ma.fields.Date(metadata={"description": "First day of the new price (default today)"})
+    source = String(validate=validate.Length(1, 2000))
+
+
+class PriceDeleteQuerySchema(ma.Schema):
+    pricing_model = String(validate=validate.OneOf(PRICING_MODELS))
+
+
+class HistoryQuerySchema(ma.Schema):
+    provider = String(validate=validate.Length(1, 64))
+
+
+@blp.after_request
+def _invalidate_catalog_cache(response):
+    """Estimates in this process see a catalog change at once (other workers within CATALOG_CACHE_TTL_S)."""
+    if request.method != "GET":
+        invalidate_catalog()
+    return response
+
+
+def _accelerator_or_404(accelerator_id: str):
+    acc = CatalogRepository(db_session()).get(accelerator_id)
+    if acc is None:
+        abort(
+            404,
+            message=_("Unknown accelerator '{accelerator_id}'. GET /v1/accelerators lists the ids.").format(
+                accelerator_id=accelerator_id
+            ),
+        )
+    return acc
+
+
+@blp.route("")
+class AcceleratorCreate(MethodView):
+    @blp.auth("admin")
+    @blp.etag
+    @blp.arguments(AcceleratorWriteSchema)
+    @blp.response(201, AcceleratorSchema)
+    @blp.problem(409, "An accelerator with this id exists.")
+    def post(self, body):
+        """Add an accelerator to the catalog (audited)."""
+        session = db_session()
+        try:
+            acc = catalog_admin.add_accelerator(session, body, actor=actor(), request_id=g.request_id)
+            session.commit()
+        except Conflict:
+            session.rollback()
+            abort(409, message=_("An accelerator '{value}' exists.").format(value=body["id"]))
+        blp.set_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
+        return (
+            accelerator_to_dict(acc),
+            201,
+            {"Location": url_for("accelerators.AcceleratorItem", accelerator_id=acc.id)},
+        )
+
+
+@blp.route("/<string:accelerator_id>")
+class AcceleratorPatch(MethodView):
+    @blp.auth("admin")
+    @blp.etag
+    @blp.arguments(AcceleratorPatchSchema(partial=True))
+    @blp.response(200, AcceleratorSchema)
+    @blp.problem(404, "No accelerator has this id.")
+    def patch(self, body, accelerator_id: str):
+        """Change specs (If-Match with the current ETag; audited)."""
+        acc = _accelerator_or_404(accelerator_id)
+        blp.check_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
+        catalog_admin.patch_accelerator(db_session(), acc, body, actor=actor(), request_id=g.request_id)
+        db_session().commit()
+        blp.set_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
+        return accelerator_to_dict(acc)
+
+
+@blp.route("/<string:accelerator_id>/prices/<string:provider>")
+class ProviderPrice(MethodView):
+    @blp.auth("admin")
+    @blp.etag
+    @blp.arguments(PriceWriteSchema)
+    @blp.response(200, AcceleratorSchema)
+    @blp.problem(404, "No accelerator has this id.")
+    def put(self, body, accelerator_id: str, provider: str):
+        """Set the provider's price: closes the open row (effective_to) and opens a new one (audited)."""
+        acc = _accelerator_or_404(accelerator_id)
+        blp.check_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
+        try:
+            catalog_admin.set_price(db_session(), acc, provider, body, actor=actor(), request_id=g.request_id)
+        except catalog_admin.PriceConflict as exc:
+            abort(422, message=str(exc), errors={"effective_from": [str(exc)]})
+        price_moves.refresh(db_session(), [acc.id])  # saved scenarios' costs, in the same transaction
+        db_session().commit()
+        blp.set_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
+        return accelerator_to_dict(acc)
+
+    @blp.auth("admin")
+    @blp.etag
+    @blp.arguments(PriceDeleteQuerySchema, location="query")
+    @blp.response(204)
+    @blp.problem(404, "No accelerator has this id, or no current price from this provider.")
+    def delete(self, query, accelerator_id: str, provider: str):
+        """End the provider's current price(s) today; history keeps them (audited)."""
+        acc = _accelerator_or_404(accelerator_id)
+        blp.check_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
+        closed = catalog_admin.delete_price(
+            db_session(),
+            acc,
+            provider,
+            pricing_model=query.get("pricing_model"),
+            actor=actor(),
+            request_id=g.request_id,
+        )
+        if not closed:
+            abort(
+                404,
+                message=_("'{accelerator_id}' has no current price from '{provider}'.").format(
+                    accelerator_id=accelerator_id, provider=provider
+                ),
+            )
+        price_moves.refresh(db_session(), [acc.id])  # saved scenarios' costs, in the same transaction
+        db_session().commit()
+
+
+@blp.route("/<string:accelerator_id>/prices/history")
+class PriceHistory(MethodView):
+    @blp.auth("viewer", read=True)
+    @blp.arguments(HistoryQuerySchema, location="query")
+    @blp.response(200, PriceSchema(many=True))
+    @blp.problem(404, "No accelerator has this id.")
+    def get(self, query, accelerator_id: str):
+        """Every price this accelerator has had, with its period (effective_from … effective_to)."""
+        acc = _accelerator_or_404(accelerator_id)
+        rows = catalog_admin.price_history(db_session(), acc)
+        if query.get("provider"):
+            rows = [r for r in rows if r.provider == query["provider"]]
+        return rows
+
+
+__all__ = ["blp", "read_blp"]

@@ -1,0 +1,71 @@
+"""Request parts shared by the training and inference estimates: cost and output options."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import validate
+
+from ... import engine
+from ..extensions.fields import Boolean, Float, Integer, String, fraction_range
+
+PROVIDER_EXAMPLE = "aws"
+
+
+class CostSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    provider = String(
+        validate=validate.Length(1, 64),
+        metadata={
+            "description": "Use this provider's catalog price (aws, gcp, azure, lambda, runpod, …)",
+            "example": "aws",
+        },
+    )
+    pricing_model = String(
+        validate=validate.OneOf(list(engine.PRICING_MODELS)),
+        metadata={
+            "description": "Use only catalog prices of this pricing model (on-demand, spot, reserved-1y, "
+            "reserved-3y); with "
+            "`provider`, that provider's cheapest row of it. Default: on-demand where listed",
+            "example": "spot",
+        },
+    )
+    usd_per_accelerator_hour = Float(
+        validate=validate.Range(min=0.0001, max=10_000),
+        metadata={
+            "description": "Override the catalog: USD per accelerator-hour (0.0001 to 10,000)",
+            "example": 2.49,
+        },
+    )
+    infrastructure_overhead = Float(
+        validate=fraction_range(0, 3),
+        metadata={
+            "description": "Fraction added for storage, network, CPUs (0.15 = +15 %), at most 3; default 0",
+            "example": 0.1,
+        },
+    )
+    as_of = ma.fields.Date(
+        metadata={"description": "Price the estimate with the catalog prices in force on this day (ISO date)"}
+    )
+
+
+class OutputSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    details = Boolean(metadata={"description": "Include the step-by-step calculation"})
+    decimal_places = Integer(
+        validate=validate.Range(0, 6),
+        metadata={"description": "Decimals in the human-readable strings (default 1)"},
+    )
+    recommendations = Boolean(
+        metadata={
+            "description": "Include recommendations (default true; false skips their re-estimates, for sweeps)"
+        }
+    )
+    suggestions = Boolean(
+        metadata={
+            "description": "Inference only: rank the catalog's accelerators for this request (default true)"
+        }
+    )

@@ -1,0 +1,114 @@
+"""flask-smorest subclassed once: problem+json errors documented for every operation."""
+
+from __future__ import annotations
+
+import http
+
+import flask_smorest
+import flask_smorest.pagination
+import marshmallow as ma
+from flask_smorest.spec import prepare_response
+
+from .errors import PROBLEM_CONTENT_TYPE, ProblemSchema
+
+
+def _exclusive_bounds(self, field, ret, **kwargs) -> dict:
+    """apispec drops Range(min_inclusive=False): state open bounds in the contract (OpenAPI 3.0 booleans)."""
+    out: dict = {}
+    for validator in field.validators:
+        if isinstance(validator, ma.validate.Range):
+            if validator.min is not None and not validator.min_inclusive:
+                out["exclusiveMinimum"] = True
+            if validator.max is not None and not validator.max_inclusive:
+                out["exclusiveMaximum"] = True
+    return out
+
+
+MAX_PAGE = 1_000_000
+
+
+def _pagination_parameters_schema_factory(def_page, def_page_size, def_max_page_size):
+    """flask-smorest's pagination schema with an upper bound on `page`, so the contract states it
+    (an unbounded page overflows the database's OFFSET)."""
+    base = _original_factory(def_page, def_page_size, def_max_page_size)
+
+    class PaginationParametersSchema(base):  # type: ignore[valid-type,misc]  # a class made at run time
+        page = ma.fields.Integer(load_default=def_page, validate=ma.validate.Range(min=1, max=MAX_PAGE))
+
+    return PaginationParametersSchema
+
+
+_original_factory = flask_smorest.pagination._pagination_parameters_schema_factory
+flask_smorest.pagination._pagination_parameters_schema_factory = _pagination_parameters_schema_factory
+
+
+class Api(flask_smorest.Api):
+    ERROR_SCHEMA = ProblemSchema
+
+    def init_app(self, app, *, spec_kwargs=None):
+        super().init_app(app, spec_kwargs=spec_kwargs)
+        self.ma_plugin.converter.add_attribute_function(_exclusive_bounds)
+        self.spec.components.security_scheme(
+            "bearerAuth",
+            {"type": "http", "scheme": "bearer", "description": "API key `sc_…` (scalecost keys create)"},
+        )
+
+    def _register_error_handlers(self):
+        """Errors are handled by service.api.extensions.errors (registered in create_app)."""
+
+    def document_request_body(self, path: str, method: str, schema: dict) -> None:
+        """Replace a generated request-body schema by a hand-written one (e.g. a oneOf the body's
+        loader enforces but marshmallow cannot express)."""
+        body = self.spec._paths[path][method]["requestBody"]
+        body["content"]["application/json"]["schema"] = schema
+
+    def _register_pagination_header(self):
+        """X-Pagination is a JSON document in a header: a header's value is a string on the wire."""
+        self.spec.components.header(
+            "PAGINATION",
+            {
+                "description": "Pagination metadata as JSON: total, total_pages, first_page, last_page, page, "
+                "previous_page, next_page",
+                "schema": {"type": "string", "example": '{"total": 37, "total_pages": 4, "page": 1}'},
+            },
+            lazy=True,
+        )
+
+    def _register_responses(self):
+        """Document error responses as application/problem+json with the ProblemSchema."""
+        for status in http.HTTPStatus:
+            response: dict = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+                prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, PROBLEM_CONTENT_TYPE)
+        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """Project blueprint: `problem` documents an extra error status; `auth` guards and documents a view."""
+
+    def problem(self, status: int, description: str):
+        return self.alt_response(
+            status, schema=ProblemSchema, description=description, content_type=PROBLEM_CONTENT_TYPE
+        )
+
+    def auth(self, role: str, *, read: bool = False):
+        """Require an API key with at least `role` (reads: only when REQUIRE_AUTH_FOR_READS is true)."""
+        from .auth import requires
+
+        def decorator(view):
+            guarded = requires(role, read=read)(view)
+            guarded = self.problem(401, "Missing, unknown or revoked API key (WWW-Authenticate: Bearer).")(
+                guarded
+            )
+            if not read:
+                guarded = self.problem(403, f"The API key lacks the '{role}' role.")(guarded)
+            security: list[dict[str, list[str]]] = [{"bearerAuth": []}]
+            if read:
+                security.append({})  # open unless REQUIRE_AUTH_FOR_READS
+            return self.doc(security=security)(guarded)
+
+        return decorator

@@ -1,0 +1,162 @@
+"""Response schema of POST /v1/plans/inference (documentation of engine/inference/plan_response.py's JSON:
+tests/api/test_plans_inference.py validates real answers against openapi.yaml with no undocumented property)."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+
+from ...engine import SERVING_PLAN_REASONS as REASONS
+from ..estimates.inference import InferenceRequestSchema
+from ..estimates.responses import AsIs, integer, num, number, price_source, section, text
+
+F = ma.fields
+
+
+class PlanWeightsSchema(ma.Schema):
+    precision = text("Bit class of the weights", example="fp8")
+    format = text("The engine's reading of the format (estimate's model.weights.format)", example="fp8")
+
+
+class PlanLatencySchema(ma.Schema):
+    time_to_first_token_s = number("Prefill of one full batch, seconds")
+    time_per_output_token_s = number("One decode step at the batch size, seconds")
+    end_to_end_s = number("TTFT + (output_tokens − 1) × TPOT, seconds")
+    human = text("The three, readable")
+
+
+class PlanThroughputSchema(ma.Schema):
+    requests_per_second_per_replica = number("batch ÷ end-to-end time (the estimate's requests_per_second)")
+    output_tokens_per_second_per_replica = num("The estimate's output_tokens_per_second")
+    fleet_requests_per_second = number("Replicas × requests_per_second_per_replica")
+    utilization = number("Demand ÷ fleet capacity")
+
+
+class PlanMemorySchema(ma.Schema):
+    per_device_bytes = number("bytes per device at the batch size")
+    capacity_bytes = number("usable bytes per device under the engine's budget")
+    fits = F.Boolean(metadata={"description": "Always true for a plan"})
+
+
+class PlanAtCapacitySchema(ma.Schema):
+    usd_per_hour_per_replica = number("USD per hour of one replica")
+    usd_per_million_input_tokens = number("One fully busy replica, prefill share (= the estimate's figure)")
+    usd_per_million_output_tokens = number("One fully busy replica, decode share")
+    usd_per_million_output_tokens_all_time = num(
+        "One fully busy replica, all serving time charged to output tokens (= the estimate's figure)"
+    )
+
+
+class PlanCostFiguresSchema(ma.Schema):
+    usd_per_hour = number("USD per hour of the whole fleet")
+    usd_per_accelerator_hour = number("The provider's price per accelerator-hour")
+    usd_per_million_input_tokens = number(
+        "At the workload's demand: fleet cost × prefill share ÷ input tokens"
+    )
+    usd_per_million_output_tokens = number(
+        "At the workload's demand: fleet cost × decode share ÷ output tokens"
+    )
+    usd_per_request = number("Fleet cost per request served at the demand")
+    prefill_share = number("TTFT ÷ end-to-end time: the share of device time spent in prefill")
+    at_capacity = section(PlanAtCapacitySchema, "The same figures for one fully busy replica")
+    infrastructure_overhead = number("Fraction added to the price")
+    price_source = price_source("The catalog row used")
+
+
+class DeploymentSchema(ma.Schema):
+    accelerator = text("Catalog id", example="nvidia-h100-sxm-80gb")
+    name = text("Accelerator name")
+    provider = text("Provider whose price is used (the cheapest listing this accelerator)")
+    engine = text("Serving engine", example="vllm")
+    weights = section(PlanWeightsSchema, "Weight format")
+    kv_cache_precision = text("KV-cache precision")
+    devices_per_replica = integer("Devices in one replica")
+    tensor_parallel = integer("Tensor-parallel degree (1 for engines that split layers)")
+    layout = text("tensor (vLLM, TensorRT-LLM) or layer (llama.cpp, transformers)")
+    replicas = integer("Replicas serving the demand")
+    total_devices = integer("replicas × devices_per_replica")
+    batch_size = integer("Concurrent sequences per replica")
+    concurrency = integer("Concurrent sequences in the fleet")
+    latency = section(PlanLatencySchema, "Latency in the batching model")
+    throughput = section(PlanThroughputSchema, "Capacity")
+    memory = section(PlanMemorySchema, "Memory per device")
+    cost = section(PlanCostFiguresSchema, "Cost")
+    estimate_request = AsIs(
+        InferenceRequestSchema,
+        metadata={
+            "description": "POST /v1/estimates/inference body for one replica: reproduces these numbers"
+        },
+    )
+
+
+class NearestMissSchema(ma.Schema):
+    objective = text(
+        "What came closest: time_to_first_token_s, time_per_output_token_s, cheapest_meeting_ttft, "
+        "cheapest_meeting_tpot, replicas, memory or search_space"
+    )
+    message = text("The miss, readable")
+    value = num("Its value (seconds, or replicas); null for memory")
+    deployment = F.Nested(DeploymentSchema, allow_none=True, metadata={"description": "Where it was reached"})
+
+
+ExclusionsSchema = ma.Schema.from_dict(
+    {r: integer(f"Configurations excluded: {r.replace('_', ' ')}") for r in REASONS},
+    name="PlanExclusionsSchema",
+)
+
+
+class BatchRangeSchema(ma.Schema):
+    min = integer("Smallest batch searched")
+    max = integer("Largest batch searched")
+
+
+class PlanSearchStatsSchema(ma.Schema):
+    configurations_considered = integer("accelerator × provider × engine × format × KV × devices × batch")
+    configurations_evaluated = integer("(group, batch) pairs run through the vectorised model")
+    configurations_feasible = integer("Configurations meeting every objective")
+    deployment_groups = integer("accelerators × engines × formats × KV precisions × devices per replica")
+    groups_evaluated = integer("Groups that passed the engine, format, KV, device-count and price checks")
+    batch_sizes = section(BatchRangeSchema, "Batch sizes searched per group")
+    accelerators = integer("Accelerators searched")
+    server_seconds = number("Server time of the search")
+
+
+class PlanWorkloadEchoSchema(ma.Schema):
+    requests_per_second = number("Demand")
+    input_tokens_per_second = number("Demand × prompt_tokens")
+    output_tokens_per_second = number("Demand × output_tokens")
+    prompt_tokens = integer("Per request")
+    output_tokens = integer("Per request")
+
+
+class PlanSloEchoSchema(ma.Schema):
+    time_to_first_token_s = number("Objective")
+    time_per_output_token_s = number("Objective")
+    max_utilization = number("Headroom")
+    basis = text("What the objectives are measured on")
+
+
+class DisaggregatedSchema(ma.Schema):
+    offered = F.Boolean(metadata={"description": "Whether disaggregated prefill/decode pools are candidates"})
+    reason = text("Why")
+
+
+class ServingPlanSchema(ma.Schema):
+    feasible = F.Boolean(
+        required=True, metadata={"description": "Whether any deployment meets every objective"}
+    )
+    plan = F.Nested(
+        DeploymentSchema, allow_none=True, required=True, metadata={"description": "The cheapest"}
+    )
+    frontier = F.List(
+        F.Nested(DeploymentSchema),
+        required=True,
+        metadata={"description": "Cost vs end-to-end latency Pareto points"},
+    )
+    nearest_misses = F.List(F.Nested(NearestMissSchema), required=True)
+    exclusions = section(ExclusionsSchema, "Configurations excluded, by first failing reason", required=True)
+    search = section(PlanSearchStatsSchema, "Search statistics", required=True)
+    workload = section(PlanWorkloadEchoSchema, "The workload planned", required=True)
+    slo = section(PlanSloEchoSchema, "The objectives", required=True)
+    disaggregated_serving = section(DisaggregatedSchema, "Separate prefill/decode pools", required=True)
+    notes = F.List(F.String(), required=True)
+    priced_as_of = text("cost.as_of when given")

@@ -1,0 +1,240 @@
+"""POST /v1/plans/training: request and response schemas (units in every name, allowed values in the contract)."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import validate
+
+from ... import engine
+from ..estimates.responses import ParallelismUsedSchema, TrainingEstimateSchema, integer, num, number, text
+from ..estimates.training import MAX_DEVICES, RECOMPUTATION, TrainingRunSchema
+from ..extensions.fields import Deadline, Float, Integer, String, fraction_range
+from ..models.schemas import ModelSpecField
+
+F = ma.fields
+MAX_LIST = 64
+OBJECTIVES = list(engine.PLAN_OBJECTIVES)
+
+
+def _degrees(description: str, high: int) -> F.List:
+    return F.List(
+        Integer(validate=validate.Range(1, high)),
+        validate=validate.Length(1, MAX_LIST),
+        metadata={"description": description},
+    )
+
+
+class TrainingPlanSearchSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    accelerators = F.List(
+        String(validate=validate.Length(1, 64)),
+        validate=validate.Length(1, 200),
+        metadata={
+            "description": "Catalog ids to consider. Default: every accelerator with a price in the search"
+        },
+    )
+    providers = F.List(
+        String(validate=validate.Length(1, 64)),
+        validate=validate.Length(1, MAX_LIST),
+        metadata={
+            "description": "Providers whose catalog prices to consider (aws, gcp, lambda, …). Default: all"
+        },
+    )
+    pricing_models = F.List(
+        String(validate=validate.OneOf(list(engine.PRICING_MODELS))),
+        validate=validate.Length(1, 4),
+        metadata={
+            "description": "Pricing models to consider. Default: on-demand only (spot can be reclaimed "
+            "mid-run; reserved needs a commitment)"
+        },
+    )
+    device_counts = _degrees(
+        "Device counts to consider. Default: 1, 2, 4, every node of 8 up to 64, then 8 "
+        "counts per doubling (≤ 12.5 % apart) up to max_devices",
+        MAX_DEVICES,
+    )
+    min_devices = Integer(validate=validate.Range(1, MAX_DEVICES), metadata={"description": "Default 1"})
+    max_devices = Integer(
+        validate=validate.Range(1, MAX_DEVICES),
+        metadata={
+            "description": "Largest device count searched. Default 8192 (constraints.max_devices wins)"
+        },
+    )
+    tensor = _degrees("Tensor-parallel degrees. Default 1, 2, 4, 8", 1024)
+    pipeline = _degrees("Pipeline-parallel degrees. Default 1, 2, 4, 8, 16, 32", 4096)
+    virtual_pipeline = _degrees("Interleaved 1F1B chunks per stage. Default 1, 2", 128)
+    context = _degrees("Context-parallel degrees. Default 1 (1, 2, 4, 8 from 16K-token sequences)", 1024)
+    expert = _degrees("Expert-parallel degrees. Default 1 (MoE: powers of 2 up to min(experts, 64))", 4096)
+    zero_stages = F.List(
+        Integer(validate=validate.Range(0, 3)),
+        validate=validate.Length(1, 4),
+        metadata={"description": "ZeRO stages (0–3). Default all four"},
+    )
+    micro_batch_sizes = _degrees(
+        "Micro-batch sizes. Default powers of 2 up to 16K tokens (256 samples)", 1_000_000
+    )
+    recomputation = F.List(
+        String(validate=validate.OneOf(RECOMPUTATION)),
+        validate=validate.Length(1, len(RECOMPUTATION)),
+        metadata={
+            "description": "Activation recomputation modes. Default: training.activation_recomputation "
+            "if given, else none, selective, selective_op and full (dots, JAX's policy, only when listed)"
+        },
+    )
+
+
+class TrainingPlanConstraintsSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    deadline = Deadline(
+        metadata={
+            "description": "Finish within: seconds, or an ISO 8601 duration (P45D, PT36H; "
+            "a year is 365 days, a month 30)"
+        }
+    )
+    budget_usd = Float(
+        validate=validate.Range(min=0.01, max=1e12),
+        metadata={"description": "Most total USD (compute + infrastructure overhead)"},
+    )
+    max_devices = Integer(validate=validate.Range(1, MAX_DEVICES), metadata={"description": "Most devices"})
+
+
+class TrainingPlanCostSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    infrastructure_overhead = Float(
+        validate=fraction_range(0, 3),
+        metadata={
+            "description": "Fraction added for storage, network, CPUs (0.15 = +15 %), at most 3; default 0"
+        },
+    )
+
+
+class TrainingPlanRequestSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    model = ModelSpecField(required=True)
+    training = F.Nested(
+        TrainingRunSchema,
+        required=True,
+        metadata={
+            "description": "As in a training estimate. micro_batch_size and activation_recomputation, "
+            "when given, are fixed; otherwise searched"
+        },
+    )
+    search = F.Nested(TrainingPlanSearchSchema)
+    constraints = F.Nested(TrainingPlanConstraintsSchema)
+    objective = String(
+        validate=validate.OneOf(OBJECTIVES),
+        metadata={
+            "description": "cheapest: least total USD; fastest: least time; pareto (default): the frontier, "
+            "results ranked cheapest first"
+        },
+    )
+    results = Integer(validate=validate.Range(1, 100), metadata={"description": "Plans to return. Default 5"})
+    cost = F.Nested(TrainingPlanCostSchema)
+
+
+class TrainingPlanPointSchema(ma.Schema):
+    accelerator = text("Catalog id")
+    provider = text("Null when searched without a price (objective fastest)", nullable=True)
+    pricing_model = text(nullable=True)
+    usd_per_accelerator_hour = num("Catalog price used, USD per accelerator-hour")
+    count = integer("Devices")
+    parallelism = F.Nested(ParallelismUsedSchema)
+    micro_batch_size = integer("Sequences (or samples) per device per forward pass")
+    activation_recomputation = text(enum=RECOMPUTATION)
+    precision = text()
+    seconds = number("Wall-clock seconds of the run")
+    time = text("Human duration")
+    total_usd = num("Total USD (compute + infrastructure overhead); null without a price")
+    cost = text("Human USD")
+    accelerator_hours = number("Devices × hours")
+    memory_per_device_bytes = number("Peak bytes per device")
+    memory_per_device = text("Human bytes")
+    memory_capacity_bytes = number("Usable bytes of one device")
+    utilization = number("Predicted model-FLOPs utilization (fraction)")
+    estimate_request = F.Dict(
+        metadata={"description": "A POST /v1/estimates/training body reproducing this plan"}
+    )
+
+
+class TrainingBestPlanSchema(TrainingPlanPointSchema):
+    estimate = F.Nested(
+        TrainingEstimateSchema, metadata={"description": "The full training estimate of the plan"}
+    )
+
+
+class TrainingNearestMissSchema(ma.Schema):
+    reason = text(
+        enum=[
+            "does_not_fit",
+            "misses_deadline",
+            "over_budget",
+            "misses_deadline_within_budget",
+            "cheapest",
+            "no_candidates",
+        ]
+    )
+    message = text()
+    plan = F.Nested(TrainingPlanPointSchema, allow_none=True)
+
+
+class TrainingExcludedAcceleratorSchema(ma.Schema):
+    accelerator = text()
+    reason = text(enum=["no_price", "precision_unsupported"])
+    detail = text()
+
+
+class TrainingExclusionsSchema(ma.Schema):
+    invalid_layout = integer(
+        "Layouts the estimate would refuse (degrees not dividing the count, heads, batch…)"
+    )
+    does_not_fit = integer("Configurations whose memory per device exceeds the device")
+    misses_deadline = integer("Configurations that fit but take longer than the deadline")
+    over_budget = integer("Configurations that fit, meet the deadline, cost more than the budget")
+    accelerators = F.List(F.Nested(TrainingExcludedAcceleratorSchema))
+
+
+class TrainingSearchStatsSchema(ma.Schema):
+    configurations_considered = integer("Layouts × offers in the search space")
+    configurations_evaluated = integer("Valid layouts × offers evaluated")
+    layouts_evaluated = integer("Valid layouts evaluated (time does not depend on the offer)")
+    pruned_invalid = integer("Layouts × offers refused before evaluation")
+    feasible = integer("Configurations meeting every constraint")
+    candidates = integer("Accelerator × recomputation modes searched")
+    server_seconds = number("Seconds the search took on the server")
+
+
+class TrainingPlanConstraintsUsedSchema(ma.Schema):
+    deadline_s = num("Deadline in seconds")
+    deadline = text(nullable=True)
+    budget_usd = num("Budget, USD")
+
+
+class TrainingPlanSchema(ma.Schema):
+    objective = text(enum=OBJECTIVES)
+    constraints = F.Nested(TrainingPlanConstraintsUsedSchema)
+    best = F.Nested(
+        TrainingBestPlanSchema, allow_none=True, metadata={"description": "Null when nothing qualifies"}
+    )
+    results = F.List(
+        F.Nested(TrainingPlanPointSchema), metadata={"description": "Best first, for the objective"}
+    )
+    frontier = F.List(
+        F.Nested(TrainingPlanPointSchema),
+        metadata={
+            "description": "Time-vs-USD Pareto frontier, fastest first (thinned to 40 points, ends kept)"
+        },
+    )
+    excluded = F.Nested(TrainingExclusionsSchema)
+    nearest_misses = F.List(
+        F.Nested(TrainingNearestMissSchema), metadata={"description": "When nothing qualifies"}
+    )
+    search = F.Nested(TrainingSearchStatsSchema)
+    notes = F.List(F.String())

@@ -1,0 +1,1 @@
+"""price_imports."""
