@@ -8,18 +8,18 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from ..engine import plan_serving, plan_training
+from .. import engine
 from .catalog import CatalogCache, engine_catalog
 
 
-def training_plan(
+def plan_training(
     request: dict[str, Any], session: Session, *, cache: CatalogCache | None = None
 ) -> dict[str, Any]:
     """`request` is the validated body. Raises the engine's InvalidRequest for impossible input."""
-    return plan_training(request, engine_catalog(session, None, cache))
+    return engine.plan_training(request, engine_catalog(session, None, cache))
 
 
-def plan_inference(
+def plan_serving(
     request: dict[str, Any], session: Session, *, cache: CatalogCache | None = None
 ) -> dict[str, Any]:
     """`request` is the validated body. Raises the engine's InvalidRequest for impossible input."""
@@ -31,7 +31,7 @@ def plan_inference(
     body["cost"] = cost
     catalog = engine_catalog(session, day, cache)
     started = time.perf_counter()
-    answer = plan_serving(body, catalog)
+    answer = engine.plan_serving(body, catalog)
     answer["search"]["server_seconds"] = time.perf_counter() - started
     if day is not None:
         answer["priced_as_of"] = day.isoformat()

@@ -11,7 +11,7 @@ from scalecost.engine.inference.model.memory import (
     PREFILL_CHUNK,
     Workload,
     kv_bytes_per_token,
-    plan_memory,
+    memory_layout,
     valid_counts,
 )
 from scalecost.engine.inference.model.speed import estimate_speed
@@ -67,7 +67,7 @@ def test_more_devices_never_raise_per_device_memory(
     counts = valid_counts(w)
     fewer, more = sorted(data.draw(st.lists(st.sampled_from(counts), min_size=2, max_size=2, unique=True)))
     acc = CATALOG.accelerators[accelerator]
-    assert plan_memory(w, acc, more).per_device_bytes <= plan_memory(w, acc, fewer).per_device_bytes
+    assert memory_layout(w, acc, more).per_device_bytes <= memory_layout(w, acc, fewer).per_device_bytes
 
 
 @settings(max_examples=150, deadline=None)
@@ -81,10 +81,10 @@ def test_more_devices_never_raise_per_device_memory(
 def test_kv_memory_is_linear_in_batch_times_context(preset, engine, batch, context, factor) -> None:
     w = workload(preset, engine, "fp16")
     acc = CATALOG.accelerators["nvidia-h200-sxm-141gb"]
-    base = plan_memory(w, acc, 1, batch=batch, context=context).kv_cache_bytes
+    base = memory_layout(w, acc, 1, batch=batch, context=context).kv_cache_bytes
     assert base == kv_bytes_per_token(w) * batch * context
-    assert plan_memory(w, acc, 1, batch=batch * factor, context=context).kv_cache_bytes == factor * base
-    assert plan_memory(w, acc, 1, batch=batch, context=context * factor).kv_cache_bytes == factor * base
+    assert memory_layout(w, acc, 1, batch=batch * factor, context=context).kv_cache_bytes == factor * base
+    assert memory_layout(w, acc, 1, batch=batch, context=context * factor).kv_cache_bytes == factor * base
 
 
 @settings(max_examples=100, deadline=None)
@@ -92,9 +92,9 @@ def test_kv_memory_is_linear_in_batch_times_context(preset, engine, batch, conte
 def test_vllm_kv_memory_is_linear_in_whole_16_token_blocks(preset, batch, blocks) -> None:
     w = workload(preset, "vllm", "fp16")
     acc = CATALOG.accelerators["nvidia-h200-sxm-141gb"]
-    kv = plan_memory(w, acc, 1, batch=batch, context=16 * blocks).kv_cache_bytes
+    kv = memory_layout(w, acc, 1, batch=batch, context=16 * blocks).kv_cache_bytes
     assert kv == kv_bytes_per_token(w) * batch * 16 * blocks
-    assert plan_memory(w, acc, 1, batch=batch, context=16 * blocks - 15).kv_cache_bytes == kv  # rounds up
+    assert memory_layout(w, acc, 1, batch=batch, context=16 * blocks - 15).kv_cache_bytes == kv  # rounds up
 
 
 @settings(max_examples=150, deadline=None)
@@ -109,7 +109,7 @@ def test_lower_bit_formats_never_need_more_memory(preset, engine, accelerator, b
     acc = CATALOG.accelerators[accelerator]
     ladder = [p for p in ("fp32", "fp16", "int8", "int4") if resolve_weight_format(engine, p, None)[0]]
     sizes = [
-        plan_memory(workload(preset, engine, p, batch, prompt, kv="fp16"), acc, 1).per_device_bytes
+        memory_layout(workload(preset, engine, p, batch, prompt, kv="fp16"), acc, 1).per_device_bytes
         for p in ladder
     ]
     assert sizes == sorted(sizes, reverse=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import jsonify
 from flask.views import MethodView
 
-from ...usecases.plans import plan_inference
+from ...usecases import plans
 from ..extensions.db import catalog_cache, db_session
 from ..extensions.smorest import Blueprint
 from .inference import InferencePlanRequestSchema
@@ -37,6 +37,6 @@ class InferencePlan(MethodView):
         format) meeting the TTFT and TPOT objectives, its $ per million input and output tokens, the
         cost-vs-latency frontier, exclusions by reason and a POST /v1/estimates/inference body reproducing it.
         Nothing feasible is a 200 with `plan: null` and the nearest misses."""
-        answer = plan_inference(body, db_session(), cache=catalog_cache())
+        answer = plans.plan_serving(body, db_session(), cache=catalog_cache())
         db_session().rollback()  # read-only: end the transaction the catalog lookups opened
         return jsonify(answer)

@@ -40,4 +40,4 @@ class TrainingPlan(MethodView):
         objective, the time-vs-USD frontier, why the rest was excluded, and, when nothing qualifies, the nearest
         misses (200, empty results). Each plan carries `estimate_request`, a body for POST /v1/estimates/training
         that reproduces it."""
-        return jsonify(plans.training_plan(body, db_session(), cache=catalog_cache()))
+        return jsonify(plans.plan_training(body, db_session(), cache=catalog_cache()))

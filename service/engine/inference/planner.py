@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..hardware import Catalog
-from .search.rank import plan_inference
+from .search.rank import search
 from .search.request import parse_plan_request
 from .search.response import build_plan_response
 
@@ -20,4 +20,4 @@ __all__ = ["plan_serving"]
 
 def plan_serving(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any]:
     """The cheapest deployment of `request` on the catalog; raises InvalidRequest for impossible input."""
-    return build_plan_response(plan_inference(parse_plan_request(request, catalog)))
+    return build_plan_response(search(parse_plan_request(request, catalog)))

@@ -22,7 +22,7 @@ from .model.efficiency import (
     layer_overhead_s,
 )
 from .model.evaluate import InferenceEvaluation
-from .model.memory import MemoryPlan, Workload
+from .model.memory import MemoryLayout, Workload
 from .model.plan import InferencePlan
 from .model.speed import Speed
 
@@ -238,7 +238,7 @@ def _cost_section(w: Workload, speed: Speed, count: int, p: InferencePlan) -> di
 Row = tuple[str, str, float | None, str, str]  # name, formula, value, unit, source
 
 
-def _details(w: Workload, acc: Accelerator, mem: MemoryPlan, speed: Speed) -> list[dict[str, Any]]:
+def _details(w: Workload, acc: Accelerator, mem: MemoryLayout, speed: Speed) -> list[dict[str, Any]]:
     """Every step of the calculation: the rows common to all models, then the token (prefill/decode) or sample
     rows."""
     rows = _common_rows(w, acc, mem, speed) + (
@@ -247,7 +247,7 @@ def _details(w: Workload, acc: Accelerator, mem: MemoryPlan, speed: Speed) -> li
     return [{"name": n, "formula": f, "value": v, "unit": u, "source": s} for n, f, v, u, s in rows]
 
 
-def _common_rows(w: Workload, acc: Accelerator, mem: MemoryPlan, speed: Speed) -> list[Row]:
+def _common_rows(w: Workload, acc: Accelerator, mem: MemoryLayout, speed: Speed) -> list[Row]:
     cls, t = accelerator_class(acc), speed.terms
     mbu = bandwidth_efficiency(w.engine, cls, w.fmt.family)
     return [

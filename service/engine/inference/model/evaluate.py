@@ -11,7 +11,7 @@ from functools import cached_property
 from ...hardware import Accelerator
 from ...i18n import _
 from ...parallelism import built_at
-from .memory import MemoryPlan, Workload, fewest_fitting, max_batch_size, max_context_tokens, plan_memory
+from .memory import MemoryLayout, Workload, fewest_fitting, max_batch_size, max_context_tokens, memory_layout
 from .plan import InferencePlan
 from .speed import Speed, estimate_speed
 
@@ -24,7 +24,7 @@ class InferenceEvaluation:
     count: int  # devices (tensor-parallel degree or layer split) used for the figures
     to_fit: int | None  # fewest devices that hold the request
     to_meet: int | None  # fewest devices that meet every target (None without targets or when none does)
-    memory: MemoryPlan
+    memory: MemoryLayout
     speed: Speed
     targets_met: bool | None  # None without targets
     count_note: str | None = None  # why `count` was picked when nothing fits
@@ -64,7 +64,7 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
         count=count,
         to_fit=to_fit,
         to_meet=_devices_to_meet(w, acc, p.targets, to_fit) if p.targets else None,
-        memory=plan_memory(w, acc, count),
+        memory=memory_layout(w, acc, count),
         speed=speed,
         targets_met=meets_targets(speed, p.targets) if p.targets else None,
         count_note=note,

@@ -156,7 +156,7 @@ def kv_bytes_per_token(w: Workload, count: int = 1) -> float:
 
 
 @dataclass(frozen=True)
-class MemoryPlan:
+class MemoryLayout:
     per_device_bytes: float
     capacity_bytes: float  # usable on one device under the engine's budget
     weights_bytes: float  # per device
@@ -183,15 +183,15 @@ def device_memory_bytes(w: Workload, acc: Accelerator) -> float:
     return float(acc.memory_bytes)
 
 
-def plan_memory(
+def memory_layout(
     w: Workload, acc: Accelerator, count: int, batch: int | None = None, context: int | None = None
-) -> MemoryPlan:
+) -> MemoryLayout:
     """Per-device memory for `batch` sequences of `context` tokens each (defaults: the request's)."""
-    return MemoryModel(w, acc, count).plan(batch, context)
+    return MemoryModel(w, acc, count).layout(batch, context)
 
 
 class MemoryModel:
-    """plan_memory for one workload on `count` devices of one accelerator: what depends on neither the batch nor
+    """memory_layout for one workload on `count` devices of one accelerator: what depends on neither the batch nor
     the context is computed once (max_batch_size and max_context_tokens ask ~20 batches or contexts each)."""
 
     def __init__(self, w: Workload, acc: Accelerator, count: int):
@@ -206,9 +206,9 @@ class MemoryModel:
             fraction = next(f for tp, f in _SGLANG_FRACTION if count >= tp)
         self.usable = None if w.engine == "tensorrt-llm" else self.raw * fraction
 
-    def plan(self, batch: int | None = None, context: int | None = None) -> MemoryPlan:
+    def layout(self, batch: int | None = None, context: int | None = None) -> MemoryLayout:
         per_device, capacity, kv, acts, overhead = self._terms(batch, context)
-        return MemoryPlan(per_device, capacity, self.weights, kv, acts, overhead, self.kv_token, self.count)
+        return MemoryLayout(per_device, capacity, self.weights, kv, acts, overhead, self.kv_token, self.count)
 
     def fits(self, batch: int | None = None, context: int | None = None) -> bool:
         per_device, capacity, *_ = self._terms(batch, context)

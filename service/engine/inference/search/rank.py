@@ -126,7 +126,7 @@ class _Misses:
             setattr(self, name, (float(values[i]), group, i + 1))
 
 
-def plan_inference(space: ServingSearch) -> PlanResult:
+def search(space: ServingSearch) -> PlanResult:
     exclusions = dict.fromkeys(REASONS, 0)
     groups: list[Group] = []
     points: list[_Point] = []
