@@ -225,15 +225,16 @@ def our_calls() -> dict[str, tuple]:
     """label -> (lean callable, full callable) for every case, on the seeded catalog."""
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(HERE))
+    from bodies import as_loaded
     from engine_bench import build_catalog
-    from scalecost.api.estimates.training import TrainingRequestSchema
     from scalecost.engine import estimate_training
 
     catalog = build_catalog()
-    schema = TrainingRequestSchema()
     calls = {}
     for label, body in [(c[0], c[4]) for c in CASES] + OURS_ONLY:
-        loaded = schema.load(body)  # exactly what the endpoint hands the engine
+        loaded = as_loaded(
+            body
+        )  # exactly what the endpoint hands the engine (tests/contract/test_bench_bodies.py)
         lean = {**loaded, "output": {**loaded.get("output", {}), "recommendations": False}}
         calls[label] = (
             lambda lean=lean: estimate_training(lean, catalog),

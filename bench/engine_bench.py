@@ -27,9 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bodies import as_loaded  # noqa: E402
 from estimate_bench import INFERENCE, INFERENCE_NO_SUGGESTIONS, TRAINING, row, timed  # noqa: E402
-from scalecost.api.estimates.inference import InferenceRequestSchema
-from scalecost.api.estimates.training import TrainingRequestSchema
 from scalecost.engine import (
     InvalidRequest,  # noqa: E402
     estimate_inference,  # noqa: E402
@@ -66,8 +65,8 @@ def build_catalog():
     return catalog
 
 
-def sweep_grid(n: int) -> tuple[list[dict], int]:
-    """`n` loaded training requests (cycling a shuffled grid when n exceeds it)."""
+def sweep_bodies() -> list[dict]:
+    """The sweep's request bodies as a client sends them, shuffled."""
     grid = []
     for model, count, t, p, z, micro, recompute in itertools.product(
         MODELS, COUNTS, TENSOR, PIPELINE, ZERO, MICRO, RECOMPUTE
@@ -99,8 +98,13 @@ def sweep_grid(n: int) -> tuple[list[dict], int]:
             }
         )
     random.Random(0).shuffle(grid)
-    schema = TrainingRequestSchema()
-    loaded = [schema.load(body) for body in grid]  # exactly what the endpoint hands the engine
+    return grid
+
+
+def sweep_grid(n: int) -> tuple[list[dict], int]:
+    """`n` loaded training requests (cycling the shuffled grid when n exceeds it)."""
+    grid = sweep_bodies()
+    loaded = [as_loaded(body) for body in grid]  # exactly what the endpoint hands the engine
     return [loaded[i % len(loaded)] for i in range(n)], len(grid)
 
 
@@ -131,9 +135,9 @@ def run_sweep(requests: list[dict], catalog, estimator) -> dict:
 
 def main() -> None:
     catalog = build_catalog()
-    t_body = TrainingRequestSchema().load(TRAINING)
-    i_body = InferenceRequestSchema().load(INFERENCE)
-    i_plain = InferenceRequestSchema().load(INFERENCE_NO_SUGGESTIONS)
+    t_body = as_loaded(TRAINING)
+    i_body = as_loaded(INFERENCE)
+    i_plain = as_loaded(INFERENCE_NO_SUGGESTIONS)
 
     print("\n## Engine alone (no HTTP, no database)\n")
     print("| what | per second | p50 ms | p99 ms |")

@@ -14,9 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bodies import as_loaded  # noqa: E402
 from scalecost import create_app  # noqa: E402
-from scalecost.api.estimates.inference import InferenceRequestSchema
-from scalecost.api.estimates.training import TrainingRequestSchema
 from scalecost.engine import (
     estimate_inference,  # noqa: E402
     estimate_training,  # noqa: E402
@@ -67,9 +66,9 @@ def main() -> None:
     client = app.test_client()
     with app.extensions["scalecost.db"].transaction() as session:
         catalog = engine_catalog(session)
-    t_body = TrainingRequestSchema().load(TRAINING)
-    i_body = InferenceRequestSchema().load(INFERENCE)
-    i_plain = InferenceRequestSchema().load(INFERENCE_NO_SUGGESTIONS)
+    t_body = as_loaded(TRAINING)
+    i_body = as_loaded(INFERENCE)
+    i_plain = as_loaded(INFERENCE_NO_SUGGESTIONS)
 
     def post(path, body):
         def call():

@@ -208,30 +208,28 @@ def cli(*args: str) -> str:
 
 
 def real_estimates(url: str) -> dict[str, dict]:
-    """One real training and one real inference estimate, exactly as POST /v1/scenarios stores them."""
-    from scalecost import create_app
-    from scalecost.api.estimates.inference import InferenceRequestSchema
-    from scalecost.api.estimates.training import TrainingRequestSchema
-    from scalecost.api.extensions.db import close_session, run_estimate
+    """One real training and one real inference estimate, exactly as POST /v1/scenarios stores them (the bodies
+    loaded as the endpoint loads them: bench/bodies.py; the estimate use case on the seeded catalog)."""
+    from bodies import as_loaded
+    from scalecost.store.session import Database
     from scalecost.usecases import estimates
 
-    app = create_app({"DATABASE_URL": url, "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
+    database = Database(url)
     out = {}
-    for kind, schema, body in (
-        ("training", TrainingRequestSchema, lf.TRAINING),
-        ("inference", InferenceRequestSchema, lf.INFERENCE),
-    ):
-        with app.test_request_context():
-            loaded = schema().load(body)
-            estimate = json.loads(json.dumps(run_estimate(kind, loaded)))
+    session = database.session()
+    try:
+        for kind, body in (("training", lf.TRAINING), ("inference", lf.INFERENCE)):
+            loaded = as_loaded(body)
+            estimate = json.loads(json.dumps(estimates.estimate(kind, loaded, session)))
             out[kind] = {
                 "request": body,
                 "estimate": estimate,
                 "prices": estimates.price_snapshot(kind, loaded, estimate),
                 "summary": estimates.summary(kind, loaded, estimate),
             }
-            close_session()
-    app.extensions["scalecost.db"].dispose()
+    finally:
+        session.close()
+        database.dispose()
     return out
 
 

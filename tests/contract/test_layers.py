@@ -163,3 +163,11 @@ def test_the_general_api_layer_imports_no_resource():
         crossing = {n for n in _imports(path) if n.split(".")[2:3] and n.split(".")[2] in resources}
         crossing = {n for n in crossing if n.startswith("service.api.")}
         assert not crossing, f"{path.relative_to(ROOT)} imports resources {sorted(crossing)}"
+
+
+def test_bench_does_not_import_the_api():
+    for path in (ROOT / "bench").glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        assert "scalecost.api" not in source and "service.api" not in source, (
+            f"bench/{path.name} imports the api"
+        )
