@@ -37,6 +37,9 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         # A limiter store that cannot be reached (Redis down) lets requests through, logged, rather than
         # failing every request with a 500: the service stays up and the limit is back when the store is.
         "RATELIMIT_FAIL_OPEN": _bool(env.get("RATELIMIT_FAIL_OPEN"), True),
+        # Connect and read timeout of a redis:// limiter store: a store that hangs costs a request at most this
+        # much (then fail-open above), instead of the client library's default of waiting for ever.
+        "RATELIMIT_STORAGE_TIMEOUT_S": float(env.get("RATELIMIT_STORAGE_TIMEOUT_S", "0.25")),
         "CATALOG_CACHE_TTL_S": float(env.get("CATALOG_CACHE_TTL_S", "1.0")),
         "DB_POOL_SIZE": int(env.get("DB_POOL_SIZE", "5")),
         "DB_STATEMENT_TIMEOUT_MS": int(env.get("DB_STATEMENT_TIMEOUT_MS", "5000")),

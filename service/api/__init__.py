@@ -57,7 +57,7 @@ def register(app: Flask) -> Api:
     for resource in BLUEPRINTS:
         api.register_blueprint(resource.blp)
     _components(api)
-    limits.init_app(
+    app.extensions["scalecost.limiter"] = limits.init_app(
         app,
         write_blueprints=[catalog_admin.blp, scenarios.blp, price_imports.blp],
         all_method_blueprints=[keys.blp],

@@ -1,9 +1,11 @@
-"""GET /healthz: is the database answering and at the alembic head?"""
+"""Probes: GET /healthz (database answering and at the alembic head), GET /livez (the process answers: for a
+liveness probe, which must not restart a worker because the database is down) and GET /readyz (everything a
+request needs: the database, its migrations and the rate limiter's store; for a readiness probe)."""
 
 from __future__ import annotations
 
 import marshmallow as ma
-from flask import jsonify
+from flask import current_app, jsonify
 from flask.views import MethodView
 
 from ..store.migrate import database_status
@@ -43,6 +45,72 @@ class Health(MethodView):
         db, migrations = database_status(database().engine)
         body = {"status": "ok", "database": db, "migrations": migrations}
         if body["database"] != "ok" or body["migrations"] != "current":
+            body["status"] = "degraded"
+            response = jsonify(body)
+            response.status_code = 503
+            return response
+        return body
+
+
+class LiveSchema(ma.Schema):
+    status = ma.fields.String(
+        required=True, metadata={"description": "`ok`: the process answers", "enum": ["ok"]}
+    )
+
+
+class ReadySchema(HealthSchema):
+    rate_limiter = ma.fields.String(
+        required=True,
+        metadata={
+            "description": "The rate limiter's store (RATELIMIT_STORAGE_URI): `ok`, `unavailable` (limits then count "
+            "in each worker's memory: fail-open) or `disabled` (RATELIMIT_ENABLED false)",
+            "enum": ["ok", "unavailable", "disabled"],
+        },
+    )
+
+
+@blp.route("/livez")
+class Live(MethodView):
+    @blp.response(200, LiveSchema, example={"status": "ok"})
+    def get(self):
+        """Liveness: 200 while the process can answer; touches neither the database nor the limiter's store."""
+        return {"status": "ok"}
+
+
+def limiter_status() -> str:
+    """`ok`, `unavailable` or `disabled`: whether the rate limiter's store answers its own check."""
+    limiter = current_app.extensions.get("scalecost.limiter")
+    if limiter is None or not current_app.config.get("RATELIMIT_ENABLED", True):
+        return "disabled"
+    try:
+        return "ok" if limiter.storage.check() else "unavailable"
+    except Exception:  # noqa: BLE001  # any failure of the store is "unavailable", never a 500
+        return "unavailable"
+
+
+@blp.route("/readyz")
+class Ready(MethodView):
+    @blp.response(
+        200,
+        ReadySchema,
+        example={"status": "ok", "database": "ok", "migrations": "current", "rate_limiter": "ok"},
+    )
+    @blp.alt_response(
+        503,
+        schema=ReadySchema,
+        description="The database does not answer or is not at the head revision, or the limiter's store is down.",
+        example={
+            "status": "degraded",
+            "database": "ok",
+            "migrations": "current",
+            "rate_limiter": "unavailable",
+        },
+    )
+    def get(self):
+        """Readiness: 200 when the database answers at the head revision and the limiter's store answers."""
+        db, migrations = database_status(database().engine)
+        body = {"status": "ok", "database": db, "migrations": migrations, "rate_limiter": limiter_status()}
+        if db != "ok" or migrations != "current" or body["rate_limiter"] == "unavailable":
             body["status"] = "degraded"
             response = jsonify(body)
             response.status_code = 503

@@ -73,3 +73,93 @@ def test_log_level_is_read_in_any_case():
             "LOG_LEVEL": from_env({"LOG_LEVEL": "debug"})["LOG_LEVEL"],
         }
     )
+
+
+class _HungServer:
+    """A TCP server that accepts connections and never answers (a hung Redis)."""
+
+    def __init__(self):
+        import socket
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.held: list = []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+
+    def close(self):
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+ESTIMATE = {
+    "model": {"preset": "llama-2-7b"},
+    "training": {"tokens": "1B", "global_batch_size": 64, "sequence_length": 4096},
+    "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 8},
+}
+
+
+def test_a_hung_limiter_store_costs_a_request_its_timeout_not_seconds(migrated_url):
+    """Redis that accepts and never answers made every limited request wait 5-10 s; the store's timeouts
+    (RATELIMIT_STORAGE_TIMEOUT_S) bound it, then the request goes through (fail-open) and /readyz says so."""
+    import time
+
+    hung = _HungServer()
+    try:
+        app = create_app(
+            {
+                "DATABASE_URL": migrated_url,
+                "RATELIMIT_STORAGE_URI": f"redis://127.0.0.1:{hung.port}/0",
+                "RATELIMIT_STORAGE_TIMEOUT_S": 0.2,
+                "RATELIMIT_ENABLED": True,
+                "TESTING": True,
+            }
+        )
+        reset_rows(app.extensions["scalecost.db"])
+        client = app.test_client()
+        started = time.monotonic()
+        response = client.post("/v1/estimates/training", json=ESTIMATE)
+        took = time.monotonic() - started
+        assert response.status_code == 200
+        assert took < 2.0, f"{took:.1f} s for one estimate with a hung limiter store"
+        ready = client.get("/readyz")
+        assert ready.status_code == 503 and ready.get_json()["rate_limiter"] == "unavailable"
+        assert client.get("/livez").get_json() == {"status": "ok"}
+        app.extensions["scalecost.db"].dispose()
+    finally:
+        hung.close()
+
+
+def test_readyz_and_livez_when_all_is_well(migrated_url):
+    app = create_app({"DATABASE_URL": migrated_url, "TESTING": True})
+    client = app.test_client()
+    ready = client.get("/readyz")
+    assert ready.status_code == 200
+    assert ready.get_json() == {
+        "status": "ok",
+        "database": "ok",
+        "migrations": "current",
+        "rate_limiter": "ok",
+    }
+    assert client.get("/livez").status_code == 200
+    app.extensions["scalecost.db"].dispose()
+
+
+def test_readyz_is_degraded_when_the_database_is_not_migrated(tmp_path):
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'empty.db'}", "TESTING": True})
+    ready = app.test_client().get("/readyz")
+    assert ready.status_code == 503 and ready.get_json()["migrations"] != "current"
+    assert app.test_client().get("/livez").status_code == 200
+    app.extensions["scalecost.db"].dispose()

@@ -83,6 +83,10 @@ def init_app(
         app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
         app.config.setdefault("RATELIMIT_SWALLOW_ERRORS", True)
     uri = app.config["RATELIMIT_STORAGE_URI"]
+    if uri.startswith(("redis://", "rediss://", "redis+unix://")):
+        timeout = app.config.get("RATELIMIT_STORAGE_TIMEOUT_S", 0.25)
+        options = {"socket_connect_timeout": timeout, "socket_timeout": timeout}
+        app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", options)
     _warn_if_counted_per_worker(uri)
     limiter = Limiter(client_key, app=app, storage_uri=uri)
     for blp in write_blueprints:
