@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...architecture import embedding_parameters, layer_parameter_parts, layer_parameters
-from ...parallelism import DEVICES_PER_NODE
+from ...parallelism import DEVICES_PER_NODE, bubble_seconds, pipeline_bubble_fraction
 from ...units import SECONDS_PER_HOUR
 from . import arrays_comm as vc
 from . import compute as st
@@ -247,13 +247,11 @@ def _step(
         expert_s = np.where(lay.expert > 1, exposed_expert_s(expert_s, compute_s, unpaired, overlap), 0.0)
     data_s = vc.data_parallel_comm(plan, lay, micro_batches, compute_s, dense, expert)
     stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
-    p = lay.pipeline
-    v, m = lay.virtual_pipeline, micro_batches
-    # parallelism.pipeline_bubble_fraction, interleaving with fewer micro-batches than stages included
-    few = (v > 1) & (m < p)
-    bubble = np.where(few, (v * (p - m) + m - 1) / (v * p + m - 1), (p - 1) / (v * m + p - 1))
-    bubble = np.where(p > 1, bubble, 0.0)
-    bubble_s = np.where(bubble > 0, stage_work * bubble / (1.0 - bubble), 0.0)
+    zero_bubble = (
+        plan.par.pipeline_schedule == "zero_bubble"
+    )  # the base plan's schedule (auto.py keeps a given one)
+    bubble = pipeline_bubble_fraction(lay.pipeline, micro_batches, lay.virtual_pipeline, zero_bubble)
+    bubble_s = bubble_seconds(stage_work, bubble)
     communication_s = tensor_s + pipeline_s + data_s + expert_s + context_s
     return compute_s + optimizer_s, communication_s, bubble_s
 

@@ -17,9 +17,10 @@ from typing import Any
 from ...errors import InvalidRequest
 from ...hardware import Catalog
 from ...i18n import N_, _
-from ...parallelism import DEVICES_PER_NODE, builds_training_clusters
+from ...parallelism import DEVICES_PER_NODE, PIPELINE_SCHEDULES, builds_training_clusters
 from ...units import human_duration
 from ..model.offload import refuse_in_search
+from ..model.plan import TrainingPlan
 from ..request import build_plan
 from .rank import Candidate, Constraints, Offer, prepare, search
 from .request import duration_seconds
@@ -41,15 +42,14 @@ def wants_auto(request: Mapping[str, Any]) -> bool:
 
 
 def _refuse_unsearched_layout(hardware: Mapping[str, Any], count_auto: bool) -> None:
-    """The search's array model shards over all data ranks with 1F1B, no expert overlap and experts split like the
-    dense layers: a given data_shard, zero_bubble schedule, expert_overlap or expert_tensor with a count it chooses
-    would be dropped, so it is a 422 instead."""
+    """The search's array model shards over all data ranks, with no expert overlap and experts split like the
+    dense layers: a given data_shard, expert_overlap or expert_tensor with a count it chooses would be dropped, so
+    it is a 422 instead. A given pipeline_schedule is searched (the base plan carries it: _given_schedule)."""
     given = hardware.get("parallelism")
     if not count_auto or not isinstance(given, Mapping):
         return
     for field, default in (
         ("data_shard", None),
-        ("pipeline_schedule", "1f1b"),
         ("expert_overlap", False),
         ("expert_tensor", None),
     ):
@@ -60,6 +60,16 @@ def _refuse_unsearched_layout(hardware: Mapping[str, Any], count_auto: bool) -> 
                     field=field
                 ),
             )
+
+
+def _given_schedule(base: TrainingPlan, hardware: Mapping[str, Any]) -> TrainingPlan:
+    """The base plan with a given hardware.parallelism.pipeline_schedule, which the array model reads from it
+    (build_plan of the one-device base refuses zero_bubble without a pipeline, so it is set here)."""
+    given = hardware.get("parallelism")
+    schedule = given.get("pipeline_schedule") if isinstance(given, Mapping) else None
+    if schedule not in PIPELINE_SCHEDULES or schedule == base.par.pipeline_schedule:
+        return base
+    return base.with_fields(par=replace(base.par, pipeline_schedule=schedule))
 
 
 def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -83,7 +93,7 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
         "training": {k: v for k, v in training.items() if k != "micro_batch_size"},
         "cost": {"usd_per_accelerator_hour": 1.0},  # time does not depend on the price
     }
-    base = build_plan(base_body, catalog)
+    base = _given_schedule(build_plan(base_body, catalog), hardware)
     space = _space(base, hardware, training, count_auto, layout_auto, constraints)
     candidate = Candidate(base.with_fields(notes=()), (Offer("request", "on-demand", 1.0),))
     found = search(
@@ -105,6 +115,8 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
             parallelism.pop("sequence_parallel")
         if given.get("zero_stage") is None:
             parallelism.pop("zero_stage")
+        if given.get("pipeline_schedule") is not None:
+            parallelism["pipeline_schedule"] = given["pipeline_schedule"]
     resolved = {
         **request,
         "hardware": {**hardware, "count": best.devices, "parallelism": parallelism},
