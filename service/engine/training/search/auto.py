@@ -26,7 +26,6 @@ from .rank import Candidate, Constraints, Offer, prepare, search
 from .request import duration_seconds
 from .space import (
     DEFAULT_MAX_DEVICES,
-    GIVEN_COUNT_VIRTUAL_PIPELINE,
     MAX_ODD_FACTOR_COUNT_AUTO,
     SearchSpace,
     default_space,
@@ -154,7 +153,6 @@ def _space(
     if not count_auto:
         changes["device_counts"] = (int(hardware.get("count") or 1),)
         changes["pipeline"] = pipeline_for_counts(changes["device_counts"], space.pipeline)
-        changes["virtual_pipeline"] = GIVEN_COUNT_VIRTUAL_PIPELINE
     else:  # the counts with a small odd factor get a pipeline that takes it (24, 40, 56, 224 … devices)
         changes["pipeline"] = pipeline_for_counts(
             space.device_counts, space.pipeline, MAX_ODD_FACTOR_COUNT_AUTO
