@@ -41,18 +41,14 @@ def wants_auto(request: Mapping[str, Any]) -> bool:
 
 
 def _refuse_unsearched_layout(hardware: Mapping[str, Any], count_auto: bool) -> None:
-    """The search's array model shards over all data ranks, with no expert overlap and experts split like the
-    dense layers: a given data_shard, expert_overlap or expert_tensor with a count it chooses would be dropped, so
-    it is a 422 instead. A given pipeline_schedule is searched (the base plan carries it: _given_schedule)."""
+    """The search's array model shards over all data ranks and splits experts like the dense layers: a given
+    data_shard or expert_tensor with a count it chooses would be dropped, so it is a 422 instead. A given
+    pipeline_schedule or expert_overlap is searched (the base plan carries it: _given_switches)."""
     given = hardware.get("parallelism")
     if not count_auto or not isinstance(given, Mapping):
         return
-    for field, default in (
-        ("data_shard", None),
-        ("expert_overlap", False),
-        ("expert_tensor", None),
-    ):
-        if given.get(field) not in (None, default):
+    for field in ("data_shard", "expert_tensor"):
+        if given.get(field) is not None:
             raise InvalidRequest.single(
                 f"hardware.parallelism.{field}",
                 _('hardware.count "auto" does not search {field}: leave it out or give the count.').format(
@@ -61,14 +57,24 @@ def _refuse_unsearched_layout(hardware: Mapping[str, Any], count_auto: bool) -> 
             )
 
 
-def _given_schedule(base: TrainingPlan, hardware: Mapping[str, Any]) -> TrainingPlan:
-    """The base plan with a given hardware.parallelism.pipeline_schedule, which the array model reads from it
-    (build_plan of the one-device base refuses zero_bubble without a pipeline, so it is set here)."""
+SEARCHED_SWITCHES = ("pipeline_schedule", "expert_overlap")  # given ones ride on the base plan's par
+
+
+def _given_switches(base: TrainingPlan, hardware: Mapping[str, Any]) -> TrainingPlan:
+    """The base plan with a given hardware.parallelism.pipeline_schedule and expert_overlap, which the array model
+    reads from it (build_plan of the one-device base would refuse zero_bubble without a pipeline and expert_overlap
+    without experts, so they are set here; the estimate of the chosen layout validates them)."""
     given = hardware.get("parallelism")
-    schedule = given.get("pipeline_schedule") if isinstance(given, Mapping) else None
-    if schedule not in PIPELINE_SCHEDULES or schedule == base.par.pipeline_schedule:
+    if not isinstance(given, Mapping):
         return base
-    return base.with_fields(par=replace(base.par, pipeline_schedule=schedule))
+    changes: dict[str, Any] = {}
+    if given.get("pipeline_schedule") in PIPELINE_SCHEDULES:
+        changes["pipeline_schedule"] = given["pipeline_schedule"]
+    if given.get("expert_overlap") is not None:
+        changes["expert_overlap"] = bool(given["expert_overlap"])
+    if not changes:
+        return base
+    return base.with_fields(par=replace(base.par, **changes))
 
 
 def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -92,7 +98,7 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
         "training": {k: v for k, v in training.items() if k != "micro_batch_size"},
         "cost": {"usd_per_accelerator_hour": 1.0},  # time does not depend on the price
     }
-    base = _given_schedule(build_plan(base_body, catalog), hardware)
+    base = _given_switches(build_plan(base_body, catalog), hardware)
     space = _space(base, hardware, training, count_auto, layout_auto, constraints)
     candidate = Candidate(base.with_fields(notes=()), (Offer("request", "on-demand", 1.0),))
     found = search(
@@ -114,8 +120,9 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
             parallelism.pop("sequence_parallel")
         if given.get("zero_stage") is None:
             parallelism.pop("zero_stage")
-        if given.get("pipeline_schedule") is not None:
-            parallelism["pipeline_schedule"] = given["pipeline_schedule"]
+        for switch in SEARCHED_SWITCHES:
+            if given.get(switch) is not None:
+                parallelism[switch] = given[switch]
     resolved = {
         **request,
         "hardware": {**hardware, "count": best.devices, "parallelism": parallelism},
