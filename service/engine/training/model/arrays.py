@@ -221,6 +221,26 @@ def _step(
             differs = (lay.zero_stage >= 3) != (plan.framework_source == "zero_stage")
             attention_s = np.where(differs, attention_o / devices, attention_s)
             memory_bound_s = np.where(differs, memory_bound_o / devices, memory_bound_s)
+    gemm_s = _gemm_s(plan, lay, work, devices, rate_1)
+    compute_s = gemm_s + attention_s + memory_bound_s
+    optimizer_s = st.OPTIMIZER_PASSES * states / acc.memory_bandwidth_bytes_per_s
+    tensor_s, pipeline_s, expert_s, context_s = vc.model_parallel_comm(plan, lay, micro_batches, attention_s)
+    if plan.model.shape is not None and plan.model.shape.is_moe:
+        unpaired = unpaired_share(lay.pipeline, lay.virtual_pipeline, micro_batches)
+        overlap = plan.par.expert_overlap
+        expert_s = np.where(lay.expert > 1, exposed_expert_s(expert_s, compute_s, unpaired, overlap), 0.0)
+    data_s = vc.data_parallel_comm(plan, lay, micro_batches, compute_s, dense, expert)
+    stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
+    zero_bubble = plan.par.pipeline_schedule == "zero_bubble"  # the base plan's (auto.py carries a given one)
+    bubble = pipeline_bubble_fraction(lay.pipeline, micro_batches, lay.virtual_pipeline, zero_bubble)
+    bubble_s = bubble_seconds(stage_work, bubble)
+    communication_s = tensor_s + pipeline_s + data_s + expert_s + context_s
+    return compute_s + optimizer_s, communication_s, bubble_s
+
+
+def _gemm_s(plan: TrainingPlan, lay: Layouts, work: st.StepWork, devices: Array, rate_1: float) -> Array:
+    """compute.gemm_seconds over layouts: the GEMM rate's shape factor follows each layout's tensor degree and
+    tokens per micro-batch (and, for routed experts, the rows each expert sees)."""
     hidden = plan.model.shape.hidden_size if plan.model.shape else 4096
     shape_base = 1.0 + st.GEMM_WIDTH_KNEE * lay.tensor / hidden
     if work.tokens_per_micro is not None:
@@ -238,22 +258,7 @@ def _step(
         gemm_s = gemm_s + work.routed_gemm_work * (expert_base + st.GEMM_TOKENS_KNEE / rows) / (
             devices * rate_1
         )
-    compute_s = gemm_s + attention_s + memory_bound_s
-    optimizer_s = st.OPTIMIZER_PASSES * states / acc.memory_bandwidth_bytes_per_s
-    tensor_s, pipeline_s, expert_s, context_s = vc.model_parallel_comm(plan, lay, micro_batches, attention_s)
-    if plan.model.shape is not None and plan.model.shape.is_moe:
-        unpaired = unpaired_share(lay.pipeline, lay.virtual_pipeline, micro_batches)
-        overlap = plan.par.expert_overlap
-        expert_s = np.where(lay.expert > 1, exposed_expert_s(expert_s, compute_s, unpaired, overlap), 0.0)
-    data_s = vc.data_parallel_comm(plan, lay, micro_batches, compute_s, dense, expert)
-    stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
-    zero_bubble = (
-        plan.par.pipeline_schedule == "zero_bubble"
-    )  # the base plan's schedule (auto.py keeps a given one)
-    bubble = pipeline_bubble_fraction(lay.pipeline, micro_batches, lay.virtual_pipeline, zero_bubble)
-    bubble_s = bubble_seconds(stage_work, bubble)
-    communication_s = tensor_s + pipeline_s + data_s + expert_s + context_s
-    return compute_s + optimizer_s, communication_s, bubble_s
+    return gemm_s
 
 
 def _totals(

@@ -111,18 +111,9 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
     if not found.results:
         raise _nothing_qualifies(found, count_auto, deadline, space, base.accelerator.id)
     best = found.results[0]
-    given = hardware.get("parallelism") if not layout_auto else None
-    parallelism = best.parallelism()
-    if given:  # a given layout keeps its own switches; omitted ones take parse_parallelism's defaults
-        if given.get("sequence_parallel") is not None:
-            parallelism["sequence_parallel"] = bool(given["sequence_parallel"])
-        else:
-            parallelism.pop("sequence_parallel")
-        if given.get("zero_stage") is None:
-            parallelism.pop("zero_stage")
-        for switch in SEARCHED_SWITCHES:
-            if given.get(switch) is not None:
-                parallelism[switch] = given[switch]
+    parallelism = _chosen_parallelism(
+        best.parallelism(), hardware.get("parallelism") if not layout_auto else None
+    )
     resolved = {
         **request,
         "hardware": {**hardware, "count": best.devices, "parallelism": parallelism},
@@ -141,6 +132,23 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
         "configurations_evaluated": found.stats["configurations_evaluated"],
     }
     return resolved, info
+
+
+def _chosen_parallelism(parallelism: dict[str, Any], given: Any) -> dict[str, Any]:
+    """The chosen layout as the resolved request gives it: a given layout keeps its own switches; omitted ones
+    take parse_parallelism's defaults."""
+    if not given:
+        return parallelism
+    if given.get("sequence_parallel") is not None:
+        parallelism["sequence_parallel"] = bool(given["sequence_parallel"])
+    else:
+        parallelism.pop("sequence_parallel")
+    if given.get("zero_stage") is None:
+        parallelism.pop("zero_stage")
+    for switch in SEARCHED_SWITCHES:
+        if given.get(switch) is not None:
+            parallelism[switch] = given[switch]
+    return parallelism
 
 
 def _space(
