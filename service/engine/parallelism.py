@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .hardware import Accelerator
+from .numeric import Num, where
 
 DEVICES_PER_NODE = (
     8  # HGX/DGX, MI300X OAM and Gaudi boards: 8 accelerators per node (scale-up domain default)
@@ -98,8 +99,8 @@ class Parallelism:
 
 
 def pipeline_bubble_fraction(
-    pipeline: int, micro_batches: int, virtual: int = 1, zero_bubble: bool = False
-) -> float:
+    pipeline: Num, micro_batches: Num, virtual: Num = 1, zero_bubble: Num = False
+) -> Num:
     """Idle share of a 1F1B pipeline step: (p − 1)/(m + p − 1) — Narayanan et al. 2021 §2.2.1;
     interleaving v chunks per stage divides the bubble time by v (§2.2.2): (p − 1)/(v·m + p − 1).
     ZB-H1 (Qi et al. 2024 §3.1) splits each backward into its input-gradient (B) and weight-gradient (W) halves and
@@ -108,15 +109,20 @@ def pipeline_bubble_fraction(
     Interleaving with fewer micro-batches than stages (m < p) has nothing to fill its chunks' gaps with: micro-batch
     i enters chunk slot j at time i + j, and a device holds the slots d, d + p, … of v·p, so over the v·p + m − 1
     slots of the schedule it works m·v of them: (v·(p − m) + m − 1)/(v·p + m − 1), which is Narayanan's formula at
-    m = p and 1F1B's at v = 1."""
-    if pipeline <= 1:
-        return 0.0
-    if virtual > 1 and micro_batches < pipeline and not zero_bubble:
-        return (virtual * (pipeline - micro_batches) + micro_batches - 1) / (
-            virtual * pipeline + micro_batches - 1
-        )
-    fill = 3 if zero_bubble else 1
-    return (pipeline - 1) / (fill * virtual * micro_batches + pipeline - 1)
+    m = p and 1F1B's at v = 1.
+    Scalars (the single estimate) or arrays of layouts (the planner's array model) alike (numeric.where)."""
+    few = where(zero_bubble, False, (virtual > 1) & (micro_batches < pipeline))
+    fill = where(zero_bubble, 3, 1)
+    gaps = (virtual * (pipeline - micro_batches) + micro_batches - 1) / (
+        virtual * pipeline + micro_batches - 1
+    )
+    filled = (pipeline - 1) / (fill * virtual * micro_batches + pipeline - 1)
+    return where(pipeline > 1, where(few, gaps, filled), 0.0)
+
+
+def bubble_seconds(stage_work_s: Num, bubble: Num) -> Num:
+    """Idle seconds of a step whose busy stage takes `stage_work_s` and idles the `bubble` share of the step."""
+    return where(bubble > 0, stage_work_s * bubble / (1.0 - bubble), 0.0)
 
 
 def scale_up_bytes_per_s(acc: Accelerator) -> float:

@@ -332,3 +332,27 @@ def test_recompute_modules_go_with_the_selective_points_only(client):
         e = client.post("/v1/estimates/training", json=body)
         assert e.status_code == 200, e.json
         assert e.json["time"]["seconds"] == pytest.approx(point["seconds"], rel=1e-9)
+
+
+def test_the_default_search_finds_what_auto_finds_for_llama_3_1_405b_on_16384_h100(client):
+    """The planner's default space is the one `parallelism: "auto"` searches (interleaved chunks 1–8 up to what the
+    layers allow): Llama 3.1 405B on 16,384 H100s (15.6T tokens, 2,048 × 8K batches, Dubey et al. 2024) finds Meta's
+    TP8 × PP16 interleaved layout at the auto estimate's time and GPU-hours (with chunks 1, 2 it found 121.6 days,
+    47.8M GPU-hours against 78.8 days, 30.98M)."""
+    model = {"preset": "llama-3.1-405b"}
+    training = {"tokens": 15.6e12, "global_batch_size": 2048, "sequence_length": 8192}
+    body = {
+        "model": model,
+        "training": training,
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 16384, "parallelism": "auto"},
+        "output": {"recommendations": False},
+    }
+    auto = client.post("/v1/estimates/training", json=body)
+    assert auto.status_code == 200, auto.json
+    seconds, hours = auto.json["time"]["seconds"], auto.json["cost"]["accelerator_hours"]
+    search = {"accelerators": ["nvidia-h100-sxm-80gb"], "device_counts": [16384]}
+    plan = {"model": model, "training": training, "search": search, "objective": "fastest"}
+    best = _plan(client, {**plan, "constraints": {"max_devices": 16384}})["best"]
+    assert best["seconds"] == pytest.approx(seconds, rel=0.10)
+    assert best["accelerator_hours"] == pytest.approx(hours, rel=0.10)
+    assert best["parallelism"]["pipeline"] == 16 and best["parallelism"]["virtual_pipeline"] > 2

@@ -114,7 +114,7 @@ def test_zero_bubble_needs_a_pipeline():
 
 
 def test_count_auto_refuses_what_it_does_not_search():
-    for field, value in (("data_shard", 4), ("pipeline_schedule", "zero_bubble"), ("expert_overlap", True)):
+    for field, value in (("data_shard", 4), ("expert_tensor", 1)):
         body = _body()
         body["hardware"] = {
             "accelerator": "nvidia-h100-sxm-80gb",
@@ -125,6 +125,94 @@ def test_count_auto_refuses_what_it_does_not_search():
         with pytest.raises(InvalidRequest) as err:
             estimate_training(body, CATALOG)
         assert f"hardware.parallelism.{field}" in err.value.errors
+
+
+def test_count_auto_searches_a_given_zero_bubble_schedule():
+    """A given zero_bubble schedule is searched, not refused: the search's best plan (seconds) is the single
+    estimate of its layout with that schedule, and the estimate that count "auto" answers keeps the schedule."""
+    from dataclasses import replace
+
+    from service.engine.training.request import build_plan
+    from service.engine.training.search.rank import Candidate, Constraints, Offer, prepare, search
+    from service.engine.training.search.space import default_space
+
+    body = _body(count=1)
+    body["training"].pop("micro_batch_size")
+    base = build_plan(body, CATALOG)
+    base = base.with_fields(par=replace(base.par, pipeline_schedule="zero_bubble"))
+    space = replace(default_space(base, 64), device_counts=(64,), tensor=(2,), pipeline=(4, 8))
+    found = search(
+        prepare([Candidate(base, (Offer("request", "on-demand", 1.0),))], lambda _plan: space),
+        Constraints(),
+        "fastest",
+        1,
+        None,
+    )
+    best = found.results[0]
+    assert best.pipeline > 1
+    single = _body(count=best.devices)
+    single["training"]["micro_batch_size"] = best.micro_batch
+    single["hardware"]["parallelism"] = {**best.parallelism(), "pipeline_schedule": "zero_bubble"}
+    e = estimate_training(single, CATALOG)
+    assert e["time"]["seconds"] == pytest.approx(best.seconds, rel=1e-9)
+    assert e["memory"]["per_device_bytes"] == pytest.approx(best.memory_bytes, rel=1e-9)
+    auto = _body()
+    auto["hardware"] = {
+        "accelerator": "nvidia-h100-sxm-80gb",
+        "count": "auto",
+        "parallelism": {"tensor": 2, "pipeline": 4, "zero_stage": 1, "pipeline_schedule": "zero_bubble"},
+    }
+    auto["constraints"] = {"deadline": "P30D"}
+    chosen = estimate_training(copy.deepcopy(auto), CATALOG)
+    assert chosen["assumptions"]["parallelism"]["pipeline_schedule"] == "zero_bubble"
+    auto["hardware"]["parallelism"]["pipeline_schedule"] = "1f1b"
+    plain = estimate_training(auto, CATALOG)
+    assert chosen["assumptions"]["auto"]["chosen_count"] <= plain["assumptions"]["auto"]["chosen_count"]
+
+
+def test_count_auto_searches_a_given_expert_overlap():
+    """A given expert_overlap is searched, not refused: the search's best MoE plan with the all-to-all overlapped is
+    the single estimate of its layout with expert_overlap, and count "auto" keeps the switch."""
+    from dataclasses import replace
+
+    from service.engine.training.request import build_plan
+    from service.engine.training.search.rank import Candidate, Constraints, Offer, prepare, search
+    from service.engine.training.search.space import default_space
+
+    body = _body(count=1, zero_stage=1)
+    body["model"] = {"preset": "mixtral-8x7b"}
+    body["training"].pop("micro_batch_size")
+    base = build_plan(body, CATALOG)
+    base = base.with_fields(par=replace(base.par, expert_overlap=True))
+    space = replace(default_space(base, 64), device_counts=(64,), tensor=(1, 2), pipeline=(1, 2), expert=(8,))
+    found = search(
+        prepare([Candidate(base, (Offer("request", "on-demand", 1.0),))], lambda _plan: space),
+        Constraints(),
+        "fastest",
+        1,
+        None,
+    )
+    best = found.results[0]
+    single = _body(count=best.devices, zero_stage=1)
+    single["model"] = body["model"]
+    single["training"]["micro_batch_size"] = best.micro_batch
+    single["hardware"]["parallelism"] = {**best.parallelism(), "expert_overlap": True}
+    e = estimate_training(single, CATALOG)
+    assert e["time"]["seconds"] == pytest.approx(best.seconds, rel=1e-9)
+    assert e["assumptions"]["parallelism"]["expert_overlap"] is True
+    auto = _body(zero_stage=1)
+    auto["model"] = body["model"]
+    auto["hardware"] = {
+        "accelerator": "nvidia-h100-sxm-80gb",
+        "count": "auto",
+        "parallelism": {"tensor": 2, "pipeline": 2, "expert": 8, "zero_stage": 1, "expert_overlap": True},
+    }
+    auto["constraints"] = {"deadline": "P30D"}
+    chosen = estimate_training(copy.deepcopy(auto), CATALOG)
+    assert chosen["assumptions"]["parallelism"]["expert_overlap"] is True
+    auto["hardware"]["parallelism"]["expert_overlap"] = False
+    plain = estimate_training(auto, CATALOG)
+    assert chosen["assumptions"]["auto"]["chosen_count"] <= plain["assumptions"]["auto"]["chosen_count"]
 
 
 def test_the_group_is_checked_only_against_a_layout_that_adds_up():

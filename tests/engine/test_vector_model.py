@@ -81,6 +81,7 @@ def _random_request(rng: random.Random, accelerators: list[str], fp4_parts: list
         "sequence_parallel": t > 1 and rng.random() < 0.7,
         "virtual_pipeline": rng.choice([1, 2, 4]) if p > 1 else 1,
         "expert_overlap": e > 1 and rng.random() < 0.5,
+        "pipeline_schedule": "zero_bubble" if p > 1 and rng.random() < 0.3 else "1f1b",
     }
     accelerator = rng.choice(accelerators)
     precision = rng.choice([None, None, None, "fp8", "fp4"])  # None: the device's default (bf16, fp16, ...)
@@ -145,6 +146,7 @@ def test_vector_model_agrees_with_single_estimate_on_1000_random_configurations(
     assert len(drawn) == len(MODELS)  # every model kind drawn
     precisions = [plan.precision for _, plan in plans]
     assert precisions.count("fp4") >= 100 and precisions.count("fp8") >= 100  # low-precision training drawn
+    assert sum(plan.par.pipeline_schedule == "zero_bubble" for _, plan in plans) >= 50  # ZB-H1 drawn
     worst = 0.0
     for request, plan in plans:
         ev = evaluate(plan)

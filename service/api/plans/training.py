@@ -64,7 +64,9 @@ class TrainingPlanSearchSchema(ma.Schema):
     )
     tensor = _degrees("Tensor-parallel degrees. Default 1, 2, 4, 8", 1024)
     pipeline = _degrees("Pipeline-parallel degrees. Default 1, 2, 4, 8, 16, 32", 4096)
-    virtual_pipeline = _degrees("Interleaved 1F1B chunks per stage. Default 1, 2", 128)
+    virtual_pipeline = _degrees(
+        "Interleaved 1F1B chunks per stage. Default 1, 2, 4, 8 (pipeline × chunks ≤ layers + 2)", 128
+    )
     context = _degrees("Context-parallel degrees. Default 1 (1, 2, 4, 8 from 16K-token sequences)", 1024)
     expert = _degrees("Expert-parallel degrees. Default 1 (MoE: powers of 2 up to min(experts, 64))", 4096)
     zero_stages = F.List(

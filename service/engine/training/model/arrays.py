@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...architecture import embedding_parameters, layer_parameter_parts, layer_parameters
-from ...parallelism import DEVICES_PER_NODE
+from ...parallelism import DEVICES_PER_NODE, bubble_seconds, pipeline_bubble_fraction
 from ...units import SECONDS_PER_HOUR
 from . import arrays_comm as vc
 from . import compute as st
@@ -221,6 +221,26 @@ def _step(
             differs = (lay.zero_stage >= 3) != (plan.framework_source == "zero_stage")
             attention_s = np.where(differs, attention_o / devices, attention_s)
             memory_bound_s = np.where(differs, memory_bound_o / devices, memory_bound_s)
+    gemm_s = _gemm_s(plan, lay, work, devices, rate_1)
+    compute_s = gemm_s + attention_s + memory_bound_s
+    optimizer_s = st.OPTIMIZER_PASSES * states / acc.memory_bandwidth_bytes_per_s
+    tensor_s, pipeline_s, expert_s, context_s = vc.model_parallel_comm(plan, lay, micro_batches, attention_s)
+    if plan.model.shape is not None and plan.model.shape.is_moe:
+        unpaired = unpaired_share(lay.pipeline, lay.virtual_pipeline, micro_batches)
+        overlap = plan.par.expert_overlap
+        expert_s = np.where(lay.expert > 1, exposed_expert_s(expert_s, compute_s, unpaired, overlap), 0.0)
+    data_s = vc.data_parallel_comm(plan, lay, micro_batches, compute_s, dense, expert)
+    stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
+    zero_bubble = plan.par.pipeline_schedule == "zero_bubble"  # the base plan's (auto.py carries a given one)
+    bubble = pipeline_bubble_fraction(lay.pipeline, micro_batches, lay.virtual_pipeline, zero_bubble)
+    bubble_s = bubble_seconds(stage_work, bubble)
+    communication_s = tensor_s + pipeline_s + data_s + expert_s + context_s
+    return compute_s + optimizer_s, communication_s, bubble_s
+
+
+def _gemm_s(plan: TrainingPlan, lay: Layouts, work: st.StepWork, devices: Array, rate_1: float) -> Array:
+    """compute.gemm_seconds over layouts: the GEMM rate's shape factor follows each layout's tensor degree and
+    tokens per micro-batch (and, for routed experts, the rows each expert sees)."""
     hidden = plan.model.shape.hidden_size if plan.model.shape else 4096
     shape_base = 1.0 + st.GEMM_WIDTH_KNEE * lay.tensor / hidden
     if work.tokens_per_micro is not None:
@@ -238,24 +258,7 @@ def _step(
         gemm_s = gemm_s + work.routed_gemm_work * (expert_base + st.GEMM_TOKENS_KNEE / rows) / (
             devices * rate_1
         )
-    compute_s = gemm_s + attention_s + memory_bound_s
-    optimizer_s = st.OPTIMIZER_PASSES * states / acc.memory_bandwidth_bytes_per_s
-    tensor_s, pipeline_s, expert_s, context_s = vc.model_parallel_comm(plan, lay, micro_batches, attention_s)
-    if plan.model.shape is not None and plan.model.shape.is_moe:
-        unpaired = unpaired_share(lay.pipeline, lay.virtual_pipeline, micro_batches)
-        overlap = plan.par.expert_overlap
-        expert_s = np.where(lay.expert > 1, exposed_expert_s(expert_s, compute_s, unpaired, overlap), 0.0)
-    data_s = vc.data_parallel_comm(plan, lay, micro_batches, compute_s, dense, expert)
-    stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
-    p = lay.pipeline
-    v, m = lay.virtual_pipeline, micro_batches
-    # parallelism.pipeline_bubble_fraction, interleaving with fewer micro-batches than stages included
-    few = (v > 1) & (m < p)
-    bubble = np.where(few, (v * (p - m) + m - 1) / (v * p + m - 1), (p - 1) / (v * m + p - 1))
-    bubble = np.where(p > 1, bubble, 0.0)
-    bubble_s = np.where(bubble > 0, stage_work * bubble / (1.0 - bubble), 0.0)
-    communication_s = tensor_s + pipeline_s + data_s + expert_s + context_s
-    return compute_s + optimizer_s, communication_s, bubble_s
+    return gemm_s
 
 
 def _totals(

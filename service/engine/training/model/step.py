@@ -9,6 +9,7 @@ import math
 
 from ...parallelism import (
     all_reduce_seconds,
+    bubble_seconds,
     collective_latency_s,
     expert_all_to_all_seconds,
     group_bandwidth,
@@ -79,7 +80,7 @@ class StepModel:
         micro_batches = self.per_replica // micro_batch
         stage = self._gemm_s(micro_batch) + self.attention_s + self.memory_bound_s
         bubble = pipeline_bubble_fraction(self.pipeline, micro_batches, self.virtual, self.zero_bubble)
-        return stage + self._optimizer_s(memory), (stage * bubble / (1.0 - bubble) if bubble else 0.0)
+        return stage + self._optimizer_s(memory), bubble_seconds(stage, bubble)
 
     def step(self, micro_batch: int, memory: MemoryBreakdown) -> StepTime:
         """Seconds per optimizer step, by cause, with `micro_batch` (whose `memory` the plan needs); remembered,
@@ -113,12 +114,8 @@ class StepModel:
             self._offload_s(micro_batch, micro_batches, compute_s) if self.plan.offload_layers else 0.0
         )
         stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s + offload_s
-        bubble = (
-            pipeline_bubble_fraction(self.pipeline, micro_batches, self.virtual, self.zero_bubble)
-            if self.pipeline > 1
-            else 0.0
-        )
-        bubble_s = stage_work * bubble / (1.0 - bubble) if bubble else 0.0
+        bubble = pipeline_bubble_fraction(self.pipeline, micro_batches, self.virtual, self.zero_bubble)
+        bubble_s = bubble_seconds(stage_work, bubble)
         return StepTime(
             gemm_s,
             attention_s,

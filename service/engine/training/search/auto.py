@@ -17,15 +17,15 @@ from typing import Any
 from ...errors import InvalidRequest
 from ...hardware import Catalog
 from ...i18n import N_, _
-from ...parallelism import DEVICES_PER_NODE, builds_training_clusters
+from ...parallelism import DEVICES_PER_NODE, PIPELINE_SCHEDULES, builds_training_clusters
 from ...units import human_duration
 from ..model.offload import refuse_in_search
+from ..model.plan import TrainingPlan
 from ..request import build_plan
 from .rank import Candidate, Constraints, Offer, prepare, search
 from .request import duration_seconds
 from .space import (
     DEFAULT_MAX_DEVICES,
-    GIVEN_COUNT_VIRTUAL_PIPELINE,
     MAX_ODD_FACTOR_COUNT_AUTO,
     SearchSpace,
     default_space,
@@ -41,25 +41,40 @@ def wants_auto(request: Mapping[str, Any]) -> bool:
 
 
 def _refuse_unsearched_layout(hardware: Mapping[str, Any], count_auto: bool) -> None:
-    """The search's array model shards over all data ranks with 1F1B, no expert overlap and experts split like the
-    dense layers: a given data_shard, zero_bubble schedule, expert_overlap or expert_tensor with a count it chooses
-    would be dropped, so it is a 422 instead."""
+    """The search's array model shards over all data ranks and splits experts like the dense layers: a given
+    data_shard or expert_tensor with a count it chooses would be dropped, so it is a 422 instead. A given
+    pipeline_schedule or expert_overlap is searched (the base plan carries it: _given_switches)."""
     given = hardware.get("parallelism")
     if not count_auto or not isinstance(given, Mapping):
         return
-    for field, default in (
-        ("data_shard", None),
-        ("pipeline_schedule", "1f1b"),
-        ("expert_overlap", False),
-        ("expert_tensor", None),
-    ):
-        if given.get(field) not in (None, default):
+    for field in ("data_shard", "expert_tensor"):
+        if given.get(field) is not None:
             raise InvalidRequest.single(
                 f"hardware.parallelism.{field}",
                 _('hardware.count "auto" does not search {field}: leave it out or give the count.').format(
                     field=field
                 ),
             )
+
+
+SEARCHED_SWITCHES = ("pipeline_schedule", "expert_overlap")  # given ones ride on the base plan's par
+
+
+def _given_switches(base: TrainingPlan, hardware: Mapping[str, Any]) -> TrainingPlan:
+    """The base plan with a given hardware.parallelism.pipeline_schedule and expert_overlap, which the array model
+    reads from it (build_plan of the one-device base would refuse zero_bubble without a pipeline and expert_overlap
+    without experts, so they are set here; the estimate of the chosen layout validates them)."""
+    given = hardware.get("parallelism")
+    if not isinstance(given, Mapping):
+        return base
+    changes: dict[str, Any] = {}
+    if given.get("pipeline_schedule") in PIPELINE_SCHEDULES:
+        changes["pipeline_schedule"] = given["pipeline_schedule"]
+    if given.get("expert_overlap") is not None:
+        changes["expert_overlap"] = bool(given["expert_overlap"])
+    if not changes:
+        return base
+    return base.with_fields(par=replace(base.par, **changes))
 
 
 def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -83,7 +98,7 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
         "training": {k: v for k, v in training.items() if k != "micro_batch_size"},
         "cost": {"usd_per_accelerator_hour": 1.0},  # time does not depend on the price
     }
-    base = build_plan(base_body, catalog)
+    base = _given_switches(build_plan(base_body, catalog), hardware)
     space = _space(base, hardware, training, count_auto, layout_auto, constraints)
     candidate = Candidate(base.with_fields(notes=()), (Offer("request", "on-demand", 1.0),))
     found = search(
@@ -96,15 +111,9 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
     if not found.results:
         raise _nothing_qualifies(found, count_auto, deadline, space, base.accelerator.id)
     best = found.results[0]
-    given = hardware.get("parallelism") if not layout_auto else None
-    parallelism = best.parallelism()
-    if given:  # a given layout keeps its own switches; omitted ones take parse_parallelism's defaults
-        if given.get("sequence_parallel") is not None:
-            parallelism["sequence_parallel"] = bool(given["sequence_parallel"])
-        else:
-            parallelism.pop("sequence_parallel")
-        if given.get("zero_stage") is None:
-            parallelism.pop("zero_stage")
+    parallelism = _chosen_parallelism(
+        best.parallelism(), hardware.get("parallelism") if not layout_auto else None
+    )
     resolved = {
         **request,
         "hardware": {**hardware, "count": best.devices, "parallelism": parallelism},
@@ -125,6 +134,23 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
     return resolved, info
 
 
+def _chosen_parallelism(parallelism: dict[str, Any], given: Any) -> dict[str, Any]:
+    """The chosen layout as the resolved request gives it: a given layout keeps its own switches; omitted ones
+    take parse_parallelism's defaults."""
+    if not given:
+        return parallelism
+    if given.get("sequence_parallel") is not None:
+        parallelism["sequence_parallel"] = bool(given["sequence_parallel"])
+    else:
+        parallelism.pop("sequence_parallel")
+    if given.get("zero_stage") is None:
+        parallelism.pop("zero_stage")
+    for switch in SEARCHED_SWITCHES:
+        if given.get(switch) is not None:
+            parallelism[switch] = given[switch]
+    return parallelism
+
+
 def _space(
     base: Any,
     hardware: Mapping[str, Any],
@@ -142,7 +168,6 @@ def _space(
     if not count_auto:
         changes["device_counts"] = (int(hardware.get("count") or 1),)
         changes["pipeline"] = pipeline_for_counts(changes["device_counts"], space.pipeline)
-        changes["virtual_pipeline"] = GIVEN_COUNT_VIRTUAL_PIPELINE
     else:  # the counts with a small odd factor get a pipeline that takes it (24, 40, 56, 224 … devices)
         changes["pipeline"] = pipeline_for_counts(
             space.device_counts, space.pipeline, MAX_ODD_FACTOR_COUNT_AUTO

@@ -26,6 +26,7 @@ from .space import (
     MAX_GRID_TOTAL,
     MAX_SEARCH_CONFIGURATIONS,
     SearchSpace,
+    bounded_grid_size,
     default_space,
     enumerate_layouts,
     pipeline_for_counts,
@@ -161,8 +162,8 @@ def _bounded(candidates: list[Candidate], space_for: Callable[[TrainingPlan], Se
     MAX_GRID_PER_CANDIDATE or all of them past MAX_GRID_TOTAL; after enumeration, no valid layout at all or valid
     layouts × offers past MAX_SEARCH_CONFIGURATIONS (memory and seconds stay bounded)."""
     spaces = [(c, space_for(c.plan)) for c in candidates]
-    largest = max((space.grid_size for _, space in spaces), default=0)
-    total = sum(space.grid_size for _, space in spaces)
+    sizes = [bounded_grid_size(c.plan, space) for c, space in spaces]
+    largest, total = max(sizes, default=0), sum(sizes)
     if largest > MAX_GRID_PER_CANDIDATE or total > MAX_GRID_TOTAL:
         raise InvalidRequest.single(
             "search",

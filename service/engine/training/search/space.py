@@ -34,13 +34,14 @@ DEFAULT_PIPELINE = (1, 2, 4, 8, 16, 32)
 # global batch: odd part × powers of two up to this degree (Megatron-LM splits uneven layer counts over stages).
 MAX_PIPELINE_FOR_ODD_COUNTS = 64
 DEFAULT_ZERO_STAGES = (0, 1, 2, 3)
-# Interleaved chunks per stage: 1, 2 in a catalog-wide search (the grid stays within MAX_GRID_TOTAL for the
-# largest MoE presets); for one given count (`parallelism: "auto"`) also 4 and 8, as NeMo's large recipes run
-# (Llama 3.1 405B PP8 × VP8 in the Megatron-Bridge performance summaries). Megatron overlaps the v-fold
+# Interleaved chunks per stage: 1, 2, 4, 8 in every search (the catalog-wide planner, hardware.count and
+# parallelism "auto" alike), as NeMo's large recipes run (Llama 3.1 405B PP8 × VP8 in the Megatron-Bridge
+# performance summaries; Meta's 405B on 16,384 H100s, PP16 with an interleaved schedule, Dubey et al. 2024 §3.3.2),
+# up to what the layer count allows (enumerate_layouts: pipeline × chunks ≤ layers + 2). Until the arrays work the
+# catalog-wide default was 1, 2 and missed that layout (121.6 days instead of 78.8). Megatron overlaps the v-fold
 # point-to-point traffic with the chunks' compute (overlap_p2p_comm, on for interleaved schedules), which the step
 # model's one exposed send per stage keeps.
-DEFAULT_VIRTUAL_PIPELINE = (1, 2)
-GIVEN_COUNT_VIRTUAL_PIPELINE = INTERLEAVED_CHUNKS
+DEFAULT_VIRTUAL_PIPELINE = INTERLEAVED_CHUNKS
 # Odd factors a searched count may have for the pipeline to take when the count is chosen too (count "auto"):
 # 3, 5 and 7 (24, 40, 56, 96, 224 … devices), the grid of every count × every odd degree staying bounded.
 MAX_ODD_FACTOR_COUNT_AUTO = 7
@@ -85,6 +86,20 @@ class SearchSpace:
         ):
             size *= len(values)
         return size
+
+
+def bounded_grid_size(plan: TrainingPlan, space: SearchSpace) -> int:
+    """SearchSpace.grid_size with only the (pipeline, virtual chunks) pairs enumerate_layouts can keep for `plan`
+    (chunks only with a pipeline, pipeline × chunks ≤ layers + 2): what the search bounds (MAX_GRID_PER_CANDIDATE,
+    MAX_GRID_TOTAL) weigh, so that chunks the layers exclude cost a search nothing."""
+    layers = plan.model.shape.layers if plan.model.shape is not None else None
+    pairs = sum(
+        1
+        for p in space.pipeline
+        for v in space.virtual_pipeline
+        if (v == 1 or p > 1) and (layers is None or p * v <= layers + 2)
+    )
+    return space.grid_size // (len(space.pipeline) * len(space.virtual_pipeline)) * pairs
 
 
 def default_device_counts(max_devices: int, min_devices: int = 1) -> tuple[int, ...]:

@@ -1,0 +1,19 @@
+"""One formula for a scalar and for an array of layouts: the step model's layout-dependent terms take `Num`
+(a float or int, or a numpy array of them) and branch through `where`, so that the single estimate
+(training/model/step.py) and the planner's array model (training/model/arrays.py) evaluate the same code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+Num = Any  # float | int | np.ndarray (numpy's operators are untyped for mypy; `Any` keeps both call sites checked)
+
+
+def where(condition: Num, if_true: Num, if_false: Num) -> Num:
+    """`if_true if condition else if_false` for a scalar condition (no numpy on the single estimate's path),
+    np.where over an array of conditions. Both branches are evaluated: keep them free of division by zero."""
+    if isinstance(condition, np.ndarray):
+        return np.where(condition, if_true, if_false)
+    return if_true if condition else if_false
