@@ -75,3 +75,25 @@ def test_unknown_or_escaping_asset_paths_are_404(offline_app):
     assert client.get(base + "missing.js").status_code == 404
     assert client.get(base + "../../service/config.py").status_code == 404
     assert client.get(base + "%2e%2e/%2e%2e/pyproject.toml").status_code == 404
+
+
+def test_docs_has_a_strict_policy_that_allows_its_own_inline_script(offline_app):
+    """/docs had no CSP or frame headers; its one inline script (flask-smorest's Swagger UI start-up) is allowed
+    by its hash and nothing else inline runs."""
+    import base64
+    import hashlib
+
+    response = offline_app.test_client().get("/docs")
+    policy = response.headers["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in policy and "default-src 'none'" in policy
+    assert response.headers["X-Frame-Options"] == "DENY"
+    scripts = re.findall(rb"<script>(.*?)</script>", response.data, re.DOTALL)
+    assert scripts, "the page starts Swagger UI from an inline script"
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    allowed = set(directives["script-src"].split())
+    for body in scripts:
+        digest = base64.b64encode(hashlib.sha256(body).digest()).decode()
+        assert f"'sha256-{digest}'" in allowed
+    assert "'unsafe-inline'" not in allowed and "'unsafe-eval'" not in allowed
+    asset = offline_app.test_client().get(docs_assets.assets_url() + "swagger-ui.css")
+    assert asset.headers["X-Content-Type-Options"] == "nosniff"
