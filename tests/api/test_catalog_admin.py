@@ -150,3 +150,14 @@ def test_concurrent_price_updates_with_same_if_match_exactly_one_wins(app, db_ba
     history = app.test_client().get(f"{H100}/prices/history?provider=aws").json
     assert [p["usd_per_hour"] for p in history if p["effective_to"] is None] == [f"{float(winner):.6f}"]
     assert len(history) == 3  # two seeded periods + exactly the winner
+
+
+def test_history_is_no_provider_name(client, admin_headers):
+    """PUT/DELETE .../prices/history acted on a provider named "history" that no GET could show."""
+    for method in (client.put, client.delete):
+        kwargs = {"json": {"usd_per_hour": 1.0}} if method == client.put else {}
+        response = method(
+            f"{H100}/prices/History", headers={**admin_headers, "If-Match": _etag(client)}, **kwargs
+        )
+        assert response.status_code == 422 and "provider" in response.json["errors"], response.json
+    assert "history" not in {p["provider"] for p in client.get(f"{H100}/prices/history").json}

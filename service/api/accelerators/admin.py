@@ -213,6 +213,19 @@ class AcceleratorPatch(MethodView):
         return accelerator_to_dict(acc)
 
 
+# Words of the /prices/... paths that name no provider: PUT or DELETE .../prices/history set or ended the price of a
+# provider called "history" that no GET could show (GET .../prices/history is the price history).
+RESERVED_PROVIDERS = frozenset({"history"})
+
+
+def _refuse_reserved(provider: str) -> None:
+    if provider.strip().lower() in RESERVED_PROVIDERS:
+        message = _("'{provider}' is a reserved word of this path, not a provider name.").format(
+            provider=provider
+        )
+        abort(422, message=message, errors={"provider": [message]})
+
+
 @blp.route("/<string:accelerator_id>/prices/<string:provider>")
 class ProviderPrice(MethodView):
     @blp.auth("admin")
@@ -220,8 +233,10 @@ class ProviderPrice(MethodView):
     @blp.arguments(PriceWriteSchema)
     @blp.response(200, AcceleratorSchema)
     @blp.problem(404, "No accelerator has this id.")
+    @blp.problem(422, "Invalid price, or a provider named with a reserved word of this path (`history`).")
     def put(self, body, accelerator_id: str, provider: str):
         """Set the provider's price: closes the open row (effective_to) and opens a new one (audited)."""
+        _refuse_reserved(provider)
         acc = _accelerator_or_404(accelerator_id)
         blp.check_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
         try:
@@ -240,6 +255,7 @@ class ProviderPrice(MethodView):
     @blp.problem(404, "No accelerator has this id, or no current price from this provider.")
     def delete(self, query, accelerator_id: str, provider: str):
         """End the provider's current price(s) today; history keeps them (audited)."""
+        _refuse_reserved(provider)
         acc = _accelerator_or_404(accelerator_id)
         blp.check_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
         closed = catalog_admin.delete_price(
