@@ -21,6 +21,7 @@ from .extensions.smorest import Api
 from .extensions.spec import spec_config
 from .models import routes as models
 from .models.schemas import MODEL_FORMS
+from .options import routes as options
 from .plans import inference_routes as plans_inference
 from .plans import routes as plans_training
 from .price_imports import routes as price_imports
@@ -29,7 +30,7 @@ from .scenarios.schemas import SCENARIO_BODY_DOC, InferenceScenarioWriteSchema, 
 
 BLUEPRINTS = (
     *(health, accelerators, catalog_admin, keys, audit, models, estimates, estimate_batches),
-    *(plans_training, plans_inference, scenarios, price_imports),
+    *(plans_training, plans_inference, scenarios, price_imports, options),
 )
 
 

@@ -147,3 +147,40 @@ def test_selector_offers_exactly_the_languages():
     html = INDEX.read_text(encoding="utf-8")
     assert re.findall(r'<option value="([^"]+)" lang=', html) == list(web.LANGUAGES)
     assert set(DICTIONARIES) == {p.stem for p in (STATIC / "i18n").glob("*.json")}
+
+
+# --- choices -----------------------------------------------------------------------------------------------
+
+ENGINE_ENUMS = (
+    "ENGINES",
+    "FORMATS",
+    "KV_PRECISIONS",
+    "WEIGHT_PRECISIONS",
+    "TRAINING_PRECISIONS",
+    "PRECISIONS",
+    "OPTIMIZERS",
+    "RECOMPUTATION",
+    "RECOMPUTE_MODULES",
+    "FRAMEWORKS",
+    "PRICING_MODELS",
+    "PIPELINE_SCHEDULES",
+    "PLAN_OBJECTIVES",
+    "KINDS",
+    "ARCHITECTURES",
+    "FFN_TYPES",
+)
+
+
+def test_the_scripts_hard_code_no_engine_enum():
+    """The selects' values come from GET /v1/options: no array literal in the page's scripts names two or more
+    values of one engine enum (the drifted lists were such arrays: ENGINES without sglang, …)."""
+    from scalecost import engine
+
+    enums = {name: set(getattr(engine, name)) for name in ENGINE_ENUMS}
+    for js in sorted(STATIC.glob("js/*.js")):
+        text = js.read_text(encoding="utf-8")
+        for array in re.findall(r"\[([^\[\]]*)\]", text):
+            strings = set(re.findall(r'"([^"]*)"', array))
+            for name, values in enums.items():
+                shared = strings & values
+                assert len(shared) < 2, f"{js.name} lists values of engine.{name}: [{array.strip()}]"

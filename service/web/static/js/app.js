@@ -925,8 +925,19 @@ async function savePrice() {
 
 // --- start ------------------------------------------------------------------------------------------------
 
+/** The values of every enumerated field (GET /v1/options), before any form is drawn; a failure leaves the
+ * selects at "(automatic)" and says why where the results go. */
+async function loadChoices() {
+  try {
+    forms.setChoices((await call("GET", "v1/options")).data);
+    return null;
+  } catch (error) {
+    return error;
+  }
+}
+
 async function boot() {
-  await setLanguage(pickLanguage());
+  const [, choicesError] = await Promise.all([setLanguage(pickLanguage()), loadChoices()]);
   $("#lang").value = lang();
   translateStatic();
   forms.buildForm($("#training-form"), forms.TRAINING);
@@ -943,6 +954,7 @@ async function boot() {
   const view = location.hash.slice(1);
   showView(VIEWS.includes(view) ? view : "training");
   await loadCatalog();
+  if (choicesError) $("#training-results").replaceChildren(problemBox(choicesError));
   if (!$("#view-admin").hidden) loadAdmin($("#admin-accelerator").value);
   document.body.dataset.ready = "true";
 }

@@ -3,21 +3,28 @@
 // scenario, or a request with a recommendation's merge patch applied) back into it.
 import { t } from "./i18n.js";
 
-const TRAINING_PRECISIONS = ["bf16", "fp16", "fp8", "fp4", "tf32", "fp32"];
-const OPTIMIZERS = ["adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", "lion"];
-const RECOMPUTATION = ["none", "selective", "selective_op", "full", "dots"];
-const FRAMEWORKS = ["megatron", "nemo", "megatron-bridge", "deepspeed", "torchtitan", "llm-foundry", "pytorch", "fsdp"];
-const WEIGHT_PRECISIONS = ["fp16", "bf16", "fp32", "fp8", "int8", "int4"];
-const KV_PRECISIONS = ["fp16", "bf16", "fp32", "fp8", "int8"];
-const WEIGHT_FORMATS = ["gptq", "awq", "gguf-q4_0", "gguf-q4_k_m", "gguf-q8_0", "bnb-nf4", "bnb-int8"];
-const ENGINES = ["vllm", "tensorrt-llm", "llama.cpp", "hf-transformers"];
-const PRICING_MODELS = ["on-demand", "spot", "reserved-1y", "reserved-3y"];
+// The choices of the enumerated fields come from the service (GET /v1/options: by request, then by the field's
+// path in its body), read once at start-up before the forms are drawn; a select names its request with
+// `choices` and finds its values under its own path. Nothing here lists an engine's, a format's or a precision's
+// values, so a value the engine adds is offered at once.
+let enums = {};
+
+/** Keep the answer of GET /v1/options for every form drawn from now on. */
+export function setChoices(options) {
+  enums = options && typeof options === "object" ? options : {};
+}
+
+/** The values `path` of request `request` accepts (empty when the options could not be read). */
+export function choicesOf(request, path) {
+  const values = enums[request]?.[path];
+  return Array.isArray(values) ? values : [];
+}
 
 export const MODEL_MODES = ["preset", "parameters", "shape", "hf"];
 
-const model = (preset) => [
+const model = (preset, request) => [
   { path: "model.preset", type: "select", options: "presets", value: preset, modes: ["preset"], wide: true },
-  { path: "model.architecture", type: "select", options: ["transformer", "lstm", "mlp", "cnn", "vit"], modes: ["parameters"] },
+  { path: "model.architecture", type: "select", choices: request, modes: ["parameters"] },
   { path: "model.parameters", type: "count", modes: ["parameters"], placeholder: "7B", hint: true },
   { path: "model.flops_per_sample", type: "count", modes: ["parameters"], placeholder: "8.2e9", hint: true },
   { path: "model.architecture", type: "const", value: "transformer", modes: ["shape"] },
@@ -26,7 +33,7 @@ const model = (preset) => [
   { path: "model.attention_heads", type: "int", modes: ["shape"], placeholder: "32" },
   { path: "model.kv_heads", type: "int", modes: ["shape"], placeholder: "8" },
   { path: "model.ffn_hidden_size", type: "int", modes: ["shape"], placeholder: "11008" },
-  { path: "model.ffn_type", type: "select", options: ["swiglu", "gelu"], auto: true, modes: ["shape"] },
+  { path: "model.ffn_type", type: "select", choices: request, auto: true, modes: ["shape"] },
   { path: "model.vocab_size", type: "int", modes: ["shape"], placeholder: "32000" },
   { path: "model.experts", type: "int", modes: ["shape"] },
   { path: "model.experts_per_token", type: "int", modes: ["shape"] },
@@ -43,17 +50,17 @@ const COST = [
 ];
 
 export const TRAINING = [
-  { id: "model", model: true, fields: model("llama-2-7b") },
+  { id: "model", model: true, fields: model("llama-2-7b", "training") },
   {
     id: "training",
     fields: [
       { path: "training.tokens", type: "count", value: "1B", placeholder: "1B", hint: true },
       { path: "training.global_batch_size", type: "int", value: 64 },
       { path: "training.sequence_length", type: "int", value: 4096 },
-      { path: "training.precision", type: "select", options: TRAINING_PRECISIONS, auto: true },
-      { path: "training.optimizer", type: "select", options: OPTIMIZERS, auto: true },
-      { path: "training.activation_recomputation", type: "select", options: RECOMPUTATION, auto: true },
-      { path: "training.framework", type: "select", options: FRAMEWORKS, auto: true },
+      { path: "training.precision", type: "select", choices: "training", auto: true },
+      { path: "training.optimizer", type: "select", choices: "training", auto: true },
+      { path: "training.activation_recomputation", type: "select", choices: "training", auto: true },
+      { path: "training.framework", type: "select", choices: "training", auto: true },
       { path: "training.torch_compile", type: "bool" },
       { path: "training.micro_batch_size", type: "int" },
       { path: "training.samples", type: "count", hint: true },
@@ -74,7 +81,7 @@ export const TRAINING = [
       { path: "hardware.parallelism.expert_tensor", type: "int" },
       { path: "hardware.parallelism.zero_stage", type: "select", options: ["0", "1", "2", "3"], auto: true, number: true },
       { path: "hardware.parallelism.data_shard", type: "int" },
-      { path: "hardware.parallelism.pipeline_schedule", type: "select", options: ["1f1b", "zero_bubble"], auto: true },
+      { path: "hardware.parallelism.pipeline_schedule", type: "select", choices: "training", auto: true },
       // automatic: on with tensor parallelism (the server's default), so a select, not a checkbox that cannot say "off"
       { path: "hardware.parallelism.sequence_parallel", type: "select", options: ["true", "false"], auto: true, bool: true,
         i18n: { true: "yes", false: "no" } },
@@ -101,14 +108,14 @@ export const TRAINING = [
 ];
 
 export const INFERENCE = [
-  { id: "model", model: true, fields: model("llama-3-8b") },
+  { id: "model", model: true, fields: model("llama-3-8b", "inference") },
   {
     id: "weights",
     fields: [
-      { path: "weights.precision", type: "select", options: WEIGHT_PRECISIONS, auto: true },
-      { path: "weights.format", type: "select", options: WEIGHT_FORMATS, auto: "opt.none" },
-      { path: "kv_cache_precision", type: "select", options: KV_PRECISIONS, auto: true },
-      { path: "engine", type: "select", options: ENGINES, auto: true },
+      { path: "weights.precision", type: "select", choices: "inference", auto: true },
+      { path: "weights.format", type: "select", choices: "inference", auto: "opt.none" },
+      { path: "kv_cache_precision", type: "select", choices: "inference", auto: true },
+      { path: "engine", type: "select", choices: "inference", auto: true },
     ],
   },
   {
@@ -151,7 +158,7 @@ export const PRICE = [
   { id: "price", bare: true, fields: [
     { path: "provider", type: "text", placeholder: "aws", list: "providers", required: true },
     { path: "usd_per_hour", type: "float", placeholder: "2.49", required: true },
-    { path: "pricing_model", type: "select", options: PRICING_MODELS, auto: true },
+    { path: "pricing_model", type: "select", choices: "price", auto: true },
     { path: "instance_type", type: "text", placeholder: "p5.48xlarge" },
     { path: "region", type: "text", placeholder: "us-east-1" },
     { path: "effective_from", type: "date" },
@@ -201,7 +208,7 @@ function control(form, spec, options) {
   if (spec.type === "select") {
     input = document.createElement("select");
     input.dataset.options = typeof spec.options === "string" ? spec.options : "";
-    fillSelect(input, spec, typeof spec.options === "string" ? options[spec.options] || [] : spec.options.map((v) => ({ value: v, label: spec.i18n ? t(spec.i18n[v]) : v, i18n: spec.i18n?.[v] })));
+    fillSelect(input, spec, typeof spec.options === "string" ? options[spec.options] || [] : fixedItems(spec));
   } else if (spec.type === "json") {
     input = document.createElement("textarea");
     input.spellcheck = false;
@@ -220,6 +227,13 @@ function control(form, spec, options) {
   if (spec.placeholder) input.placeholder = spec.placeholder;
   if (spec.required) input.required = true;
   return input;
+}
+
+/** A select's own values: the service's choices for its path, or the few it lists itself (yes/no, ZeRO stages).
+ * A value the dictionaries label (`spec.i18n`) shows its label; any other shows itself. */
+function fixedItems(spec) {
+  const values = spec.choices ? choicesOf(spec.choices, spec.path) : spec.options;
+  return values.map((v) => (spec.i18n?.[v] ? { value: v, label: t(spec.i18n[v]), i18n: spec.i18n[v] } : { value: v, label: v }));
 }
 
 function fillSelect(select, spec, items) {

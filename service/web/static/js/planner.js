@@ -9,8 +9,6 @@ import { compact, duration, number, t, usd } from "./i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const $ = (selector, root = document) => root.querySelector(selector);
-const PRICING_MODELS = ["on-demand", "spot", "reserved-1y", "reserved-3y"];
-const OBJECTIVES = ["cheapest", "fastest", "pareto"];
 const TRAINING_FIELDS = ["training.tokens", "training.global_batch_size", "training.sequence_length", "training.precision"];
 
 const ctx = { h: null, problemBox: null, openTraining: null, accName: (id) => id, bytes: String };
@@ -228,7 +226,8 @@ function buildTrainingForm() {
   ]);
   const extra = $(".plan-fields", formEl);
   const objectives = { cheapest: t("planner.objective.cheapest"), fastest: t("planner.objective.fastest"), pareto: t("planner.objective.pareto") };
-  const objective = select(OBJECTIVES.map((o) => [o, objectives[o]]), "cheapest");
+  // the values from the service (GET /v1/options); the dictionaries label those they know, the rest show themselves
+  const objective = select(forms.choicesOf("training_plan", "objective").map((o) => [o, objectives[o] ?? o]), "cheapest");
   const pricingNames = {
     "on-demand": t("planner.pricing.on_demand"), spot: t("planner.pricing.spot"),
     "reserved-1y": t("planner.pricing.reserved_1y"), "reserved-3y": t("planner.pricing.reserved_3y"),
@@ -244,7 +243,7 @@ function buildTrainingForm() {
     h("fieldset", {}, h("legend", {}, t("planner.search")), h("div", { class: "grid" },
       field("plan-accelerators", t("planner.accelerators"), accelerators, t("planner.accelerators_hint"), true),
       field("plan-providers", t("planner.providers"), providers, t("planner.providers_hint"), true)),
-    checks("plan-pricing", t("planner.pricing_models"), PRICING_MODELS.map((p) => [p, pricingNames[p]]), (p) => p === "on-demand")));
+    checks("plan-pricing", t("planner.pricing_models"), forms.choicesOf("training_plan", "search.pricing_models").map((p) => [p, pricingNames[p] ?? p]), (p) => p === "on-demand")));
   if (plan.presets) forms.setOptions(formEl, "presets", plan.presets);
   fillCatalogSelects();
 }

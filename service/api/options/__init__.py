@@ -1,0 +1,1 @@
+"""options: the values every enumerated request field accepts (GET /v1/options)."""
