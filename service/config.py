@@ -40,6 +40,11 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         # Connect and read timeout of a redis:// limiter store: a store that hangs costs a request at most this
         # much (then fail-open above), instead of the client library's default of waiting for ever.
         "RATELIMIT_STORAGE_TIMEOUT_S": float(env.get("RATELIMIT_STORAGE_TIMEOUT_S", "0.25")),
+        # Server time one request may take (s): the planners and batches stop there and answer what they found
+        # (search.complete false; batch items not reached get their own problem). api/extensions/work.py.
+        "REQUEST_BUDGET_SECONDS": float(env.get("REQUEST_BUDGET_SECONDS", "10")),
+        # Planner and batch requests one process runs at once; more wait (within their budget) for a slot.
+        "HEAVY_WORK_CONCURRENCY": int(env.get("HEAVY_WORK_CONCURRENCY", "1")),
         "CATALOG_CACHE_TTL_S": float(env.get("CATALOG_CACHE_TTL_S", "1.0")),
         "DB_POOL_SIZE": int(env.get("DB_POOL_SIZE", "5")),
         "DB_STATEMENT_TIMEOUT_MS": int(env.get("DB_STATEMENT_TIMEOUT_MS", "5000")),

@@ -9,18 +9,30 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from .. import engine
+from ..engine.budget import Checkpoint, unlimited
 from .catalog import CatalogCache, engine_catalog
 
 
 def plan_training(
-    request: dict[str, Any], session: Session, *, cache: CatalogCache | None = None
+    request: dict[str, Any],
+    session: Session,
+    *,
+    cache: CatalogCache | None = None,
+    checkpoint: Checkpoint = unlimited,
 ) -> dict[str, Any]:
-    """`request` is the validated body. Raises the engine's InvalidRequest for impossible input."""
-    return engine.plan_training(request, engine_catalog(session, None, cache))
+    """`request` is the validated body. Raises the engine's InvalidRequest for impossible input. The catalog is read
+    first; `checkpoint` then bounds the search (the engine's budget.py)."""
+    catalog = engine_catalog(session, None, cache)
+    session.rollback()  # read-only: end the transaction before the long search (no connection held meanwhile)
+    return engine.plan_training(request, catalog, checkpoint)
 
 
 def plan_serving(
-    request: dict[str, Any], session: Session, *, cache: CatalogCache | None = None
+    request: dict[str, Any],
+    session: Session,
+    *,
+    cache: CatalogCache | None = None,
+    checkpoint: Checkpoint = unlimited,
 ) -> dict[str, Any]:
     """`request` is the validated body. Raises the engine's InvalidRequest for impossible input."""
     body = dict(request)
@@ -30,8 +42,9 @@ def plan_serving(
         cost["as_of"] = day.isoformat()  # echoed into the estimate bodies, which take it as a string
     body["cost"] = cost
     catalog = engine_catalog(session, day, cache)
+    session.rollback()  # read-only: end the transaction before the long search (no connection held meanwhile)
     started = time.perf_counter()
-    answer = engine.plan_serving(body, catalog)
+    answer = engine.plan_serving(body, catalog, checkpoint)
     answer["search"]["server_seconds"] = time.perf_counter() - started
     if day is not None:
         answer["priced_as_of"] = day.isoformat()

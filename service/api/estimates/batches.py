@@ -2,7 +2,9 @@
 
 Tooling that sweeps configurations sends one request instead of a thousand. Items are answered in order, each
 an estimate or a problem object of its own: one bad item never fails the others. Each item counts against
-the client's estimate budget (RATELIMIT_ESTIMATES), so a batch buys no extra computations.
+the client's estimate budget (RATELIMIT_ESTIMATES), so a batch buys no extra computations. A batch is heavy work
+(api/extensions/work.py): it runs in one of its process's slots and stops at the request's time budget; the items
+not reached then get a problem of their own (status 503, type NOT_REACHED) to send again.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from marshmallow import validate
 from ...engine import InvalidRequest
 from ...engine.i18n import _, active
 from ...i18n import translate_message
+from ..extensions import work
 from ..extensions.db import db_session
 from ..extensions.errors import IMPOSSIBLE_REQUEST, INVALID_FIELD, flatten_messages
 from ..extensions.smorest import Blueprint
@@ -24,6 +27,7 @@ from .inference import InferenceRequestSchema
 from .training import TrainingRequestSchema
 
 MAX_ITEMS = 1_000
+NOT_REACHED = "urn:scalecost:problem:not-reached"
 BATCH_ENDPOINTS = frozenset({"estimate-batches.TrainingBatch", "estimate-batches.InferenceBatch"})
 
 blp = Blueprint(
@@ -88,7 +92,19 @@ class BatchItemSchema(ma.Schema):
 class BatchResponseSchema(ma.Schema):
     results = ma.fields.List(ma.fields.Nested(BatchItemSchema), required=True)
     succeeded = ma.fields.Integer(required=True, metadata={"description": "Items answered with an estimate"})
-    failed = ma.fields.Integer(required=True, metadata={"description": "Items answered with a problem"})
+    failed = ma.fields.Integer(
+        required=True, metadata={"description": "Items answered with a problem (not_reached included)"}
+    )
+    not_reached = ma.fields.Integer(
+        required=True,
+        metadata={
+            "description": "Items the request's time budget (REQUEST_BUDGET_SECONDS) ended before: each has a "
+            f"503 problem of type {NOT_REACHED}; send them again"
+        },
+    )
+    complete = ma.fields.Boolean(
+        required=True, metadata={"description": "Every item was answered (not_reached 0)"}
+    )
 
 
 def _problem(status: int, type_: str, title: str, errors: dict[str, list[str]]) -> dict[str, Any]:
@@ -122,12 +138,37 @@ def _answer(kind: str, schema: ma.Schema, body: dict[str, Any], index: int) -> d
     return {"index": index, "status": 200, "estimate": estimate, "problem": None}
 
 
+def _not_reached(index: int) -> dict[str, Any]:
+    problem = {
+        "type": NOT_REACHED,
+        "title": _("Not reached"),
+        "status": 503,
+        "detail": _("The request's time budget ended before this item; send it again."),
+    }
+    return {"index": index, "status": 503, "estimate": None, "problem": problem}
+
+
 def _run(kind: str, schema: ma.Schema, items: list[dict[str, Any]]):
-    results = [_answer(kind, schema, item, i) for i, item in enumerate(items)]
-    db_session().rollback()  # read-only: end the transaction the catalog lookups opened
+    results: list[dict[str, Any]] = []
+    with work.heavy():
+        for i, item in enumerate(items):
+            if i and not work.checkpoint():
+                break
+            results.append(_answer(kind, schema, item, i))
+        db_session().rollback()  # read-only: end the transaction the catalog lookups opened
+    reached = len(results)
+    results += [_not_reached(i) for i in range(reached, len(items))]
     succeeded = sum(1 for r in results if r["status"] == 200)
     g.batch_items = len(items)
-    return jsonify({"results": results, "succeeded": succeeded, "failed": len(results) - succeeded})
+    return jsonify(
+        {
+            "results": results,
+            "succeeded": succeeded,
+            "failed": len(results) - succeeded,
+            "not_reached": len(items) - reached,
+            "complete": reached == len(items),
+        }
+    )
 
 
 @blp.route("/training/batch")

@@ -118,6 +118,12 @@ class PlanSearchStatsSchema(ma.Schema):
     batch_sizes = section(BatchRangeSchema, "Batch sizes searched per group")
     accelerators = integer("Accelerators searched")
     server_seconds = number("Server time of the search")
+    complete = F.Boolean(
+        metadata={
+            "description": "false when the request's time budget (REQUEST_BUDGET_SECONDS) ended the search "
+            "before every deployment group: the answer ranks what was evaluated"
+        }
+    )
 
 
 class PlanWorkloadEchoSchema(ma.Schema):

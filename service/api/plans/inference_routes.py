@@ -6,6 +6,7 @@ from flask import jsonify
 from flask.views import MethodView
 
 from ...usecases import plans
+from ..extensions import work
 from ..extensions.db import catalog_cache, db_session
 from ..extensions.smorest import Blueprint
 from .inference import InferencePlanRequestSchema
@@ -37,6 +38,6 @@ class InferencePlan(MethodView):
         format) meeting the TTFT and TPOT objectives, its $ per million input and output tokens, the
         cost-vs-latency frontier, exclusions by reason and a POST /v1/estimates/inference body reproducing it.
         Nothing feasible is a 200 with `plan: null` and the nearest misses."""
-        answer = plans.plan_serving(body, db_session(), cache=catalog_cache())
-        db_session().rollback()  # read-only: end the transaction the catalog lookups opened
+        with work.heavy():
+            answer = plans.plan_serving(body, db_session(), cache=catalog_cache(), checkpoint=work.checkpoint)
         return jsonify(answer)

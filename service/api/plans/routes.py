@@ -6,6 +6,7 @@ from flask import jsonify
 from flask.views import MethodView
 
 from ...usecases import plans
+from ..extensions import work
 from ..extensions.db import catalog_cache, db_session
 from ..extensions.smorest import Blueprint
 from .training import TrainingPlanRequestSchema, TrainingPlanSchema
@@ -40,4 +41,8 @@ class TrainingPlan(MethodView):
         objective, the time-vs-USD frontier, why the rest was excluded, and, when nothing qualifies, the nearest
         misses (200, empty results). Each plan carries `estimate_request`, a body for POST /v1/estimates/training
         that reproduces it."""
-        return jsonify(plans.plan_training(body, db_session(), cache=catalog_cache()))
+        with work.heavy():
+            answer = plans.plan_training(
+                body, db_session(), cache=catalog_cache(), checkpoint=work.checkpoint
+            )
+        return jsonify(answer)

@@ -211,6 +211,12 @@ class TrainingSearchStatsSchema(ma.Schema):
     feasible = integer("Configurations meeting every constraint")
     candidates = integer("Accelerator × recomputation modes searched")
     server_seconds = number("Seconds the search took on the server")
+    complete = F.Boolean(
+        metadata={
+            "description": "false when the request's time budget (REQUEST_BUDGET_SECONDS) ended the search "
+            "before every candidate: the answer ranks what was evaluated"
+        }
+    )
 
 
 class TrainingPlanConstraintsUsedSchema(ma.Schema):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..budget import Checkpoint, unlimited
 from ..hardware import Catalog
 from .search.rank import search
 from .search.request import parse_plan_request
@@ -18,6 +19,9 @@ from .search.response import build_plan_response
 __all__ = ["plan_serving"]
 
 
-def plan_serving(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any]:
-    """The cheapest deployment of `request` on the catalog; raises InvalidRequest for impossible input."""
-    return build_plan_response(search(parse_plan_request(request, catalog)))
+def plan_serving(
+    request: Mapping[str, Any], catalog: Catalog, checkpoint: Checkpoint = unlimited
+) -> dict[str, Any]:
+    """The cheapest deployment of `request` on the catalog; raises InvalidRequest for impossible input. `checkpoint`
+    is called between deployment groups and ends the search when it answers False (`search.complete` false)."""
+    return build_plan_response(search(parse_plan_request(request, catalog), checkpoint))

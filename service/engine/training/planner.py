@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ..budget import Checkpoint, unlimited
 from ..hardware import Catalog
 from ..i18n import _
 from ..parallelism import builds_training_clusters
@@ -20,17 +21,23 @@ from .search.rank import Point, search
 from .search.request import parse_plan_request
 
 
-def plan_training(request: Mapping[str, Any], catalog: Catalog) -> dict[str, Any]:
+def plan_training(
+    request: Mapping[str, Any], catalog: Catalog, checkpoint: Checkpoint = unlimited
+) -> dict[str, Any]:
+    """The plans for `request` on `catalog`; `checkpoint` is called between candidates and ends the search when it
+    answers False (the caller's time budget): then `search.complete` is false and the plans are the best found."""
     started = time.perf_counter()
-    parsed = parse_plan_request(request, catalog)  # base plans and enumerated layouts
+    parsed = parse_plan_request(request, catalog, checkpoint)  # base plans and enumerated layouts
     found = search(
         parsed.prepared,
         parsed.constraints,
         parsed.objective,
         parsed.limit,
         parsed.checkpoint_bytes_per_s,
+        checkpoint,
     )
     found.stats["server_seconds"] = time.perf_counter() - started  # parsing and enumeration included
+    found.stats["complete"] = parsed.complete and found.stats["complete"]
     notes = list(parsed.notes)
     for acc in {
         p.candidate.plan.accelerator.id: p.candidate.plan.accelerator for p in parsed.prepared

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ...budget import Checkpoint, unlimited
 from ...hardware import Accelerator
 from ...i18n import N_, _, num
 from ..model.arrays import batch_speeds
@@ -105,6 +106,7 @@ class PlanResult:
     evaluated: int
     groups_checked: int
     misses: list[dict[str, Any]] = field(default_factory=list)
+    complete: bool = True  # False: the caller's time budget ended the search before every group
 
 
 @dataclass
@@ -126,13 +128,19 @@ class _Misses:
             setattr(self, name, (float(values[i]), group, i + 1))
 
 
-def search(space: ServingSearch) -> PlanResult:
+def search(space: ServingSearch, checkpoint: Checkpoint = unlimited) -> PlanResult:
+    """Every deployment group of `space` at every batch size, ranked; stops early (complete False) when
+    `checkpoint` says the caller's time budget is spent."""
     exclusions = dict.fromkeys(REASONS, 0)
     groups: list[Group] = []
     points: list[_Point] = []
     misses = _Misses()
     considered = evaluated = 0
+    complete = True
     for multiplicity, reason, group in _groups(space):
+        if groups and not checkpoint():
+            complete = False
+            break
         considered += multiplicity * space.max_batch
         if reason is not None:
             exclusions[reason] += multiplicity * space.max_batch
@@ -151,6 +159,7 @@ def search(space: ServingSearch) -> PlanResult:
         considered=considered,
         evaluated=evaluated,
         groups_checked=len(groups),
+        complete=complete,
     )
     if best is None:
         result.misses = _nearest_misses(space, groups, misses, exclusions)

@@ -50,6 +50,7 @@ def build_plan_response(result: PlanResult) -> dict[str, Any]:
             "configurations_feasible": feasible,
             "deployment_groups": space.groups,
             "groups_evaluated": result.groups_checked,
+            "complete": result.complete,
             "batch_sizes": {"min": 1, "max": space.max_batch},
             "accelerators": len(space.accelerators),
         },

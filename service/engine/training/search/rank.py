@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ...budget import Checkpoint, unlimited
 from ...i18n import _, num
 from ...units import human_duration, human_usd
 from ..model.arrays import LayoutNumbers, Layouts, evaluate_layouts
@@ -167,12 +168,17 @@ def search(
     objective: str = "pareto",
     limit: int = 5,
     checkpoint_bytes_per_s: float | None = None,
+    checkpoint: Checkpoint = unlimited,
 ) -> PlanSearch:
-    """Evaluate every prepared candidate's layouts on its offers and pick under the constraints."""
+    """Evaluate every prepared candidate's layouts on its offers and pick under the constraints; stop early when
+    `checkpoint` says the time budget is spent (stats `complete` False: the answer ranks what was evaluated)."""
     started = time.perf_counter()
     candidates = [p.candidate for p in prepared]
-    pool, considered, layouts_evaluated, invalid = _Pool(), 0, 0, 0
+    pool, considered, layouts_evaluated, invalid, complete = _Pool(), 0, 0, 0, True
     for ci, (candidate, grid_size, layouts) in enumerate(prepared):
+        if ci and not checkpoint():
+            complete = False
+            break
         offers = len(candidate.offers)
         considered += grid_size * offers
         invalid += (grid_size - len(layouts.data)) * offers
@@ -210,6 +216,7 @@ def search(
         "feasible": int(len(feasible)),
         "candidates": len(candidates),
         "server_seconds": time.perf_counter() - started,
+        "complete": complete,
     }
     return PlanSearch(results, frontier, excluded, misses, stats)
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ...budget import Checkpoint, unlimited
 from ...errors import InvalidRequest
 from ...hardware import Catalog, Price
 from ...i18n import _
@@ -77,6 +78,7 @@ class PlanRequest:
     checkpoint_bytes_per_s: float | None
     excluded_accelerators: list[dict[str, str]]
     notes: list[str]
+    complete: bool = True  # False: the time budget ended the enumeration before every candidate
 
 
 def duration_seconds(value: Any, path: str) -> float:
@@ -105,7 +107,11 @@ def duration_seconds(value: Any, path: str) -> float:
     return seconds
 
 
-def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> PlanRequest:
+def parse_plan_request(
+    request: Mapping[str, Any], catalog: Catalog, checkpoint: Checkpoint = unlimited
+) -> PlanRequest:
+    """The validated search: constraints, objective and every candidate's layouts, enumerated until `checkpoint`
+    says the time budget is spent (then `complete` is False and the remaining candidates are not searched)."""
     search: Mapping[str, Any] = request.get("search") or {}
     given: Mapping[str, Any] = request.get("constraints") or {}
     errors: dict[str, list[str]] = {}
@@ -146,8 +152,10 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> PlanRequ
             "search", _("No accelerator can take part in this search ({reasons}).").format(reasons=reasons)
         )
     space_for = _space_builder(request, search, max_devices, min_devices)
+    prepared = _bounded(candidates, space_for, checkpoint)
     return PlanRequest(
-        prepared=_bounded(candidates, space_for),
+        prepared=prepared,
+        complete=len(prepared) == len(candidates),
         constraints=constraints,
         objective=objective,
         limit=int(request.get("results") or DEFAULT_RESULTS),
@@ -157,7 +165,9 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> PlanRequ
     )
 
 
-def _bounded(candidates: list[Candidate], space_for: Callable[[TrainingPlan], SearchSpace]) -> list[Prepared]:
+def _bounded(
+    candidates: list[Candidate], space_for: Callable[[TrainingPlan], SearchSpace], checkpoint: Checkpoint
+) -> list[Prepared]:
     """The candidates enumerated, once. Refused before any array is built: a candidate's product of degrees past
     MAX_GRID_PER_CANDIDATE or all of them past MAX_GRID_TOTAL; after enumeration, no valid layout at all or valid
     layouts × offers past MAX_SEARCH_CONFIGURATIONS (memory and seconds stay bounded)."""
@@ -178,7 +188,11 @@ def _bounded(candidates: list[Candidate], space_for: Callable[[TrainingPlan], Se
                 MAX_GRID_PER_CANDIDATE=MAX_GRID_PER_CANDIDATE,
             ),
         )
-    prepared = [Prepared(c, space.grid_size, enumerate_layouts(c.plan, space)) for c, space in spaces]
+    prepared = []
+    for c, space in spaces:
+        prepared.append(Prepared(c, space.grid_size, enumerate_layouts(c.plan, space)))
+        if not checkpoint():
+            break
     valid = sum(len(p.layouts.data) * len(p.candidate.offers) for p in prepared)
     if valid == 0:
         batch = candidates[0].plan.global_batch
