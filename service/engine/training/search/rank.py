@@ -18,8 +18,9 @@ import numpy as np
 from ...budget import Checkpoint, unlimited
 from ...i18n import _, num
 from ...units import human_duration, human_usd
-from ..model.arrays import LayoutNumbers, Layouts, evaluate_layouts
+from ..model.arrays import Layouts, evaluate_layouts
 from ..model.plan import TrainingPlan
+from .pool import Limits, Pool, feasibility, frontier, objective_order
 from .space import SearchSpace, enumerate_layouts
 
 OBJECTIVES = ("cheapest", "fastest", "pareto")
@@ -129,39 +130,6 @@ class PlanSearch:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-class _Pool:
-    """Every evaluated configuration of the search as parallel arrays (one row per layout × offer)."""
-
-    def __init__(self) -> None:
-        self.parts: list[tuple[int, int, Layouts, LayoutNumbers, np.ndarray]] = []
-
-    def add(
-        self, candidate: int, offer: int, layouts: Layouts, numbers: LayoutNumbers, usd: np.ndarray
-    ) -> None:
-        self.parts.append((candidate, offer, layouts, numbers, usd))
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        if not self.parts:
-            empty = np.zeros(0)
-            return {
-                k: empty for k in ("candidate", "offer", "row", "part", "seconds", "usd", "memory", "fits")
-            }
-        cols: dict[str, list[np.ndarray]] = {k: [] for k in ("candidate", "offer", "row", "part")}
-        cols |= {"seconds": [], "usd": [], "memory": [], "fits": [], "devices": []}
-        for index, (candidate, offer, _layout, numbers, usd) in enumerate(self.parts):
-            n = len(usd)
-            cols["candidate"].append(np.full(n, candidate))
-            cols["offer"].append(np.full(n, offer))
-            cols["row"].append(np.arange(n))
-            cols["part"].append(np.full(n, index))
-            cols["seconds"].append(numbers.seconds)
-            cols["usd"].append(usd)
-            cols["memory"].append(numbers.memory_bytes)
-            cols["fits"].append(numbers.fits)
-            cols["devices"].append(numbers.devices)
-        return {k: np.concatenate(v) for k, v in cols.items()}
-
-
 def search(
     prepared: list[Prepared],
     constraints: Constraints,
@@ -174,7 +142,8 @@ def search(
     `checkpoint` says the time budget is spent (stats `complete` False: the answer ranks what was evaluated)."""
     started = time.perf_counter()
     candidates = [p.candidate for p in prepared]
-    pool, considered, layouts_evaluated, invalid, complete = _Pool(), 0, 0, 0, True
+    pool = Pool(Limits(constraints.deadline_s, constraints.budget_usd, objective, limit))
+    considered, layouts_evaluated, invalid, complete = 0, 0, 0, True
     for ci, (candidate, grid_size, layouts) in enumerate(prepared):
         if ci and not checkpoint():
             complete = False
@@ -189,61 +158,39 @@ def search(
         for oi, offer in enumerate(candidate.offers):
             usd = numbers.usd(offer.usd_per_hour, candidate.plan.infrastructure_overhead)
             pool.add(ci, oi, layouts, numbers, usd)
-    a = pool.arrays()
-    deadline = constraints.deadline_s if constraints.deadline_s is not None else np.inf
-    budget = constraints.budget_usd if constraints.budget_usd is not None else np.inf
-    fits = a["fits"].astype(bool)
-    in_time = a["seconds"] <= deadline
-    in_budget = (a["usd"] <= budget) | (constraints.budget_usd is None)  # NaN: no price (fastest only)
+    a = pool.arrays()  # the kept rows only (pool.py): the ranking below is exact on them
+    fits, in_time, in_budget = feasibility(a["seconds"], a["usd"], a["fits"], pool.limits)
     feasible = np.flatnonzero(fits & in_time & in_budget)
-    excluded = {
-        "invalid_layout": int(invalid),
-        "does_not_fit": int(np.count_nonzero(~fits)),
-        "misses_deadline": int(np.count_nonzero(fits & ~in_time)),
-        "over_budget": int(np.count_nonzero(fits & in_time & ~in_budget)),
-    }
-    ranked = _rank(a, feasible, objective)
-    frontier_rows = _frontier(a, feasible)
+    excluded = {"invalid_layout": int(invalid), **pool.excluded}
+    frontier_rows = frontier(a["seconds"], a["usd"], a["memory"], feasible)
+    ranked = _rank(a, feasible, objective, frontier_rows)
     point = _pointer(candidates, pool, a)
     results = [point(i) for i in ranked[:limit]]
-    frontier = [point(i) for i in _thin(frontier_rows, FRONTIER_POINTS)]
+    thinned = [point(i) for i in _thin(frontier_rows, FRONTIER_POINTS)]
     misses = [] if len(feasible) else _nearest_misses(a, fits, in_time, in_budget, constraints, point)
     stats = {
         "configurations_considered": int(considered),
-        "configurations_evaluated": int(len(a["seconds"])),
+        "configurations_evaluated": int(pool.evaluated),
         "layouts_evaluated": int(layouts_evaluated),
         "pruned_invalid": int(invalid),
-        "feasible": int(len(feasible)),
+        "feasible": int(pool.feasible),
         "candidates": len(candidates),
         "server_seconds": time.perf_counter() - started,
         "complete": complete,
     }
-    return PlanSearch(results, frontier, excluded, misses, stats)
+    return PlanSearch(results, thinned, excluded, misses, stats)
 
 
-def _rank(a: dict[str, np.ndarray], rows: np.ndarray, objective: str) -> np.ndarray:
+def _rank(
+    a: dict[str, np.ndarray], rows: np.ndarray, objective: str, frontier_rows: np.ndarray
+) -> np.ndarray:
     """Feasible rows, best first: cheapest (then faster, then less memory), fastest (then cheaper, less memory);
     pareto ranks its frontier by cost, so its first result is the cheapest plan that meets the constraints."""
     if not len(rows):
         return rows
     if objective == "pareto":
-        rows = _frontier(a, rows)
-    seconds, usd, memory = a["seconds"][rows], a["usd"][rows], a["memory"][rows]
-    if objective == "fastest":
-        return rows[np.lexsort((memory, usd, seconds))]
-    if objective == "fewest_devices":  # hardware.count "auto": the smallest count that qualifies
-        return rows[np.lexsort((memory, seconds, a["devices"][rows]))]
-    return rows[np.lexsort((memory, seconds, usd))]
-
-
-def _frontier(a: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
-    """Rows no other row beats on both time and cost (ties: the one with less memory), fastest first."""
-    if not len(rows):
-        return rows
-    order = rows[np.lexsort((a["memory"][rows], a["usd"][rows], a["seconds"][rows]))]
-    usd = a["usd"][order]
-    best_before = np.minimum.accumulate(np.concatenate(([np.inf], usd[:-1])))
-    return order[usd < best_before]
+        return objective_order(a["seconds"], a["usd"], a["memory"], a["devices"], frontier_rows, "cheapest")
+    return objective_order(a["seconds"], a["usd"], a["memory"], a["devices"], rows, objective)
 
 
 def _thin(rows: np.ndarray, most: int) -> np.ndarray:
@@ -253,10 +200,10 @@ def _thin(rows: np.ndarray, most: int) -> np.ndarray:
     return rows[keep]
 
 
-def _pointer(candidates: list[Candidate], pool: _Pool, a: dict[str, np.ndarray]) -> Any:
+def _pointer(candidates: list[Candidate], pool: Pool, a: dict[str, np.ndarray]) -> Any:
     def point(i: int) -> Point:
         ci, oi, part, row = int(a["candidate"][i]), int(a["offer"][i]), int(a["part"][i]), int(a["row"][i])
-        _candidate, _offer, lay, numbers, usd = pool.parts[part]
+        _candidate, _offer, lay, numbers, usd, _rows = pool.parts[part]
         return Point(
             candidate=candidates[ci],
             offer=candidates[ci].offers[oi],
