@@ -1,5 +1,5 @@
-"""Response schema of POST /v1/estimates/training (documentation of engine/training/response.py's JSON; see
-common_responses.py for how the schemas and the answers are kept together)."""
+"""Response schema of POST /v1/estimates/training (documentation of the JSON of engine/training/response.py and
+response_assumptions.py; see common_responses.py for how the schemas and the answers are kept together)."""
 
 from __future__ import annotations
 
