@@ -6,7 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ...engine.i18n import _
-from ...store import scenarios as scenario_store
+from ...store import scenario_listing
 from ..estimates import common_responses
 from ..estimates.inference import InferenceRequestSchema
 from ..estimates.training import TrainingRequestSchema
@@ -185,14 +185,14 @@ class CursorField(String):
         metadata = {"minLength": 1, "maxLength": self.MAX_LENGTH, **kwargs.pop("metadata", {})}
         super().__init__(metadata=metadata, **kwargs)
 
-    def _deserialize(self, value, attr, data, **kwargs) -> scenario_store.Cursor:  # type: ignore[override]
+    def _deserialize(self, value, attr, data, **kwargs) -> scenario_listing.Cursor:  # type: ignore[override]
         text = super()._deserialize(value, attr, data, **kwargs)
         if not 1 <= len(text) <= self.MAX_LENGTH:
             raise ma.ValidationError(
                 _("Length must be between 1 and {MAX_LENGTH}.").format(MAX_LENGTH=self.MAX_LENGTH)
             )
         try:
-            return scenario_store.decode_cursor(text)
+            return scenario_listing.decode_cursor(text)
         except ValueError as error:
             raise ma.ValidationError(str(error)) from None
 
