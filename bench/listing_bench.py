@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from scalecost.store import migrate  # noqa: E402
+from scalecost.store import migrate, scenario_listing  # noqa: E402
 from scalecost.store import scenarios as scenario_store  # noqa: E402
 from scalecost.store.models import Scenario  # noqa: E402
 from scalecost.store.session import Database, make_engine, normalise_url  # noqa: E402
@@ -322,7 +322,7 @@ def store_timings(url: str, paths: list[str], seconds: float) -> list[list[float
             size = int(args.pop("page_size", PAGE_SIZE))
             offset = (int(args.pop("page", 1)) - 1) * size
             cursor = args.pop("cursor", None)
-            after = scenario_store.decode_cursor(cursor) if cursor else None
+            after = scenario_listing.decode_cursor(cursor) if cursor else None
             stop = time.perf_counter() + seconds
             for warm in (True, True, False):
                 while warm or time.perf_counter() < stop:

@@ -1,4 +1,4 @@
-"""Import a cloud price list: parse → map → diff → apply (issue 14).
+"""Import a cloud price list: parse → map → diff → apply (issue 14); the map and diff steps are price_diff.py.
 
 parse: price_formats reads the file (pure; a malformed file raises PriceFileError naming the line or JSON
 path). map: the instance map turns each instance type into an accelerator id and a count, and a price per
@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -31,16 +30,13 @@ from sqlalchemy.orm import Session
 
 from ..engine import Price as EnginePrice
 from ..store import price_imports as store
-from ..store.models import AcceleratorPrice
+from ..store.models import AcceleratorPrice, PriceImport
 from . import price_formats, price_moves
 from .catalog import to_engine_price
-from .price_formats import Offer, ParsedFile, PriceFileError, Refused
+from .price_diff import Candidate, Diff, Mapped, catalog_row, dedupe, diff, map_offers, starts
+from .price_formats import ParsedFile, PriceFileError
 from .price_formats.mapping import InstanceMap
-from .price_formats.mapping import key as map_key
 from .price_formats.mapping import read as read_map
-
-CENT_MILLIONTH = Decimal("0.000001")  # the catalog's precision (Numeric(14, 6))
-MAX_USD_PER_HOUR = Decimal(100_000)  # the bound PUT /v1/accelerators/{id}/prices/{provider} applies
 
 
 @dataclass(frozen=True)
@@ -61,64 +57,6 @@ def instance_map(extra: Iterable[str | Path] = ()) -> InstanceMap:
     return table
 
 
-@dataclass(frozen=True)
-class Candidate:
-    accelerator_id: str
-    provider: str
-    instance_type: str | None
-    region: str | None
-    pricing_model: str
-    usd_per_hour: Decimal  # per accelerator-hour
-    accelerators_per_instance: int
-    effective_from: dt.date
-    source: str
-    where: str
-    as_of: str | None
-    published: dt.date | None = None  # the file's publication date, when it states one (AWS)
-
-    @property
-    def key(self) -> tuple[str, str, str, str, str]:
-        return (
-            self.accelerator_id,
-            self.provider,
-            self.instance_type or "",
-            self.region or "",
-            self.pricing_model,
-        )
-
-    def row(self) -> dict[str, Any]:
-        return {
-            "accelerator_id": self.accelerator_id,
-            "provider": self.provider,
-            "instance_type": self.instance_type,
-            "region": self.region,
-            "pricing_model": self.pricing_model,
-            "usd_per_hour": str(self.usd_per_hour),
-            "accelerators_per_instance": self.accelerators_per_instance,
-            "effective_from": self.effective_from.isoformat(),
-            "where": self.where,
-        }
-
-
-def row_key(p: AcceleratorPrice) -> tuple[str, str, str, str, str]:
-    return (p.accelerator_id, p.provider, p.instance_type or "", p.region or "", p.pricing_model)
-
-
-def catalog_row(p: AcceleratorPrice) -> dict[str, Any]:
-    return {
-        "price_id": p.id,
-        "accelerator_id": p.accelerator_id,
-        "provider": p.provider,
-        "instance_type": p.instance_type,
-        "region": p.region,
-        "pricing_model": p.pricing_model,
-        "usd_per_hour": str(p.usd_per_hour),
-        "effective_from": p.effective_from.isoformat(),
-        "set_by": p.created_by,
-        "import_id": p.import_id,
-    }
-
-
 def read_files(source: str, files: Sequence[PriceFile]) -> list[ParsedFile]:
     """Every file parsed, or PriceFileError naming the file and the line or JSON path."""
     if source not in price_formats.SOURCES:
@@ -131,162 +69,6 @@ def read_files(source: str, files: Sequence[PriceFile]) -> list[ParsedFile]:
             where = f"{f.name}: {error.where}" if len(files) > 1 else error.where
             raise PriceFileError(where, error.message) from None
     return parsed
-
-
-@dataclass
-class Mapped:
-    candidates: list[Candidate]
-    refused: list[Refused]
-    unmapped: dict[str, list[str]]
-    without_accelerators: int
-
-
-def _to_candidate(
-    offer: Offer, source: str, table: InstanceMap, known: set[str], published: dt.date | None = None
-) -> Candidate | Refused | None:
-    """The offer per accelerator-hour; Refused; or None when the map lacks its instance type."""
-    if offer.accelerator_id is not None:
-        accelerator, count, per_accelerator = offer.accelerator_id, offer.accelerators_per_instance or 1, True
-    else:
-        found = table.get((source, map_key(offer.instance_type)))
-        if found is None:
-            return None
-        accelerator, count, per_accelerator = found.accelerator_id, found.accelerators_per_instance, False
-    if accelerator not in known:
-        return Refused(
-            offer.where,
-            f"accelerator {accelerator!r} is not in the catalog (add it first: POST /v1/accelerators)",
-            offer.instance_type or None,
-        )
-    usd = offer.usd_per_hour if per_accelerator else offer.usd_per_hour / count
-    usd = usd.quantize(CENT_MILLIONTH, rounding=ROUND_HALF_EVEN)
-    if usd <= 0 or usd > MAX_USD_PER_HOUR:
-        return Refused(
-            offer.where, f"{usd} USD per accelerator-hour is outside (0, 100000]", offer.instance_type
-        )
-    return Candidate(
-        accelerator_id=accelerator,
-        provider=offer.provider,
-        instance_type=offer.instance_type or None,
-        region=offer.region,
-        pricing_model=offer.pricing_model,
-        usd_per_hour=usd,
-        accelerators_per_instance=count,
-        effective_from=offer.effective_from,
-        source=offer.source,
-        where=offer.where if len(offer.where) <= 200 else offer.where[:197] + "...",
-        as_of=offer.as_of,
-        published=published,
-    )
-
-
-def map_offers(
-    parsed: Sequence[ParsedFile], source: str, table: InstanceMap, known: set[str], today: dt.date
-) -> Mapped:
-    out = Mapped([], [r for p in parsed for r in p.refused], defaultdict(list), 0)
-    for offer, published in ((o, p.published) for p in parsed for o in p.offers):
-        found = _to_candidate(offer, source, table, known, published)
-        if found is None:
-            if offer.has_accelerators:
-                out.unmapped[offer.instance_type].append(offer.where)
-            else:
-                out.without_accelerators += 1
-        elif isinstance(found, Refused):
-            out.refused.append(found)
-        elif found.effective_from > today:
-            out.refused.append(
-                Refused(
-                    found.where,
-                    f"takes effect on {found.effective_from.isoformat()}, after today: import it on or after that day",
-                    found.instance_type,
-                )
-            )
-        else:
-            out.candidates.append(found)
-    return out
-
-
-def dedupe(candidates: Sequence[Candidate], refused: list[Refused]) -> list[Candidate]:
-    """One candidate per offer: the latest; two rows of one day that disagree are both suspect (the later is
-    refused, naming the first)."""
-    best: dict[tuple, Candidate] = {}
-    for c in candidates:
-        seen = best.get(c.key)
-        if seen is None or c.effective_from > seen.effective_from:
-            best[c.key] = c
-        elif c.effective_from == seen.effective_from and c.usd_per_hour != seen.usd_per_hour:
-            refused.append(
-                Refused(
-                    c.where,
-                    f"prices the same offer as {seen.where} differently ({c.usd_per_hour} vs {seen.usd_per_hour})",
-                    c.instance_type,
-                )
-            )
-    return list(best.values())
-
-
-@dataclass
-class Diff:
-    added: list[Candidate]
-    changed: list[tuple[Candidate, AcceleratorPrice]]
-    unchanged: list[tuple[Candidate, AcceleratorPrice]]
-    kept: list[tuple[Candidate, AcceleratorPrice, str]]
-    not_in_file: list[AcceleratorPrice]
-    today: dt.date
-
-
-def _keep_reason(c: Candidate, row: AcceleratorPrice) -> str | None:
-    """Why a changed price stays as the catalog has it (without force), or None.
-
-    A price an admin set by hand (no import id, not the seed's) on or after the offer's date is theirs to keep.
-    A file that states its publication date (AWS) and was published before the catalog's price began is older
-    than that price. Files without one (the Azure and Google APIs, CSV) list prices in force when read."""
-    by_hand = row.import_id is None and row.created_by != "seed"
-    set_on = row.created_at.date() if row.created_at else row.effective_from
-    if by_hand and (set_on > c.effective_from or row.effective_from > c.effective_from):
-        return (
-            f"set by hand by {row.created_by!r} on {set_on.isoformat()} (in force from "
-            f"{row.effective_from.isoformat()}), after this file's {c.effective_from.isoformat()}: "
-            "force=true replaces it"
-        )
-    if c.published is not None and row.effective_from > c.published:
-        return (
-            f"the catalog's price is in force from {row.effective_from.isoformat()}, after this file was "
-            f"published ({c.published.isoformat()}): an older file does not replace a newer price (force=true does)"
-        )
-    return None
-
-
-def diff(
-    candidates: Sequence[Candidate], current: Sequence[AcceleratorPrice], *, force: bool, today: dt.date
-) -> Diff:
-    rows: dict[tuple, AcceleratorPrice] = {}
-    for row in current:  # several open rows for one offer: the latest stands for it
-        seen = rows.get(row_key(row))
-        if seen is None or (row.effective_from, row.id) > (seen.effective_from, seen.id):
-            rows[row_key(row)] = row
-    out = Diff([], [], [], [], [], today)
-    for c in sorted(candidates, key=lambda c: c.key):
-        current_row = rows.get(c.key)
-        if current_row is None:
-            out.added.append(c)
-        elif current_row.usd_per_hour == c.usd_per_hour:
-            out.unchanged.append((c, current_row))
-        elif not force and (reason := _keep_reason(c, current_row)):
-            out.kept.append((c, current_row, reason))
-        else:
-            out.changed.append((c, current_row))
-    in_file = {c.key for c in candidates}
-    scope = {(c.provider, c.region) for c in candidates}
-    out.not_in_file = sorted(
-        (
-            r
-            for r in rows.values()
-            if r.provider and (r.provider, r.region) in scope and row_key(r) not in in_file
-        ),
-        key=row_key,
-    )
-    return out
 
 
 def _percent(old: Decimal, new: Decimal) -> float | None:
@@ -306,15 +88,6 @@ def _engine_price(c: Candidate, starts: dt.date) -> EnginePrice:
     )
 
 
-def _starts(c: Candidate, row: AcceleratorPrice | None, today: dt.date) -> dt.date:
-    """The new row's first day: the offer's, when it is after the start of the row it replaces (or there is
-    none); otherwise the day of the import, as the catalog used the old price until now. Never before the row
-    it closes: no two periods of one offer overlap."""
-    if row is None or c.effective_from > row.effective_from:
-        return c.effective_from
-    return max(row.effective_from, today)
-
-
 def _prices_after(
     session: Session, d: Diff
 ) -> tuple[dict[str, list[EnginePrice]], dict[str, list[EnginePrice]]]:
@@ -329,9 +102,9 @@ def _prices_after(
         if row.id not in closed:
             after[row.accelerator_id].append(to_engine_price(row))
     for c in d.added:
-        after[c.accelerator_id].append(_engine_price(c, _starts(c, None, d.today)))
+        after[c.accelerator_id].append(_engine_price(c, starts(c, None, d.today)))
     for c, row in d.changed:
-        after[c.accelerator_id].append(_engine_price(c, _starts(c, row, d.today)))
+        after[c.accelerator_id].append(_engine_price(c, starts(c, row, d.today)))
     return before, after
 
 
@@ -379,6 +152,28 @@ def run(
     )
     if dry_run or not (d.added or d.changed):
         return answer
+    record = _apply(
+        session, source, described, digest, d, moves, force=force, actor=actor, request_id=request_id
+    )
+    answer.update(import_id=record.id, applied=True)
+    record.result = answer
+    return answer
+
+
+def _apply(
+    session: Session,
+    source: str,
+    described: list[dict[str, Any]],
+    digest: str,
+    d: Diff,
+    moves: Sequence[price_moves.PairMove],
+    *,
+    force: bool,
+    actor: str,
+    request_id: str | None,
+) -> PriceImport:
+    """The writes of an import with changes: its PriceImport row, per change a closed and an opened row and an
+    audit event (store/price_imports.change_price), then the saved scenarios' costs."""
     record = store.start(
         session,
         source=source,
@@ -397,7 +192,7 @@ def run(
             session,
             accelerators[c.accelerator_id],
             None,
-            _new_row(c, None, today),
+            _new_row(c, None, d.today),
             record=record,
             request_id=request_id,
         )
@@ -406,15 +201,13 @@ def run(
             session,
             accelerators[c.accelerator_id],
             row,
-            _new_row(c, row, today),
+            _new_row(c, row, d.today),
             record=record,
             request_id=request_id,
         )
     price_moves.apply(session, moves)
-    answer.update(import_id=record.id, applied=True)
     record.changes = len(d.added) + len(d.changed)
-    record.result = answer
-    return answer
+    return record
 
 
 def _new_row(c: Candidate, row: AcceleratorPrice | None, today: dt.date) -> dict[str, Any]:
@@ -426,7 +219,7 @@ def _new_row(c: Candidate, row: AcceleratorPrice | None, today: dt.date) -> dict
         "pricing_model": c.pricing_model,
         "usd_per_hour": c.usd_per_hour,
         "as_of": c.as_of,
-        "effective_from": _starts(c, row, today),
+        "effective_from": starts(c, row, today),
         "source": c.source,
     }
 
@@ -444,7 +237,7 @@ def _answer(
     changed = [
         {
             **c.row(),
-            "effective_from": _starts(c, row, d.today).isoformat(),
+            "effective_from": starts(c, row, d.today).isoformat(),
             "old_usd_per_hour": str(row.usd_per_hour),
             "percent_change": _percent(row.usd_per_hour, c.usd_per_hour),
             "replaces_price_id": row.id,

@@ -189,9 +189,9 @@ def test_list_cursor_refusals_name_the_parameter(client, editor_headers):
 
 
 def test_list_filtered_total_is_a_lower_bound_past_the_cap(client, editor_headers, monkeypatch):
-    from scalecost.store import scenarios as store
+    from scalecost.store import scenario_listing
 
-    monkeypatch.setattr(store, "COUNT_CAP", 2)
+    monkeypatch.setattr(scenario_listing, "COUNT_CAP", 2)
     for i in range(4):
         _create(client, editor_headers, name=f"cap-{i}")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 from openapi_spec_validator import validate
-from scalecost.cli import generate_spec, spec_yaml
+from scalecost.cli.openapi import generate_spec, spec_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from scalecost.store import migrate
+from scalecost.store import migrate, scenario_listing
 from scalecost.store import scenarios as store
 from scalecost.store.session import Database
 from sqlalchemy import text
@@ -71,7 +71,7 @@ def _plan(database, stmt, limit: int | None = 20) -> str:
     ],
 )
 def test_listing_queries_use_an_index(many_scenarios, query, index):
-    plan = _plan(many_scenarios, store.query(**query))
+    plan = _plan(many_scenarios, scenario_listing.query(**query))
     assert "Index" in plan and index in plan, plan
     assert "Seq Scan on scenarios" not in plan, plan
     if query.get("tag") != "team-3":
@@ -104,9 +104,11 @@ def trgm(many_scenarios):
 @pytest.mark.postgresql
 @pytest.mark.parametrize(("query", "index", "count_plan"), NAME_FILTERS)
 def test_name_filter_uses_the_trigram_index_or_the_sort_index(trgm, query, index, count_plan):
-    plan = _plan(trgm, store.query(**query))
+    plan = _plan(trgm, scenario_listing.query(**query))
     assert index in plan and "Seq Scan on scenarios" not in plan, plan
-    count = _plan(trgm, store.count_query(name=query["name"], bound=store.COUNT_CAP), limit=None)
+    count = _plan(
+        trgm, scenario_listing.count_query(name=query["name"], bound=scenario_listing.COUNT_CAP), limit=None
+    )
     assert count_plan in count, count
 
 
@@ -134,8 +136,8 @@ CURSORS = {
 )
 def test_a_cursor_page_starts_at_its_key_in_the_index(many_scenarios, query, index):
     sort = query.get("sort", "-updated_at")
-    after = store.Cursor(sort, CURSORS[sort])
-    plan = _plan(many_scenarios, store.query(**query, after=after))
+    after = scenario_listing.Cursor(sort, CURSORS[sort])
+    plan = _plan(many_scenarios, scenario_listing.query(**query, after=after))
     assert index in plan and "Seq Scan on scenarios" not in plan, plan
     if query.get("tag") != "team-3":
         assert "Sort" not in plan, plan
@@ -153,13 +155,17 @@ def test_a_cursor_page_starts_at_its_key_in_the_index(many_scenarios, query, ind
     ],
 )
 def test_filtered_counts_walk_an_index(many_scenarios, filters, index):
-    plan = _plan(many_scenarios, store.count_query(**filters, bound=store.COUNT_CAP), limit=None)
+    plan = _plan(
+        many_scenarios, scenario_listing.count_query(**filters, bound=scenario_listing.COUNT_CAP), limit=None
+    )
     assert index in plan and "Seq Scan on scenarios" not in plan, plan
 
 
 @pytest.mark.postgresql
 @pytest.mark.parametrize("from_end", [False, True])
 def test_a_page_reads_its_rows_by_primary_key(many_scenarios, from_end):
-    plan = _plan(many_scenarios, store.page_query("-updated_at", 40, 21, from_end=from_end), limit=None)
+    plan = _plan(
+        many_scenarios, scenario_listing.page_query("-updated_at", 40, 21, from_end=from_end), limit=None
+    )
     assert "ix_scenarios_updated_at_id" in plan and "pk_scenarios" in plan, plan
     assert "Seq Scan on scenarios" not in plan, plan

@@ -8,7 +8,7 @@ import uuid
 from urllib.parse import quote
 
 import pytest
-from scalecost.store import migrate
+from scalecost.store import migrate, scenario_listing
 from scalecost.store import scenarios as store
 from scalecost.store.session import Database, normalise_url
 from sqlalchemy import create_engine, text
@@ -71,7 +71,7 @@ def test_without_permission_for_pg_trgm_the_migration_warns_and_the_name_filter_
                     for n in ("Alpha-Plan", "beta-plan", "gamma")
                 ],
             )
-            page = store.listing(session, name="PLAN", sort="name")
+            page = scenario_listing.listing(session, name="PLAN", sort="name")
         assert [s.name for s in page.items] == ["Alpha-Plan", "beta-plan"]
         migrate.downgrade(unprivileged_url, "0004")  # nothing to drop: no error either
         migrate.upgrade(unprivileged_url)

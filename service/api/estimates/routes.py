@@ -8,8 +8,9 @@ from flask.views import MethodView
 from ..extensions.db import run_estimate
 from ..extensions.smorest import Blueprint
 from .inference import InferenceRequestSchema
-from .responses import InferenceEstimateSchema, TrainingEstimateSchema
+from .inference_responses import InferenceEstimateSchema
 from .training import TrainingRequestSchema
+from .training_responses import TrainingEstimateSchema
 
 blp = Blueprint(
     "estimates",

@@ -6,8 +6,8 @@ from __future__ import annotations
 import marshmallow as ma
 
 from ...engine import SERVING_PLAN_REASONS as REASONS
+from ..estimates.common_responses import AsIs, integer, num, number, price_source, section, text
 from ..estimates.inference import InferenceRequestSchema
-from ..estimates.responses import AsIs, integer, num, number, price_source, section, text
 
 F = ma.fields
 

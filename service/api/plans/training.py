@@ -6,8 +6,9 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ... import engine
-from ..estimates.responses import ParallelismUsedSchema, TrainingEstimateSchema, integer, num, number, text
+from ..estimates.common_responses import integer, num, number, text
 from ..estimates.training import MAX_DEVICES, RECOMPUTATION, TrainingRunSchema
+from ..estimates.training_responses import ParallelismUsedSchema, TrainingEstimateSchema
 from ..extensions.fields import Deadline, Float, Integer, String, fraction_range
 from ..models.schemas import ModelSpecField
 

@@ -11,6 +11,7 @@ from flask_smorest import abort
 
 from ...engine import InvalidRequest
 from ...engine.i18n import _
+from ...store import scenario_listing
 from ...store import scenarios as store
 from ...store.models import Scenario
 from ...usecases import estimates, price_moves
@@ -67,7 +68,7 @@ PAGINATION_DOC = {
         "Pagination metadata as JSON: total, total_pages, first_page, last_page, page, previous_page, "
         "next_page (the page numbers are absent on a cursor page), total_is_lower_bound, next_cursor. "
         "total_is_lower_bound true: a name, tag or owner filter matched at least `total` scenarios (counting "
-        f"stops at {store.COUNT_CAP:,} matches, or one page past the requested one), so total_pages and "
+        f"stops at {scenario_listing.COUNT_CAP:,} matches, or one page past the requested one), so total_pages and "
         "last_page are lower bounds too; without a filter, or with kind alone, the total is exact. "
         "next_cursor: absent on the last page; pass it as `cursor` for the next page."
     ),
@@ -156,7 +157,7 @@ class Scenarios(MethodView):
         after = query.pop("cursor", None)
         if after is not None and "page" in request.args:
             abort(422, errors={"query.page": [_("Give either page or cursor, not both.")]})
-        result = store.listing(
+        result = scenario_listing.listing(
             db_session(),
             **query,
             offset=pagination_parameters.first_item,

@@ -6,8 +6,8 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ...engine.i18n import _
-from ...store import scenarios as scenario_store
-from ..estimates import responses
+from ...store import scenario_listing
+from ..estimates import common_responses
 from ..estimates.inference import InferenceRequestSchema
 from ..estimates.training import TrainingRequestSchema
 from ..extensions.fields import String
@@ -145,29 +145,29 @@ class PriceSnapshotSchema(ma.Schema):
     usd_per_accelerator_hour = ma.fields.Float(
         allow_none=True, metadata={"description": "USD per device-hour used; null when no price was known"}
     )
-    price_source = responses.price_source(
+    price_source = common_responses.price_source(
         "`override` (the request's price), the catalog row used, or null when no price was known"
     )
 
 
-SAVED_REQUEST = [responses.ref("TrainingRequest"), responses.ref("InferenceRequest")]
-SAVED_ESTIMATE = [responses.ref("TrainingEstimate"), responses.ref("InferenceEstimate")]
+SAVED_REQUEST = [common_responses.ref("TrainingRequest"), common_responses.ref("InferenceRequest")]
+SAVED_ESTIMATE = [common_responses.ref("TrainingEstimate"), common_responses.ref("InferenceEstimate")]
 SAVED = (
     " (`kind` tells which; sent as it was saved, so a scenario saved by an older version may lack a field added "
     "since)"
 )
 
 
-def saved_request(description: str) -> responses.Documented:
-    return responses.Documented(description=description + SAVED, one_of=SAVED_REQUEST)
+def saved_request(description: str) -> common_responses.Documented:
+    return common_responses.Documented(description=description + SAVED, one_of=SAVED_REQUEST)
 
 
-def saved_estimate(description: str) -> responses.Documented:
-    return responses.Documented(description=description + SAVED, one_of=SAVED_ESTIMATE)
+def saved_estimate(description: str) -> common_responses.Documented:
+    return common_responses.Documented(description=description + SAVED, one_of=SAVED_ESTIMATE)
 
 
-def price_snapshot(description: str) -> responses.AsIs:
-    return responses.AsIs(PriceSnapshotSchema, metadata={"description": description})
+def price_snapshot(description: str) -> common_responses.AsIs:
+    return common_responses.AsIs(PriceSnapshotSchema, metadata={"description": description})
 
 
 class ScenarioSchema(ScenarioListItemSchema):
@@ -185,14 +185,14 @@ class CursorField(String):
         metadata = {"minLength": 1, "maxLength": self.MAX_LENGTH, **kwargs.pop("metadata", {})}
         super().__init__(metadata=metadata, **kwargs)
 
-    def _deserialize(self, value, attr, data, **kwargs) -> scenario_store.Cursor:  # type: ignore[override]
+    def _deserialize(self, value, attr, data, **kwargs) -> scenario_listing.Cursor:  # type: ignore[override]
         text = super()._deserialize(value, attr, data, **kwargs)
         if not 1 <= len(text) <= self.MAX_LENGTH:
             raise ma.ValidationError(
                 _("Length must be between 1 and {MAX_LENGTH}.").format(MAX_LENGTH=self.MAX_LENGTH)
             )
         try:
-            return scenario_store.decode_cursor(text)
+            return scenario_listing.decode_cursor(text)
         except ValueError as error:
             raise ma.ValidationError(str(error)) from None
 
@@ -266,7 +266,7 @@ class DeltaSchema(ma.Schema):
 
 
 class RepricedSchema(ma.Schema):
-    current = responses.Documented(
+    current = common_responses.Documented(
         description="The estimate re-run with today's catalog prices (the scenario's `kind`)",
         one_of=SAVED_ESTIMATE,
     )

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..hardware import Catalog
-from .advice.rules import recommendations, suggestions
+from .advice.rules import recommendations
+from .advice.suggestions import suggestions
 from .model.evaluate import evaluate
 from .request import parse_request
 from .response import build_response

@@ -74,31 +74,52 @@ def parse_parallelism(
         bad(f"{path}.zero_stage", _("Must be 0, 1, 2 or 3."))
     shape = model.shape if model is not None else None
     if shape is not None:
-        heads = shape.attention_heads
-        if t > 1 and heads % t:
-            allowed = [k for k in range(1, min(heads, count) + 1) if heads % k == 0]
-            bad(
-                f"{path}.tensor",
-                _("Must divide attention_heads ({heads}); allowed: {allowed}.").format(
-                    heads=heads, allowed=allowed
-                ),
-            )
-        if p > shape.layers:
-            bad(
-                f"{path}.pipeline",
-                _("Must not exceed the model's {layers} layers.").format(layers=shape.layers),
-            )
-        elif p * v > shape.layers + 2:
-            # Megatron-Core may count the embedding and the loss as one layer each when it splits the model into
-            # pipeline chunks (account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split):
-            # Llama 3.1 405B's 126 layers run as PP16 × VP8 = 128 chunks in NeMo's recipes
-            bad(
-                f"{path}.virtual_pipeline",
-                _(
-                    "pipeline × virtual_pipeline must not exceed {layers} chunks: the {count} layers plus the "
-                    "embedding and the loss."
-                ).format(layers=shape.layers + 2, count=shape.layers),
-            )
+        _fits_model(shape, t, p, v, count, path, bad)
+    _expert_degrees(spec, par, etp, shape, (e, t, c, d), path, bad)
+    return par
+
+
+def _fits_model(shape: Any, t: int, p: int, v: int, count: int, path: str, bad: Any) -> None:
+    """The tensor degree divides the attention heads; the pipeline (× virtual pipeline) chunks fit the layers."""
+    heads = shape.attention_heads
+    if t > 1 and heads % t:
+        allowed = [k for k in range(1, min(heads, count) + 1) if heads % k == 0]
+        bad(
+            f"{path}.tensor",
+            _("Must divide attention_heads ({heads}); allowed: {allowed}.").format(
+                heads=heads, allowed=allowed
+            ),
+        )
+    if p > shape.layers:
+        bad(
+            f"{path}.pipeline",
+            _("Must not exceed the model's {layers} layers.").format(layers=shape.layers),
+        )
+    elif p * v > shape.layers + 2:
+        # Megatron-Core may count the embedding and the loss as one layer each when it splits the model into
+        # pipeline chunks (account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split):
+        # Llama 3.1 405B's 126 layers run as PP16 × VP8 = 128 chunks in NeMo's recipes
+        bad(
+            f"{path}.virtual_pipeline",
+            _(
+                "pipeline × virtual_pipeline must not exceed {layers} chunks: the {count} layers plus the "
+                "embedding and the loss."
+            ).format(layers=shape.layers + 2, count=shape.layers),
+        )
+
+
+def _expert_degrees(
+    spec: Mapping[str, Any],
+    par: Parallelism,
+    etp: int,
+    shape: Any,
+    degrees: tuple[int, int, int, int],
+    path: str,
+    bad: Any,
+) -> None:
+    """The expert degree against the model's experts (`degrees`: expert, tensor, context and data as given), or
+    the expert tensor degree `etp` when given or folded."""
+    e, t, c, d = degrees
     if "expert_tensor" in spec or etp:
         _expert_tensor(par, etp, shape, path, bad)
     elif e > 1:
@@ -113,7 +134,6 @@ def parse_parallelism(
                     "data with expert_tensor 1; allowed: {allowed}."
                 ).format(experts=shape.experts, ranks=d * c, allowed=allowed),
             )
-    return par
 
 
 def folded_expert_tensor(model: ModelSpec | None, e: int, t: int, c: int, d: int) -> bool:

@@ -1,4 +1,4 @@
-"""Serving advice: catalog-wide suggestions (lean path) and recommendations verified by re-estimation.
+"""Serving advice: recommendations verified by re-estimation (the catalog-wide suggestions: suggestions.py).
 
 Every recommendation carries `change`, an RFC 7386 JSON Merge Patch of the request; it is emitted only after
 the patched request was estimated again and the claim held (so a client can apply it blindly).
@@ -8,22 +8,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from ...errors import InvalidRequest
-from ...hardware import Accelerator, Catalog
+from ...hardware import Catalog
 from ...i18n import _, num, pct
 from ...parallelism import built_at
-from ...patch import merge_patch, recommendation
-from ...units import SECONDS_PER_HOUR, human_bytes
-from ..model.cost import usd_per_hour
-from ..model.evaluate import InferenceEvaluation, evaluate, meets_targets
+from ...units import human_bytes
+from ..model.evaluate import InferenceEvaluation
 from ..model.formats import ENGINE_KV_PRECISIONS
-from ..model.memory import fewest_fitting
 from ..model.plan import InferencePlan
-from ..model.speed import estimate_speed
-from ..request import GPU_ONLY_FORMATS, hardware_problems, parse_request
+from .common import FITS, MET, Advice, recommend
 
 # Step-down formats to try, largest first, per engine (what each engine loads: quantization.py).
 _QUANTIZE_STEPS: dict[str, tuple[dict[str, Any], ...]] = {
@@ -52,118 +46,7 @@ _QUANTIZE_STEPS: dict[str, tuple[dict[str, Any], ...]] = {
         {"precision": "int4", "format": "exl2-4.0bpw"},
     ),
 }
-# Stop adding devices once one more step (next valid count) improves end-to-end time by less than 2%.
-DIMINISHING = 0.98
 _BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4, "fp4": 4}
-
-
-def suggestions(p: InferencePlan, catalog: Catalog) -> list[dict[str, Any]]:
-    """Accelerators that can serve the request, cheapest per million output tokens first among those
-    meeting the targets. Lean: memory and speed only, no advice, no details."""
-    w = p.workload
-    named = w.fmt.name if w.fmt.name in GPU_ONLY_FORMATS else None
-    provider = p.cost.get("provider")
-    rows: list[dict[str, Any]] = []
-    for acc in catalog.accelerators.values():
-        if hardware_problems(w, acc, named):
-            continue
-        count = fewest_fitting(w, acc)
-        if count is None or not built_at(acc, count):  # never more of a one-server part than a server holds
-            continue
-        speed = estimate_speed(w, acc, count)
-        meets = meets_targets(speed, p.targets)
-        if not meets and w.layout != "layer":  # layer split never speeds up with more devices
-            best = speed.end_to_end_s
-            for more in (c for c in w.counts if c > count and built_at(acc, c)):
-                faster = estimate_speed(w, acc, more)
-                if meets_targets(faster, p.targets):
-                    count, speed, meets = more, faster, True
-                    break
-                if faster.end_to_end_s > DIMINISHING * best:
-                    break  # past the knee: fixed overhead and all-reduces dominate, more devices stop helping
-                best = faster.end_to_end_s
-        usd = p.usd_per_accelerator_hour if acc.id == p.accelerator.id else _price(catalog, acc, provider)
-        per_hour = usd_per_hour(count, usd, p.infrastructure_overhead) if usd is not None else None
-        rate = speed.output_tokens_per_second or speed.samples_per_second
-        per_million = per_hour / SECONDS_PER_HOUR / rate * 1e6 if per_hour is not None and rate else None
-        row: dict[str, Any] = {
-            "accelerator": acc.id,
-            "count": count,
-            "fits": True,
-            "meets_targets": meets,
-            "output_tokens_per_second": speed.output_tokens_per_second,
-            "usd_per_hour": per_hour,
-            "usd_per_million_output_tokens": per_million if w.mode == "token" else None,
-        }
-        if w.mode == "sample":
-            row["samples_per_second"] = speed.samples_per_second
-            row["usd_per_million_samples"] = per_million
-        rows.append(row)
-    rows.sort(key=lambda r: (not r["meets_targets"], _cost_key(r), -(r["output_tokens_per_second"] or 0.0)))
-    return rows
-
-
-def _cost_key(row: Mapping[str, Any]) -> float:
-    value = row["usd_per_million_output_tokens"] or row.get("usd_per_million_samples")
-    return value if value is not None else math.inf
-
-
-def _price(catalog: Catalog, acc: Accelerator, provider: Any) -> float | None:
-    if provider:
-        mine = [
-            r.usd_per_hour
-            for r in catalog.prices.get(acc.id, ())
-            if r.provider.lower() == str(provider).lower()
-        ]
-        if mine:
-            return min(mine)
-    default = catalog.default_price(acc.id)
-    return default.usd_per_hour if default else None
-
-
-_OPS: dict[str, Callable[[Any, Any], bool]] = {
-    "==": lambda a, b: a == b,
-    ">=": lambda a, b: a is not None and a >= b,
-    "<=": lambda a, b: a is not None and a <= b,
-}
-# A claim names a field of the answer (what a client checks after applying the change); the advice reads the
-# same value from the evaluation, exactly as response.py renders it.
-_FIELDS: dict[str, Callable[[InferenceEvaluation], Any]] = {
-    "memory.fits": lambda ev: ev.memory.fits,
-    "memory.max_batch_size": lambda ev: ev.max_batch_size,
-    "memory.kv_cache_bytes_per_token": lambda ev: round(ev.memory.kv_bytes_per_token),
-    "devices_needed.targets_met": lambda ev: ev.targets_met,
-    "throughput.output_tokens_per_second": lambda ev: ev.speed.output_tokens_per_second,
-}
-
-
-Claim = tuple[str, str, Any]  # (answer field, operator, value)
-_FITS: Claim = ("memory.fits", "==", True)
-_MET: Claim = ("devices_needed.targets_met", "==", True)
-
-
-@dataclass
-class _Advice:
-    """What every rule reads (the request, its plan and evaluation, the catalog) and how a rule verifies its change:
-    the patched request is parsed and evaluated again (lean: nothing is rendered) and every claim must hold."""
-
-    request: Mapping[str, Any]
-    p: InferencePlan
-    ev: InferenceEvaluation
-    catalog: Catalog
-
-    def verified(self, change: dict[str, Any], *claims: Claim) -> InferenceEvaluation | None:
-        try:
-            after = evaluate(parse_request(merge_patch(dict(self.request), change), self.catalog))
-        except InvalidRequest:
-            return None
-        ok = all(_OPS[op](_FIELDS[path](after), value) for path, op, value in claims)
-        return after if ok else None
-
-
-def _rec(code: str, severity: str, message: str, change: dict[str, Any], claim: Claim) -> dict[str, Any]:
-    field, op, value = claim
-    return recommendation(code, severity, message, change, field, op, value)
 
 
 def recommendations(
@@ -171,11 +54,11 @@ def recommendations(
 ) -> list[dict[str, Any]]:
     """Concrete request changes, one rule after the other. Each carries `expected` {field, op, value}: the changed
     request was evaluated again and the claim held (the same check a client can repeat)."""
-    advice = _Advice(request, p, ev, catalog)
+    advice = Advice(request, p, ev, catalog)
     return [rec for rule in _RULES if (rec := rule(advice)) is not None]
 
 
-def _quantize_to_fit(a: _Advice) -> dict[str, Any] | None:
+def _quantize_to_fit(a: Advice) -> dict[str, Any] | None:
     """The largest step-down weight format that makes the request fit."""
     w, mem, dec = a.p.workload, a.ev.memory, a.p.decimal_places
     if mem.fits:
@@ -184,9 +67,9 @@ def _quantize_to_fit(a: _Advice) -> dict[str, Any] | None:
         if _BITS[step["precision"]] >= _BITS[w.fmt.precision]:
             continue
         change: dict[str, Any] = {"weights": step}
-        after = a.verified(change, _FITS)
+        after = a.verified(change, FITS)
         if after:
-            return _rec(
+            return recommend(
                 "quantize-weights-to-fit",
                 "warning",
                 _(
@@ -200,12 +83,12 @@ def _quantize_to_fit(a: _Advice) -> dict[str, Any] | None:
                     id=a.p.accelerator.id,
                 ),
                 change,
-                _FITS,
+                FITS,
             )
     return None
 
 
-def _fp8_kv_cache(a: _Advice) -> dict[str, Any] | None:
+def _fp8_kv_cache(a: Advice) -> dict[str, Any] | None:
     w, mem, acc = a.p.workload, a.ev.memory, a.p.accelerator
     if (
         mem.fits
@@ -215,58 +98,58 @@ def _fp8_kv_cache(a: _Advice) -> dict[str, Any] | None:
     ):
         return None
     change = {"kv_cache_precision": "fp8"}
-    if not a.verified(change, _FITS):
+    if not a.verified(change, FITS):
         return None
     kv = round(mem.kv_cache_bytes)
-    return _rec(
+    return recommend(
         "fp8-kv-cache",
         "warning",
         _("An fp8 KV cache halves the cache ({kv} → {value}) and the request fits.").format(
             kv=human_bytes(kv), value=human_bytes(kv / 2)
         ),
         change,
-        _FITS,
+        FITS,
     )
 
 
-def _more_devices(a: _Advice) -> dict[str, Any] | None:
+def _more_devices(a: Advice) -> dict[str, Any] | None:
     to_fit, count = a.ev.to_fit, a.ev.count
     if a.ev.memory.fits or not to_fit or to_fit == count or not built_at(a.p.accelerator, to_fit):
         return None
     change = {"hardware": {"count": to_fit}}
-    if not a.verified(change, _FITS):
+    if not a.verified(change, FITS):
         return None
     layout = a.p.workload.layout
-    return _rec(
+    return recommend(
         "more-devices",
         "warning",
         _("{to_fit} × {id} hold the request ({layout} layout).").format(
             to_fit=to_fit, id=a.p.accelerator.id, layout=layout
         ),
         change,
-        _FITS,
+        FITS,
     )
 
 
-def _reduce_batch(a: _Advice) -> dict[str, Any] | None:
+def _reduce_batch(a: Advice) -> dict[str, Any] | None:
     w, ev = a.p.workload, a.ev
     if ev.memory.fits or not 1 <= ev.max_batch_size < w.batch:
         return None
     change = {"batch_size": ev.max_batch_size}
-    if not a.verified(change, _FITS):
+    if not a.verified(change, FITS):
         return None
-    return _rec(
+    return recommend(
         "reduce-batch",
         "warning",
         _("At most {max_batch_size} concurrent sequences of {context_tokens} tokens fit.").format(
             max_batch_size=ev.max_batch_size, context_tokens=w.context_tokens
         ),
         change,
-        _FITS,
+        FITS,
     )
 
 
-def _reduce_context(a: _Advice) -> dict[str, Any] | None:
+def _reduce_context(a: Advice) -> dict[str, Any] | None:
     w, ev = a.p.workload, a.ev
     if ev.memory.fits:
         return None
@@ -275,20 +158,20 @@ def _reduce_context(a: _Advice) -> dict[str, Any] | None:
         return None
     prompt = max(1, math.floor(w.prompt_tokens * ctx / w.context_tokens))
     change = {"prompt_tokens": prompt, "output_tokens": max(1, ctx - prompt)}
-    if not a.verified(change, _FITS):
+    if not a.verified(change, FITS):
         return None
-    return _rec(
+    return recommend(
         "reduce-context",
         "warning",
         _("Only {ctx} tokens per sequence fit at batch {batch}; shorten prompt and output.").format(
             ctx=ctx, batch=w.batch
         ),
         change,
-        _FITS,
+        FITS,
     )
 
 
-def _headroom(a: _Advice) -> dict[str, Any] | None:
+def _headroom(a: Advice) -> dict[str, Any] | None:
     w, ev = a.p.workload, a.ev
     if not ev.memory.fits or w.layout != "tensor" or ev.max_batch_size >= 2 * w.batch:
         return None
@@ -297,7 +180,7 @@ def _headroom(a: _Advice) -> dict[str, Any] | None:
     after = a.verified({"hardware": {"count": more}}, room) if more else None
     if not after:
         return None
-    return _rec(
+    return recommend(
         "more-devices-for-headroom",
         "info",
         _(
@@ -314,7 +197,7 @@ def _headroom(a: _Advice) -> dict[str, Any] | None:
     )
 
 
-def _gqa(a: _Advice) -> dict[str, Any] | None:
+def _gqa(a: Advice) -> dict[str, Any] | None:
     w, mem = a.p.workload, a.ev.memory
     s = w.model.shape
     kv_share = round(mem.kv_cache_bytes) / max(round(mem.per_device_bytes), 1)
@@ -326,7 +209,7 @@ def _gqa(a: _Advice) -> dict[str, Any] | None:
     claim = ("memory.kv_cache_bytes_per_token", "==", round(before * 8 / s.attention_heads))
     if not gqa or not a.verified(gqa, claim):
         return None
-    return _rec(
+    return recommend(
         "use-gqa-model",
         "info",
         _(
@@ -338,42 +221,42 @@ def _gqa(a: _Advice) -> dict[str, Any] | None:
     )
 
 
-def _devices_for_targets(a: _Advice) -> dict[str, Any] | None:
+def _devices_for_targets(a: Advice) -> dict[str, Any] | None:
     to_meet, count = a.ev.to_meet, a.ev.count
     if not a.p.targets or a.ev.targets_met or not to_meet or to_meet == count:
         return None
     if not built_at(a.p.accelerator, to_meet):
         return None
-    if not a.verified({"hardware": {"count": to_meet}}, _MET):
+    if not a.verified({"hardware": {"count": to_meet}}, MET):
         return None
-    return _rec(
+    return recommend(
         "more-devices-for-targets",
         "warning",
         _("{to_meet} × {id} meet every target.").format(to_meet=to_meet, id=a.p.accelerator.id),
         {"hardware": {"count": to_meet}},
-        _MET,
+        MET,
     )
 
 
-def _quantize_for_targets(a: _Advice) -> dict[str, Any] | None:
+def _quantize_for_targets(a: Advice) -> dict[str, Any] | None:
     w = a.p.workload
     if not a.p.targets or a.ev.targets_met:
         return None
     for step in _QUANTIZE_STEPS[w.engine]:
-        if _BITS[step["precision"]] < _BITS[w.fmt.precision] and a.verified({"weights": step}, _MET, _FITS):
-            return _rec(
+        if _BITS[step["precision"]] < _BITS[w.fmt.precision] and a.verified({"weights": step}, MET, FITS):
+            return recommend(
                 "quantize-for-targets",
                 "warning",
                 _("{value} weights stream fewer bytes per token and meet every target.").format(
                     value=step["format"] or step["precision"]
                 ),
                 {"weights": step},
-                _MET,
+                MET,
             )
     return None
 
 
-def _sixteen_bit(a: _Advice) -> dict[str, Any] | None:
+def _sixteen_bit(a: Advice) -> dict[str, Any] | None:
     w, tps = a.p.workload, a.ev.speed.output_tokens_per_second
     if not tps or w.fmt.precision != "fp32" or w.mode != "token":
         return None
@@ -382,7 +265,7 @@ def _sixteen_bit(a: _Advice) -> dict[str, Any] | None:
     faster = ("throughput.output_tokens_per_second", ">=", 1.5 * tps)
     if not a.verified(change, faster):
         return None
-    return _rec(
+    return recommend(
         "use-16-bit-weights",
         "info",
         _("{half} weights halve memory and nearly double decode speed.").format(half=half),
@@ -391,7 +274,7 @@ def _sixteen_bit(a: _Advice) -> dict[str, Any] | None:
     )
 
 
-def _switch_engine(a: _Advice) -> dict[str, Any] | None:
+def _switch_engine(a: Advice) -> dict[str, Any] | None:
     w, tps = a.p.workload, a.ev.speed.output_tokens_per_second
     if not tps or w.engine != "hf-transformers" or w.mode != "token":
         return None
@@ -400,7 +283,7 @@ def _switch_engine(a: _Advice) -> dict[str, Any] | None:
     if not after:
         return None
     gain = (after.speed.output_tokens_per_second or 0.0) / tps
-    return _rec(
+    return recommend(
         "switch-engine",
         "info",
         _("vLLM's CUDA-graph decode avoids per-layer Python overhead: {gain}× the output tokens/s.").format(
@@ -411,17 +294,17 @@ def _switch_engine(a: _Advice) -> dict[str, Any] | None:
     )
 
 
-def _raise_batch(a: _Advice) -> dict[str, Any] | None:
+def _raise_batch(a: Advice) -> dict[str, Any] | None:
     w, ev, tps = a.p.workload, a.ev, a.ev.speed.output_tokens_per_second
     if not tps or not ev.memory.fits or w.mode != "token" or ev.max_batch_size < 2 * w.batch or a.p.targets:
         return None
     batch = min(ev.max_batch_size, 8 * w.batch)
     faster = ("throughput.output_tokens_per_second", ">=", 1.3 * tps)
-    after = a.verified({"batch_size": batch}, _FITS, faster)
+    after = a.verified({"batch_size": batch}, FITS, faster)
     if not after:
         return None
     gain = (after.speed.output_tokens_per_second or 0.0) / tps
-    return _rec(
+    return recommend(
         "raise-batch",
         "info",
         _(
@@ -433,7 +316,7 @@ def _raise_batch(a: _Advice) -> dict[str, Any] | None:
     )
 
 
-_RULES: tuple[Callable[[_Advice], dict[str, Any] | None], ...] = (
+_RULES: tuple[Callable[[Advice], dict[str, Any] | None], ...] = (
     _quantize_to_fit,
     _fp8_kv_cache,
     _more_devices,

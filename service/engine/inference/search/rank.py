@@ -347,62 +347,57 @@ def _closest(space: ServingSearch, groups: list[Group], m: _Misses) -> list[dict
     """The lowest TTFT and TPOT reachable (where they miss), the cheapest plan meeting each objective alone, and
     the replicas both objectives need when that is over search.max_replicas."""
     rows = []
-
-    def add(objective: str, found: tuple[float, int, int], template: str, value=None) -> Deployment:
-        dep = _deployment(space, groups, _Point(0.0, 0.0, found[1], found[2]))
-        g = dep.group
-        where = _("{devices} × {id}, {engine} {name}, batch {batch}").format(
-            devices=g.devices,
-            id=g.accelerator.id,
-            engine=g.workload.engine,
-            name=g.workload.fmt.name,
-            batch=dep.plan.workload.batch,
-        )
-        speed = dep.evaluation.speed
-        value = {"ttft": speed.time_to_first_token_s, "tpot": speed.time_per_output_token_s}.get(
-            value, found[0]
-        )
-        message = template.format(v=value, usd=dep.usd_per_hour, replicas=dep.replicas, where=where)
-        rows.append({"objective": objective, "message": message, "value": value, "deployment": dep})
-        return dep
-
     if m.lowest_ttft is not None and m.lowest_ttft[0] > space.ttft_s:
-        add(
-            "time_to_first_token_s",
-            m.lowest_ttft,
-            _("The lowest TTFT reachable is {{v:.3g}} s on {{where}} (SLO {ttft_s:g} s).").format(
-                ttft_s=space.ttft_s
-            ),
+        template = _("The lowest TTFT reachable is {{v:.3g}} s on {{where}} (SLO {ttft_s:g} s).").format(
+            ttft_s=space.ttft_s
         )
+        rows.append(_closest_row(space, groups, "time_to_first_token_s", m.lowest_ttft, template))
     if m.lowest_tpot is not None and m.lowest_tpot[0] > space.tpot_s:
-        add(
-            "time_per_output_token_s",
-            m.lowest_tpot,
-            _("The lowest TPOT reachable is {{v:.3g}} s on {{where}} (SLO {tpot_s:g} s).").format(
-                tpot_s=space.tpot_s
-            ),
+        template = _("The lowest TPOT reachable is {{v:.3g}} s on {{where}} (SLO {tpot_s:g} s).").format(
+            tpot_s=space.tpot_s
         )
+        rows.append(_closest_row(space, groups, "time_per_output_token_s", m.lowest_tpot, template))
     if m.cheapest_ttft_ok is not None:
-        add(
-            "cheapest_meeting_ttft",
-            m.cheapest_ttft_ok,
-            _("The cheapest plan meeting the TTFT, ${usd:,.2f}/h on {where}, has a TPOT of {v:.3g} s."),
-            "tpot",
+        template = _("The cheapest plan meeting the TTFT, ${usd:,.2f}/h on {where}, has a TPOT of {v:.3g} s.")
+        rows.append(
+            _closest_row(space, groups, "cheapest_meeting_ttft", m.cheapest_ttft_ok, template, "tpot")
         )
     if m.cheapest_tpot_ok is not None:
-        add(
-            "cheapest_meeting_tpot",
-            m.cheapest_tpot_ok,
-            _("The cheapest plan meeting the TPOT, ${usd:,.2f}/h on {where}, has a TTFT of {v:.3g} s."),
-            "ttft",
+        template = _("The cheapest plan meeting the TPOT, ${usd:,.2f}/h on {where}, has a TTFT of {v:.3g} s.")
+        rows.append(
+            _closest_row(space, groups, "cheapest_meeting_tpot", m.cheapest_tpot_ok, template, "ttft")
         )
     if m.fewest_replicas is not None:
-        add(
-            "replicas",
-            m.fewest_replicas,
-            _(
-                "Meeting both objectives needs {{v:,.0f}} replicas of {{where}}; search.max_replicas is "
-                "{max_replicas:,}."
-            ).format(max_replicas=space.max_replicas),
-        )
+        template = _(
+            "Meeting both objectives needs {{v:,.0f}} replicas of {{where}}; search.max_replicas is "
+            "{max_replicas:,}."
+        ).format(max_replicas=space.max_replicas)
+        rows.append(_closest_row(space, groups, "replicas", m.fewest_replicas, template))
     return rows
+
+
+def _closest_row(
+    space: ServingSearch,
+    groups: list[Group],
+    objective: str,
+    found: tuple[float, int, int],
+    template: str,
+    value: str | None = None,
+) -> dict[str, Any]:
+    """One closest point: the deployment at `found` (value, group, batch) and its message; `value` names the
+    figure to report instead of found's own (`ttft` or `tpot`)."""
+    dep = _deployment(space, groups, _Point(0.0, 0.0, found[1], found[2]))
+    g = dep.group
+    where = _("{devices} × {id}, {engine} {name}, batch {batch}").format(
+        devices=g.devices,
+        id=g.accelerator.id,
+        engine=g.workload.engine,
+        name=g.workload.fmt.name,
+        batch=dep.plan.workload.batch,
+    )
+    speed = dep.evaluation.speed
+    reported = {"ttft": speed.time_to_first_token_s, "tpot": speed.time_per_output_token_s}.get(
+        value or "", found[0]
+    )
+    message = template.format(v=reported, usd=dep.usd_per_hour, replicas=dep.replicas, where=where)
+    return {"objective": objective, "message": message, "value": reported, "deployment": dep}

@@ -17,7 +17,7 @@ from ..model.evaluate import Evaluation, basis, evaluate, local_seconds_floor, s
 from ..model.framework import default_recomputation
 from ..model.plan import TrainingPlan
 from ..model.step import StepModel
-from ..request import default_precision
+from ..numerics_request import default_precision
 from .common import recommendation, try_change
 
 CHEAPER_MIN_SAVING = 0.05  # only suggest another accelerator that saves ≥ 5 %

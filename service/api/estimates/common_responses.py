@@ -1,0 +1,151 @@
+"""Parts shared by the estimate response schemas (training_responses.py, inference_responses.py) and the plans'
+and scenarios' ones: field builders, the price-source union, recommendations and calculation details.
+
+Base units in every field name, human strings beside.
+
+These schemas document the JSON the engine builds (engine/training/response.py, engine/inference/response.py,
+the advice modules, engine/pricing.py); the endpoints send that JSON as it is (`jsonify`), so every field here
+is documentation: tests/contract/test_response_schemas.py validates the golden answers against openapi.yaml
+with no undocumented property allowed, so the two cannot drift apart.
+
+Only the top-level sections are `required`: a saved scenario keeps the answer of its day (GET
+/v1/scenarios/{id} `estimate`), and older answers may lack a nested field added since.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+
+F = ma.fields
+
+
+def num(description: str, **kwargs) -> F.Float:
+    """A number that is null when it does not apply (no price, another unit, …)."""
+    return F.Float(allow_none=True, metadata={"description": description, **kwargs})
+
+
+def number(description: str, **kwargs) -> F.Float:
+    return F.Float(metadata={"description": description, **kwargs})
+
+
+def integer(description: str, *, nullable: bool = False, **kwargs) -> F.Integer:
+    return F.Integer(allow_none=nullable, metadata={"description": description, **kwargs})
+
+
+def text(description: str | None = None, *, nullable: bool = False, **kwargs) -> F.String:
+    metadata = {"description": description, **kwargs} if description else kwargs
+    return F.String(allow_none=nullable, metadata=metadata)
+
+
+def section(schema: type[ma.Schema], description: str, **kwargs) -> F.Nested:
+    return F.Nested(schema, metadata={"description": description}, **kwargs)
+
+
+class Documented(F.Raw):
+    """A value dumped as it is and documented by its metadata alone: a union (oneOf/anyOf) that a marshmallow
+    field cannot express. Give `nullable=True` for null (a `null` branch, the OpenAPI 3.0.3 way)."""
+
+    def __init__(self, *, description: str, one_of: list[dict], nullable: bool = False, **kwargs):
+        branches = [*one_of, NULL] if nullable else list(one_of)
+        # allow_none stays False: apispec would add a type-less `nullable`, which OpenAPI 3.0.3 ignores
+        super().__init__(metadata={"description": description, "oneOf": branches}, **kwargs)
+
+
+class AsIs(F.Nested):
+    """Documented as the nested schema (a `$ref`), dumped as it is: a stored JSON document that the schema
+    describes but must neither filter nor convert (a document saved by an older version keeps its keys)."""
+
+    # marshmallow's Field and Nested name this method's first parameter differently (hence the ignore)
+    def _serialize(self, nested_obj: Any, attr: Any, obj: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        return nested_obj
+
+
+# OpenAPI 3.0.3 has no `type: "null"`: a branch that accepts null and nothing else (`nullable` needs a type).
+NULL = {"type": "object", "nullable": True, "enum": [None]}
+
+
+def ref(component: str) -> dict:
+    return {"$ref": f"#/components/schemas/{component}"}
+
+
+PRICE_SOURCE_ROW = {
+    "type": "object",
+    "additionalProperties": False,
+    "description": "The catalog price row used (engine/pricing.py): the named provider's cheapest on-demand row, "
+    "or the cheapest on-demand row over providers",
+    "properties": {
+        "provider": {"type": "string", "description": "Cloud or seller", "example": "aws"},
+        "instance_type": {"type": "string", "nullable": True, "example": "p5.48xlarge"},
+        "region": {"type": "string", "nullable": True, "example": "us-east-1"},
+        "pricing_model": {
+            "type": "string",
+            "description": "on-demand, spot, reserved-1y or reserved-3y",
+            "example": "on-demand",
+        },
+        "as_of": {"type": "string", "nullable": True, "description": "Period the price was listed"},
+        "source": {"type": "string", "nullable": True, "description": "Where the price comes from"},
+        "effective_from": {
+            "type": "string",
+            "format": "date",
+            "nullable": True,
+            "description": "First day of this price (its age counts from it)",
+        },
+        "age_days": {
+            "type": "integer",
+            "nullable": True,
+            "description": "Days from effective_from to the day priced (today, or cost.as_of)",
+        },
+        "stale": {
+            "type": "boolean",
+            "nullable": True,
+            "description": "Older than PRICE_STALE_AFTER_DAYS (default 90): the price may no longer be current",
+        },
+        "note": {"type": "string", "description": "Present when stale: what that means and what to do"},
+    },
+}
+OVERRIDE = {
+    "type": "string",
+    "enum": ["override"],
+    "description": "The request's cost.usd_per_accelerator_hour was used",
+}
+
+
+def price_source(description: str) -> Documented:
+    return Documented(description=description, one_of=[OVERRIDE, PRICE_SOURCE_ROW], nullable=True)
+
+
+class RecommendationExpectedSchema(ma.Schema):
+    field = text("Dotted path of the answer field the claim is about", example="memory.fits")
+    op = text("Comparison: ==, <, <=, > or >=", example="==")
+    value = Documented(
+        description="What the field compares against once `change` is applied",
+        one_of=[{"type": "number"}, {"type": "boolean"}],
+    )
+
+
+class RecommendationSchema(ma.Schema):
+    code = F.String(metadata={"example": "zero_stage"})
+    severity = F.String(metadata={"enum": ["info", "warning", "critical"]})
+    message = F.String()
+    change = F.Dict(
+        metadata={
+            "description": "JSON Merge Patch (RFC 7386) of the request that applies the advice: any part of "
+            "the request body, null deleting a field (a patch, so deliberately an open object)",
+            "additionalProperties": True,
+        }
+    )
+    expected = section(
+        RecommendationExpectedSchema, "What re-estimating with `change` applied shows (field, op, value)"
+    )
+
+
+class DetailSchema(ma.Schema):
+    name = F.String()
+    formula = F.String()
+    value = Documented(
+        description="Number (or text) the step produced", one_of=[{"type": "number"}, {"type": "string"}]
+    )
+    unit = F.String(allow_none=True)
+    source = F.String(allow_none=True)

@@ -1,0 +1,193 @@
+"""Response schema of POST /v1/estimates/inference (documentation of engine/inference/response.py's JSON; see
+common_responses.py for how the schemas and the answers are kept together)."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+
+from .common_responses import (
+    DetailSchema,
+    RecommendationSchema,
+    integer,
+    num,
+    number,
+    price_source,
+    section,
+    text,
+)
+
+F = ma.fields
+
+
+class InferenceWeightsUsedSchema(ma.Schema):
+    precision = text(example="int4")
+    format = text("Format id, or the plain precision's name", example="awq")
+    bits_per_weight = number("Bits per weight of the transformer blocks, scales included")
+    embedding_bits_per_weight = number("Bits per weight of the embeddings")
+    bytes = number("Weights of the whole model, bytes")
+    source = text("Where the bits per weight come from")
+
+
+class InferenceResolvedModelSchema(ma.Schema):
+    name = text("Preset or given name; null when none", nullable=True, example="Llama 3 8B")
+    architecture = text(example="transformer")
+    total_parameters = number("Parameters, all experts included")
+    active_parameters = number("Parameters active per token (MoE: routed k + shared)")
+    source = text("Where the parameter count and shape come from", nullable=True)
+    weights = section(InferenceWeightsUsedSchema, "The weight format used")
+    kv_cache_precision = text(example="fp16")
+
+
+class InferenceResolvedHardwareSchema(ma.Schema):
+    accelerator = text("Accelerator id", example="nvidia-rtx-4090")
+    name = text(example="GeForce RTX 4090")
+    count = integer("Devices used", example=1)
+    engine = text("Serving engine", example="vllm")
+    layout = text("`tensor` (tensor parallel) or `layer` (layers split across devices)", example="tensor")
+    accelerator_class = text("Class the efficiency tables use for this device", example="consumer-gpu")
+
+
+class InferenceMemoryBreakdownSchema(ma.Schema):
+    weights = integer("Bytes per device")
+    kv_cache = integer("Bytes per device")
+    activations = integer("Bytes per device")
+    overhead = integer("Engine reservations, bytes per device")
+
+
+class InferenceMemoryHumanSchema(ma.Schema):
+    per_device = text(example="5.9 GB")
+    total = text()
+    device_capacity = text()
+    headroom = text("Negative (leading '-') when it does not fit")
+    weights = text()
+    kv_cache = text()
+    kv_cache_per_token = text()
+
+
+class InferenceMemorySchema(ma.Schema):
+    per_device_bytes = num("Memory per device, bytes")
+    total_bytes = num("Memory over all devices, bytes")
+    device_capacity_bytes = num("Usable memory per device, bytes (Apple: the Metal share)")
+    fits = F.Boolean()
+    breakdown = section(
+        InferenceMemoryBreakdownSchema, "Bytes per device: weights, kv_cache, activations, overhead"
+    )
+    kv_cache_bytes_per_token = num("KV-cache bytes per token (all layers)")
+    max_batch_size = num("Largest batch that fits at this context")
+    max_context_tokens = num("Longest context that fits at this batch, tokens")
+    human = section(InferenceMemoryHumanSchema, "Human-readable strings")
+
+
+class LatencyBoundSchema(ma.Schema):
+    prefill = text("`compute` or `memory-bandwidth`", example="compute")
+    decode = text("`compute` or `memory-bandwidth`; null for sample models", nullable=True)
+
+
+class InferenceLatencyHumanSchema(ma.Schema):
+    end_to_end = text(example="2.1 s")
+    time_to_first_token = text("Token models only")
+    time_per_output_token = text("Token models only")
+
+
+class InferenceLatencySchema(ma.Schema):
+    time_to_first_token_s = num("Prefill time, s")
+    time_per_output_token_s = num("Decode step time, s")
+    end_to_end_s = num("Prefill + all decode steps, s")
+    bound = section(LatencyBoundSchema, "Per phase: memory-bandwidth or compute")
+    human = section(InferenceLatencyHumanSchema, "Human-readable strings")
+
+
+class InferenceThroughputSchema(ma.Schema):
+    output_tokens_per_second = num("Aggregate over the batch")
+    per_sequence_tokens_per_second = num("Tokens/s one sequence sees")
+    requests_per_second = num("Completed requests per second")
+    samples_per_second = num("Images/samples per second (cnn/vit)")
+
+
+class InferenceCostSchema(ma.Schema):
+    usd_per_hour = num("USD per hour for all devices")
+    usd_per_million_output_tokens = num("USD")
+    usd_per_million_input_tokens = num("USD")
+    usd_per_million_samples = num("USD (cnn/vit)")
+    price_source = price_source(
+        "`override` (the request's price), the catalog row used, or null when no price is known"
+    )
+    priced_as_of = F.String(
+        allow_none=True,
+        metadata={
+            "description": "Date of the catalog price used (cost.as_of, or the price row's as_of); null for "
+            "an override or when no price is known"
+        },
+    )
+
+
+class DevicesNeededSchema(ma.Schema):
+    to_fit = integer("Fewest devices that hold the request; null when no count does", nullable=True)
+    to_meet_targets = integer(
+        "Fewest devices that meet every target; null without targets or when none does", nullable=True
+    )
+    targets_met = F.Boolean(
+        allow_none=True,
+        metadata={"description": "Whether the count used meets the targets; null without targets"},
+    )
+
+
+class SuggestionSchema(ma.Schema):
+    accelerator = F.String()
+    count = F.Integer()
+    fits = F.Boolean()
+    meets_targets = F.Boolean(allow_none=True)
+    output_tokens_per_second = num("Aggregate tokens/s")
+    samples_per_second = num("Images/samples per second (cnn/vit/mlp)")
+    usd_per_hour = num("USD")
+    usd_per_million_output_tokens = num("USD")
+    usd_per_million_samples = num("USD (cnn/vit/mlp)")
+
+
+class InferenceWorkloadSchema(ma.Schema):
+    batch_size = integer("Concurrent sequences (samples)")
+    prompt_tokens = integer("Tokens per prompt")
+    output_tokens = integer("Tokens generated per sequence")
+
+
+class SourcedFactorSchema(ma.Schema):
+    value = number("The factor used")
+    source = text("Where it comes from")
+
+
+class ComputeEfficiencySchema(ma.Schema):
+    max = number("Fraction of peak at large batch")
+    tokens_at_half = number("Tokens per step at which half of `max` is reached")
+    source = text("Where the fit comes from")
+
+
+class InferenceAssumptionsSchema(ma.Schema):
+    workload = section(InferenceWorkloadSchema, "The workload estimated")
+    memory_bandwidth_efficiency = section(SourcedFactorSchema, "Achieved / datasheet bandwidth (MBU)")
+    kv_bandwidth_efficiency = number("MBU of the KV-cache reads")
+    layer_overhead_s = section(SourcedFactorSchema, "Fixed time per layer per step, s")
+    compute_efficiency = section(
+        ComputeEfficiencySchema, "Fraction of peak as a function of the step's tokens"
+    )
+    usd_per_accelerator_hour = num("Price used, USD per device-hour; null when none is known")
+    infrastructure_overhead = number("Fraction added to the device price (storage, network, …)")
+    moe_expert_efficiency = number("MoE models only: efficiency of the routed-expert GEMMs")
+
+
+class InferenceEstimateSchema(ma.Schema):
+    model = section(InferenceResolvedModelSchema, "The resolved model", required=True)
+    hardware = section(InferenceResolvedHardwareSchema, "The resolved hardware")
+    memory = F.Nested(InferenceMemorySchema, required=True)
+    latency = F.Nested(InferenceLatencySchema, required=True)
+    throughput = F.Nested(InferenceThroughputSchema, required=True)
+    cost = F.Nested(InferenceCostSchema, required=True)
+    devices_needed = section(
+        DevicesNeededSchema, "Devices to fit, and to meet the targets if given", required=True
+    )
+    suggestions = F.List(F.Nested(SuggestionSchema), required=True)
+    recommendations = F.List(F.Nested(RecommendationSchema), required=True)
+    assumptions = section(InferenceAssumptionsSchema, "Efficiency factors and their sources")
+    details = F.List(
+        F.Nested(DetailSchema), metadata={"description": "Step-by-step calculation: present when asked"}
+    )
+    notes = F.List(F.String(), required=True)

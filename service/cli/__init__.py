@@ -1,0 +1,16 @@
+"""The `scalecost` command: database, catalog, API key and OpenAPI tasks (one module per command group)."""
+
+from __future__ import annotations
+
+import click
+
+from . import catalog, db, keys, openapi, prices
+
+
+@click.group()
+def main() -> None:
+    """scalecost service administration."""
+
+
+for _group in (db.db, catalog.catalog, prices.prices, keys.keys, openapi.openapi):
+    main.add_command(_group)

@@ -1,0 +1,91 @@
+"""`scalecost prices`: import cloud price lists (with a dry-run diff), list stale prices."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from .. import config as config_module
+from .connection import transaction
+from .price_report import money, offer, print_import
+
+
+@click.group()
+def prices() -> None:
+    """Cloud price lists: import them (with a dry-run diff), list stale prices."""
+
+
+@prices.command("import")
+@click.option(
+    "--source", required=True, type=click.Choice(["aws-price-list", "azure-retail", "gcp-billing", "csv"])
+)
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--dry-run", is_flag=True, help="Show the diff; write nothing")
+@click.option(
+    "--force", is_flag=True, help="Replace prices set by hand after the file's date, and newer prices"
+)
+@click.option(
+    "--map",
+    "maps",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Extra instance map CSV (the columns of service/store/seed/instance_map.csv); also PRICE_INSTANCE_MAP",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the whole answer as JSON")
+@click.option("--verbose", is_flag=True, help="Also list unchanged prices")
+@click.option("--url")
+def prices_import(
+    source: str, files: tuple[str, ...], dry_run: bool, force: bool, maps: tuple[str, ...], as_json: bool,
+    verbose: bool, url: str | None,
+) -> None:  # fmt: skip
+    """Import cloud price list FILES (one SOURCE format): the diff, then (without --dry-run) apply it in one
+    transaction, one audit event per change. A malformed file is refused, naming the line or JSON path."""
+    from ..usecases import price_imports
+    from ..usecases.price_formats import PriceFileError
+
+    extra = [
+        *(
+            [config_module.from_env()["PRICE_INSTANCE_MAP"]]
+            if config_module.from_env()["PRICE_INSTANCE_MAP"]
+            else []
+        ),
+        *maps,
+    ]
+    try:
+        table = price_imports.instance_map(extra)
+        loaded = [price_imports.PriceFile(Path(f).name, Path(f).read_bytes()) for f in files]
+        with transaction(url) as session:
+            answer = price_imports.run(
+                session, source, loaded, dry_run=dry_run, force=force, actor="cli", table=table
+            )
+    except PriceFileError as error:
+        raise click.ClickException(f"cannot read the {source} file: {error}. Nothing was imported.") from None
+    if as_json:
+        click.echo(json.dumps(answer, indent=1, default=str))
+    else:
+        print_import(answer, verbose)
+
+
+@prices.command("stale")
+@click.option("--older-than-days", type=int, help="Default: PRICE_STALE_AFTER_DAYS (90)")
+@click.option("--url")
+def prices_stale(older_than_days: int | None, url: str | None) -> None:
+    """List current prices older than PRICE_STALE_AFTER_DAYS, oldest first."""
+    import datetime as dt
+
+    from ..usecases import price_imports
+
+    days = (
+        older_than_days if older_than_days is not None else config_module.from_env()["PRICE_STALE_AFTER_DAYS"]
+    )
+    today = dt.datetime.now(dt.UTC).date()
+    with transaction(url) as session:
+        rows = price_imports.stale(session, today=today, older_than_days=days)
+    for row in rows:
+        click.echo(
+            f"{row['age_days']:>5} days  {offer(row)}  {money(row['usd_per_hour'])} USD/accelerator-h  "
+            f"from {row['effective_from']}  ({row['source'] or 'no source'})"
+        )
+    click.echo(f"{len(rows)} current price(s) older than {days} days on {today.isoformat()}")
