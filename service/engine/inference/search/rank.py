@@ -19,7 +19,6 @@ import numpy as np
 
 from ...budget import Checkpoint, unlimited
 from ...hardware import Accelerator
-from ...i18n import N_, _, num
 from ..model.arrays import batch_speeds
 from ..model.cost import usd_per_hour
 from ..model.evaluate import InferenceEvaluation, evaluate
@@ -27,6 +26,7 @@ from ..model.formats import ENGINE_KV_PRECISIONS, WeightFormat, default_kv_preci
 from ..model.memory import Workload, max_batch_size
 from ..model.plan import InferencePlan
 from ..request import hardware_problems
+from .misses import Misses, nearest_misses
 from .request import PriceOption, ServingSearch
 
 REASONS = (
@@ -40,18 +40,6 @@ REASONS = (
     "misses_tpot",
     "too_many_replicas",
 )
-# each reason in words, for messages (the reason itself is an enum value: exclusions.<reason>)
-REASON_PHRASES = {
-    "unsupported_engine": N_("unsupported engine"),
-    "unsupported_format": N_("unsupported format"),
-    "unsupported_kv_precision": N_("unsupported kv precision"),
-    "invalid_devices": N_("invalid devices"),
-    "no_price": N_("no price"),
-    "does_not_fit": N_("does not fit"),
-    "misses_ttft": N_("misses ttft"),
-    "misses_tpot": N_("misses tpot"),
-    "too_many_replicas": N_("too many replicas"),
-}
 _PROBLEM_REASON = {
     "engine": "unsupported_engine",
     "weights.format": "unsupported_format",
@@ -109,32 +97,13 @@ class PlanResult:
     complete: bool = True  # False: the caller's time budget ended the search before every group
 
 
-@dataclass
-class _Misses:
-    """Per-objective closest points seen (value, group, batch), for the nearest-miss report."""
-
-    lowest_ttft: tuple[float, int, int] | None = None
-    lowest_tpot: tuple[float, int, int] | None = None
-    cheapest_ttft_ok: tuple[float, int, int] | None = None  # (usd/h, …) among TTFT-meeting points
-    cheapest_tpot_ok: tuple[float, int, int] | None = None
-    fewest_replicas: tuple[float, int, int] | None = None  # latency met, replicas over the bound
-
-    def offer(self, name: str, values: np.ndarray, mask: np.ndarray, group: int) -> None:
-        if not mask.any():
-            return
-        i = int(np.argmin(np.where(mask, values, np.inf)))
-        current = getattr(self, name)
-        if current is None or values[i] < current[0]:
-            setattr(self, name, (float(values[i]), group, i + 1))
-
-
 def search(space: ServingSearch, checkpoint: Checkpoint = unlimited) -> PlanResult:
     """Every deployment group of `space` at every batch size, ranked; stops early (complete False) when
     `checkpoint` says the caller's time budget is spent."""
     exclusions = dict.fromkeys(REASONS, 0)
     groups: list[Group] = []
     points: list[_Point] = []
-    misses = _Misses()
+    misses = Misses()
     considered = evaluated = 0
     complete = True
     for multiplicity, reason, group in _groups(space):
@@ -162,7 +131,12 @@ def search(space: ServingSearch, checkpoint: Checkpoint = unlimited) -> PlanResu
         complete=complete,
     )
     if best is None:
-        result.misses = _nearest_misses(space, groups, misses, exclusions)
+        result.misses = nearest_misses(
+            space,
+            misses,
+            exclusions,
+            lambda group, batch: _deployment(space, groups, _Point(0.0, 0.0, group, batch)),
+        )
     return result
 
 
@@ -228,7 +202,7 @@ def _evaluate_group(
     multiplicity: int,
     exclusions: dict[str, int],
     points: list[_Point],
-    misses: _Misses,
+    misses: Misses,
 ) -> int:
     """Evaluate every fitting batch size of one group; returns how many were evaluated."""
     w, acc, devices = group.workload, group.accelerator, group.devices
@@ -315,89 +289,3 @@ def _deployment(space: ServingSearch, groups: list[Group], point: _Point) -> Dep
     )
     usd = usd_per_hour(replicas * group.devices, group.price.usd_per_hour, space.infrastructure_overhead)
     return Deployment(group, plan, ev, replicas, usd)
-
-
-def _nearest_misses(
-    space: ServingSearch, groups: list[Group], m: _Misses, exclusions: dict[str, int]
-) -> list[dict[str, Any]]:
-    """What came closest when nothing met every objective, each with the deployment that reached it."""
-    if m.lowest_ttft is not None:
-        return _closest(space, groups, m)
-    if not exclusions["does_not_fit"]:
-        counted = ", ".join(
-            f"{num(n, 0, grouping=True)} {_(REASON_PHRASES[r])}" for r, n in exclusions.items() if n
-        )
-        message = _("Every configuration was excluded before it could be evaluated: {counted}.").format(
-            counted=counted
-        )
-        return [{"objective": "search_space", "message": message, "value": None, "deployment": None}]
-    message = _(
-        "No searched deployment holds the model and one sequence of {value} tokens (up to "
-        "{devices} devices per replica, {value2:,} configurations do not fit): allow more devices "
-        "per replica, lower-bit formats or an fp8 KV cache."
-    ).format(
-        value=space.prompt_tokens + space.output_tokens,
-        devices=max(space.devices),
-        value2=exclusions["does_not_fit"],
-    )
-    return [{"objective": "memory", "message": message, "value": None, "deployment": None}]
-
-
-def _closest(space: ServingSearch, groups: list[Group], m: _Misses) -> list[dict[str, Any]]:
-    """The lowest TTFT and TPOT reachable (where they miss), the cheapest plan meeting each objective alone, and
-    the replicas both objectives need when that is over search.max_replicas."""
-    rows = []
-    if m.lowest_ttft is not None and m.lowest_ttft[0] > space.ttft_s:
-        template = _("The lowest TTFT reachable is {{v:.3g}} s on {{where}} (SLO {ttft_s:g} s).").format(
-            ttft_s=space.ttft_s
-        )
-        rows.append(_closest_row(space, groups, "time_to_first_token_s", m.lowest_ttft, template))
-    if m.lowest_tpot is not None and m.lowest_tpot[0] > space.tpot_s:
-        template = _("The lowest TPOT reachable is {{v:.3g}} s on {{where}} (SLO {tpot_s:g} s).").format(
-            tpot_s=space.tpot_s
-        )
-        rows.append(_closest_row(space, groups, "time_per_output_token_s", m.lowest_tpot, template))
-    if m.cheapest_ttft_ok is not None:
-        template = _("The cheapest plan meeting the TTFT, ${usd:,.2f}/h on {where}, has a TPOT of {v:.3g} s.")
-        rows.append(
-            _closest_row(space, groups, "cheapest_meeting_ttft", m.cheapest_ttft_ok, template, "tpot")
-        )
-    if m.cheapest_tpot_ok is not None:
-        template = _("The cheapest plan meeting the TPOT, ${usd:,.2f}/h on {where}, has a TTFT of {v:.3g} s.")
-        rows.append(
-            _closest_row(space, groups, "cheapest_meeting_tpot", m.cheapest_tpot_ok, template, "ttft")
-        )
-    if m.fewest_replicas is not None:
-        template = _(
-            "Meeting both objectives needs {{v:,.0f}} replicas of {{where}}; search.max_replicas is "
-            "{max_replicas:,}."
-        ).format(max_replicas=space.max_replicas)
-        rows.append(_closest_row(space, groups, "replicas", m.fewest_replicas, template))
-    return rows
-
-
-def _closest_row(
-    space: ServingSearch,
-    groups: list[Group],
-    objective: str,
-    found: tuple[float, int, int],
-    template: str,
-    value: str | None = None,
-) -> dict[str, Any]:
-    """One closest point: the deployment at `found` (value, group, batch) and its message; `value` names the
-    figure to report instead of found's own (`ttft` or `tpot`)."""
-    dep = _deployment(space, groups, _Point(0.0, 0.0, found[1], found[2]))
-    g = dep.group
-    where = _("{devices} × {id}, {engine} {name}, batch {batch}").format(
-        devices=g.devices,
-        id=g.accelerator.id,
-        engine=g.workload.engine,
-        name=g.workload.fmt.name,
-        batch=dep.plan.workload.batch,
-    )
-    speed = dep.evaluation.speed
-    reported = {"ttft": speed.time_to_first_token_s, "tpot": speed.time_per_output_token_s}.get(
-        value or "", found[0]
-    )
-    message = template.format(v=reported, usd=dep.usd_per_hour, replicas=dep.replicas, where=where)
-    return {"objective": objective, "message": message, "value": reported, "deployment": dep}

@@ -16,10 +16,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ...budget import Checkpoint, unlimited
-from ...i18n import _, num
+from ...i18n import _
 from ...units import human_duration, human_usd
 from ..model.arrays import Layouts, evaluate_layouts
 from ..model.plan import TrainingPlan
+from .misses import nearest_misses
 from .pool import Limits, Pool, feasibility, frontier, objective_order
 from .space import SearchSpace, enumerate_layouts
 
@@ -167,7 +168,7 @@ def search(
     point = _pointer(candidates, pool, a)
     results = [point(i) for i in ranked[:limit]]
     thinned = [point(i) for i in _thin(frontier_rows, FRONTIER_POINTS)]
-    misses = [] if len(feasible) else _nearest_misses(a, fits, in_time, in_budget, constraints, point)
+    misses = [] if len(feasible) else nearest_misses(a, (fits, in_time, in_budget), constraints, point)
     stats = {
         "configurations_considered": int(considered),
         "configurations_evaluated": int(pool.evaluated),
@@ -225,101 +226,3 @@ def _pointer(candidates: list[Candidate], pool: Pool, a: dict[str, np.ndarray]) 
         )
 
     return point
-
-
-def _nearest_misses(
-    a: dict[str, np.ndarray],
-    fits: np.ndarray,
-    in_time: np.ndarray,
-    in_budget: np.ndarray,
-    constraints: Constraints,
-    point: Any,
-) -> list[dict[str, Any]]:
-    """Why nothing qualified, with the plans closest to qualifying (each a Point and a sentence)."""
-    misses: list[dict[str, Any]] = []
-    fitting = np.flatnonzero(fits)
-    if not len(a["seconds"]):
-        return [
-            {
-                "reason": "no_candidates",
-                "message": _("No accelerator in the search has a price and a valid layout."),
-            }
-        ]
-    if not len(fitting):
-        smallest = int(np.argmin(a["memory"]))
-        p = point(smallest)
-        misses.append(
-            {
-                "reason": "does_not_fit",
-                "message": _(
-                    "No layout fits in memory; the least memory per device is {value} GiB on {id} ({value2} "
-                    "GiB): allow more devices, pipeline stages, ZeRO-3 or full recomputation."
-                ).format(
-                    value=num(p.memory_bytes / 2**30, 1),
-                    id=p.plan.accelerator.id,
-                    value2=num(p.plan.accelerator.memory_bytes / 2**30, 1),
-                ),
-                "plan": p,
-            }
-        )
-        return misses
-    fastest = point(int(fitting[np.lexsort((a["usd"][fitting], a["seconds"][fitting]))[0]]))
-    cheapest = point(int(fitting[np.lexsort((a["seconds"][fitting], a["usd"][fitting]))[0]]))
-    if constraints.deadline_s is not None and not in_time[fitting].any():
-        misses.append(
-            {
-                "reason": "misses_deadline",
-                "message": _(
-                    "The fastest plan takes {seconds} ({value}); the deadline is {deadline_s}."
-                ).format(
-                    seconds=human_duration(fastest.seconds),
-                    value=fastest.describe(),
-                    deadline_s=human_duration(constraints.deadline_s),
-                ),
-                "plan": fastest,
-            }
-        )
-    timely = fitting[in_time[fitting]]
-    if constraints.budget_usd is not None and len(timely):
-        best = point(int(timely[np.lexsort((a["seconds"][timely], a["usd"][timely]))[0]]))
-        within = (
-            _(" within {deadline_s}").format(deadline_s=human_duration(constraints.deadline_s))
-            if constraints.deadline_s is not None
-            else ""
-        )
-        misses.append(
-            {
-                "reason": "over_budget",
-                "message": _(
-                    "The cheapest plan{within} needs a budget of {total_usd} ({value}); the budget is "
-                    "{budget_usd}."
-                ).format(
-                    within=within,
-                    total_usd=human_usd(best.total_usd),
-                    value=best.describe(),
-                    budget_usd=human_usd(constraints.budget_usd),
-                ),
-                "plan": best,
-            }
-        )
-    affordable = fitting[in_budget[fitting]]
-    if constraints.deadline_s is not None and constraints.budget_usd is not None and len(affordable):
-        quick = point(int(affordable[np.lexsort((a["usd"][affordable], a["seconds"][affordable]))[0]]))
-        misses.append(
-            {
-                "reason": "misses_deadline_within_budget",
-                "message": _("Within the budget the fastest plan takes {seconds} ({value}).").format(
-                    seconds=human_duration(quick.seconds), value=quick.describe()
-                ),
-                "plan": quick,
-            }
-        )
-    if not misses:
-        misses.append(
-            {
-                "reason": "cheapest",
-                "message": _("The cheapest plan: {value}.").format(value=cheapest.describe()),
-                "plan": cheapest,
-            }
-        )
-    return misses
