@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from scalecost.engine import InvalidRequest, estimate_training, plan_training
 from scalecost.engine.training.fit_defaults import offload_to_fit
+from scalecost.engine.training.model.activations import layer_activation_bytes
 from scalecost.engine.training.model.evaluate import evaluate
-from scalecost.engine.training.model.memory import layer_activation_bytes
 from scalecost.engine.training.model.offload import exposed_offload_s, host_link_bytes_per_s
 from scalecost.engine.training.request import build_plan
 
@@ -178,8 +178,8 @@ def test_the_cheaper_part_scan_judges_other_parts_without_the_chosen_offload():
 
 def test_offload_copies_move_the_bytes_memory_keeps_for_fp4():
     """The copies are the offloaded layers' saved activations: under NVFP4 the GEMM inputs are kept at ~0.56 bytes
-    (memory.SAVED_GEMM_INPUT_BYTES), and the copies were sized as 16-bit ones. Over PCIe (B200) they are exposed."""
-    from scalecost.engine.training.model.memory import saved_input_bytes
+    (activations.SAVED_GEMM_INPUT_BYTES), and the copies were sized as 16-bit ones. Over PCIe (B200) they are exposed."""
+    from scalecost.engine.training.model.activations import saved_input_bytes
     from scalecost.engine.training.model.step import StepModel
 
     body = _body(40, accelerator="nvidia-b200")

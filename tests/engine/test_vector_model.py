@@ -226,7 +226,7 @@ def test_vector_model_follows_the_inferred_stack_from_a_zero3_plan(catalog) -> N
 def test_uneven_pipeline_stages_agree_between_the_models(catalog) -> None:
     """126 layers on 16 stages: the first stage takes 7 layers (it holds the embedding), so the busiest stage is the
     second, 8 layers × 15 micro-batches in flight, in the single estimate and in the array model alike."""
-    from scalecost.engine.training.model import memory as mem
+    from scalecost.engine.training.model import activations as mem
 
     plans = []
     for p, v in ((16, 1), (16, 8), (7, 1), (9, 2)):

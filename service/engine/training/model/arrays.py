@@ -21,6 +21,7 @@ import numpy as np
 from ...architecture import embedding_parameters, layer_parameter_parts, layer_parameters
 from ...parallelism import DEVICES_PER_NODE, bubble_seconds, pipeline_bubble_fraction
 from ...units import SECONDS_PER_HOUR
+from . import activations as act
 from . import arrays_comm as vc
 from . import compute as st
 from . import memory as mem
@@ -124,13 +125,13 @@ def _model_states(
 
 
 def _activation_bytes(plan: TrainingPlan, lay: Layouts, micro_batches: Array) -> Array:
-    """memory.activation_bytes over layouts."""
+    """activations.activation_bytes over layouts."""
     model, act_bytes = plan.model, plan.activation_bytes_per_value
     t, p, b = lay.tensor, lay.pipeline, lay.micro_batch
     s_len = plan.sequence_length // lay.context
     if model.shape is None:
         if model.flops_per_sample:
-            per_sample = model.flops_per_sample / mem.CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE * act_bytes / 2.0
+            per_sample = model.flops_per_sample / act.CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE * act_bytes / 2.0
             return per_sample * b / (t * p)
         width = math.sqrt(model.total_parameters / 12.0)
         layers = max(1.0, model.total_parameters / (12.0 * width * width))
@@ -143,7 +144,7 @@ def _activation_bytes(plan: TrainingPlan, lay: Layouts, micro_batches: Array) ->
     interleaved = (p > 1) & (lay.virtual_pipeline > 1)
     extra = np.where(interleaved, 1.0 + (p - 1) / (p * lay.virtual_pipeline), 1.0)
     in_flight, second = in_flight * extra, second * extra
-    # uneven layers: the first stage takes one layer fewer (memory.activation_bytes_by_runtime)
+    # uneven layers: the first stage takes one layer fewer (activations.activation_bytes_by_runtime)
     kept_layers = np.where(
         (p > 1) & (sh.layers % p != 0),
         np.maximum((layers_per_stage - 1) * in_flight, layers_per_stage * second),
@@ -158,33 +159,33 @@ def _activation_bytes(plan: TrainingPlan, lay: Layouts, micro_batches: Array) ->
 
 
 def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> tuple[Array, Array]:
-    """memory.layer_activation_bytes over layouts: (kept per layer, one layer rebuilt during backward)."""
+    """activations.layer_activation_bytes over layouts: (kept per layer, one layer rebuilt during backward)."""
     sh, act_bytes = plan.model.shape, plan.activation_bytes_per_value
     assert sh is not None
     t, b, sp = lay.tensor, lay.micro_batch, lay.sequence_parallel
     sbh = s_len * b * sh.hidden_size
-    replicated, split = mem._layer_terms(
-        sh, mem._mlp_activation_scale(sh), mem.saved_input_bytes(plan.precision)
+    replicated, split = act._layer_terms(
+        sh, act._mlp_activation_scale(sh), act.saved_input_bytes(plan.precision)
     )
     per_layer = sbh * np.where(sp, (replicated + split) / t, replicated + split / t)
     if keeps_scores(plan.recompute, plan.recompute_modules, plan.flash_attention):
-        scores = mem.UNFUSED_SCORE_BYTES * sh.attention_heads * s_len * s_len * b
-        per_layer = per_layer + (scores + mem.unfused_kv_expansion(sh) * sbh) / t
+        scores = act.UNFUSED_SCORE_BYTES * sh.attention_heads * s_len * s_len * b
+        per_layer = per_layer + (scores + act.unfused_kv_expansion(sh) * sbh) / t
     per_layer = per_layer * (act_bytes / 2.0)
     if plan.recompute == "full":
         stored = 2.0 * sbh / np.where(sp, t, 1) * act_bytes / 2.0
         return stored, per_layer
     if plan.recompute == "dots":
-        kept, rebuilt = mem._dots_terms(sh)
+        kept, rebuilt = act._dots_terms(sh)
         stored = sbh * np.where(sp, (kept + rebuilt) / t, kept + rebuilt / t) * act_bytes / 2.0
         return stored, per_layer
     if plan.recompute == "selective_op":
-        whole, sequence, reduce_scatter, split = mem.op_sac_terms(sh)
+        whole, sequence, reduce_scatter, split = act.op_sac_terms(sh)
         sp_on = sp & (t > 1)
         kept_op = whole + np.where(sp_on, (sequence + reduce_scatter) / t, sequence) + split / t
         return s_len * b * kept_op * act_bytes / 2.0, per_layer
     if plan.recompute == "selective":
-        whole, parted = saved_terms(sh, plan.recompute_modules, mem.saved_input_bytes(plan.precision))
+        whole, parted = saved_terms(sh, plan.recompute_modules, act.saved_input_bytes(plan.precision))
         freed = sbh * np.where(sp, (whole + parted) / t, whole + parted / t) * (act_bytes / 2.0)
         return per_layer - freed, freed
     return per_layer, np.zeros(len(t))

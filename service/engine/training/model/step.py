@@ -15,6 +15,7 @@ from ...parallelism import (
     group_bandwidth,
     pipeline_bubble_fraction,
 )
+from .activations import layer_activation_bytes, saved_input_bytes
 from .compute import (
     CP_MIN_EXPOSED,
     DDP_BUCKET_PARAMETERS,
@@ -31,13 +32,7 @@ from .compute import (
     step_work,
 )
 from .expert_comm import ALL_TO_ALLS_PER_MOE_LAYER, exposed_expert_s, unpaired_share
-from .memory import (
-    MemoryBreakdown,
-    bytes_per_parameter,
-    layer_activation_bytes,
-    parameters_per_device,
-    saved_input_bytes,
-)
+from .memory import MemoryBreakdown, bytes_per_parameter, parameters_per_device
 from .offload import exposed_offload_s, host_link_bytes_per_s, offloaded_layers
 from .plan import TrainingPlan
 
@@ -146,7 +141,7 @@ class StepModel:
             plan.sequence_length // par.context,
             micro_batch,
             plan.activation_bytes_per_value,
-            input_bytes=saved_input_bytes(plan.precision),  # FP8 1 byte, NVFP4 ~0.6 (memory.py)
+            input_bytes=saved_input_bytes(plan.precision),  # FP8 1 byte, NVFP4 ~0.6 (activations.py)
             modules=plan.recompute_modules,
         )
         copy_bytes = k * stored * micro_batches
