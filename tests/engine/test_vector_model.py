@@ -1,6 +1,6 @@
 """The planner's vectorised model (engine/training/model/arrays.py) is the single estimate's model, not a second one: on
 1,000 random valid configurations (every model kind, the whole catalog, every parallel degree, ZeRO stage,
-recomputation, micro-batch, checkpointing and validation) both agree to 1e-9 relative on memory, step time, total
+recomputation, micro-batch, activation offload, checkpointing and validation) both agree to 1e-9 relative on memory, step time, total
 seconds, accelerator-hours, utilization and fits."""
 
 from __future__ import annotations
@@ -66,6 +66,8 @@ def _random_request(rng: random.Random, accelerators: list[str], fp4_parts: list
         training["validation"] = {"interval_steps": 50, "tokens": 1e6}
     if rng.random() < 0.2:
         training["include_pretraining"] = True
+    if rng.random() < 0.15:  # activation offload (422 for a shape-less model or too few layers per stage)
+        training["activation_offload_layers"] = rng.choice([1, 2, 3, 8])
     if rng.random() < 0.15:  # the run's goodput given, or its interruption model changed
         training["goodput"] = rng.choice([0.8, 0.95])
     elif rng.random() < 0.2:
@@ -147,6 +149,7 @@ def test_vector_model_agrees_with_single_estimate_on_1000_random_configurations(
     precisions = [plan.precision for _, plan in plans]
     assert precisions.count("fp4") >= 100 and precisions.count("fp8") >= 100  # low-precision training drawn
     assert sum(plan.par.pipeline_schedule == "zero_bubble" for _, plan in plans) >= 50  # ZB-H1 drawn
+    assert sum(plan.offload_layers > 0 for _, plan in plans) >= 50  # activation offload drawn
     worst = 0.0
     for request, plan in plans:
         ev = evaluate(plan)

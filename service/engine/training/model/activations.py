@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from ...architecture import SHAPE_CACHE, TransformerShape, matmul_parameters_per_token
 from ...hardware import Accelerator
+from ...numeric import Num, maximum, minimum, where
 from ...parallelism import Parallelism
 from .framework import loss_bytes_per_logit
 from .offload import offloaded_layers, resident_layers
@@ -84,44 +85,71 @@ def activation_bytes_by_runtime(
         sh, par, plan.recompute, plan.flash_attention, s_len, b, act_bytes,
         input_bytes=saved_input_bytes(plan.precision), modules=plan.recompute_modules,
     )  # fmt: skip
-    layers_per_stage = math.ceil(sh.layers / p)
-    # 1F1B: the first stage holds up to p micro-batches, the second p − 1 (Narayanan et al. 2021 §2.2.1)
-    in_flight: float = min(p, max(1, micro_batches_per_step))
-    second_in_flight: float = min(p - 1, max(1, micro_batches_per_step))
-    # interleaving stores 1 + (p − 1)/(p·v) more micro-batches (Korthikanti et al. 2022 §4.2.3)
-    if p > 1 and par.virtual_pipeline > 1:
-        in_flight *= 1.0 + (p - 1) / (p * par.virtual_pipeline)
-        second_in_flight *= 1.0 + (p - 1) / (p * par.virtual_pipeline)
-    # activation offload (offload.py): offloaded layers stay on the host but for a double buffer
-    kept, buffered = resident_layers(
-        layers_per_stage, offloaded_layers(plan.offload_layers, layers_per_stage)
+    in_flight, second_in_flight = in_flight_micro_batches(p, micro_batches_per_step, par.virtual_pipeline)
+    first_kept, last_kept = kept_stage_bytes(
+        sh.layers, p, plan.offload_layers, in_flight, second_in_flight, stored
     )
-    first_kept = kept * in_flight + buffered
-    if p > 1 and sh.layers % p:
-        # layers that do not divide: the first stage, which also holds the embedding, takes one layer fewer
-        # (Megatron-Core account_for_embedding_in_pipeline_split, NeMo's Llama 3.1 405B 126 layers on PP16; Llama 3
-        # §3.3.2 "we reduce one Transformer layer each from the first and the last stages"), so the busiest stage
-        # is the first (one layer fewer, p micro-batches) or the second (p − 1)
-        kept0, buffered0 = resident_layers(
-            layers_per_stage - 1, offloaded_layers(plan.offload_layers, layers_per_stage - 1)
-        )
-        first_kept = max(kept0 * in_flight + buffered0, kept * second_in_flight + buffered)
     # Logits 2·b·s·V/t (16-bit) + fp32 copy for the loss (Korthikanti et al. 2022 §4.1; docs/formulas.md); eager
     # PyTorch's fp32 cross entropy holds more, XLA less (framework.loss_bytes_per_logit)
     # one chunk's logits at a time (plan.loss_chunks)
     logits = s_len * b * sh.vocab_size / t / plan.loss_chunks
-    first_kept, last_kept = first_kept * stored, (kept + buffered) * stored
-
-    def peak(loss: float) -> float:
-        # The loss and the rebuilt layer are never live together: the loss's buffers are freed once the LM head's
-        # backward has run, before the last layer's backward rebuilds (or reads) its activations
-        tail = max(working, loss)
-        return max(first_kept + (tail if p == 1 else working), last_kept + tail)
-
     return (
-        peak(logits * loss_bytes_per_logit(plan.framework, act_bytes, xla=True)),
-        peak(logits * loss_bytes_per_logit(plan.framework, act_bytes)),
+        activation_peak(
+            first_kept,
+            last_kept,
+            working,
+            logits * loss_bytes_per_logit(plan.framework, act_bytes, xla=True),
+            p,
+        ),
+        activation_peak(
+            first_kept, last_kept, working, logits * loss_bytes_per_logit(plan.framework, act_bytes), p
+        ),
     )
+
+
+# The busiest pipeline stage's activations, written once over `Num` (numeric.py): the single estimate passes
+# scalars, the planner's array model (arrays.py) arrays of layouts.
+
+
+def in_flight_micro_batches(pipeline: Num, micro_batches: Num, virtual: Num) -> tuple[Num, Num]:
+    """Micro-batches whose activations the first and the second pipeline stage hold at the peak: 1F1B keeps up to p
+    and p − 1 (Narayanan et al. 2021 §2.2.1); interleaving stores 1 + (p − 1)/(p·v) more (Korthikanti et al. 2022
+    §4.2.3)."""
+    in_flight = minimum(pipeline, maximum(1, micro_batches))
+    second = minimum(pipeline - 1, maximum(1, micro_batches))
+    extra = where((pipeline > 1) & (virtual > 1), 1.0 + (pipeline - 1) / (pipeline * virtual), 1.0)
+    return in_flight * extra, second * extra
+
+
+def kept_stage_bytes(
+    layers: int, pipeline: Num, offload: int, in_flight: Num, second_in_flight: Num, stored: Num
+) -> tuple[Num, Num]:
+    """(first, last) pipeline stage's kept layer activations, `stored` bytes per layer and micro-batch.
+
+    Activation offload (offload.py): `offload` layers per stage stay on the host but for a double buffer.
+    Layers that do not divide: the first stage, which also holds the embedding, takes one layer fewer (Megatron-Core
+    account_for_embedding_in_pipeline_split, NeMo's Llama 3.1 405B 126 layers on PP16; Llama 3 §3.3.2 "we reduce one
+    Transformer layer each from the first and the last stages"), so the busiest stage is the first (one layer fewer,
+    p micro-batches) or the second (p − 1)."""
+    per_stage = -(-layers // pipeline)
+    kept, buffered = resident_layers(per_stage, offloaded_layers(offload, per_stage))
+    kept0, buffered0 = resident_layers(per_stage - 1, offloaded_layers(offload, per_stage - 1))
+    uneven = (pipeline > 1) & (layers % pipeline != 0)
+    first = where(
+        uneven,
+        maximum(kept0 * in_flight + buffered0, kept * second_in_flight + buffered),
+        kept * in_flight + buffered,
+    )
+    return first * stored, (kept + buffered) * stored
+
+
+def activation_peak(first_kept: Num, last_kept: Num, working: Num, loss: Num, pipeline: Num) -> Num:
+    """The busiest stage's activations: the first stage's kept layers and one rebuilt layer (with the loss when it
+    is also the last), or the last stage's with the loss. The loss and the rebuilt layer are never live together:
+    the loss's buffers are freed once the LM head's backward has run, before the last layer's backward rebuilds (or
+    reads) its activations."""
+    tail = maximum(working, loss)
+    return maximum(first_kept + where(pipeline == 1, tail, working), last_kept + tail)
 
 
 def layer_activation_bytes(

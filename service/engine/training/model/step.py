@@ -33,7 +33,7 @@ from .compute import (
 )
 from .expert_comm import ALL_TO_ALLS_PER_MOE_LAYER, exposed_expert_s, unpaired_share
 from .memory import MemoryBreakdown, bytes_per_parameter, parameters_per_device
-from .offload import exposed_offload_s, host_link_bytes_per_s, offloaded_layers
+from .offload import host_link_bytes_per_s, offload_step_s
 from .plan import TrainingPlan
 
 
@@ -131,8 +131,6 @@ class StepModel:
         if shape is None:
             return 0.0
         par = plan.par
-        layers_per_stage = -(-shape.layers // par.pipeline)
-        k = offloaded_layers(plan.offload_layers, layers_per_stage)
         stored, _ = layer_activation_bytes(
             shape,
             par,
@@ -144,9 +142,11 @@ class StepModel:
             input_bytes=saved_input_bytes(plan.precision),  # FP8 1 byte, NVFP4 ~0.6 (activations.py)
             modules=plan.recompute_modules,
         )
-        copy_bytes = k * stored * micro_batches
+        layers_per_stage = -(-shape.layers // par.pipeline)
         bandwidth = host_link_bytes_per_s(plan.accelerator)
-        return exposed_offload_s(copy_bytes, bandwidth, compute_s * k / layers_per_stage)
+        return float(
+            offload_step_s(plan.offload_layers, layers_per_stage, stored, micro_batches, compute_s, bandwidth)
+        )
 
     # ------------------------------------------------------------------ compute: GEMMs, attention, element-wise
 

@@ -19,7 +19,6 @@ from ...hardware import Catalog
 from ...i18n import N_, _
 from ...parallelism import DEVICES_PER_NODE, PIPELINE_SCHEDULES, builds_training_clusters
 from ...units import human_duration
-from ..model.offload import refuse_in_search
 from ..model.plan import TrainingPlan
 from ..request import build_plan
 from .rank import Candidate, Constraints, Offer, prepare, search
@@ -83,7 +82,6 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
     training = dict(request.get("training") or {})
     constraints = request.get("constraints") or {}
     count_auto, layout_auto = hardware.get("count") == AUTO, hardware.get("parallelism") == AUTO
-    refuse_in_search(training)
     _refuse_unsearched_layout(hardware, count_auto)
     deadline = None
     if constraints.get("deadline") is not None:
