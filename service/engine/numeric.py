@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -27,3 +28,10 @@ def maximum(a: Num, b: Num) -> Num:
 def minimum(a: Num, b: Num) -> Num:
     """Python's `min(a, b)` (the first unless the second is smaller) for scalars, elementwise over arrays."""
     return where(b < a, b, a)
+
+
+def ceil(x: Num) -> Num:
+    """math.ceil for a scalar (as a float), np.ceil over an array."""
+    if isinstance(x, np.ndarray):
+        return np.ceil(x)
+    return float(math.ceil(x))

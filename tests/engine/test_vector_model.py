@@ -1,6 +1,6 @@
 """The planner's vectorised model (engine/training/model/arrays.py) is the single estimate's model, not a second one: on
 1,000 random valid configurations (every model kind, the whole catalog, every parallel degree, ZeRO stage,
-recomputation, micro-batch, activation offload, checkpointing and validation) both agree to 1e-9 relative on memory, step time, total
+recomputation, micro-batch, activation offload, hybrid sharding, checkpointing and validation) both agree to 1e-9 relative on memory, step time, total
 seconds, accelerator-hours, utilization and fits."""
 
 from __future__ import annotations
@@ -85,6 +85,8 @@ def _random_request(rng: random.Random, accelerators: list[str], fp4_parts: list
         "expert_overlap": e > 1 and rng.random() < 0.5,
         "pipeline_schedule": "zero_bubble" if p > 1 and rng.random() < 0.3 else "1f1b",
     }
+    if d > 1 and rng.random() < 0.25:  # hybrid sharding (422 where the group does not divide data × context)
+        parallelism["data_shard"] = rng.choice([c, 2 * c, 4 * c, 8 * c])
     accelerator = rng.choice(accelerators)
     precision = rng.choice([None, None, None, "fp8", "fp4"])  # None: the device's default (bf16, fp16, ...)
     if precision is not None:
@@ -150,6 +152,7 @@ def test_vector_model_agrees_with_single_estimate_on_1000_random_configurations(
     assert precisions.count("fp4") >= 100 and precisions.count("fp8") >= 100  # low-precision training drawn
     assert sum(plan.par.pipeline_schedule == "zero_bubble" for _, plan in plans) >= 50  # ZB-H1 drawn
     assert sum(plan.offload_layers > 0 for _, plan in plans) >= 50  # activation offload drawn
+    assert sum(plan.par.replicas > 1 for _, plan in plans) >= 50  # hybrid sharding drawn
     worst = 0.0
     for request, plan in plans:
         ev = evaluate(plan)

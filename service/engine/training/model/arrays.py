@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...architecture import embedding_parameters, layer_parameter_parts, layer_parameters
-from ...parallelism import DEVICES_PER_NODE, bubble_seconds, pipeline_bubble_fraction
+from ...parallelism import DEVICES_PER_NODE, bubble_seconds, pipeline_bubble_fraction, shard_ranks
 from ...units import SECONDS_PER_HOUR
 from . import activations as act
 from . import arrays_comm as vc
@@ -109,7 +109,7 @@ def _model_states(
 ) -> tuple[Array, Array, Array, Array]:
     """memory.model_states over layouts: weights, gradients, optimizer states, ZeRO-3 gathered layers."""
     w_b, g_b, o_b = mem.bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
-    dp = lay.data * lay.context
+    dp = shard_ranks(lay.data * lay.context, plan.par.data_shard)  # Parallelism.shard_ranks
     edp = np.maximum(1, dp // lay.expert)
     z = lay.zero_stage
     one = np.ones_like(dp)
