@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -17,3 +18,20 @@ def where(condition: Num, if_true: Num, if_false: Num) -> Num:
     if isinstance(condition, np.ndarray):
         return np.where(condition, if_true, if_false)
     return if_true if condition else if_false
+
+
+def maximum(a: Num, b: Num) -> Num:
+    """Python's `max(a, b)` (the first unless the second is greater) for scalars, elementwise over arrays."""
+    return where(b > a, b, a)
+
+
+def minimum(a: Num, b: Num) -> Num:
+    """Python's `min(a, b)` (the first unless the second is smaller) for scalars, elementwise over arrays."""
+    return where(b < a, b, a)
+
+
+def ceil(x: Num) -> Num:
+    """math.ceil for a scalar (as a float), np.ceil over an array."""
+    if isinstance(x, np.ndarray):
+        return np.ceil(x)
+    return float(math.ceil(x))

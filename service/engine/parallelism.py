@@ -81,10 +81,7 @@ class Parallelism:
     @property
     def shard_ranks(self) -> int:
         """Ranks ZeRO shards over: the hybrid-sharding group, or every gradient rank."""
-        ranks = self.gradient_ranks
-        if self.data_shard and self.data_shard < ranks and ranks % self.data_shard == 0:
-            return self.data_shard
-        return ranks
+        return int(shard_ranks(self.gradient_ranks, self.data_shard))
 
     @property
     def replicas(self) -> int:
@@ -96,6 +93,15 @@ class Parallelism:
         """Ranks that hold the same weights and reduce gradients together (and over which ZeRO shards):
         data × context, as Megatron-Core's data-parallel-with-context group and FSDP's dp_shard × cp."""
         return self.data * self.context
+
+
+def shard_ranks(gradient_ranks: Num, data_shard: int) -> Num:
+    """Ranks ZeRO shards over with `data_shard` given (0: none) over `gradient_ranks` (data × context): the
+    hybrid-sharding group where it divides them, else every gradient rank. Scalars or arrays of layouts alike."""
+    if not data_shard:
+        return gradient_ranks
+    divides = (data_shard < gradient_ranks) & (gradient_ranks % data_shard == 0)
+    return where(divides, data_shard, gradient_ranks)
 
 
 def pipeline_bubble_fraction(

@@ -9,13 +9,13 @@ from scalecost.engine import InvalidRequest
 from scalecost.engine.models import resolve_model
 from scalecost.engine.parallelism import Parallelism
 from scalecost.engine.training.estimate import estimate_training
-from scalecost.engine.training.model.compute import FP4_BF16_LAYER_SHARE, flops_per_unit, step_work
-from scalecost.engine.training.model.memory import (
+from scalecost.engine.training.model.activations import (
     NVFP4_BYTES_PER_VALUE,
-    bytes_per_parameter,
     layer_activation_bytes,
     saved_input_bytes,
 )
+from scalecost.engine.training.model.compute import FP4_BF16_LAYER_SHARE, flops_per_unit, step_work
+from scalecost.engine.training.model.memory import bytes_per_parameter
 from scalecost.engine.training.request import build_plan
 
 from .conftest import load_catalog

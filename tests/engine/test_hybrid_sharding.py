@@ -114,7 +114,7 @@ def test_zero_bubble_needs_a_pipeline():
 
 
 def test_count_auto_refuses_what_it_does_not_search():
-    for field, value in (("data_shard", 4), ("expert_tensor", 1)):
+    for field, value in (("expert_tensor", 1),):
         body = _body()
         body["hardware"] = {
             "accelerator": "nvidia-h100-sxm-80gb",
@@ -213,6 +213,50 @@ def test_count_auto_searches_a_given_expert_overlap():
     auto["hardware"]["parallelism"]["expert_overlap"] = False
     plain = estimate_training(auto, CATALOG)
     assert chosen["assumptions"]["auto"]["chosen_count"] <= plain["assumptions"]["auto"]["chosen_count"]
+
+
+def test_count_auto_searches_a_given_data_shard():
+    """A given data_shard is searched, not refused: the search's best layout with groups of 8 is the single estimate
+    of that layout with the groups (seconds and memory, 1e-9), layouts the group does not divide (or without ZeRO)
+    are left out, and count "auto" keeps the group."""
+    from dataclasses import replace
+
+    from service.engine.training.request import build_plan
+    from service.engine.training.search.rank import Candidate, Constraints, Offer, prepare, search
+    from service.engine.training.search.space import default_space, enumerate_layouts
+
+    body = _body(count=1)
+    body["training"].pop("micro_batch_size")
+    base = build_plan(body, CATALOG)
+    base = base.with_fields(par=replace(base.par, data_shard=8))
+    space = replace(default_space(base, 256), device_counts=(64, 256), tensor=(1, 2), pipeline=(1, 2, 16))
+    layouts = enumerate_layouts(base, space)
+    ranks = layouts.data * layouts.context
+    assert (ranks % 8 == 0).all() and (layouts.zero_stage >= 1).all() and (ranks > 8).any()
+    found = search(
+        prepare([Candidate(base, (Offer("request", "on-demand", 1.0),))], lambda _plan: space),
+        Constraints(),
+        "fastest",
+        1,
+        None,
+    )
+    best = found.results[0]
+    single = _body(count=best.devices)
+    single["training"]["micro_batch_size"] = best.micro_batch
+    single["hardware"]["parallelism"] = {**best.parallelism(), "data_shard": 8}
+    e = estimate_training(single, CATALOG)
+    assert e["time"]["seconds"] == pytest.approx(best.seconds, rel=1e-9)
+    assert e["memory"]["per_device_bytes"] == pytest.approx(best.memory_bytes, rel=1e-9)
+    auto = _body()
+    auto["hardware"] = {
+        "accelerator": "nvidia-h100-sxm-80gb",
+        "count": "auto",
+        "parallelism": {"tensor": 2, "zero_stage": 3, "data_shard": 8},
+    }
+    auto["constraints"] = {"deadline": "P30D"}
+    chosen = estimate_training(copy.deepcopy(auto), CATALOG)
+    assert chosen["assumptions"]["parallelism"]["data_shard"] == 8
+    assert chosen["assumptions"]["auto"]["chosen_count"] >= 8
 
 
 def test_the_group_is_checked_only_against_a_layout_that_adds_up():

@@ -1,4 +1,4 @@
-"""The loss's buffers in the activation peak (training/memory.py `activation_bytes_by_runtime`, framework.py
+"""The loss's buffers in the activation peak (training/model/activations.py `activation_bytes_by_runtime`, framework.py
 `loss_bytes_per_logit`; docs/formulas.md, "Loss memory"): the loss and the layer rebuilt during backward are never
 live together, and XLA keeps two 16-bit values per logit where a CUDA stack keeps more."""
 
@@ -8,11 +8,15 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from scalecost.engine.training.model.activations import (
+    activation_bytes,
+    layer_activation_bytes,
+    saved_input_bytes,
+)
 from scalecost.engine.training.model.arrays import evaluate_layouts
 from scalecost.engine.training.model.evaluate import basis, evaluate
 from scalecost.engine.training.model.framework import UNFUSED_LOSS_BYTES_PER_LOGIT, loss_bytes_per_logit
 from scalecost.engine.training.model.layouts import Layouts
-from scalecost.engine.training.model.memory import activation_bytes, layer_activation_bytes, saved_input_bytes
 from scalecost.engine.training.request import build_plan
 
 from .public_points import evaluate_throughput

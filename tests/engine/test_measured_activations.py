@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from scalecost.engine.architecture import TransformerShape
 from scalecost.engine.parallelism import Parallelism
-from scalecost.engine.training.model.memory import layer_activation_bytes
+from scalecost.engine.training.model.activations import layer_activation_bytes
 
 FIXTURE = json.loads((Path(__file__).with_name("data") / "measured_activations.json").read_text())
 FUSED = [r for r in FIXTURE["rows"] if r["variant"] == "fused"]

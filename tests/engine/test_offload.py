@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from scalecost.engine import InvalidRequest, estimate_training, plan_training
 from scalecost.engine.training.fit_defaults import offload_to_fit
+from scalecost.engine.training.model.activations import layer_activation_bytes
 from scalecost.engine.training.model.evaluate import evaluate
-from scalecost.engine.training.model.memory import layer_activation_bytes
 from scalecost.engine.training.model.offload import exposed_offload_s, host_link_bytes_per_s
 from scalecost.engine.training.request import build_plan
 
@@ -109,21 +109,61 @@ def test_more_layers_than_a_stage_has_is_a_422_naming_the_field():
     estimate_training(_body(19, pipeline=4), CATALOG)
 
 
-def test_planners_refuse_offload_rather_than_ignore_it():
+def test_the_search_evaluates_a_given_offload_as_the_single_estimate_does():
+    """A given activation_offload_layers is searched, not refused: the search's best layout with 10 layers offloaded
+    per stage is the single estimate of that layout with the offload (seconds and memory, 1e-9), needs less memory
+    than without, and layouts whose stages have no more layers than the offload are left out (request._offload)."""
+    from dataclasses import replace
+
+    from scalecost.engine.training.search.rank import Candidate, Constraints, Offer, prepare, search
+    from scalecost.engine.training.search.space import default_space, enumerate_layouts
+
+    def best(offload: int):
+        body = _body(offload)
+        body["training"].pop("micro_batch_size")
+        body["hardware"] = {"accelerator": "nvidia-gb200", "count": 1}
+        base = build_plan(body, CATALOG)
+        space = replace(default_space(base, 64), device_counts=(64,), tensor=(1, 2), pipeline=(1, 2, 8))
+        candidate = Candidate(base, (Offer("request", "on-demand", 1.0),))
+        found = search(prepare([candidate], lambda _plan: space), Constraints(), "fastest", 1, None)
+        return found.results[0], enumerate_layouts(base, space)
+
+    plain, _ = best(0)
+    offloaded, layouts = best(10)  # 80 layers: 10 per stage at pipeline 8, so no offload of 10 there
+    assert set(layouts.pipeline.tolist()) == {1, 2}
+    single = _body(10)
+    single["training"]["micro_batch_size"] = offloaded.micro_batch
+    single["hardware"]["parallelism"] = offloaded.parallelism()
+    answer = estimate_training(single, CATALOG)
+    assert answer["time"]["seconds"] == pytest.approx(offloaded.seconds, rel=1e-9)
+    assert answer["memory"]["per_device_bytes"] == pytest.approx(offloaded.memory_bytes, rel=1e-9)
+    assert answer["assumptions"]["activation_offload_layers"] == 10
+    without = estimate_training(
+        {**single, "training": {**single["training"], "activation_offload_layers": 0}}, CATALOG
+    )
+    assert answer["memory"]["per_device_bytes"] < without["memory"]["per_device_bytes"]
+    assert plain.memory_bytes != offloaded.memory_bytes or plain.parallelism() != offloaded.parallelism()
+
+
+def test_parallelism_auto_and_the_planner_search_a_given_offload():
     body = _body(10)
     body["hardware"]["parallelism"] = "auto"
-    with pytest.raises(InvalidRequest) as err:
-        estimate_training(body, CATALOG)
-    assert "training.activation_offload_layers" in err.value.errors
+    chosen = estimate_training(body, CATALOG)
+    assert chosen["assumptions"]["activation_offload_layers"] == 10
+    assert chosen["assumptions"]["auto"]["parallelism"] == "auto"
     plan_body = {
         "model": body["model"],
         "training": body["training"],
-        "search": {"accelerators": ["nvidia-h100-sxm-80gb"]},
+        "search": {"accelerators": ["nvidia-h100-sxm-80gb"], "device_counts": [64]},
         "cost": {"usd_per_accelerator_hour": 1.0},
     }
-    with pytest.raises(InvalidRequest) as err:
-        plan_training(plan_body, CATALOG)
-    assert "training.activation_offload_layers" in err.value.errors
+    best = plan_training(plan_body, CATALOG)["best"]  # with the full estimate of its layout
+    assert best["estimate"]["assumptions"]["activation_offload_layers"] == 10
+    assert best["seconds"] == pytest.approx(best["estimate"]["time"]["seconds"], rel=1e-9)
+    assert best["memory_per_device_bytes"] == pytest.approx(
+        best["estimate"]["memory"]["per_device_bytes"], rel=1e-9
+    )
+    assert best["estimate"]["time"]["breakdown"]["activation_offload_s"] > 0
 
 
 def test_advice_candidates_never_carry_an_offload_chosen_to_fit():
@@ -178,8 +218,8 @@ def test_the_cheaper_part_scan_judges_other_parts_without_the_chosen_offload():
 
 def test_offload_copies_move_the_bytes_memory_keeps_for_fp4():
     """The copies are the offloaded layers' saved activations: under NVFP4 the GEMM inputs are kept at ~0.56 bytes
-    (memory.SAVED_GEMM_INPUT_BYTES), and the copies were sized as 16-bit ones. Over PCIe (B200) they are exposed."""
-    from scalecost.engine.training.model.memory import saved_input_bytes
+    (activations.SAVED_GEMM_INPUT_BYTES), and the copies were sized as 16-bit ones. Over PCIe (B200) they are exposed."""
+    from scalecost.engine.training.model.activations import saved_input_bytes
     from scalecost.engine.training.model.step import StepModel
 
     body = _body(40, accelerator="nvidia-b200")

@@ -12,14 +12,14 @@ from scalecost.engine.architecture import matmul_parameters_per_token
 from scalecost.engine.models import PRESETS
 from scalecost.engine.parallelism import Parallelism
 from scalecost.engine.training.estimate import estimate_training
-from scalecost.engine.training.model.arrays import Layouts, evaluate_layouts
-from scalecost.engine.training.model.compute import recompute_gemm_factor
-from scalecost.engine.training.model.evaluate import evaluate
-from scalecost.engine.training.model.memory import (
+from scalecost.engine.training.model.activations import (
     UNFUSED_SCORE_BYTES,
     layer_activation_bytes,
     unfused_kv_expansion,
 )
+from scalecost.engine.training.model.arrays import Layouts, evaluate_layouts
+from scalecost.engine.training.model.compute import recompute_gemm_factor
+from scalecost.engine.training.model.evaluate import evaluate
 from scalecost.engine.training.model.recompute import (
     RECOMPUTE_MODULES,
     recomputed_elementwise_bytes,
@@ -95,7 +95,7 @@ def test_mlp_frees_a_dense_layers_mlp_and_nothing_in_an_moe_layer() -> None:
 
 def test_mla_up_proj_frees_the_attention_inputs_and_layernorm_the_mla_input_norm() -> None:
     h, d = DSV3.hidden_size, DSV3.head_dim
-    qkv = 2 * h + 4 * DSV3.kv_heads * d  # memory._layer_terms' Q and K, V terms, per token
+    qkv = 2 * h + 4 * DSV3.kv_heads * d  # activations._layer_terms' Q and K, V terms, per token
     assert _kept(DSV3, ("core_attn",)) - _kept(DSV3, ("mla_up_proj",)) == pytest.approx(S * B * qkv)
     # MLA's input norm and the MoE pre-MLP norm are their own modules: two norm outputs of 2·h
     assert _kept(DSV3, ("core_attn",)) - _kept(DSV3, ("layernorm",)) == pytest.approx(S * B * 4 * h)

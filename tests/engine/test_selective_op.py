@@ -12,9 +12,9 @@ from scalecost.engine.hardware import Catalog
 from scalecost.engine.models import PRESETS
 from scalecost.engine.parallelism import Parallelism
 from scalecost.engine.training.estimate import estimate_training
+from scalecost.engine.training.model.activations import layer_activation_bytes, op_sac_recomputed_share
 from scalecost.engine.training.model.compute import recompute_collectives, recompute_gemm_factor
 from scalecost.engine.training.model.evaluate import evaluate
-from scalecost.engine.training.model.memory import layer_activation_bytes, op_sac_recomputed_share
 from scalecost.engine.training.model.plan import RECOMPUTATION
 from scalecost.engine.training.request import build_plan
 

@@ -10,7 +10,8 @@ from scalecost.engine.hardware import Catalog
 from scalecost.engine.models import PRESETS
 from scalecost.engine.parallelism import Parallelism, pipeline_bubble_fraction
 from scalecost.engine.training.estimate import estimate_training
-from scalecost.engine.training.model.memory import layer_activation_bytes, training_memory
+from scalecost.engine.training.model.activations import layer_activation_bytes
+from scalecost.engine.training.model.memory import training_memory
 from scalecost.engine.training.model.scaling import chinchilla_loss
 from scalecost.engine.training.request import build_plan
 

@@ -1,6 +1,6 @@
 """The planner's vectorised model (engine/training/model/arrays.py) is the single estimate's model, not a second one: on
 1,000 random valid configurations (every model kind, the whole catalog, every parallel degree, ZeRO stage,
-recomputation, micro-batch, checkpointing and validation) both agree to 1e-9 relative on memory, step time, total
+recomputation, micro-batch, activation offload, hybrid sharding, checkpointing and validation) both agree to 1e-9 relative on memory, step time, total
 seconds, accelerator-hours, utilization and fits."""
 
 from __future__ import annotations
@@ -66,6 +66,8 @@ def _random_request(rng: random.Random, accelerators: list[str], fp4_parts: list
         training["validation"] = {"interval_steps": 50, "tokens": 1e6}
     if rng.random() < 0.2:
         training["include_pretraining"] = True
+    if rng.random() < 0.15:  # activation offload (422 for a shape-less model or too few layers per stage)
+        training["activation_offload_layers"] = rng.choice([1, 2, 3, 8])
     if rng.random() < 0.15:  # the run's goodput given, or its interruption model changed
         training["goodput"] = rng.choice([0.8, 0.95])
     elif rng.random() < 0.2:
@@ -83,6 +85,8 @@ def _random_request(rng: random.Random, accelerators: list[str], fp4_parts: list
         "expert_overlap": e > 1 and rng.random() < 0.5,
         "pipeline_schedule": "zero_bubble" if p > 1 and rng.random() < 0.3 else "1f1b",
     }
+    if d > 1 and rng.random() < 0.25:  # hybrid sharding (422 where the group does not divide data × context)
+        parallelism["data_shard"] = rng.choice([c, 2 * c, 4 * c, 8 * c])
     accelerator = rng.choice(accelerators)
     precision = rng.choice([None, None, None, "fp8", "fp4"])  # None: the device's default (bf16, fp16, ...)
     if precision is not None:
@@ -147,6 +151,8 @@ def test_vector_model_agrees_with_single_estimate_on_1000_random_configurations(
     precisions = [plan.precision for _, plan in plans]
     assert precisions.count("fp4") >= 100 and precisions.count("fp8") >= 100  # low-precision training drawn
     assert sum(plan.par.pipeline_schedule == "zero_bubble" for _, plan in plans) >= 50  # ZB-H1 drawn
+    assert sum(plan.offload_layers > 0 for _, plan in plans) >= 50  # activation offload drawn
+    assert sum(plan.par.replicas > 1 for _, plan in plans) >= 50  # hybrid sharding drawn
     worst = 0.0
     for request, plan in plans:
         ev = evaluate(plan)
@@ -226,7 +232,7 @@ def test_vector_model_follows_the_inferred_stack_from_a_zero3_plan(catalog) -> N
 def test_uneven_pipeline_stages_agree_between_the_models(catalog) -> None:
     """126 layers on 16 stages: the first stage takes 7 layers (it holds the embedding), so the busiest stage is the
     second, 8 layers × 15 micro-batches in flight, in the single estimate and in the array model alike."""
-    from scalecost.engine.training.model import memory as mem
+    from scalecost.engine.training.model import activations as mem
 
     plans = []
     for p, v in ((16, 1), (16, 8), (7, 1), (9, 2)):

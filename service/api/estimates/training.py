@@ -138,7 +138,8 @@ class TrainingRunSchema(ma.Schema):
             "cpu_offloading_num_layers; NeMo's GB200 recipes use it). Default 0. The device keeps the other "
             "layers' activations and a double buffer of two offloaded layers; copies that the offloaded layers' "
             "compute cannot hide add `time.breakdown.activation_offload_s` (host link: NVLink-C2C on Grace "
-            "systems, else PCIe). Not searched by the planners",
+            "systems, else PCIe). A given value holds in every layout the planners and `auto` search (layouts whose "
+            "stages have no more layers are left out)",
             "example": 0,
         },
     )

@@ -19,8 +19,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ...architecture import embedding_parameters, layer_parameter_parts, layer_parameters
-from ...parallelism import DEVICES_PER_NODE, bubble_seconds, pipeline_bubble_fraction
+from ...parallelism import DEVICES_PER_NODE, bubble_seconds, pipeline_bubble_fraction, shard_ranks
 from ...units import SECONDS_PER_HOUR
+from . import activations as act
 from . import arrays_comm as vc
 from . import compute as st
 from . import memory as mem
@@ -30,6 +31,7 @@ from .expert_comm import exposed_expert_s, unpaired_share
 from .framework import inferred_framework, loss_bytes_per_logit
 from .goodput import MAX_LOSS_SHARE, straggler_shares
 from .layouts import Layouts
+from .offload import host_link_bytes_per_s, offload_step_s
 from .plan import TrainingPlan
 from .recompute import keeps_scores, saved_terms
 
@@ -69,11 +71,11 @@ def evaluate_layouts(
     micro_batches = per_replica // lay.micro_batch
     dense, expert = _parameters_per_device(plan, lay)
     weights, grads, optim, gathered = _model_states(plan, lay, dense, expert)
-    activations = _activation_bytes(plan, lay, micro_batches)
+    activations, stored = _activation_bytes(plan, lay, micro_batches)
     overhead = gathered + mem.part_overhead_bytes(plan.accelerator, weights + grads + optim + activations)
     memory_total = weights + grads + optim + activations + overhead
     states = weights + grads + optim
-    step = _step(plan, lay, devices, micro_batches, states, dense, expert)
+    step = _step(plan, lay, devices, micro_batches, states, (dense, expert), stored)
     compute_s, communication_s, bubble_s = step
     busy_s = compute_s + communication_s
     return _totals(
@@ -107,7 +109,7 @@ def _model_states(
 ) -> tuple[Array, Array, Array, Array]:
     """memory.model_states over layouts: weights, gradients, optimizer states, ZeRO-3 gathered layers."""
     w_b, g_b, o_b = mem.bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
-    dp = lay.data * lay.context
+    dp = shard_ranks(lay.data * lay.context, plan.par.data_shard)  # Parallelism.shard_ranks
     edp = np.maximum(1, dp // lay.expert)
     z = lay.zero_stage
     one = np.ones_like(dp)
@@ -123,68 +125,56 @@ def _model_states(
     return weights, grads, optim, np.where(z >= 3, gathered_3, 0.0)
 
 
-def _activation_bytes(plan: TrainingPlan, lay: Layouts, micro_batches: Array) -> Array:
-    """memory.activation_bytes over layouts."""
+def _activation_bytes(plan: TrainingPlan, lay: Layouts, micro_batches: Array) -> tuple[Array, Array | None]:
+    """activations.activation_bytes over layouts, and the bytes a layer keeps per micro-batch (None without a
+    shape: nothing to offload)."""
     model, act_bytes = plan.model, plan.activation_bytes_per_value
     t, p, b = lay.tensor, lay.pipeline, lay.micro_batch
     s_len = plan.sequence_length // lay.context
     if model.shape is None:
         if model.flops_per_sample:
-            per_sample = model.flops_per_sample / mem.CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE * act_bytes / 2.0
-            return per_sample * b / (t * p)
+            per_sample = model.flops_per_sample / act.CNN_FORWARD_FLOPS_PER_ACTIVATION_BYTE * act_bytes / 2.0
+            return per_sample * b / (t * p), None
         width = math.sqrt(model.total_parameters / 12.0)
         layers = max(1.0, model.total_parameters / (12.0 * width * width))
-        return 16.0 * width * layers * s_len * b * act_bytes / 2.0 / (t * p)
+        return 16.0 * width * layers * s_len * b * act_bytes / 2.0 / (t * p), None
     sh = model.shape
     stored, working = _layer_activation_bytes(plan, lay, s_len)
-    layers_per_stage = -(-sh.layers // p)
-    in_flight = np.minimum(p, np.maximum(1, micro_batches)).astype(np.float64)
-    second = np.minimum(p - 1, np.maximum(1, micro_batches)).astype(np.float64)
-    interleaved = (p > 1) & (lay.virtual_pipeline > 1)
-    extra = np.where(interleaved, 1.0 + (p - 1) / (p * lay.virtual_pipeline), 1.0)
-    in_flight, second = in_flight * extra, second * extra
-    # uneven layers: the first stage takes one layer fewer (memory.activation_bytes_by_runtime)
-    kept_layers = np.where(
-        (p > 1) & (sh.layers % p != 0),
-        np.maximum((layers_per_stage - 1) * in_flight, layers_per_stage * second),
-        layers_per_stage * in_flight,
-    )
+    in_flight, second = act.in_flight_micro_batches(p, micro_batches, lay.virtual_pipeline)
+    first, last = act.kept_stage_bytes(sh.layers, p, plan.offload_layers, in_flight, second, stored)
     loss_bytes = loss_bytes_per_logit(plan.framework, act_bytes, xla=plan.accelerator.kind == "tpu")
-    logits = s_len * b * sh.vocab_size / t / plan.loss_chunks * loss_bytes
-    tail = np.maximum(working, logits)  # the loss and the rebuilt layer are never live together (memory.py)
-    first = kept_layers * stored + np.where(p == 1, tail, working)
-    last = layers_per_stage * stored + tail
-    return np.maximum(first, last)
+    logits = s_len * b * sh.vocab_size / t / plan.loss_chunks
+    return act.activation_peak(first, last, working, logits * loss_bytes, p), stored
 
 
 def _layer_activation_bytes(plan: TrainingPlan, lay: Layouts, s_len: Array) -> tuple[Array, Array]:
-    """memory.layer_activation_bytes over layouts: (kept per layer, one layer rebuilt during backward)."""
+    """activations.layer_activation_bytes over layouts: (kept per layer, one layer rebuilt during backward)."""
     sh, act_bytes = plan.model.shape, plan.activation_bytes_per_value
     assert sh is not None
     t, b, sp = lay.tensor, lay.micro_batch, lay.sequence_parallel
     sbh = s_len * b * sh.hidden_size
-    replicated, split = mem._layer_terms(
-        sh, mem._mlp_activation_scale(sh), mem.saved_input_bytes(plan.precision)
+    replicated, split = act._layer_terms(
+        sh, act._mlp_activation_scale(sh), act.saved_input_bytes(plan.precision)
     )
     per_layer = sbh * np.where(sp, (replicated + split) / t, replicated + split / t)
     if keeps_scores(plan.recompute, plan.recompute_modules, plan.flash_attention):
-        scores = mem.UNFUSED_SCORE_BYTES * sh.attention_heads * s_len * s_len * b
-        per_layer = per_layer + (scores + mem.unfused_kv_expansion(sh) * sbh) / t
+        scores = act.UNFUSED_SCORE_BYTES * sh.attention_heads * s_len * s_len * b
+        per_layer = per_layer + (scores + act.unfused_kv_expansion(sh) * sbh) / t
     per_layer = per_layer * (act_bytes / 2.0)
     if plan.recompute == "full":
         stored = 2.0 * sbh / np.where(sp, t, 1) * act_bytes / 2.0
         return stored, per_layer
     if plan.recompute == "dots":
-        kept, rebuilt = mem._dots_terms(sh)
+        kept, rebuilt = act._dots_terms(sh)
         stored = sbh * np.where(sp, (kept + rebuilt) / t, kept + rebuilt / t) * act_bytes / 2.0
         return stored, per_layer
     if plan.recompute == "selective_op":
-        whole, sequence, reduce_scatter, split = mem.op_sac_terms(sh)
+        whole, sequence, reduce_scatter, split = act.op_sac_terms(sh)
         sp_on = sp & (t > 1)
         kept_op = whole + np.where(sp_on, (sequence + reduce_scatter) / t, sequence) + split / t
         return s_len * b * kept_op * act_bytes / 2.0, per_layer
     if plan.recompute == "selective":
-        whole, parted = saved_terms(sh, plan.recompute_modules, mem.saved_input_bytes(plan.precision))
+        whole, parted = saved_terms(sh, plan.recompute_modules, act.saved_input_bytes(plan.precision))
         freed = sbh * np.where(sp, (whole + parted) / t, whole + parted / t) * (act_bytes / 2.0)
         return per_layer - freed, freed
     return per_layer, np.zeros(len(t))
@@ -199,11 +189,12 @@ def _step(
     devices: Array,
     micro_batches: Array,
     states: Array,
-    dense: Array,
-    expert: Array,
+    params: tuple[Array, Array],
+    stored: Array | None,
 ) -> tuple[Array, Array, Array]:
-    """StepModel.step over layouts: (compute_s, communication_s, bubble_s) per step."""
-    acc = plan.accelerator
+    """StepModel.step over layouts: (compute_s, communication_s, bubble_s) per step (`params`: the dense and expert
+    parameters per device, `stored`: a layer's kept activation bytes per micro-batch)."""
+    acc, (dense, expert) = plan.accelerator, params
     flops = st.flops_per_unit(plan)
     work = st.step_work(plan, flops)  # only `devices` and `shape_base` depend on the layout: redone below
     # compute_rates on one device: the GEMM rate grows with the devices, attention and element-wise seconds shrink
@@ -230,11 +221,18 @@ def _step(
         overlap = plan.par.expert_overlap
         expert_s = np.where(lay.expert > 1, exposed_expert_s(expert_s, compute_s, unpaired, overlap), 0.0)
     data_s = vc.data_parallel_comm(plan, lay, micro_batches, compute_s, dense, expert)
-    stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s
+    offload_s = 0.0
+    if plan.offload_layers and stored is not None and plan.model.shape is not None:  # StepModel._offload_s
+        per_stage = -(-plan.model.shape.layers // lay.pipeline)
+        bandwidth = host_link_bytes_per_s(acc)
+        offload_s = offload_step_s(
+            plan.offload_layers, per_stage, stored, micro_batches, compute_s, bandwidth
+        )
+    stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s + offload_s
     zero_bubble = plan.par.pipeline_schedule == "zero_bubble"  # the base plan's (auto.py carries a given one)
     bubble = pipeline_bubble_fraction(lay.pipeline, micro_batches, lay.virtual_pipeline, zero_bubble)
     bubble_s = bubble_seconds(stage_work, bubble)
-    communication_s = tensor_s + pipeline_s + data_s + expert_s + context_s
+    communication_s = tensor_s + pipeline_s + data_s + expert_s + context_s + offload_s
     return compute_s + optimizer_s, communication_s, bubble_s
 
 

@@ -8,9 +8,10 @@ import numpy as np
 
 from ... import parallelism
 from ...hardware import Accelerator
-from ...parallelism import domain_size, scale_up_bytes_per_s
+from ...parallelism import domain_size, scale_up_bytes_per_s, shard_ranks
 from . import compute as st
 from . import memory as mem
+from .data_comm import gradient_buckets, replica_exposed_s, shard_group_exposed_s
 from .expert_comm import ALL_TO_ALLS_PER_MOE_LAYER
 from .layouts import Layouts
 from .plan import TrainingPlan
@@ -114,21 +115,28 @@ def model_parallel_comm(
 def data_parallel_comm(
     plan: TrainingPlan, lay: Layouts, micro_batches: Array, compute_s: Array, dense: Array, expert: Array
 ) -> Array:
-    """StepModel._data_parallel_terms and data_parallel_comm: exposed gradient (and ZeRO-3 gather) seconds."""
+    """StepModel._data_parallel_terms and _data_parallel_comm: exposed gradient (and ZeRO-3 gather) seconds of the
+    shard group (every gradient rank, or the base plan's data_shard group: parallelism.shard_ranks) and, under
+    hybrid sharding, of the replicas' all-reduce (data_comm.py's exposure, the same functions)."""
     _, g_b, _ = mem.bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
-    ranks = lay.data * lay.context
-    zero3 = lay.zero_stage >= 3
+    ranks = shard_ranks(lay.data * lay.context, plan.par.data_shard)
     bandwidth = group_bandwidth(plan.accelerator, ranks, lay.tensor)
-    total = np.where(zero3, 1.5, 1.0) * all_reduce_seconds((dense + expert) * g_b, ranks, bandwidth)
+    grad_bytes = (dense + expert) * g_b
+    total = np.where(lay.zero_stage >= 3, 1.5, 1.0) * all_reduce_seconds(grad_bytes, ranks, bandwidth)
     total = total + data_latency_s(plan, lay, ranks, dense + expert)
-    total = np.where(zero3, total * micro_batches, total)
-    hidden_behind = np.where(zero3, 0.8 * compute_s, compute_s / np.maximum(micro_batches, 1) * 2.0 / 3.0)
-    exposed = total - hidden_behind
-    micro = compute_s / np.maximum(micro_batches, 1)
-    half = total / 2.0
-    split = np.maximum(0.0, half - micro * 2.0 / 3.0) + np.maximum(0.0, half - micro / 3.0)
-    exposed = np.where((lay.zero_stage == 1) | (lay.zero_stage == 2), split, exposed)
-    return np.maximum(st.DP_MIN_EXPOSED * total, exposed)
+    exposed = shard_group_exposed_s(total, micro_batches, compute_s, lay.zero_stage)
+    if not plan.par.data_shard:
+        return exposed
+    replicas = lay.data * lay.context // ranks
+    stride = lay.tensor * ranks
+    replica_total = all_reduce_seconds(
+        grad_bytes / ranks, replicas, group_bandwidth(plan.accelerator, replicas, stride)
+    )
+    latency = gradient_buckets((dense + expert) / ranks, replicas) * collective_latency_s(
+        plan.accelerator, True, replicas, stride
+    )
+    replica_total = np.where(replicas > 1, replica_total + latency, 0.0)
+    return exposed + replica_exposed_s(replica_total, micro_batches, compute_s)
 
 
 def collective_latency_s(acc: Accelerator, all_reduce: bool, group_size: Array, stride: Array) -> Array:
@@ -159,8 +167,7 @@ def data_latency_s(plan: TrainingPlan, lay: Layouts, ranks: Array, params: Array
     """step_model.data_latency_s over layouts."""
     acc, shape = plan.accelerator, plan.model.shape
     gather = collective_latency_s(acc, False, ranks, lay.tensor)
-    bucket = np.maximum(st.DDP_BUCKET_PARAMETERS, st.DDP_BUCKET_PARAMETERS_PER_RANK * ranks)
-    buckets = np.maximum(1.0, np.ceil(params / bucket))
+    buckets = gradient_buckets(params, ranks)
     other = np.where(
         lay.zero_stage == 0,
         buckets * collective_latency_s(acc, True, ranks, lay.tensor),

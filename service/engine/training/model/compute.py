@@ -20,8 +20,9 @@ from ...architecture import (
     matmul_parameters_per_token,
 )
 from ...hardware import Accelerator
+from .activations import FP4_BF16_LAYER_SHARE, op_sac_recomputed_share
 from .framework import attention_factor, elementwise_factor
-from .memory import FP4_BF16_LAYER_SHARE, MemoryBreakdown, expert_parameters, op_sac_recomputed_share
+from .memory import MemoryBreakdown, expert_parameters
 from .plan import TrainingPlan
 from .recompute import recomputed_elementwise_bytes, recomputed_matmul_share, recomputes_attention
 
@@ -113,7 +114,7 @@ FP8_BF16_GEMMS = ("lm_head",)
 # the 12B model's 62 blocks, about 16 % of the linear layers. The engine keeps that share of the transformer layers'
 # linear GEMM work at the 16-bit rate (besides the LM head, FP8_BF16_GEMMS). Megatron-Bridge's own Llama NVFP4
 # benchmark recipes run every layer in NVFP4 (first_last_layers_bf16 left False), so they are faster than this
-# recipe by up to that share (docs/formulas.md, "FP4 training"). The share is memory.FP4_BF16_LAYER_SHARE (0.16).
+# recipe by up to that share (docs/formulas.md, "FP4 training"). The share is activations.FP4_BF16_LAYER_SHARE (0.16).
 LOW_PRECISION_TRAINING = ("fp8", "fp4")  # matmuls below 16 bits, the rest of the step in 16-bit
 
 
@@ -204,7 +205,7 @@ def flops_per_unit(plan: TrainingPlan) -> UnitFlops:
 def recompute_gemm_factor(plan: TrainingPlan) -> float:
     """Hardware over model GEMM FLOPs from activation recomputation: full recompute runs the forward again (4/3;
     bigscience math README), op-level selective checkpointing the forward of the matmuls it does not keep
-    (1 + share/3, memory.op_sac_recomputed_share), selective the matmuls of the modules it names (1 + share/3,
+    (1 + share/3, activations.op_sac_recomputed_share), selective the matmuls of the modules it names (1 + share/3,
     recompute_modules.recomputed_matmul_share; none with the default core attention), none no GEMM again."""
     if plan.recompute == "full":
         return 4.0 / 3.0

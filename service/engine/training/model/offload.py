@@ -9,12 +9,8 @@ their own stream beside the compute of the offloaded layers: forward copies hide
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from ...errors import InvalidRequest
 from ...hardware import Accelerator
-from ...i18n import _
+from ...numeric import Num, maximum, minimum, where
 
 GB = 1e9
 # Device ↔ host bandwidth per direction, by part (first matching id fragment wins):
@@ -68,32 +64,34 @@ def offloads_to_fit(acc: Accelerator) -> bool:
     return coherent_host_link(acc) or acc.kind == "tpu"
 
 
-def offloaded_layers(requested: int, layers_per_stage: int) -> int:
-    """Layers per stage whose activations go to the host (at most all but one: the last layer's feed the loss)."""
-    return max(0, min(requested, layers_per_stage - 1))
+def offloaded_layers(requested: Num, layers_per_stage: Num) -> Num:
+    """Layers per stage whose activations go to the host (at most all but one: the last layer's feed the loss).
+    Scalars (the single estimate) or arrays of layouts (the planner's array model) alike, as below."""
+    return maximum(0, minimum(requested, layers_per_stage - 1))
 
 
-def resident_layers(layers_per_stage: int, offloaded: int) -> tuple[float, float]:
+def resident_layers(layers_per_stage: Num, offloaded: Num) -> tuple[Num, Num]:
     """(layers kept per micro-batch in flight, layers kept once): the not-offloaded layers for every micro-batch in
     flight, and the double buffer of offloaded layers once."""
-    return float(layers_per_stage - offloaded), float(min(offloaded, DOUBLE_BUFFER_LAYERS))
+    return (layers_per_stage - offloaded) * 1.0, minimum(offloaded, DOUBLE_BUFFER_LAYERS) * 1.0
 
 
-def exposed_offload_s(copy_bytes: float, bandwidth: float, offloaded_compute_s: float) -> float:
+def exposed_offload_s(copy_bytes: Num, bandwidth: float, offloaded_compute_s: Num) -> Num:
     """Seconds per step the copies add: each direction moves `copy_bytes`; forward copies hide behind a third of the
     offloaded layers' compute, backward prefetches behind two thirds."""
-    if copy_bytes <= 0.0:
-        return 0.0
     one_way = copy_bytes / bandwidth
-    return max(0.0, one_way - offloaded_compute_s / 3.0) + max(0.0, one_way - 2.0 * offloaded_compute_s / 3.0)
+    exposed = maximum(0.0, one_way - offloaded_compute_s / 3.0) + maximum(
+        0.0, one_way - 2.0 * offloaded_compute_s / 3.0
+    )
+    return where(copy_bytes > 0.0, exposed, 0.0)
 
 
-def refuse_in_search(training: Mapping[str, Any]) -> None:
-    """The planners' array model has no offload term: a search with activation offload is a 422, not a wrong plan."""
-    if int(training.get("activation_offload_layers") or 0) > 0:
-        raise InvalidRequest.single(
-            "training.activation_offload_layers",
-            _(
-                'The planner and hardware.parallelism "auto" do not search activation offload: leave it out or 0.'
-            ),
-        )
+def offload_step_s(
+    requested: int, layers_per_stage: Num, stored: Num, micro_batches: Num, compute_s: Num, bandwidth: float
+) -> Num:
+    """Exposed seconds of one step's activation copies (StepModel and the array model alike): `requested` layers
+    per stage (clamped by offloaded_layers) of `stored` bytes each, per micro-batch, over the host link, hidden
+    behind the offloaded layers' share of the step's compute."""
+    k = offloaded_layers(requested, layers_per_stage)
+    copy_bytes = k * stored * micro_batches
+    return exposed_offload_s(copy_bytes, bandwidth, compute_s * k / layers_per_stage)

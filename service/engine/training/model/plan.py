@@ -21,7 +21,7 @@ OPTIMIZERS = ("adamw", "adam", "sgd", "sgd-momentum", "adafactor", "adam-8bit", 
 # "dots": keep the layer input and the outputs of the weight matmuls the backward needs (the QKV projections and
 # the MLP's input projections), recompute the rest: JAX's jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims,
 # MaxText's remat_policy "minimal" (MaxText/layers/models.py @76bd53b0f); docs/formulas.md "Activation memory".
-# "selective_op": torchtitan's op-level selective activation checkpointing (memory.py op_sac_bytes_per_token).
+# "selective_op": torchtitan's op-level selective activation checkpointing (activations.py op_sac_bytes_per_token).
 RECOMPUTATION = ("none", "selective", "selective_op", "full", "dots")
 # The modes the planner tries when the request fixes none: those of Megatron-LM / PyTorch recipes (JAX's "dots"
 # is a MaxText choice, not searched).
@@ -96,7 +96,7 @@ class TrainingPlan:
     # that fits: fit_defaults.remat_to_fit)
     recompute_source: str = "given"
     # chunks the loss is computed in (MaxText num_vocab_tiling, chunked / fused linear cross entropy): the loss's
-    # buffers at their peak are those of one chunk's logits (memory.activation_bytes_by_runtime)
+    # buffers at their peak are those of one chunk's logits (activations.activation_bytes_by_runtime)
     loss_chunks: int = 1
 
     def with_fields(self, **changes: Any) -> TrainingPlan:

@@ -3,8 +3,8 @@
 Megatron-Core recomputes, under `recompute_granularity="selective"`, the submodules listed in
 `TransformerConfig.recompute_modules` (megatron/core/transformer/transformer_config.py @core_v0.15.0 and @d98e8a6,
 default ["core_attn"]; every check is `recompute_granularity == 'selective' and name in recompute_modules`, so the
-list does nothing without "selective"). What each one drops, in the per-layer terms memory._layer_terms counts
-(bytes per s·b·h at 2-byte activations; q = bytes per saved GEMM input, memory.saved_input_bytes), for the
+list does nothing without "selective"). What each one drops, in the per-layer terms activations._layer_terms counts
+(bytes per s·b·h at 2-byte activations; q = bytes per saved GEMM input, activations.saved_input_bytes), for the
 Transformer Engine layer spec NeMo and Megatron-Bridge build (megatron/core/models/gpt/gpt_layer_specs.py
 get_gpt_layer_with_transformer_engine_spec: the input norm is fused into the QKV linear except under MLA, and the
 pre-MLP norm into the MLP's first linear except in MoE layers):
@@ -21,7 +21,7 @@ pre-MLP norm into the MLP's first linear except in MoE layers):
 * shared_experts: the shared experts' FC1 outputs and FC2 input.
 * mla_up_proj: MLA's up projections and RoPE (multi_latent_attention.py): the core attention inputs Q, K, V.
 
-The engine counts every layer of an MoE model as an MoE layer (memory._active_ffn_width), so "mlp" frees nothing
+The engine counts every layer of an MoE model as an MoE layer (activations._active_ffn_width), so "mlp" frees nothing
 there (DeepSeek-V3's three leading dense layers are not counted apart). Recomputed matmuls add their forward
 FLOPs (1 + share/3 of the training GEMM FLOPs, as op-level checkpointing); recomputed norms and activations add
 the bytes of one more forward pass of them (input read, output written). Not counted (assumption, small at the
@@ -114,12 +114,12 @@ def recomputes_attention(recompute: str, modules: tuple[str, ...], flash_attenti
 def saved_terms(
     sh: TransformerShape, modules: tuple[str, ...], input_bytes: float = 2.0
 ) -> tuple[float, float]:
-    """Bytes per s·b·h (2-byte activations) the modules free per layer, in memory._layer_terms' two parts: (kept
+    """Bytes per s·b·h (2-byte activations) the modules free per layer, in activations._layer_terms' two parts: (kept
     whole unless sequence parallel, split by t). See the module docstring for what each frees."""
     if not modules or modules == DEFAULT_RECOMPUTE_MODULES:
         return 0.0, 0.0
     gated = sh.ffn_type == "swiglu"
-    q = input_bytes  # memory._layer_terms: the GEMM inputs at q bytes per value
+    q = input_bytes  # activations._layer_terms: the GEMM inputs at q bytes per value
     h = sh.hidden_size
     whole = split = 0.0
     if "layernorm" in modules:
@@ -136,12 +136,12 @@ def saved_terms(
         whole += q
         split += mlp_kept_per_hidden(sh.ffn_hidden_size / h, gated, q)
     if "mla_up_proj" in modules:
-        split += 2.0 + 4.0 * sh.kv_heads * sh.head_dim / h  # the Q and K, V terms of memory._layer_terms
+        split += 2.0 + 4.0 * sh.kv_heads * sh.head_dim / h  # the Q and K, V terms of activations._layer_terms
     return whole, split
 
 
 def mlp_kept_per_hidden(width: float, gated: bool, q: float) -> float:
-    """An MLP's kept bytes per s·b·h past its input at width f/h (memory._layer_terms): SwiGLU's gate and up
+    """An MLP's kept bytes per s·b·h past its input at width f/h (activations._layer_terms): SwiGLU's gate and up
     outputs 4·f/h, a GELU's activation input 2·f/h, plus the FC2 (down-projection) input q·f/h."""
     return ((4.0 if gated else 2.0) + q) * width
 

@@ -5,8 +5,6 @@ rates; this module the per-micro-batch seconds. model/arrays.py writes the same 
 
 from __future__ import annotations
 
-import math
-
 from ...parallelism import (
     all_reduce_seconds,
     bubble_seconds,
@@ -15,11 +13,9 @@ from ...parallelism import (
     group_bandwidth,
     pipeline_bubble_fraction,
 )
+from .activations import layer_activation_bytes, saved_input_bytes
 from .compute import (
     CP_MIN_EXPOSED,
-    DDP_BUCKET_PARAMETERS,
-    DDP_BUCKET_PARAMETERS_PER_RANK,
-    DP_MIN_EXPOSED,
     TP_EXPOSED,
     StepTime,
     StepWork,
@@ -30,15 +26,10 @@ from .compute import (
     recompute_collectives,
     step_work,
 )
+from .data_comm import gradient_buckets, replica_exposed_s, shard_group_exposed_s
 from .expert_comm import ALL_TO_ALLS_PER_MOE_LAYER, exposed_expert_s, unpaired_share
-from .memory import (
-    MemoryBreakdown,
-    bytes_per_parameter,
-    layer_activation_bytes,
-    parameters_per_device,
-    saved_input_bytes,
-)
-from .offload import exposed_offload_s, host_link_bytes_per_s, offloaded_layers
+from .memory import MemoryBreakdown, bytes_per_parameter, parameters_per_device
+from .offload import host_link_bytes_per_s, offload_step_s
 from .plan import TrainingPlan
 
 
@@ -136,8 +127,6 @@ class StepModel:
         if shape is None:
             return 0.0
         par = plan.par
-        layers_per_stage = -(-shape.layers // par.pipeline)
-        k = offloaded_layers(plan.offload_layers, layers_per_stage)
         stored, _ = layer_activation_bytes(
             shape,
             par,
@@ -146,12 +135,14 @@ class StepModel:
             plan.sequence_length // par.context,
             micro_batch,
             plan.activation_bytes_per_value,
-            input_bytes=saved_input_bytes(plan.precision),  # FP8 1 byte, NVFP4 ~0.6 (memory.py)
+            input_bytes=saved_input_bytes(plan.precision),  # FP8 1 byte, NVFP4 ~0.6 (activations.py)
             modules=plan.recompute_modules,
         )
-        copy_bytes = k * stored * micro_batches
+        layers_per_stage = -(-shape.layers // par.pipeline)
         bandwidth = host_link_bytes_per_s(plan.accelerator)
-        return exposed_offload_s(copy_bytes, bandwidth, compute_s * k / layers_per_stage)
+        return float(
+            offload_step_s(plan.offload_layers, layers_per_stage, stored, micro_batches, compute_s, bandwidth)
+        )
 
     # ------------------------------------------------------------------ compute: GEMMs, attention, element-wise
 
@@ -273,38 +264,12 @@ class StepModel:
             self._replica_total = all_reduce_seconds(
                 grad_bytes / ranks, par.replicas, replica_bw
             ) + replica_latency_s(plan, (dense + expert) / ranks)
-        self._zero3 = par.zero_stage >= 3
-        self._sharded_optimizer = par.zero_stage in (1, 2)
 
     def _data_parallel_comm(self, micro_batches: int, compute_s: float) -> float:
-        """Exposed data-parallel gradient (and ZeRO-3 parameter) communication seconds per step."""
-        return self._shard_group_comm(micro_batches, compute_s) + self._replica_comm(micro_batches, compute_s)
-
-    def _shard_group_comm(self, micro_batches: int, compute_s: float) -> float:
-        data_total = self._data_total
-        if self._zero3:  # parameters are re-gathered every micro-batch, prefetched behind compute
-            data_total *= micro_batches
-            hidden_behind = 0.8 * compute_s
-        elif self._sharded_optimizer:
-            # distributed optimizer: the gradient reduce-scatter (half the volume) overlaps the last micro-batch's
-            # backward, the parameter all-gather (the other half) the next step's first forward (Megatron-Core
-            # overlap_grad_reduce / overlap_param_gather)
-            micro = compute_s / max(micro_batches, 1)
-            half = data_total / 2.0
-            exposed = max(0.0, half - micro * 2.0 / 3.0) + max(0.0, half - micro / 3.0)
-            return max(DP_MIN_EXPOSED * data_total, exposed)
-        else:  # gradients reduce during the last micro-batch's backward (2/3 of its compute)
-            hidden_behind = compute_s / max(micro_batches, 1) * 2.0 / 3.0
-        return max(DP_MIN_EXPOSED * data_total, data_total - hidden_behind)
-
-    def _replica_comm(self, micro_batches: int, compute_s: float) -> float:
-        """The replicas' all-reduce of the gradient shards runs on the scale-out links during the last micro-batch's
-        backward (2/3 of its compute), beside the shard group's reduce-scatter on the scale-up links."""
-        total = self._replica_total
-        if total <= 0.0:
-            return 0.0
-        hidden_behind = compute_s / max(micro_batches, 1) * 2.0 / 3.0
-        return max(DP_MIN_EXPOSED * total, total - hidden_behind)
+        """Exposed data-parallel gradient (and ZeRO-3 parameter) communication seconds per step (data_comm.py)."""
+        zero_stage = self.plan.par.zero_stage
+        shard_group = shard_group_exposed_s(self._data_total, micro_batches, compute_s, zero_stage)
+        return shard_group + replica_exposed_s(self._replica_total, micro_batches, compute_s)
 
 
 def data_latency_s(plan: TrainingPlan, params: float) -> float:
@@ -320,7 +285,7 @@ def data_latency_s(plan: TrainingPlan, params: float) -> float:
     if par.zero_stage >= 3 and plan.model.shape is not None:
         layers_per_stage = -(-plan.model.shape.layers // par.pipeline)
         return 3.0 * layers_per_stage * collective_latency_s(acc, False, ranks, par.tensor)
-    buckets = max(1.0, math.ceil(params / max(DDP_BUCKET_PARAMETERS, DDP_BUCKET_PARAMETERS_PER_RANK * ranks)))
+    buckets = gradient_buckets(params, ranks)
     if par.zero_stage == 0:
         return buckets * collective_latency_s(acc, True, ranks, par.tensor)
     return buckets * 2.0 * collective_latency_s(acc, False, ranks, par.tensor)
@@ -330,7 +295,6 @@ def replica_latency_s(plan: TrainingPlan, params: float) -> float:
     """Latencies of the replicas' all-reduce of `params` gradient-shard parameters, in the same buckets."""
     par, acc = plan.par, plan.accelerator
     replicas = par.replicas
-    buckets = max(
-        1.0, math.ceil(params / max(DDP_BUCKET_PARAMETERS, DDP_BUCKET_PARAMETERS_PER_RANK * replicas))
+    return gradient_buckets(params, replicas) * collective_latency_s(
+        acc, True, replicas, par.tensor * par.shard_ranks
     )
-    return buckets * collective_latency_s(acc, True, replicas, par.tensor * par.shard_ranks)

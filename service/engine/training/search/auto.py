@@ -19,7 +19,6 @@ from ...hardware import Catalog
 from ...i18n import N_, _
 from ...parallelism import DEVICES_PER_NODE, PIPELINE_SCHEDULES, builds_training_clusters
 from ...units import human_duration
-from ..model.offload import refuse_in_search
 from ..model.plan import TrainingPlan
 from ..request import build_plan
 from .rank import Candidate, Constraints, Offer, prepare, search
@@ -41,13 +40,13 @@ def wants_auto(request: Mapping[str, Any]) -> bool:
 
 
 def _refuse_unsearched_layout(hardware: Mapping[str, Any], count_auto: bool) -> None:
-    """The search's array model shards over all data ranks and splits experts like the dense layers: a given
-    data_shard or expert_tensor with a count it chooses would be dropped, so it is a 422 instead. A given
-    pipeline_schedule or expert_overlap is searched (the base plan carries it: _given_switches)."""
+    """The search's array model splits experts like the dense layers: a given expert_tensor with a count it chooses
+    would be dropped, so it is a 422 instead. A given pipeline_schedule, expert_overlap or data_shard is searched
+    (the base plan carries it: _given_switches)."""
     given = hardware.get("parallelism")
     if not count_auto or not isinstance(given, Mapping):
         return
-    for field in ("data_shard", "expert_tensor"):
+    for field in ("expert_tensor",):
         if given.get(field) is not None:
             raise InvalidRequest.single(
                 f"hardware.parallelism.{field}",
@@ -57,13 +56,15 @@ def _refuse_unsearched_layout(hardware: Mapping[str, Any], count_auto: bool) -> 
             )
 
 
-SEARCHED_SWITCHES = ("pipeline_schedule", "expert_overlap")  # given ones ride on the base plan's par
+# given ones ride on the base plan's par
+SEARCHED_SWITCHES = ("pipeline_schedule", "expert_overlap", "data_shard")
 
 
 def _given_switches(base: TrainingPlan, hardware: Mapping[str, Any]) -> TrainingPlan:
-    """The base plan with a given hardware.parallelism.pipeline_schedule and expert_overlap, which the array model
-    reads from it (build_plan of the one-device base would refuse zero_bubble without a pipeline and expert_overlap
-    without experts, so they are set here; the estimate of the chosen layout validates them)."""
+    """The base plan with a given hardware.parallelism.pipeline_schedule, expert_overlap and data_shard, which the
+    array model reads from it (build_plan of the one-device base would refuse zero_bubble without a pipeline,
+    expert_overlap without experts and a data_shard group larger than its one rank, so they are set here; the
+    estimate of the chosen layout validates them)."""
     given = hardware.get("parallelism")
     if not isinstance(given, Mapping):
         return base
@@ -72,6 +73,9 @@ def _given_switches(base: TrainingPlan, hardware: Mapping[str, Any]) -> Training
         changes["pipeline_schedule"] = given["pipeline_schedule"]
     if given.get("expert_overlap") is not None:
         changes["expert_overlap"] = bool(given["expert_overlap"])
+    shard = given.get("data_shard")
+    if isinstance(shard, int) and not isinstance(shard, bool) and shard > 0:
+        changes["data_shard"] = shard  # enumerate_layouts keeps the layouts whose data × context it divides
     if not changes:
         return base
     return base.with_fields(par=replace(base.par, **changes))
@@ -83,7 +87,6 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
     training = dict(request.get("training") or {})
     constraints = request.get("constraints") or {}
     count_auto, layout_auto = hardware.get("count") == AUTO, hardware.get("parallelism") == AUTO
-    refuse_in_search(training)
     _refuse_unsearched_layout(hardware, count_auto)
     deadline = None
     if constraints.get("deadline") is not None:

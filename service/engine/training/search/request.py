@@ -17,7 +17,6 @@ from ...hardware import Catalog, Price
 from ...i18n import _
 from ...parallelism import DEVICES_PER_NODE, builds_training_clusters
 from ...pricing import PRICING_MODELS
-from ..model.offload import refuse_in_search
 from ..model.plan import SEARCHED_RECOMPUTATION, TrainingPlan
 from ..request import build_plan
 from .rank import OBJECTIVES, Candidate, Constraints, Offer, Prepared
@@ -307,7 +306,6 @@ def _candidates(
 ) -> tuple[list[Candidate], list[dict[str, str]]]:
     """A base plan per accelerator and recomputation mode; accelerators that cannot take part, with the reason."""
     training = {k: v for k, v in (request.get("training") or {}).items() if k != "micro_batch_size"}
-    refuse_in_search(training)
     cost = {"infrastructure_overhead": (request.get("cost") or {}).get("infrastructure_overhead", 0.0)}
     candidates: list[Candidate] = []
     excluded: list[dict[str, str]] = []

@@ -4,7 +4,8 @@ A search space is the product of the allowed degrees; `enumerate_layouts` builds
 layouts build_plan accepts for the plan (the same rules as layout_request.parse_parallelism and request._batch,
 written over arrays): data × tensor × pipeline × context = devices, tensor divides the attention heads, pipeline (× virtual
 chunks) does not exceed the layers, virtual chunks only with a pipeline, expert degree divides the experts and the
-data degree, context degree divides the sequence into 2·cp chunks, micro-batch × data divides the global batch.
+data degree, context degree divides the sequence into 2·cp chunks, micro-batch × data divides the global batch, a given activation
+offload leaves at least one layer per stage on the device, a given data_shard group divides data × context.
 """
 
 from __future__ import annotations
@@ -177,6 +178,8 @@ def enumerate_layouts(plan: TrainingPlan, space: SearchSpace) -> Layouts:
     if shape is not None:
         valid &= (shape.attention_heads % t == 0) | (t == 1)
         valid &= p <= shape.layers
+        if plan.offload_layers:  # request._offload: at most one less than the layers per stage
+            valid &= plan.offload_layers < -(-shape.layers // p)
     if shape is not None and shape.is_moe:
         # expert ranks come from context × data (Megatron-Core with expert_tensor = tensor; layout_request)
         valid &= (e == 1) | ((shape.experts % e == 0) & ((d * c) % e == 0))
@@ -193,6 +196,11 @@ def enumerate_layouts(plan: TrainingPlan, space: SearchSpace) -> Layouts:
     z, v, mb = np.tile(z, len(outer)), np.tile(v, len(outer)), np.tile(mb, len(outer))
     d, t, p, c, e = d[rows], t[rows], p[rows], c[rows], e[rows]
     valid = (plan.global_batch % (d * mb) == 0) & ((v == 1) | (p > 1)) & (z >= 0) & (z <= 3)
+    shard = plan.par.data_shard
+    if (
+        shard
+    ):  # layout_request._data_shard: divides data × context, a multiple of context and expert, under ZeRO
+        valid &= ((d * c) % shard == 0) & (shard % c == 0) & (z >= 1) & (shard % e == 0)
     if shape is not None:
         valid &= p * v <= shape.layers + 2  # embedding and loss as chunks (request.py)
     keep = np.flatnonzero(valid)
