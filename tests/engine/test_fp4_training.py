@@ -14,7 +14,8 @@ from scalecost.engine.training.model.activations import (
     layer_activation_bytes,
     saved_input_bytes,
 )
-from scalecost.engine.training.model.compute import FP4_BF16_LAYER_SHARE, flops_per_unit, step_work
+from scalecost.engine.training.model.compute import FP4_BF16_LAYER_SHARE, step_work
+from scalecost.engine.training.model.flops import flops_per_unit
 from scalecost.engine.training.model.memory import bytes_per_parameter
 from scalecost.engine.training.request import build_plan
 

@@ -18,8 +18,8 @@ from scalecost.engine.training.model.activations import (
     unfused_kv_expansion,
 )
 from scalecost.engine.training.model.arrays import Layouts, evaluate_layouts
-from scalecost.engine.training.model.compute import recompute_gemm_factor
 from scalecost.engine.training.model.evaluate import evaluate
+from scalecost.engine.training.model.flops import recompute_gemm_factor
 from scalecost.engine.training.model.recompute import (
     RECOMPUTE_MODULES,
     recomputed_elementwise_bytes,

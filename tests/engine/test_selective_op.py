@@ -13,8 +13,8 @@ from scalecost.engine.models import PRESETS
 from scalecost.engine.parallelism import Parallelism
 from scalecost.engine.training.estimate import estimate_training
 from scalecost.engine.training.model.activations import layer_activation_bytes, op_sac_recomputed_share
-from scalecost.engine.training.model.compute import recompute_collectives, recompute_gemm_factor
 from scalecost.engine.training.model.evaluate import evaluate
+from scalecost.engine.training.model.flops import recompute_collectives, recompute_gemm_factor
 from scalecost.engine.training.model.plan import RECOMPUTATION
 from scalecost.engine.training.request import build_plan
 
@@ -97,7 +97,7 @@ def test_between_selective_and_full_in_memory_and_time(catalog: Catalog) -> None
 
 
 def _gemm_share(plan) -> float:
-    from scalecost.engine.training.model.compute import flops_per_unit
+    from scalecost.engine.training.model.flops import flops_per_unit
 
     flops = flops_per_unit(plan)
     return flops.gemm / (flops.gemm + flops.attention * 4 / 3)

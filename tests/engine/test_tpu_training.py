@@ -7,12 +7,9 @@ from dataclasses import replace
 
 import pytest
 from scalecost.engine.training.model.activations import layer_activation_bytes
-from scalecost.engine.training.model.compute import (
-    DEFAULT_GEMM_EFFICIENCY,
-    best_gemm_efficiency,
-    flops_per_unit,
-)
+from scalecost.engine.training.model.compute import DEFAULT_GEMM_EFFICIENCY, best_gemm_efficiency
 from scalecost.engine.training.model.evaluate import evaluate
+from scalecost.engine.training.model.flops import flops_per_unit
 from scalecost.engine.training.model.plan import RECOMPUTATION, SEARCHED_RECOMPUTATION
 from scalecost.engine.training.model.step import StepModel
 from scalecost.engine.training.request import build_plan

@@ -28,6 +28,7 @@ from . import memory as mem
 from .checkpoint import CHECKPOINT_BYTES_PER_S_PER_NODE, checkpoint_write_s
 from .cost import total_usd
 from .expert_comm import exposed_expert_s, unpaired_share
+from .flops import flops_per_unit
 from .framework import inferred_framework, loss_bytes_per_logit
 from .goodput import MAX_LOSS_SHARE, straggler_shares
 from .layouts import Layouts
@@ -195,7 +196,7 @@ def _step(
     """StepModel.step over layouts: (compute_s, communication_s, bubble_s) per step (`params`: the dense and expert
     parameters per device, `stored`: a layer's kept activation bytes per micro-batch)."""
     acc, (dense, expert) = plan.accelerator, params
-    flops = st.flops_per_unit(plan)
+    flops = flops_per_unit(plan)
     work = st.step_work(plan, flops)  # only `devices` and `shape_base` depend on the layout: redone below
     # compute_rates on one device: the GEMM rate grows with the devices, attention and element-wise seconds shrink
     rate_1, attention_1, memory_bound_1 = st.compute_rates(work._replace(devices=1), acc, plan.precision)
@@ -271,7 +272,7 @@ def _totals(
 ) -> LayoutNumbers:
     """evaluate's seconds (steps, validation at the predicted utilization, checkpoints and interruptions of the
     run's goodput) over layouts."""
-    flops = st.flops_per_unit(plan)
+    flops = flops_per_unit(plan)
     per_unit = flops.total
     units_per_step = plan.units_per_step
     steps = math.ceil(plan.units / units_per_step)

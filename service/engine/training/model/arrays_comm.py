@@ -13,6 +13,7 @@ from . import compute as st
 from . import memory as mem
 from .data_comm import gradient_buckets, replica_exposed_s, shard_group_exposed_s
 from .expert_comm import ALL_TO_ALLS_PER_MOE_LAYER
+from .flops import recompute_collectives
 from .layouts import Layouts
 from .plan import TrainingPlan
 
@@ -88,8 +89,8 @@ def model_parallel_comm(
     layers_per_stage = -(-shape.layers // p)
     collectives = 4 + np.where(
         lay.sequence_parallel,
-        st.recompute_collectives(plan.recompute, True),
-        st.recompute_collectives(plan.recompute, False),
+        recompute_collectives(plan.recompute, True),
+        recompute_collectives(plan.recompute, False),
     )
     payload = mb * seq * shape.hidden_size * act_bytes
     tp = all_reduce_seconds(payload, t, group_bandwidth(acc, t, np.ones_like(t)))

@@ -16,15 +16,14 @@ from typing import NamedTuple
 from ...architecture import (
     ModelSpec,
     TransformerShape,
-    attention_score_flops_per_token,
-    matmul_parameters_per_token,
 )
 from ...hardware import Accelerator
-from .activations import FP4_BF16_LAYER_SHARE, op_sac_recomputed_share
+from .activations import FP4_BF16_LAYER_SHARE
+from .flops import UnitFlops, recompute_gemm_factor
 from .framework import attention_factor, elementwise_factor
 from .memory import MemoryBreakdown, expert_parameters
 from .plan import TrainingPlan
-from .recompute import recomputed_elementwise_bytes, recomputed_matmul_share, recomputes_attention
+from .recompute import recomputed_elementwise_bytes, recomputes_attention
 
 # Best single BF16 GEMM as a fraction of dense peak — ml-engineering "Maximum Achievable Matmul FLOPS" (MAMF).
 BEST_GEMM_EFFICIENCY = (
@@ -174,63 +173,6 @@ def _gemm_base(accelerator_id: str) -> float:
     return next((value for prefix, value in BEST_GEMM_EFFICIENCY if prefix in key), DEFAULT_GEMM_EFFICIENCY)
 
 
-class UnitFlops(NamedTuple):
-    """Model FLOPs per token (or per sample for CNN/ViT), forward + backward."""
-
-    gemm: float
-    attention: float
-
-    @property
-    def total(self) -> float:
-        return self.gemm + self.attention
-
-
-def flops_per_unit(plan: TrainingPlan) -> UnitFlops:
-    """Matmul and attention-score FLOPs per token — or per sample for CNN/ViT — forward + backward."""
-    model, seq = plan.model, plan.sequence_length
-    shape = model.shape
-    if model.flops_per_sample:  # training = forward + 2× forward for backward (Kaplan et al. 2020 §2.1)
-        total = 3.0 * model.flops_per_sample
-        attention = attention_score_flops_per_token(shape, seq) * seq if shape is not None else 0.0
-        attention = min(attention, 0.5 * total)
-        return UnitFlops(total - attention, attention)
-    if shape is None:  # LSTM / MLP: 6·N per token (Kaplan et al. 2020)
-        return UnitFlops(6.0 * model.active_parameters, 0.0)
-    attention = attention_score_flops_per_token(shape, seq)
-    if model.shape_inferred:
-        return UnitFlops(6.0 * model.active_parameters, attention)
-    return UnitFlops(6.0 * matmul_parameters_per_token(shape), attention)
-
-
-def recompute_gemm_factor(plan: TrainingPlan) -> float:
-    """Hardware over model GEMM FLOPs from activation recomputation: full recompute runs the forward again (4/3;
-    bigscience math README), op-level selective checkpointing the forward of the matmuls it does not keep
-    (1 + share/3, activations.op_sac_recomputed_share), selective the matmuls of the modules it names (1 + share/3,
-    recompute_modules.recomputed_matmul_share; none with the default core attention), none no GEMM again."""
-    if plan.recompute == "full":
-        return 4.0 / 3.0
-    if plan.recompute == "selective_op":
-        return 1.0 + op_sac_recomputed_share(plan.model.shape) / 3.0
-    if plan.recompute == "selective":
-        return 1.0 + recomputed_matmul_share(plan.model.shape, plan.recompute_modules) / 3.0
-    return 1.0
-
-
-def recompute_collectives(recompute: str, sequence_parallel: bool) -> int:
-    """Tensor-parallel all-reduce equivalents per layer beyond the 2 forward + 2 backward (Shoeybi et al. 2019
-    Fig. 4): full recompute re-runs the forward's 2; "dots" re-gathers only the inputs of the column-parallel
-    matmuls it rebuilds for their weight gradients (the all-gather halves of the 2: 1 all-reduce's volume);
-    op-level selective checkpointing keeps the reduce-scatter outputs (torchtitan's save list) and re-runs the
-    all-gathers only — half of each all-reduce under sequence parallelism — or the whole all-reduces without it."""
-    if recompute == "full":
-        return 2
-    if recompute == "dots":
-        return 1
-    if recompute == "selective_op":
-        return 1 if sequence_parallel else 2
-    return 0
-
-
 def moe_permute_bytes_per_token(model: ModelSpec, act_bytes: float) -> float:
     """Token permutation of the MoE layers, bytes per token per layer (averaged over all layers), forward + backward.
 
@@ -318,8 +260,6 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
         else 0.0
     )
     attn_hw = flops.attention * (1.0 + attn_extra)
-    elementwise = None
-    softmax_share = 0.0
     routed_share = _routed_share(model, flops)
     slowdown = 1.0 - routed_share + routed_share / MOE_GROUPED_GEMM_EFFICIENCY
     expert_base, expert_rows = (
@@ -327,37 +267,8 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
         if routed_share > 0 and shape
         else (1.0, 1.0)
     )
-    bf16_share = 0.0
-    if (
-        plan.precision in LOW_PRECISION_TRAINING
-        and shape is not None
-        and not model.shape_inferred
-        and flops.gemm > 0
-    ):
-        bf16_share = min(1.0, 6.0 * shape.hidden_size * shape.vocab_size / (flops.gemm * slowdown))
-    if plan.precision == "fp4" and flops.gemm > 0:
-        bf16_share += FP4_BF16_LAYER_SHARE * (1.0 - bf16_share)
-    if shape is not None:
-        # eager stacks touch the element-wise bytes more often (framework.py); the unfused softmax is its own count
-        per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
-        per_token *= elementwise_factor(plan.framework, plan.torch_compile)
-        if shape.is_moe and not model.shape_inferred:  # fused kernels in every stack: after the eager factor
-            per_token += moe_permute_bytes_per_token(model, plan.activation_bytes_per_value)
-        if not plan.flash_attention:
-            softmax = SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
-            softmax_share = softmax / (per_token + softmax)
-            per_token += softmax
-        # full, "dots" and op-level selective recompute re-run the forward's element-wise work (norms,
-        # activations) in the backward
-        repeat = 4.0 / 3.0 if plan.recompute in ("full", "dots", "selective_op") else 1.0
-        # selective's named norms and activations (model/recompute.py): one more forward pass of their bytes
-        if plan.recompute == "selective":
-            per_token += (
-                recomputed_elementwise_bytes(shape, plan.recompute_modules)
-                * plan.activation_bytes_per_value
-                / 2.0
-            )
-        elementwise = units * shape.layers * per_token * repeat
+    bf16_share = _bf16_gemm_share(plan, flops, slowdown)
+    elementwise, softmax_share = _elementwise_work(plan, units, hidden) if shape is not None else (None, 0.0)
     return StepWork(
         devices=par.devices,
         gemm_work=units * gemm_hw * slowdown,
@@ -376,6 +287,50 @@ def step_work(plan: TrainingPlan, flops: UnitFlops) -> StepWork:
         bf16_gemm_share=bf16_share,
         framework=plan.framework,
     )
+
+
+def _bf16_gemm_share(plan: TrainingPlan, flops: UnitFlops, slowdown: float) -> float:
+    """Share of the GEMM work that stays in 16 bits under FP8/FP4 training: the lm_head (FP8_BF16_GEMMS), and
+    under FP4 also FP4_BF16_LAYER_SHARE of the layers."""
+    shape, model = plan.model.shape, plan.model
+    share = 0.0
+    if (
+        plan.precision in LOW_PRECISION_TRAINING
+        and shape is not None
+        and not model.shape_inferred
+        and flops.gemm > 0
+    ):
+        share = min(1.0, 6.0 * shape.hidden_size * shape.vocab_size / (flops.gemm * slowdown))
+    if plan.precision == "fp4" and flops.gemm > 0:
+        share += FP4_BF16_LAYER_SHARE * (1.0 - share)
+    return share
+
+
+def _elementwise_work(plan: TrainingPlan, units: float, hidden: int) -> tuple[float, float]:
+    """(element-wise bytes of one step, the unfused softmax's share of them)."""
+    shape, model = plan.model.shape, plan.model
+    assert shape is not None
+    softmax_share = 0.0
+    # eager stacks touch the element-wise bytes more often (framework.py); the unfused softmax is its own count
+    per_token = ELEMENTWISE_BYTES_PER_HIDDEN * hidden * plan.activation_bytes_per_value / 2.0
+    per_token *= elementwise_factor(plan.framework, plan.torch_compile)
+    if shape.is_moe and not model.shape_inferred:  # fused kernels in every stack: after the eager factor
+        per_token += moe_permute_bytes_per_token(model, plan.activation_bytes_per_value)
+    if not plan.flash_attention:
+        softmax = SOFTMAX_BYTES_PER_SCORE * shape.attention_heads * plan.sequence_length * 0.5
+        softmax_share = softmax / (per_token + softmax)
+        per_token += softmax
+    # full, "dots" and op-level selective recompute re-run the forward's element-wise work (norms,
+    # activations) in the backward
+    repeat = 4.0 / 3.0 if plan.recompute in ("full", "dots", "selective_op") else 1.0
+    # selective's named norms and activations (model/recompute.py): one more forward pass of their bytes
+    if plan.recompute == "selective":
+        per_token += (
+            recomputed_elementwise_bytes(shape, plan.recompute_modules)
+            * plan.activation_bytes_per_value
+            / 2.0
+        )
+    return units * shape.layers * per_token * repeat, softmax_share
 
 
 def compute_rates(work: StepWork, acc: Accelerator, precision: str) -> tuple[float, float, float]:
@@ -443,11 +398,3 @@ def compute_floor_s(
         + memory_bound_s
         + optimizer_seconds(memory, acc.memory_bandwidth_bytes_per_s)
     )
-
-
-def model_flops_utilization(
-    model_flops_per_step: float, acc: Accelerator, precision: str, devices: int, seconds: float
-) -> float:
-    """MFU = model FLOPs / (devices × dense peak × time) — Chowdhery et al. 2022 (PaLM) App. B."""
-    peak = acc.peak(precision) or 0.0
-    return model_flops_per_step / (devices * peak * seconds) if seconds > 0 and peak > 0 else 0.0

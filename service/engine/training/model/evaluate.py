@@ -8,7 +8,8 @@ from functools import cached_property
 
 from ...units import SECONDS_PER_HOUR
 from .checkpoint import checkpoint_write_s
-from .compute import StepTime, StepWork, UnitFlops, flops_per_unit, recompute_gemm_factor, step_work
+from .compute import StepTime, StepWork, step_work
+from .flops import UnitFlops, flops_per_unit, recompute_gemm_factor
 from .goodput import Goodput, goodput
 from .memory import (
     MemoryBreakdown,

@@ -19,15 +19,14 @@ from .compute import (
     TP_EXPOSED,
     StepTime,
     StepWork,
-    UnitFlops,
     compute_rates,
     gemm_seconds,
     optimizer_seconds,
-    recompute_collectives,
     step_work,
 )
 from .data_comm import gradient_buckets, replica_exposed_s, shard_group_exposed_s
 from .expert_comm import ALL_TO_ALLS_PER_MOE_LAYER, exposed_expert_s, unpaired_share
+from .flops import UnitFlops, recompute_collectives
 from .memory import MemoryBreakdown, bytes_per_parameter, parameters_per_device
 from .offload import host_link_bytes_per_s, offload_step_s
 from .plan import TrainingPlan
