@@ -94,10 +94,10 @@ def decode_cursor(token: str) -> Cursor:
         elif column.key == "updated_at":
             try:
                 value = dt.datetime.fromisoformat(value) if isinstance(value, str) else None
-            except ValueError:
-                value = None
-            ok = value is not None and value.tzinfo is not None
-            value = value.astimezone(dt.UTC) if ok else value
+                ok = value is not None and value.tzinfo is not None
+                value = value.astimezone(dt.UTC) if ok else value  # 9999-12-31T23:59:59-14:00 overflows here
+            except (ValueError, OverflowError):
+                value, ok = None, False
         else:  # name: text PostgreSQL can hold
             ok = isinstance(value, str) and 0 < len(value) <= 200 and "\x00" not in value
             try:

@@ -62,3 +62,17 @@ def test_each_item_counts_against_the_estimate_budget(migrated_url):
     assert client.post("/v1/estimates/training/batch", json={"items": [GOOD] * 8}).status_code == 200
     assert client.post("/v1/estimates/training/batch", json={"items": [GOOD] * 8}).status_code == 429
     app.extensions["scalecost.db"].dispose()
+
+
+def test_a_batch_refused_for_the_remaining_budget_is_not_charged(migrated_url):
+    """8 of 10 spent: a batch of 5 is refused (429) and charges nothing, so 2 more still go through."""
+    app = create_app(
+        {"DATABASE_URL": migrated_url, "RATELIMIT_ESTIMATES": "10 per minute", "RATELIMIT_ENABLED": True}
+    )
+    reset_rows(app.extensions["scalecost.db"])
+    client = app.test_client()
+    assert client.post("/v1/estimates/training/batch", json={"items": [GOOD] * 8}).status_code == 200
+    assert client.post("/v1/estimates/training/batch", json={"items": [GOOD] * 5}).status_code == 429
+    assert client.post("/v1/estimates/training/batch", json={"items": [GOOD] * 2}).status_code == 200
+    assert client.post("/v1/estimates/training", json=GOOD).status_code == 429  # now all 10 are spent
+    app.extensions["scalecost.db"].dispose()

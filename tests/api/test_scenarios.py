@@ -172,6 +172,13 @@ def test_list_cursor_from_a_numbered_page_continues_it(client, editor_headers):
     assert "next_cursor" not in json.loads(third.headers["X-Pagination"]) and "Link" not in third.headers
 
 
+def _tampered(sort: str, key: list) -> str:
+    import base64
+
+    raw = json.dumps({"v": 1, "s": sort, "k": key}).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
 def test_list_cursor_refusals_name_the_parameter(client, editor_headers):
     for i in range(3):
         _create(client, editor_headers, name=f"c-{i}")
@@ -183,6 +190,15 @@ def test_list_cursor_refusals_name_the_parameter(client, editor_headers):
         (f"cursor={cursor}&sort=name&page=2", "query.page"),
         ("cursor=garbage", "query.cursor"),
         ("cursor=" + "A" * 1001, "query.cursor"),
+        # a tampered cursor whose timestamp is past the last UTC instant a datetime holds was a 500
+        (
+            "sort=updated_at&cursor=" + _tampered("updated_at", ["9999-12-31T23:59:59-14:00", 1]),
+            "query.cursor",
+        ),
+        (
+            "sort=updated_at&cursor=" + _tampered("updated_at", ["0001-01-01T00:00:00+14:00", 1]),
+            "query.cursor",
+        ),
     ):
         reply = client.get(f"/v1/scenarios?{query}", headers=editor_headers)
         assert reply.status_code == 422 and field in reply.json["errors"], (query, reply.json)

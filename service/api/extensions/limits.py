@@ -72,6 +72,11 @@ def _batch_cost() -> int:
     return max(1, len(items)) if isinstance(items, list) else 1
 
 
+def _charged(response) -> bool:
+    """Whether a limited request counts against its budget once answered: not when it was refused (429)."""
+    return response.status_code != 429
+
+
 def init_app(
     app: Flask, *, write_blueprints, all_method_blueprints, estimate_blueprints, batch_blueprints=()
 ) -> Limiter:
@@ -99,5 +104,9 @@ def init_app(
     for blp in estimate_blueprints:
         limiter.shared_limit(_estimate_limit, "estimates", methods=["POST"])(blp)
     for blp in batch_blueprints:
-        limiter.shared_limit(_estimate_limit, "estimates", methods=["POST"], cost=_batch_cost)(blp)
+        # Checked before the batch runs (the cost must fit what is left), charged after it: a batch refused for
+        # the budget left (429) charges nothing (with a plain hit, 5 items refused at 8 of 10 spent made it 13).
+        limiter.shared_limit(
+            _estimate_limit, "estimates", methods=["POST"], cost=_batch_cost, deduct_when=_charged
+        )(blp)
     return limiter
