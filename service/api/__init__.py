@@ -62,8 +62,9 @@ def register(app: Flask) -> Api:
         app,
         write_blueprints=[catalog_admin.blp, scenarios.blp, price_imports.blp],
         all_method_blueprints=[keys.blp],
-        estimate_blueprints=[estimates.blp, plans_training.blp, plans_inference.blp],
+        estimate_blueprints=[estimates.blp],
         batch_blueprints=[estimate_batches.blp],
+        plan_blueprints=[plans_training.blp, plans_inference.blp],
     )
     app.extensions["scalecost.api"] = api
     query_args.init_app(app)

@@ -93,9 +93,10 @@ def decode_cursor(token: str) -> Cursor:
             ok = type(value) is int and 1 <= value <= 2**31 - 1
         elif column.key == "updated_at":
             try:
-                value = dt.datetime.fromisoformat(value) if isinstance(value, str) else None
-                ok = value is not None and value.tzinfo is not None
-                value = value.astimezone(dt.UTC) if ok else value  # 9999-12-31T23:59:59-14:00 overflows here
+                parsed = dt.datetime.fromisoformat(value) if isinstance(value, str) else None
+                ok = parsed is not None and parsed.tzinfo is not None
+                # 9999-12-31T23:59:59-14:00 overflows here (OverflowError): no cursor of this listing
+                value = parsed.astimezone(dt.UTC) if parsed is not None and ok else parsed
             except (ValueError, OverflowError):
                 value, ok = None, False
         else:  # name: text PostgreSQL can hold

@@ -106,3 +106,33 @@ def test_heavy_work_waits_for_a_slot_at_most_its_budget_then_503(app, client, pa
     assert client.get("/healthz").status_code == 200  # probes never wait for a slot
     ordinary = client.post("/v1/estimates/training", json=ITEM)
     assert ordinary.status_code == 200  # nor do single estimates
+
+
+def test_a_plan_counts_against_the_estimate_budget_by_what_it_evaluated(migrated_url):
+    """One estimate per 10,000 configurations evaluated (limits.plan_cost); a refused plan (429) charges nothing."""
+    from scalecost import create_app
+    from scalecost.api.extensions.limits import plan_cost
+
+    from tests.conftest import reset_rows
+
+    app = create_app(
+        {"DATABASE_URL": migrated_url, "RATELIMIT_ESTIMATES": "60 per minute", "RATELIMIT_ENABLED": True}
+    )
+    reset_rows(app.extensions["scalecost.db"])
+    client = app.test_client()
+    first = client.post("/v1/plans/training", json=PLAN)
+    assert first.status_code == 200
+    units = plan_cost(first.json["search"]["configurations_evaluated"])
+    assert 1 < units < 60, units
+    left = 60 - units
+    for _ in range(left):
+        assert client.post("/v1/estimates/training", json=ITEM).status_code == 200
+    assert client.post("/v1/estimates/training", json=ITEM).status_code == 429
+    assert client.post("/v1/plans/training", json=PLAN).status_code == 429
+    app.extensions["scalecost.db"].dispose()
+
+
+def test_plan_cost_units():
+    from scalecost.api.extensions.limits import plan_cost
+
+    assert [plan_cost(n) for n in (0, 1, 10_000, 10_001, 4_686_420)] == [1, 1, 1, 2, 469]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 
-from flask import Flask, current_app, request
+from flask import Flask, current_app, g, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
@@ -72,13 +72,35 @@ def _batch_cost() -> int:
     return max(1, len(items)) if isinstance(items, list) else 1
 
 
+# A planner request counts one estimate per this many configurations it evaluated (at least one): the array model
+# evaluates about 1.5M configurations/s on one core (bench/planner_bench.py), so a unit is ~7 ms of search, a few
+# single estimates' worth. The worst default plan (Kimi K2 to 65,536 devices, 4.7M configurations) counts 469.
+CONFIGURATIONS_PER_ESTIMATE = 10_000
+
+
+def plan_cost(configurations_evaluated: int) -> int:
+    """Estimate-budget units of a search that evaluated this many configurations."""
+    return max(1, -(-int(configurations_evaluated) // CONFIGURATIONS_PER_ESTIMATE))
+
+
+def _plan_cost() -> int:
+    """The view sets g.work_units once the search has run; 1 before it (the check that it may start)."""
+    return int(g.get("work_units") or 1)
+
+
 def _charged(response) -> bool:
     """Whether a limited request counts against its budget once answered: not when it was refused (429)."""
     return response.status_code != 429
 
 
 def init_app(
-    app: Flask, *, write_blueprints, all_method_blueprints, estimate_blueprints, batch_blueprints=()
+    app: Flask,
+    *,
+    write_blueprints,
+    all_method_blueprints,
+    estimate_blueprints,
+    batch_blueprints=(),
+    plan_blueprints=(),
 ) -> Limiter:
     """Writes of `write_blueprints` and every method of `all_method_blueprints` share the client's
     RATELIMIT_WRITES budget; POSTs of `estimate_blueprints` (and COMPUTATIONS) share RATELIMIT_ESTIMATES."""
@@ -103,6 +125,12 @@ def init_app(
         limiter.shared_limit(_write_limit, "writes")(blp)
     for blp in estimate_blueprints:
         limiter.shared_limit(_estimate_limit, "estimates", methods=["POST"])(blp)
+    for (
+        blp
+    ) in plan_blueprints:  # charged after the search by what it evaluated (plan_cost); a 429 charges nothing
+        limiter.shared_limit(
+            _estimate_limit, "estimates", methods=["POST"], cost=_plan_cost, deduct_when=_charged
+        )(blp)
     for blp in batch_blueprints:
         # Checked before the batch runs (the cost must fit what is left), charged after it: a batch refused for
         # the budget left (429) charges nothing (with a plain hit, 5 items refused at 8 of 10 spent made it 13).

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from flask import jsonify
+from flask import g, jsonify
 from flask.views import MethodView
 
 from ...usecases import plans
-from ..extensions import work
+from ..extensions import limits, work
 from ..extensions.db import catalog_cache, db_session
 from ..extensions.smorest import Blueprint
 from .inference import InferencePlanRequestSchema
@@ -40,4 +40,5 @@ class InferencePlan(MethodView):
         Nothing feasible is a 200 with `plan: null` and the nearest misses."""
         with work.heavy():
             answer = plans.plan_serving(body, db_session(), cache=catalog_cache(), checkpoint=work.checkpoint)
+        g.work_units = limits.plan_cost(answer["search"]["configurations_evaluated"])
         return jsonify(answer)
