@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export DATABASE_URL ?= sqlite:///scalecost.db
 
-.PHONY: run test install install-dev migrate seed openapi lint fuzz bench bench-compare bench-listing bench-planner clean \
+.PHONY: run test install install-dev migrate seed openapi lint fuzz bench bench-compare bench-listing bench-planner bench-stall clean \
 	compile-translations translations
 
 $(BIN)/python:
@@ -78,6 +78,11 @@ bench-listing: install-dev
 # The training planner: the vectorised model alone (configurations/s) and whole searches at ~10k / 100k / 1M.
 bench-planner: install-dev
 	$(BIN)/python bench/planner_bench.py
+
+# Can one client stall the service? /healthz and an ordinary estimate under 8 worst plans + 4 worst batches against
+# a real gunicorn (BENCH_SECONDS, BENCH_PLANS, BENCH_BATCHES, WEB_CONCURRENCY).
+bench-stall: install-dev
+	$(BIN)/python bench/stall_bench.py
 
 clean:
 	rm -rf $(VENV) service/translations/*/LC_MESSAGES/*.mo scalecost.db scalecost.db-wal scalecost.db-shm .pytest_cache

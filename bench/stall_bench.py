@@ -188,12 +188,9 @@ def main() -> None:
     describe("POST /v1/estimates/training (7B)", ordinary)
     describe("POST /v1/plans/training (worst)", plans)
     describe("POST .../training/batch (1,000 auto items)", batches)
-    complete = [
-        json.loads(p).get("search", {}).get("complete") for s, _, p in plans if s == 200 and p.endswith(b"}")
-    ]
-    print(
-        f"\nplans answered with search.complete: {complete.count(True)} true, {complete.count(False)} false"
-    )
+    for label, rows in (("plans", plans), ("batches", batches)):
+        complete = [json.loads(p)["complete"] for status, _, p in rows if status == 200 and p]
+        print(f"{label} answered 200: complete {complete.count(True)}, incomplete {complete.count(False)}")
     print(f"server alive at the end: {alive}; workers killed by gunicorn's timeout: {killed}")
 
 
