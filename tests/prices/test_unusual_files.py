@@ -287,3 +287,36 @@ def test_applying_what_the_bounds_let_through_stores_it_on_both_databases(app, c
         headers={**admin_headers, "If-Match": acc.headers["ETag"]},
     )
     assert deleted.status_code == 204, deleted.json
+
+
+def test_a_scenario_naming_a_provider_that_lower_cases_past_its_column_saves(app, client, editor_headers):
+    # A catalog row stored before the bounds (40 characters, 80 once lower-cased): the scenario's cost row keeps
+    # the provider lower-cased, which PostgreSQL refused (500); the scenario saves, its cost untracked.
+    provider = "İ" * 40
+    with app.extensions["scalecost.db"].transaction() as session:
+        session.add(
+            AcceleratorPrice(
+                accelerator_id="nvidia-h100-sxm-80gb",
+                provider=provider,
+                pricing_model="on-demand",
+                usd_per_hour=2,
+                as_of="2025",
+                effective_from=dt.date(2025, 1, 1),
+            )
+        )
+    request = {
+        "model": {"preset": "llama-2-7b"},
+        "training": {"tokens": "1B", "global_batch_size": 64, "sequence_length": 4096},
+        "hardware": {
+            "accelerator": "nvidia-h100-sxm-80gb",
+            "count": 8,
+            "parallelism": {"data": 8, "zero_stage": 3},
+        },
+        "cost": {"provider": provider},
+    }
+    response = client.post(
+        "/v1/scenarios",
+        json={"name": "odd provider", "kind": "training", "request": request},
+        headers=editor_headers,
+    )
+    assert response.status_code == 201, response.json
