@@ -16,6 +16,8 @@ from sqlalchemy.orm import Session
 
 from .models import Scenario, ScenarioCost
 
+PROVIDER_MAX: int = ScenarioCost.__table__.c.provider.type.length  # type: ignore[attr-defined]
+
 
 def row_for(
     scenario_id: int, version: int, kind: str, request: dict, prices: dict, summary: dict
@@ -30,12 +32,17 @@ def row_for(
     accelerator = ((request or {}).get("hardware") or {}).get("accelerator")
     if not isinstance(accelerator, str) or not isinstance(usd, int | float) or usd <= 0 or headline is None:
         return None
+    provider = str(cost.get("provider") or "").lower()
+    if len(provider) > PROVIDER_MAX:
+        # Lower-casing grew it past the column ('İ' × 40 → 80 characters): only a catalog row stored before the
+        # price bounds (usecases/price_bounds.py) can have priced it; its cost is not tracked.
+        return None
     return {
         "scenario_id": scenario_id,
         "scenario_version": version,
         "kind": kind,
         "accelerator_id": accelerator,
-        "provider": str(cost.get("provider") or "").lower(),
+        "provider": provider,
         "saved_usd_per_hour": float(usd),
         "saved_usd": float(headline),
         "current_usd_per_hour": float(usd),

@@ -13,12 +13,12 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from ..store.models import AcceleratorPrice
+from .price_bounds import EARLIEST, MAX_USD_PER_HOUR
 from .price_formats import Offer, ParsedFile, Refused
 from .price_formats.mapping import InstanceMap
 from .price_formats.mapping import key as map_key
 
 CENT_MILLIONTH = Decimal("0.000001")  # the catalog's precision (Numeric(14, 6))
-MAX_USD_PER_HOUR = Decimal(100_000)  # the bound PUT /v1/accelerators/{id}/prices/{provider} applies
 
 
 @dataclass(frozen=True)
@@ -139,6 +139,15 @@ def map_offers(
                 out.without_accelerators += 1
         elif isinstance(found, Refused):
             out.refused.append(found)
+        elif found.effective_from < EARLIEST:
+            out.refused.append(
+                Refused(
+                    found.where,
+                    f"takes effect on {found.effective_from.isoformat()}, before {EARLIEST.isoformat()}: "
+                    "no such price (docs/formulas.md, Catalog conventions)",
+                    found.instance_type,
+                )
+            )
         elif found.effective_from > today:
             out.refused.append(
                 Refused(

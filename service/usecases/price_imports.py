@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from ..engine import Price as EnginePrice
 from ..store import price_imports as store
 from ..store.models import AcceleratorPrice, PriceImport
-from . import price_formats, price_moves
+from . import price_bounds, price_formats, price_moves
 from .catalog import to_engine_price
 from .price_diff import Candidate, Diff, Mapped, catalog_row, dedupe, diff, map_offers, starts
 from .price_formats import ParsedFile, PriceFileError
@@ -64,10 +64,32 @@ def read_files(source: str, files: Sequence[PriceFile]) -> list[ParsedFile]:
     parsed = []
     for f in files:
         try:
-            parsed.append(price_formats.parse(source, f.data, f.name))
+            parsed.append(check_texts(price_formats.parse(source, f.data, f.name)))
         except PriceFileError as error:
             where = f"{f.name}: {error.where}" if len(files) > 1 else error.where
             raise PriceFileError(where, error.message) from None
+    return parsed
+
+
+def check_texts(parsed: ParsedFile) -> ParsedFile:
+    """`parsed`, when every text an offer would store fits its column (price_bounds.row_text_problems: length,
+    also lower-cased for providers, no NUL or control character, no reserved provider) and no refused row names
+    an instance type with a control character; else PriceFileError naming the row and the column. The same check
+    for a dry run and an apply: what a dry run announces, an apply stores, on either database."""
+    for offer in parsed.offers:
+        texts: dict[str, str | None] = {
+            "provider": offer.provider,
+            "instance_type": offer.instance_type or None,
+            "region": offer.region,
+            "as_of": offer.as_of,
+            "source": offer.source,
+        }
+        for column, why in price_bounds.row_text_problems(texts):
+            raise PriceFileError(f"{offer.where}, {column}", f"{column} {why}")
+    for refused in parsed.refused:
+        problem = price_bounds.text_problem(refused.instance_type or "", price_bounds.SOURCE_MAX)
+        if problem:
+            raise PriceFileError(f"{refused.where}, instance_type", f"instance_type {problem}")
     return parsed
 
 

@@ -161,3 +161,38 @@ def test_history_is_no_provider_name(client, admin_headers):
         )
         assert response.status_code == 422 and "provider" in response.json["errors"], response.json
     assert "history" not in {p["provider"] for p in client.get(f"{H100}/prices/history").json}
+
+
+@pytest.mark.parametrize(
+    ("provider", "body", "field"),
+    [
+        ("İ" * 40, {"usd_per_hour": 1.0}, "provider"),  # 40 characters, 80 once lower-cased: past the column
+        ("lam%01bda", {"usd_per_hour": 1.0}, "provider"),
+        ("lambda", {"usd_per_hour": 1.0, "effective_from": "4223-01-01"}, "effective_from"),
+        ("lambda", {"usd_per_hour": 1.0, "effective_from": "1999-12-31"}, "effective_from"),
+    ],
+    ids=["lowercases-past-64", "control-character", "year-4223", "before-2000"],
+)
+def test_a_price_the_catalog_cannot_hold_is_a_422_naming_the_field(
+    client, admin_headers, provider, body, field
+):
+    history = client.get(f"{H100}/prices/history").json
+    response = client.put(
+        f"{H100}/prices/{provider}", json=body, headers={**admin_headers, "If-Match": _etag(client)}
+    )
+    assert response.status_code == 422 and field in response.json["errors"], response.json
+    assert client.get(f"{H100}/prices/history").json == history
+
+
+def test_the_longest_provider_and_latest_day_the_bounds_allow_are_stored(client, admin_headers):
+    import datetime as dt
+
+    provider = "İ" * 32  # 64 characters once lower-cased
+    ahead = (dt.date.today() + dt.timedelta(days=366)).isoformat()
+    response = client.put(
+        f"{H100}/prices/{provider}",
+        json={"usd_per_hour": 1.0, "effective_from": ahead},
+        headers={**admin_headers, "If-Match": _etag(client)},
+    )
+    assert response.status_code == 200, response.json
+    assert any(p["provider"] == provider for p in client.get(f"{H100}/prices/history").json)

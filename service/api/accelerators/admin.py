@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import unicodedata
 from decimal import Decimal
 
 import marshmallow as ma
@@ -15,7 +17,7 @@ from ...engine.i18n import N_, _
 from ...store import catalog_admin
 from ...store.catalog import CatalogRepository
 from ...store.errors import Conflict
-from ...usecases import price_moves
+from ...usecases import price_bounds, price_moves
 from ..extensions.auth import actor
 from ..extensions.db import db_session, invalidate_catalog
 from ..extensions.fields import Float, Integer, String
@@ -214,8 +216,9 @@ class AcceleratorPatch(MethodView):
 
 
 # Words of the /prices/... paths that name no provider: PUT or DELETE .../prices/history set or ended the price of a
-# provider called "history" that no GET could show (GET .../prices/history is the price history).
-RESERVED_PROVIDERS = frozenset({"history"})
+# provider called "history" that no GET could show (GET .../prices/history is the price history). Imports refuse
+# them too (usecases/price_bounds.py).
+RESERVED_PROVIDERS = price_bounds.RESERVED_PROVIDERS
 
 
 def _refuse_reserved(provider: str) -> None:
@@ -226,6 +229,27 @@ def _refuse_reserved(provider: str) -> None:
         abort(422, message=message, errors={"provider": [message]})
 
 
+def _refuse_unstorable(provider: str, body: dict) -> None:
+    """The bounds of every price row (usecases/price_bounds.py) that the path and body schema do not state: the
+    provider's length once lower-cased and its control characters, and the first day's window."""
+    limit = price_bounds.column_length("provider")
+    if any(unicodedata.category(c) == "Cc" for c in provider):
+        message = _("A provider name cannot contain control characters.")
+        abort(422, message=message, errors={"provider": [message]})
+    if len(provider.lower()) > limit:
+        message = _("'{provider}' is {length} characters long once lower-cased; at most {limit}.").format(
+            provider=provider, length=len(provider.lower()), limit=limit
+        )
+        abort(422, message=message, errors={"provider": [message]})
+    starts = body.get("effective_from")
+    today = dt.date.today()
+    if starts is not None and price_bounds.date_problem(starts, today):
+        message = _("effective_from must be between {earliest} and {latest}.").format(
+            earliest=price_bounds.EARLIEST.isoformat(), latest=price_bounds.latest_start(today).isoformat()
+        )
+        abort(422, message=message, errors={"effective_from": [message]})
+
+
 @blp.route("/<string:accelerator_id>/prices/<string:provider>")
 class ProviderPrice(MethodView):
     @blp.auth("admin")
@@ -233,10 +257,16 @@ class ProviderPrice(MethodView):
     @blp.arguments(PriceWriteSchema)
     @blp.response(200, AcceleratorSchema)
     @blp.problem(404, "No accelerator has this id.")
-    @blp.problem(422, "Invalid price, or a provider named with a reserved word of this path (`history`).")
+    @blp.problem(
+        422,
+        "Invalid price, a provider named with a reserved word of this path (`history`), a provider longer than 64 "
+        "characters once lower-cased or with a control character, or an effective_from before 2000-01-01 or more "
+        "than 366 days after today.",
+    )
     def put(self, body, accelerator_id: str, provider: str):
         """Set the provider's price: closes the open row (effective_to) and opens a new one (audited)."""
         _refuse_reserved(provider)
+        _refuse_unstorable(provider, body)
         acc = _accelerator_or_404(accelerator_id)
         blp.check_etag(accelerator_to_dict(acc), ETAG_SCHEMA)
         try:

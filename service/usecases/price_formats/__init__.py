@@ -26,6 +26,11 @@ from typing import Any
 from ...engine import PRICING_MODELS as PRICING_MODELS
 
 HOURS_PER_YEAR = 8760  # 365 × 24: how AWS and Azure spread a term's price over its hours
+# The largest amount a cell may state: a billion USD, above any term's upfront fee or whole-term price a cloud lists
+# (a few million USD at most); a larger number is no price (1e30), and the map step bounds the price per
+# accelerator-hour itself (usecases/price_bounds.py).
+MAX_AMOUNT = Decimal(10**9)
+MAX_COUNT_DIGITS = 18  # a count's digits (int() refuses 4,300 or more; a 1-1024 bound applies after)
 
 
 @dataclass(frozen=True)
@@ -137,10 +142,33 @@ def decimal_of(text: Any, where: str) -> Decimal:
     try:
         value = Decimal(str(text).strip())
     except ArithmeticError:
-        raise PriceFileError(where, f"expected a price, found {text!r}") from None
+        raise PriceFileError(where, f"expected a price, found {short(text)}") from None
     if not value.is_finite():
-        raise PriceFileError(where, f"expected a price, found {text!r}")
+        raise PriceFileError(where, f"expected a price, found {short(text)}")
+    if abs(value) > MAX_AMOUNT:
+        raise PriceFileError(where, f"expected a price of at most {MAX_AMOUNT:,} USD, found {short(text)}")
     return value
+
+
+def short(value: Any, limit: int = 40) -> str:
+    """repr() of a cell, cut to `limit` characters (a 5,000-digit number is named by its start)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 5]}… ({len(str(value)):,} characters)"
+
+
+def count_of(text: str, where: str) -> int:
+    """A count written in ASCII digits ('8'); not '²', '٨' or 5,000 digits, which str.isdigit() accepts."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= MAX_COUNT_DIGITS):
+        raise PriceFileError(where, f"expected an integer, found {short(text)}")
+    return int(text)
+
+
+def optional_text(value: Any, where: str) -> str | None:
+    """A JSON string, or None when absent; anything else (an array, an object, a number) is a PriceFileError."""
+    if value is None:
+        return None
+    return str(expect(value, str, where, "a string"))
 
 
 Reader = Callable[[bytes, str], ParsedFile]

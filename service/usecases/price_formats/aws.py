@@ -31,6 +31,7 @@ from . import (
     expect,
     load_json,
     member,
+    optional_text,
     text_of,
 )
 
@@ -40,6 +41,10 @@ ACCELERATED_FAMILIES = {"GPU instance", "Machine Learning ASIC Instances", "FPGA
 PURCHASE_PREFERENCE = ("No Upfront", "Partial Upfront", "All Upfront")
 TERM_MODELS = {"1yr": "reserved-1y", "3yr": "reserved-3y"}
 TERM_HOURS = {"1yr": HOURS_PER_YEAR, "3yr": 3 * HOURS_PER_YEAR}
+READ_ATTRIBUTES = (
+    "operatingSystem", "tenancy", "preInstalledSw", "capacitystatus", "licenseModel", "marketoption", "instanceType",
+    "regionCode", "gpu", "instanceFamily",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -125,7 +130,9 @@ def _json_products(products: dict[str, Any], parsed: ParsedFile) -> dict[str, Pr
         where = member("$.products", sku)
         product = expect(product, dict, where, "an object")
         attributes = expect(product.get("attributes", {}), dict, f"{where}.attributes", "an object")
-        found = _product(attributes, product.get("productFamily"))
+        for name in READ_ATTRIBUTES:  # the filter compares them with strings: an array or object is no value
+            optional_text(attributes.get(name), member(f"{where}.attributes", name))
+        found = _product(attributes, optional_text(product.get("productFamily"), f"{where}.productFamily"))
         if found is None:
             parsed.ignored += 1
         elif isinstance(found, str):

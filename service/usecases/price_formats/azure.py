@@ -7,7 +7,8 @@ meters, `productName` ending in "Windows" for Windows meters, `effectiveStartDat
 
 Kept: Virtual Machines meters billed per hour in USD, Linux (no "Windows" product), consumption (on-demand),
 spot, and 1- or 3-year reservations (whose retailPrice is the price of the whole term: spread over 8,760 hours a
-year). Low-priority, Windows and Dev/Test meters are ignored. The instance type is armSkuName without its
+year). Low-priority, Windows and Dev/Test meters are ignored. An item without `currencyCode` is in its page's
+`BillingCurrency` (USD when the page states none); an item whose currencyCode contradicts the page is refused. The instance type is armSkuName without its
 "Standard_" prefix (`ND96isr_H100_v5`), as the catalog names Azure sizes.
 """
 
@@ -26,6 +27,7 @@ from . import (
     decimal_of,
     expect,
     load_json,
+    optional_text,
 )
 
 PROVIDER = "azure"
@@ -34,6 +36,7 @@ TERMS = {"1 Year": ("reserved-1y", 1), "3 Years": ("reserved-3y", 3)}
 
 def parse(data: bytes, name: str) -> ParsedFile:
     doc = load_json(data)
+    page_currency = None
     if isinstance(doc, list):  # a bare array of items, as some exports save them
         items, base = doc, "$"
     else:
@@ -41,11 +44,12 @@ def parse(data: bytes, name: str) -> ParsedFile:
         if "Items" not in doc:
             raise PriceFileError("$", "no `Items` array: not an Azure Retail Prices API page")
         items, base = expect(doc["Items"], list, "$.Items", "an array"), "$.Items"
+        page_currency = optional_text(doc.get("BillingCurrency"), "$.BillingCurrency")
     parsed = ParsedFile(source="azure-retail", name=name)
     for i, item in enumerate(items):
         where = f"{base}[{i}]"
         item = expect(item, dict, where, "an object (a price item)")
-        _item(item, where, parsed)
+        _item(item, where, parsed, page_currency)
     return parsed
 
 
@@ -56,7 +60,7 @@ def _text(item: dict[str, Any], name: str, where: str, required: bool = True) ->
     return str(expect(value, str, f"{where}.{name}", "a string"))
 
 
-def _item(item: dict[str, Any], where: str, parsed: ParsedFile) -> None:
+def _item(item: dict[str, Any], where: str, parsed: ParsedFile, page_currency: str | None) -> None:
     if _text(item, "serviceName", where, required=False) != "Virtual Machines":
         parsed.ignored += 1
         return
@@ -71,7 +75,7 @@ def _item(item: dict[str, Any], where: str, parsed: ParsedFile) -> None:
     region = _text(item, "armRegionName", where)
     price = decimal_of(item.get("retailPrice"), f"{where}.retailPrice")
     started = date_of(item.get("effectiveStartDate"), f"{where}.effectiveStartDate")
-    refuse = _refusal(item, where, price, kind)
+    refuse = _refusal(item, where, price, kind, page_currency)
     if refuse:
         parsed.refused.append(Refused(where, refuse, instance_type or None))
         return
@@ -97,17 +101,25 @@ def _item(item: dict[str, Any], where: str, parsed: ParsedFile) -> None:
     )
 
 
-def _refusal(item: dict[str, Any], where: str, price: Decimal, kind: str) -> str | None:
-    currency = item.get("currencyCode", "USD")
+def _refusal(
+    item: dict[str, Any], where: str, price: Decimal, kind: str, page_currency: str | None
+) -> str | None:
+    """Why the item is refused, or None. An item without currencyCode is in the page's BillingCurrency (the API
+    answers `currencyCode=EUR` with a page whose BillingCurrency is EUR), and in USD only when neither says."""
+    currency = optional_text(item.get("currencyCode"), f"{where}.currencyCode")
+    if currency and page_currency and currency != page_currency:
+        return f"priced in {currency}, but the page's BillingCurrency is {page_currency}"
+    currency = currency or page_currency or "USD"
     if currency != "USD":
         return f"priced in {currency}, not USD (ask the API for currencyCode='USD')"
-    unit = item.get("unitOfMeasure")
+    unit = optional_text(item.get("unitOfMeasure"), f"{where}.unitOfMeasure")
     if unit != "1 Hour":
         return f"billed per {unit!r}, not per hour"
     if not _text(item, "armSkuName", where):
         return "no armSkuName"
     if price <= 0:
         return "the price is 0"
-    if kind == "Reservation" and item.get("reservationTerm") not in TERMS:
-        return f"reservation term {item.get('reservationTerm')!r} is neither '1 Year' nor '3 Years'"
+    term = optional_text(item.get("reservationTerm"), f"{where}.reservationTerm")
+    if kind == "Reservation" and term not in TERMS:
+        return f"reservation term {term!r} is neither '1 Year' nor '3 Years'"
     return None

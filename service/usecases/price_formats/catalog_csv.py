@@ -17,7 +17,7 @@ import datetime as dt
 import io
 import re
 
-from . import PRICING_MODELS, Offer, ParsedFile, PriceFileError, Refused, decimal_of, text_of
+from . import PRICING_MODELS, Offer, ParsedFile, PriceFileError, Refused, count_of, decimal_of, text_of
 
 REQUIRED = ("accelerator_id", "provider", "usd_per_accelerator_hour")
 OPTIONAL = (
@@ -27,10 +27,12 @@ OPTIONAL = (
 
 def start_of_period(as_of: str) -> dt.date | None:
     """First day of the period an `as_of` names ('2025-H2', '2026-04', '2025', '2024-H1-2025'), else None."""
-    m = re.match(r"(\d{4})(?:-(H[12]|\d{2})(?!\d))?", as_of or "")
+    m = re.match(r"([0-9]{4})(?:-(H[12]|[0-9]{2})(?![0-9]))?", as_of or "")
     if not m:
         return None
     year, part = int(m.group(1)), m.group(2)
+    if year < 1:  # '0000': no such year (price_bounds refuses the years before 2000 in any case)
+        return None
     if part == "H2":
         return dt.date(year, 7, 1)
     if part and part.isdigit():
@@ -69,11 +71,7 @@ def parse(data: bytes, name: str) -> ParsedFile:
 def _row(record: dict[str, str], line: int, parsed: ParsedFile) -> None:
     where = f"line {line}"
     price = decimal_of(record["usd_per_accelerator_hour"], f"{where}, usd_per_accelerator_hour")
-    count_text = record.get("accelerators_per_instance") or "1"
-    if not count_text.isdigit():
-        raise PriceFileError(
-            f"{where}, accelerators_per_instance", f"expected an integer, found {count_text!r}"
-        )
+    count = count_of(record.get("accelerators_per_instance") or "1", f"{where}, accelerators_per_instance")
     instance_type = record.get("instance_type") or None
     model = record.get("pricing_model") or "on-demand"
     for column in REQUIRED:
@@ -103,7 +101,6 @@ def _row(record: dict[str, str], line: int, parsed: ParsedFile) -> None:
     if price <= 0:
         parsed.refused.append(Refused(where, "the price is 0 or negative", instance_type))
         return
-    count = int(count_text)
     if not 1 <= count <= 1024:
         parsed.refused.append(Refused(where, "accelerators_per_instance must be 1-1024", instance_type))
         return

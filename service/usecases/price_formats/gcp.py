@@ -18,7 +18,18 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from . import Offer, ParsedFile, PriceFileError, Refused, date_of, expect, load_json
+from . import (
+    MAX_AMOUNT,
+    Offer,
+    ParsedFile,
+    PriceFileError,
+    Refused,
+    date_of,
+    expect,
+    load_json,
+    optional_text,
+    short,
+)
 
 PROVIDER = "gcp"
 USAGE_TYPES = {
@@ -54,10 +65,10 @@ def parse(data: bytes, name: str) -> ParsedFile:
 
 def _sku(sku: dict[str, Any], where: str, parsed: ParsedFile) -> None:
     category = expect(sku.get("category"), dict, f"{where}.category", "an object")
-    if category.get("resourceGroup") not in ("GPU", "TPU"):
+    if optional_text(category.get("resourceGroup"), f"{where}.category.resourceGroup") not in ("GPU", "TPU"):
         parsed.ignored += 1
         return
-    usage = category.get("usageType")
+    usage = optional_text(category.get("usageType"), f"{where}.category.usageType")
     if usage not in USAGE_TYPES:
         parsed.ignored += 1
         return
@@ -98,7 +109,7 @@ def _sku(sku: dict[str, Any], where: str, parsed: ParsedFile) -> None:
 
 
 def _hourly_price(expression: dict[str, Any], where: str) -> tuple[Decimal | None, str | None]:
-    unit = expression.get("usageUnit", "h")
+    unit = optional_text(expression.get("usageUnit"), f"{where}.usageUnit") or "h"
     if unit != "h":
         return None, f"priced per {unit!r}, not per hour"
     rates = expect(expression.get("tieredRates"), list, f"{where}.tieredRates", "an array")
@@ -107,27 +118,51 @@ def _hourly_price(expression: dict[str, Any], where: str) -> tuple[Decimal | Non
     first = None
     for k, rate in enumerate(rates):
         rate = expect(rate, dict, f"{where}.tieredRates[{k}]", "an object")
-        if first is None or float(rate.get("startUsageAmount", 0) or 0) == 0:
+        starts_at = _amount(rate.get("startUsageAmount"), f"{where}.tieredRates[{k}].startUsageAmount")
+        if first is None or starts_at == 0:
             first = (k, rate)
-            if float(rate.get("startUsageAmount", 0) or 0) == 0:
+            if starts_at == 0:
                 break
     assert first is not None
     k, rate = first
     money = expect(rate.get("unitPrice"), dict, f"{where}.tieredRates[{k}].unitPrice", "an object")
-    currency = money.get("currencyCode", "USD")
+    money_where = f"{where}.tieredRates[{k}].unitPrice"
+    currency = optional_text(money.get("currencyCode"), f"{money_where}.currencyCode") or "USD"
     if currency != "USD":
         return None, f"priced in {currency}, not USD"
     units = money.get("units", "0")
     nanos = money.get("nanos", 0)
-    if not isinstance(units, str | int) or isinstance(units, bool) or not str(units).lstrip("-").isdigit():
+    digits = str(units).removeprefix("-")
+    if (
+        not isinstance(units, str | int)
+        or isinstance(units, bool)
+        or not (digits.isascii() and digits.isdigit())
+        or abs(Decimal(digits)) > MAX_AMOUNT
+    ):  # a Money's units: an int64 as a decimal string; anything past MAX_AMOUNT is no price
         raise PriceFileError(
-            f"{where}.tieredRates[{k}].unitPrice.units", f"expected an integer, found {units!r}"
+            f"{money_where}.units", f"expected an integer of at most {MAX_AMOUNT:,}, found {short(units)}"
         )
-    if not isinstance(nanos, int) or isinstance(nanos, bool):
+    if not isinstance(nanos, int) or isinstance(nanos, bool) or abs(nanos) >= 10**9:
         raise PriceFileError(
-            f"{where}.tieredRates[{k}].unitPrice.nanos", f"expected an integer, found {nanos!r}"
+            f"{money_where}.nanos",
+            f"expected an integer between -999,999,999 and 999,999,999, found {short(nanos)}",
         )
-    price = Decimal(int(units)) + Decimal(nanos) / Decimal(10**9)
+    price = Decimal(int(str(units))) + Decimal(nanos) / Decimal(10**9)
     if price <= 0:
         return None, "the price is 0"
     return price, None
+
+
+def _amount(value: Any, where: str) -> Decimal:
+    """A tier's startUsageAmount: a number, or a decimal string (absent or null: 0)."""
+    if value is None:
+        return Decimal(0)
+    try:
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise ArithmeticError
+        amount = Decimal(str(value).strip())
+    except ArithmeticError:
+        raise PriceFileError(where, f"expected a number, found {short(value)}") from None
+    if not amount.is_finite():
+        raise PriceFileError(where, f"expected a number, found {short(value)}")
+    return amount

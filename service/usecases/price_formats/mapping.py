@@ -42,7 +42,7 @@ def read(text: str, name: str = "instance map", into: InstanceMap | None = None)
                 where, f"source {source!r} is not one of aws-price-list, azure-retail, gcp-billing"
             )
         count = (row.get("accelerators_per_instance") or "").strip()
-        if not count.isdigit() or not 1 <= int(count) <= 1024:
+        if not (count.isascii() and count.isdigit() and len(count) <= 4) or not 1 <= int(count) <= 1024:
             raise PriceFileError(where, f"accelerators_per_instance {count!r} is not an integer 1-1024")
         instance_type = (row.get("instance_type") or "").strip()
         accelerator = (row.get("accelerator_id") or "").strip()
