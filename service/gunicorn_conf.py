@@ -7,8 +7,11 @@ keeps 64 open and requires p99 < 1 s). gunicorn documents that sync workers belo
 proxy; docker-compose.yml also puts nginx in front (deploy/nginx.conf).
 """
 
+import logging
 import multiprocessing
 import os
+import shutil
+import tempfile
 
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", str(min(4, multiprocessing.cpu_count() * 2))))
@@ -27,6 +30,27 @@ keepalive = 5
 accesslog = None  # the app writes one JSON access line per request itself
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
+# Every stderr line one JSON object: gunicorn's own error log, the service's loggers and any library's (root),
+# tracebacks as a field (service/logjson.py; tests/contract/test_json_logs.py reads every line back).
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"json": {"()": "scalecost.logjson.JsonFormatter"}},
+    "handlers": {
+        "stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"},
+        "null": {"class": "logging.NullHandler"},
+    },
+    "root": {"level": loglevel.upper(), "handlers": ["stderr"]},
+    "loggers": {
+        "gunicorn.error": {"level": loglevel.upper(), "handlers": ["stderr"], "propagate": False},
+        "gunicorn.access": {
+            "level": "CRITICAL",
+            "handlers": ["null"],
+            "propagate": False,
+        },  # off: see accesslog
+        "scalecost": {"level": loglevel.upper(), "handlers": ["stderr"], "propagate": False},
+    },
+}
 # Not preloaded: the gevent worker monkey-patches the standard library before it imports the app, so the
 # app's sockets, locks and psycopg's waits (psycopg picks a gevent-friendly wait when select is patched)
 # all cooperate.
@@ -38,3 +62,38 @@ def post_worker_init(worker):
     from scalecost.gunicorn_errors import install  # type: ignore[import-not-found]  # a config file, not a module
 
     install()
+
+
+# --- Prometheus metrics of every worker (service/api/extensions/metrics.py): prometheus_client's multiprocess
+# mode. Each worker writes its values to files in PROMETHEUS_MULTIPROC_DIR and GET /metrics adds them all up.
+# The directory must be set before a worker imports prometheus_client, and empty at start (values of a former
+# run would be counted again): a directory of our own when unset, removed at exit; an operator's is emptied.
+_OWN_METRICS_DIR: list[str] = []
+
+
+def on_starting(server):
+    logging.captureWarnings(
+        True
+    )  # Python warnings (workers' too) through the JSON root handler, not raw stderr
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not directory:
+        directory = tempfile.mkdtemp(prefix="scalecost-metrics-")
+        _OWN_METRICS_DIR.append(directory)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = directory
+    os.makedirs(directory, exist_ok=True)
+    for name in os.listdir(directory):
+        if name.endswith(".db"):
+            os.unlink(os.path.join(directory, name))
+    server.log.info("metrics of all workers in PROMETHEUS_MULTIPROC_DIR=%s", directory)
+
+
+def child_exit(server, worker):
+    """A worker that exits (restart, crash, timeout) stops counting in the live gauges (slots in use)."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server):
+    for directory in _OWN_METRICS_DIR:
+        shutil.rmtree(directory, ignore_errors=True)

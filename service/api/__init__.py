@@ -16,7 +16,18 @@ from .accelerators import routes as accelerators
 from .estimates import batches as estimate_batches
 from .estimates import routes as estimates
 from .estimates.training import ParallelismSchema
-from .extensions import db, docs_assets, errors, http, json_body, languages, limits, observability, query_args
+from .extensions import (
+    db,
+    docs_assets,
+    errors,
+    http,
+    json_body,
+    languages,
+    limits,
+    metrics,
+    observability,
+    query_args,
+)
 from .extensions.smorest import Api
 from .extensions.spec import spec_config
 from .models import routes as models
@@ -47,6 +58,7 @@ def register(app: Flask) -> Api:
     observability.configure_logging(app.config["LOG_LEVEL"])
     db.init_app(app)
     observability.init_app(app)
+    metrics.init_app(app)  # GET /metrics, outside the contract
     errors.register(app)
     languages.init_app(app)
     json_body.init_app(

@@ -233,3 +233,12 @@ def test_nginx_takes_every_body_the_service_takes(path, limit):
     ]
     assert _size_bytes(sizes[-1]) >= service_limit, (path, sizes[-1], service_limit)
     assert one(location, "proxy_pass")[0][0].startswith("http://"), path
+
+
+def test_nginx_does_not_publish_the_metrics():
+    """/metrics is scraped from each replica on the compose network; the proxy answers 404 itself."""
+    server = one(one(parse_nginx(NGINX_CONF.read_text()), "http")[1], "server")[1]
+    location = _location_for(server, "/metrics")
+    assert not find(location, "proxy_pass")
+    status, body = one(location, "return")[0]
+    assert status == "404" and '"status": 404' in body

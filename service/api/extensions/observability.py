@@ -10,6 +10,8 @@ import uuid
 
 from flask import Flask, Response, g, request
 
+from ... import logjson
+
 access_log = logging.getLogger("scalecost.access")
 _VALID_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 
@@ -43,11 +45,11 @@ def init_app(app: Flask) -> None:
 
 
 def configure_logging(level: str) -> None:
-    """Plain message format: access lines are already JSON."""
+    """Every `scalecost.*` line one JSON object on stderr (service/logjson.py), tracebacks included. Under
+    gunicorn its logconfig_dict has already given the logger that handler (and the root logger, and
+    gunicorn's error log)."""
     logger = logging.getLogger("scalecost")
     if not logger.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        logger.addHandler(handler)
+        logger.addHandler(logjson.handler())
     logger.setLevel(level)
     logger.propagate = False

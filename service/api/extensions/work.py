@@ -23,6 +23,7 @@ from flask import current_app, g
 from flask_smorest import abort
 
 from ...engine.i18n import _
+from .metrics import HEAVY_IN_USE
 
 _SLOTS: dict[int, threading.BoundedSemaphore] = {}
 
@@ -77,7 +78,9 @@ def heavy() -> Iterator[None]:
             message=_("The service is busy with other long requests; retry shortly."),
             headers={"Retry-After": str(max(1, round(float(current_app.config["REQUEST_BUDGET_SECONDS"]))))},
         )
+    HEAVY_IN_USE.inc()
     try:
         yield
     finally:
+        HEAVY_IN_USE.dec()
         slots.release()
