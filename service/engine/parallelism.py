@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .hardware import Accelerator
-from .numeric import Num, where
+from .numeric import Num, maximum, where
 
 DEVICES_PER_NODE = (
     8  # HGX/DGX, MI300X OAM and Gaudi boards: 8 accelerators per node (scale-up domain default)
@@ -65,14 +65,12 @@ class Parallelism:
     @property
     def expert_tensor_ranks(self) -> int:
         """Ranks each expert's weights are split over: expert_tensor, or tensor when it is not given."""
-        return self.expert_tensor or self.tensor
+        return int(expert_tensor_ranks(self.tensor, self.expert_tensor))
 
     @property
     def expert_shard_ranks(self) -> int:
-        """Ranks ZeRO shards an expert's weights over (Megatron-Core's expert-data-parallel group): the ZeRO group's
-        tensor × shard ranks over expert × expert_tensor (the ZeRO group over expert without expert_tensor)."""
-        # request validation keeps tensor × shard ranks a multiple of expert × expert_tensor (layout_request)
-        return max(1, self.shard_ranks * self.tensor // (self.expert * self.expert_tensor_ranks))
+        """Ranks ZeRO shards an expert's weights over (Megatron-Core's expert-data-parallel group)."""
+        return int(expert_shard_ranks(self.shard_ranks, self.tensor, self.expert, self.expert_tensor_ranks))
 
     @property
     def devices(self) -> int:
@@ -102,6 +100,20 @@ def shard_ranks(gradient_ranks: Num, data_shard: int) -> Num:
         return gradient_ranks
     divides = (data_shard < gradient_ranks) & (gradient_ranks % data_shard == 0)
     return where(divides, data_shard, gradient_ranks)
+
+
+def expert_tensor_ranks(tensor: Num, expert_tensor: int) -> Num:
+    """Ranks each expert's weights are split over: the given `expert_tensor` (0: none), else the tensor degree.
+    Scalars or arrays of layouts alike (the planner carries a given expert_tensor on its base plan)."""
+    return expert_tensor if expert_tensor else tensor
+
+
+def expert_shard_ranks(shard: Num, tensor: Num, expert: Num, expert_tensor_ranks: Num) -> Num:
+    """Ranks ZeRO shards an expert's weights over (Megatron-Core's expert-data-parallel group): the ZeRO group's
+    tensor × `shard` ranks over expert × expert_tensor (the ZeRO group over expert when expert_tensor is the tensor
+    degree), at least 1. Request validation (layout_request) and the search's enumeration (search/space.py) keep
+    tensor × shard ranks a multiple of expert × expert_tensor. Scalars or arrays of layouts alike."""
+    return maximum(1, shard * tensor // (expert * expert_tensor_ranks))
 
 
 def pipeline_bubble_fraction(

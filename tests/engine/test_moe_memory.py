@@ -123,23 +123,84 @@ def test_invalid_expert_layouts_name_the_field_and_the_allowed_values(
     assert words in " ".join(err.value.errors[field])
 
 
-def test_count_auto_refuses_a_given_expert_tensor(catalog) -> None:
-    from scalecost.engine import InvalidRequest
-    from scalecost.engine.training.estimate import estimate_training
-
-    request = {
+def _qwen3_body(count, parallelism=None) -> dict:
+    return {
         "model": {"preset": "qwen3-30b-a3b"},
         "training": {"tokens": 1e12, "sequence_length": 4096, "global_batch_size": 64},
-        "hardware": {
-            "accelerator": "nvidia-h100-sxm-80gb",
-            "count": "auto",
-            "parallelism": {"expert_tensor": 1},
-        },
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": count, "parallelism": parallelism or {}},
         "cost": {"usd_per_accelerator_hour": 1.0},
+        "output": {"recommendations": False},
     }
-    with pytest.raises(InvalidRequest) as err:
-        estimate_training(request, catalog)
-    assert set(err.value.errors) == {"hardware.parallelism.expert_tensor"}
+
+
+def test_the_search_with_a_given_expert_tensor_is_the_single_estimate(catalog) -> None:
+    """With expert_tensor carried on the base plan (search/auto.py), the search enumerates the layouts it is valid for
+    (expert ranks drawn from tensor × context × data, beyond context × data) and its best layout, and the fastest
+    with experts split differently from the dense layers, are the single estimate of that layout (1e-9)."""
+    from dataclasses import replace
+
+    import numpy as np
+    from scalecost.engine.training.estimate import estimate_training
+    from scalecost.engine.training.model.arrays import evaluate_layouts
+    from scalecost.engine.training.search.rank import Candidate, Constraints, Offer, prepare, search
+    from scalecost.engine.training.search.space import default_space, enumerate_layouts
+
+    base = build_plan(_qwen3_body(1), catalog)
+    base = base.with_fields(par=replace(base.par, expert_tensor=1))
+    space = replace(
+        default_space(base, 64), device_counts=(32, 64), tensor=(1, 2, 4), pipeline=(1, 2), expert=(1, 8, 32)
+    )
+    lay = enumerate_layouts(base, space)
+    assert ((lay.data * lay.context) % lay.expert != 0).any()  # expert ranks beyond context × data: searched
+    numbers = evaluate_layouts(base, lay)
+    split = np.flatnonzero((lay.tensor > 1) & (lay.expert > 1) & numbers.fits)
+    assert len(split)
+    other = split[np.argmin(numbers.seconds[split])]
+    found = search(
+        prepare([Candidate(base, (Offer("request", "on-demand", 1.0),))], lambda _plan: space),
+        Constraints(),
+        "fastest",
+        1,
+        None,
+    )
+    best = found.results[0]
+    rows = [(best.parallelism(), best.micro_batch, best.seconds, best.memory_bytes)]
+    names = (
+        "data",
+        "tensor",
+        "pipeline",
+        "context",
+        "expert",
+        "zero_stage",
+        "sequence_parallel",
+        "virtual_pipeline",
+    )
+    layout = {name: getattr(lay, name)[other].item() for name in names}
+    rows.append((layout, int(lay.micro_batch[other]), numbers.seconds[other], numbers.memory_bytes[other]))
+    for parallelism, micro, seconds, memory in rows:
+        body = _qwen3_body(
+            parallelism["data"] * parallelism["tensor"] * parallelism["pipeline"] * parallelism["context"],
+            {**parallelism, "expert_tensor": 1},
+        )
+        body["training"]["micro_batch_size"] = micro
+        single = estimate_training(body, catalog)
+        assert single["assumptions"]["parallelism"]["expert_tensor"] == 1
+        assert single["time"]["seconds"] == pytest.approx(float(seconds), rel=1e-9)
+        assert single["memory"]["per_device_bytes"] == pytest.approx(float(memory), rel=1e-9)
+
+
+def test_count_auto_searches_a_given_expert_tensor(catalog) -> None:
+    """hardware.count "auto" with a given expert_tensor (a 422 until the array model honoured it): the chosen layout
+    keeps it, and its expert degree may exceed context × data (ranks drawn from tensor × context × data)."""
+    from scalecost.engine.training.estimate import estimate_training
+
+    request = _qwen3_body("auto", {"tensor": 4, "expert": 16, "expert_tensor": 1, "zero_stage": 1})
+    request["constraints"] = {"deadline": "P90D"}
+    answer = estimate_training(request, catalog)
+    used = answer["assumptions"]["parallelism"]
+    assert (used["expert_tensor"], used["expert"], used["tensor"]) == (1, 16, 4)
+    assert answer["assumptions"]["auto"]["chosen_parallelism"]["expert_tensor"] == 1
+    assert answer["assumptions"]["auto"]["chosen_count"] >= 16  # 4 × data holds the 16 expert ranks
 
 
 def test_a_hybrid_shard_group_under_expert_tensor_holds_whole_expert_groups(catalog) -> None:

@@ -1,7 +1,8 @@
 """The planner's vectorised model (engine/training/model/arrays.py) is the single estimate's model, not a second one: on
 1,000 random valid configurations (every model kind, the whole catalog, every parallel degree, ZeRO stage,
-recomputation, micro-batch, activation offload, hybrid sharding, checkpointing and validation) both agree to 1e-9 relative on memory, step time, total
-seconds, accelerator-hours, utilization and fits."""
+recomputation, micro-batch, activation offload, hybrid sharding, expert tensor degrees, checkpointing and
+validation) both agree to 1e-9 relative on memory, step time, total seconds, accelerator-hours, utilization and
+fits."""
 
 from __future__ import annotations
 
@@ -85,6 +86,9 @@ def _random_request(rng: random.Random, accelerators: list[str], fp4_parts: list
         "expert_overlap": e > 1 and rng.random() < 0.5,
         "pipeline_schedule": "zero_bubble" if p > 1 and rng.random() < 0.3 else "1f1b",
     }
+    # the experts' own tensor degree (422 where it does not divide the ranks)
+    if e > 1 and rng.random() < 0.4:
+        parallelism["expert_tensor"] = rng.choice([1, 1, 2, 4])
     if d > 1 and rng.random() < 0.25:  # hybrid sharding (422 where the group does not divide data × context)
         parallelism["data_shard"] = rng.choice([c, 2 * c, 4 * c, 8 * c])
     accelerator = rng.choice(accelerators)
@@ -122,8 +126,6 @@ def _valid_plans(catalog, n: int, seed: int):
             plan = build_plan(request, catalog)
         except InvalidRequest:
             continue
-        if plan.par.expert_tensor:  # the array model has no expert_tensor (the planners never search it)
-            continue
         plans.append((request, plan))
     return plans
 
@@ -153,6 +155,11 @@ def test_vector_model_agrees_with_single_estimate_on_1000_random_configurations(
     assert sum(plan.par.pipeline_schedule == "zero_bubble" for _, plan in plans) >= 50  # ZB-H1 drawn
     assert sum(plan.offload_layers > 0 for _, plan in plans) >= 50  # activation offload drawn
     assert sum(plan.par.replicas > 1 for _, plan in plans) >= 50  # hybrid sharding drawn
+    # expert layers with their own tensor degree (given, or folded to 1 by layout_request), under ZeRO-3 too
+    own = [
+        plan for _, plan in plans if plan.par.expert > 1 and plan.par.expert_tensor_ranks != plan.par.tensor
+    ]
+    assert len(own) >= 30 and sum(plan.par.zero_stage >= 3 for plan in own) >= 5
     worst = 0.0
     for request, plan in plans:
         ev = evaluate(plan)

@@ -18,8 +18,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...architecture import embedding_parameters, layer_parameter_parts, layer_parameters
-from ...parallelism import DEVICES_PER_NODE, bubble_seconds, pipeline_bubble_fraction, shard_ranks
+from ...parallelism import (
+    DEVICES_PER_NODE,
+    bubble_seconds,
+    expert_shard_ranks,
+    expert_tensor_ranks,
+    pipeline_bubble_fraction,
+    shard_ranks,
+)
 from ...units import SECONDS_PER_HOUR
 from . import activations as act
 from . import arrays_comm as vc
@@ -64,8 +70,9 @@ def evaluate_layouts(
     """evaluate(plan with each layout and micro-batch) at the predicted utilization, vectorised.
 
     `checkpoint_bytes_per_s`: the request's write bandwidth; None = build_plan's default of
-    CHECKPOINT_BYTES_PER_S_PER_NODE per node of each layout's device count. Layouts have no expert_tensor column:
-    experts split like the dense layers (the planners refuse a given expert_tensor, auto._refuse_unsearched_layout)."""
+    CHECKPOINT_BYTES_PER_S_PER_NODE per node of each layout's device count. Layouts have no expert_tensor column: the
+    base plan's expert_tensor holds for every layout (0: each layout's tensor degree; search/auto.py carries a given
+    one and enumerate_layouts keeps the layouts it is valid for)."""
     lay = layouts
     devices = lay.devices.astype(np.float64)
     per_replica = plan.global_batch // lay.data
@@ -87,43 +94,25 @@ def evaluate_layouts(
 # ---------------------------------------------------------------------------------------------------- memory
 
 
+def _expert_degrees(plan: TrainingPlan, lay: Layouts) -> Array:
+    """parallelism.expert_tensor_ranks over layouts: the base plan's given expert_tensor (search/auto.py carries
+    it; enumerate_layouts keeps the layouts it is valid for), else each layout's tensor degree."""
+    return np.broadcast_to(expert_tensor_ranks(lay.tensor, plan.par.expert_tensor), lay.tensor.shape)
+
+
 def _parameters_per_device(plan: TrainingPlan, lay: Layouts) -> tuple[Array, Array]:
     """memory.parameters_per_device over layouts: (non-expert, expert) parameters on the busiest device."""
-    model, t, p = plan.model, lay.tensor, lay.pipeline
-    s = model.shape
-    if s is None or model.shape_inferred:
-        return model.total_parameters / (t * p), np.zeros(len(t))
-    dense_layer, moe_layer, _ = layer_parameters(s)
-    n_dense = s.dense_layers if s.is_moe else s.layers
-    n_moe = s.layers - n_dense
-    expert_per_layer = s.experts * mem.expert_parameters(s) if s.is_moe else 0
-    layer_total = n_dense * dense_layer + n_moe * moe_layer
-    experts_total = n_moe * expert_per_layer
-    end_stage = float(s.vocab_size * s.hidden_size + s.learned_position_embeddings * s.hidden_size)
-    embeddings = np.where(p > 1, end_stage, float(embedding_parameters(s)))
-    non_expert = (layer_total - experts_total) / (t * p) + embeddings / t
-    return non_expert, experts_total / (t * p * lay.expert)
+    return mem.layout_parameters(plan.model, lay.tensor, lay.pipeline, lay.expert, _expert_degrees(plan, lay))
 
 
 def _model_states(
     plan: TrainingPlan, lay: Layouts, dense: Array, expert: Array
 ) -> tuple[Array, Array, Array, Array]:
     """memory.model_states over layouts: weights, gradients, optimizer states, ZeRO-3 gathered layers."""
-    w_b, g_b, o_b = mem.bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
     dp = shard_ranks(lay.data * lay.context, plan.par.data_shard)  # Parallelism.shard_ranks
-    edp = np.maximum(1, dp // lay.expert)
-    z = lay.zero_stage
-    one = np.ones_like(dp)
-    weights = (dense / np.where(z >= 3, dp, one) + expert / np.where(z >= 3, edp, one)) * w_b
-    grads = (dense / np.where(z >= 2, dp, one) + expert / np.where(z >= 2, edp, one)) * g_b
-    optim = (dense / np.where(z >= 1, dp, one) + expert / np.where(z >= 1, edp, one)) * o_b
-    shape = plan.model.shape
-    layer = np.zeros(len(dp))
-    if shape is not None:  # architecture.largest_layer_parameters, the experts over each layout's EP degree
-        dense_layer, moe_layer, embedding = layer_parameter_parts(shape, lay.expert)
-        layer = np.maximum(np.maximum(dense_layer, moe_layer), embedding) / lay.tensor
-    gathered_3 = np.minimum(mem.ZERO3_LIVE_LAYER_FACTOR * layer * w_b, (dense + expert) * w_b - weights)
-    return weights, grads, optim, np.where(z >= 3, gathered_3, 0.0)
+    etr = _expert_degrees(plan, lay)
+    edp = expert_shard_ranks(dp, lay.tensor, lay.expert, etr)  # Parallelism.expert_shard_ranks
+    return mem.sharded_states(plan, (dense, expert), dp, edp, lay.zero_stage, (lay.tensor, lay.expert, etr))
 
 
 def _activation_bytes(plan: TrainingPlan, lay: Layouts, micro_batches: Array) -> tuple[Array, Array | None]:
@@ -251,9 +240,10 @@ def _gemm_s(plan: TrainingPlan, lay: Layouts, work: st.StepWork, devices: Array,
         f_shape = f_shape * work.shapeless
     gemm_s = (work.gemm_work - work.routed_gemm_work) / (devices * rate_1 * f_shape)
     if work.routed_gemm_work > 0.0 and plan.model.shape is not None:  # st.gemm_seconds' expert GEMMs
-        shape = plan.model.shape
-        expert_base = 1.0 + st.GEMM_WIDTH_KNEE * lay.tensor / shape.expert_ffn_hidden_size
-        rows = np.maximum(tokens_mb * shape.experts_per_token * lay.expert / shape.experts, 1.0)
+        expert_base, rows_per_token = st.expert_gemm_shape(
+            plan.model.shape, _expert_degrees(plan, lay), lay.expert, lay.tensor, lay.sequence_parallel
+        )
+        rows = np.maximum(tokens_mb * rows_per_token, 1.0)
         gemm_s = gemm_s + work.routed_gemm_work * (expert_base + st.GEMM_TOKENS_KNEE / rows) / (
             devices * rate_1
         )

@@ -8,7 +8,7 @@ import numpy as np
 
 from ... import parallelism
 from ...hardware import Accelerator
-from ...parallelism import domain_size, scale_up_bytes_per_s, shard_ranks
+from ...parallelism import domain_size, expert_tensor_ranks, scale_up_bytes_per_s, shard_ranks
 from . import compute as st
 from . import memory as mem
 from .data_comm import gradient_buckets, replica_exposed_s, shard_group_exposed_s
@@ -101,7 +101,9 @@ def model_parallel_comm(
         pipeline_s = np.where(p > 1, 2 * micro_batches * payload / pp_split / pp_bw, 0.0)
     expert_s = zero
     if shape.is_moe:  # the all-to-all seconds, fully exposed (_step applies the overlap)
-        a2a = expert_all_to_all_seconds(acc, payload, shape.experts, shape.experts_per_token, e, t)
+        # the expert ranks strided by the experts' own tensor degree (StepModel: par.expert_tensor_ranks)
+        stride = np.broadcast_to(expert_tensor_ranks(t, plan.par.expert_tensor), t.shape)
+        a2a = expert_all_to_all_seconds(acc, payload, shape.experts, shape.experts_per_token, e, stride)
         expert_s = np.where(
             e > 1, micro_batches * shape.moe_layers / p * ALL_TO_ALLS_PER_MOE_LAYER * a2a, 0.0
         )

@@ -18,6 +18,7 @@ from ...architecture import (
     TransformerShape,
 )
 from ...hardware import Accelerator
+from ...numeric import Num, where
 from .activations import FP4_BF16_LAYER_SHARE
 from .flops import UnitFlops, recompute_gemm_factor
 from .framework import attention_factor, elementwise_factor
@@ -200,20 +201,19 @@ def _routed_share(model: ModelSpec, flops: UnitFlops) -> float:
 
 
 def expert_gemm_shape(
-    shape: TransformerShape, expert_tensor: int, expert: int, tensor: int = 1, sequence_parallel: bool = False
-) -> tuple[float, float]:
+    shape: TransformerShape, expert_tensor: Num, expert: Num, tensor: Num = 1, sequence_parallel: Num = False
+) -> tuple[Num, Num]:
     """(1 + W0·etp/f_e, rows of each local expert's GEMM per micro-batch token) for the routed-expert GEMMs: the
     same f_shape knees as a dense GEMM (GEMM_WIDTH_KNEE, GEMM_TOKENS_KNEE), on the expert's own width per
     expert-tensor rank, f_e/etp, and on its own rows — a micro-batch's tokens × k copies × the EP ranks sending
     them, over the E experts: fine-grained experts (Qwen3-30B-A3B's 768) and few tokens per expert (no expert
     parallelism over 256 experts) underfill the tensor cores as narrow dense GEMMs do. With expert ranks drawn from
     the tensor ranks (expert_tensor < tensor) under sequence parallelism, each rank dispatches its s/t share of the
-    tokens, so its experts see etp/t of them (Megatron-Core's alltoall dispatcher with MoE parallel folding)."""
+    tokens, so its experts see etp/t of them (Megatron-Core's alltoall dispatcher with MoE parallel folding).
+    Scalars (the single estimate) or arrays of layouts (model/arrays.py) alike."""
     base = 1.0 + GEMM_WIDTH_KNEE * expert_tensor / shape.expert_ffn_hidden_size
     rows = shape.experts_per_token * expert / shape.experts
-    if sequence_parallel and expert_tensor < tensor:
-        rows *= expert_tensor / tensor
-    return base, rows
+    return base, where(sequence_parallel & (expert_tensor < tensor), rows * (expert_tensor / tensor), rows)
 
 
 class StepWork(NamedTuple):

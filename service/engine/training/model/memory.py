@@ -9,10 +9,11 @@ from ...architecture import (
     ModelSpec,
     TransformerShape,
     embedding_parameters,
-    largest_layer_parameters,
+    layer_parameter_parts,
     layer_parameters,
 )
 from ...hardware import Accelerator
+from ...numeric import Num, maximum, minimum, where
 from ...parallelism import Parallelism
 from ...units import GIB
 from .activations import activation_bytes_by_runtime, of_runtime
@@ -146,51 +147,71 @@ ModelStates = tuple[
 
 def model_states(plan: TrainingPlan, params: tuple[float, float] | None = None) -> ModelStates:
     """Bytes of weights, gradients and optimizer states on the busiest device, and the layers ZeRO-3 gathers."""
-    model, par = plan.model, plan.par
+    par = plan.par
+    dense, expert = params or parameters_per_device(plan.model, par)
+    degrees = (par.tensor, par.expert, par.expert_tensor_ranks)
+    return sharded_states(
+        plan, (dense, expert), par.shard_ranks, par.expert_shard_ranks, par.zero_stage, degrees
+    )
+
+
+def sharded_states(
+    plan: TrainingPlan,
+    params: tuple[Num, Num],
+    dp: Num,
+    edp: Num,
+    z: Num,
+    degrees: tuple[Num, Num, Num],
+) -> tuple[Num, Num, Num, Num]:
+    """model_states of a layout, scalars (the single estimate) or arrays of layouts (model/arrays.py) alike:
+    `params` the (non-expert, expert) parameters per device, `dp` the ranks ZeRO shards over (Parallelism.shard_ranks),
+    `edp` those of the experts (parallelism.expert_shard_ranks), `z` the ZeRO stage, `degrees` (tensor, expert,
+    expert_tensor ranks)."""
     w_b, g_b, o_b = bytes_per_parameter(plan.precision, plan.optimizer, plan.optimizer_multiplier)
-    dense, expert = params or parameters_per_device(model, par)
-    # ZeRO shards over data × context ranks (they hold the same weights), or over the hybrid-sharding group
-    dp = par.shard_ranks
-    edp = par.expert_shard_ranks  # expert-data-parallel degree (experts sharded across expert ranks)
+    dense, expert = params
     # ZeRO stage 1 shards optimizer states, 2 also gradients, 3 also weights over data parallel ranks
-    # (Rajbhandari et al. 2020 §5; FSDP FULL_SHARD = stage 3).
-    z = par.zero_stage
-    weights = (dense / (dp if z >= 3 else 1) + expert / (edp if z >= 3 else 1)) * w_b
-    grads = (dense / (dp if z >= 2 else 1) + expert / (edp if z >= 2 else 1)) * g_b
-    optim = (dense / (dp if z >= 1 else 1) + expert / (edp if z >= 1 else 1)) * o_b
-    gathered = 0.0
-    if z >= 3:
-        shape = model.shape
-        split = par.expert * par.expert_tensor_ranks / par.tensor  # the experts over expert × expert_tensor
-        layer = largest_layer_parameters(shape, split) / par.tensor if shape is not None else 0.0
-        # never more than the unsharded weights ZeRO-2 would hold: gathering only re-materialises what was split
-        gathered = min(ZERO3_LIVE_LAYER_FACTOR * layer * w_b, (dense + expert) * w_b - weights)
-    return weights, grads, optim, gathered
+    # (Rajbhandari et al. 2020 §5; FSDP FULL_SHARD = stage 3); the experts over the expert-data-parallel ranks
+    weights = (dense / where(z >= 3, dp, 1) + expert / where(z >= 3, edp, 1)) * w_b
+    grads = (dense / where(z >= 2, dp, 1) + expert / where(z >= 2, edp, 1)) * g_b
+    optim = (dense / where(z >= 1, dp, 1) + expert / where(z >= 1, edp, 1)) * o_b
+    shape, (t, e, etr) = plan.model.shape, degrees
+    layer: Num = 0.0
+    if shape is not None:  # architecture.largest_layer_parameters, the experts over expert × expert_tensor
+        dense_layer, moe_layer, embedding = layer_parameter_parts(shape, e * etr / t)
+        layer = maximum(maximum(dense_layer, moe_layer), embedding) / t
+    # never more than the unsharded weights ZeRO-2 would hold: gathering only re-materialises what was split
+    gathered = minimum(ZERO3_LIVE_LAYER_FACTOR * layer * w_b, (dense + expert) * w_b - weights)
+    return weights, grads, optim, where(z >= 3, gathered, 0.0)
 
 
 def parameters_per_device(model: ModelSpec, par: Parallelism) -> tuple[float, float]:
-    """(non-expert, expert) parameters on the busiest device before ZeRO sharding.
+    """(non-expert, expert) parameters on the busiest device before ZeRO sharding (layout_parameters)."""
+    return layout_parameters(model, par.tensor, par.pipeline, par.expert, par.expert_tensor_ranks)
+
+
+def layout_parameters(model: ModelSpec, t: Num, p: Num, e: Num, etr: Num) -> tuple[Num, Num]:
+    """(non-expert, expert) parameters on the busiest device before ZeRO sharding, for tensor `t`, pipeline `p`,
+    expert `e` and expert-tensor ranks `etr` (parallelism.expert_tensor_ranks): scalars or arrays of layouts.
 
     Tensor × pipeline parallel divide the layers; the first stage also holds the input embedding and the last
     the LM head (Megatron places them there; tied models keep a copy on both) — Narayanan et al. 2021 §2.
-    Expert weights are further divided by the expert-parallel degree (Megatron-Core MoE, DeepSpeed-MoE).
+    Expert weights are divided by expert × expert_tensor × pipeline (Megatron-Core MoE, DeepSpeed-MoE; MoE
+    parallel folding, Liu et al. 2025).
     """
-    t, p = par.tensor, par.pipeline
     s = model.shape
     if s is None or model.shape_inferred:
-        return model.total_parameters / (t * p), 0.0
+        return model.total_parameters / (t * p), 0.0 * t
     dense_layer, moe_layer, _ = layer_parameters(s)
     n_dense = s.dense_layers if s.is_moe else s.layers
     n_moe = s.layers - n_dense
     expert_per_layer = s.experts * expert_parameters(s) if s.is_moe else 0
     layer_total = n_dense * dense_layer + n_moe * moe_layer
     experts_total = n_moe * expert_per_layer
-    embeddings = float(embedding_parameters(s))
-    if p > 1:  # busiest end stage holds one V·h matrix (+ learned positions on the first)
-        embeddings = float(s.vocab_size * s.hidden_size + s.learned_position_embeddings * s.hidden_size)
+    # busiest end stage with a pipeline holds one V·h matrix (+ learned positions on the first)
+    end_stage = float(s.vocab_size * s.hidden_size + s.learned_position_embeddings * s.hidden_size)
+    embeddings = where(p > 1, end_stage, float(embedding_parameters(s)))
     non_expert = (layer_total - experts_total) / (t * p) + embeddings / t
-    expert = experts_total / (par.expert_tensor_ranks * p * par.expert)
-    return non_expert, expert
+    return non_expert, experts_total / (etr * p * e)
 
 
 def expert_parameters(s: TransformerShape) -> int:

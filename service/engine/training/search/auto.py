@@ -39,32 +39,16 @@ def wants_auto(request: Mapping[str, Any]) -> bool:
     return hardware.get("parallelism") == AUTO or hardware.get("count") == AUTO
 
 
-def _refuse_unsearched_layout(hardware: Mapping[str, Any], count_auto: bool) -> None:
-    """The search's array model splits experts like the dense layers: a given expert_tensor with a count it chooses
-    would be dropped, so it is a 422 instead. A given pipeline_schedule, expert_overlap or data_shard is searched
-    (the base plan carries it: _given_switches)."""
-    given = hardware.get("parallelism")
-    if not count_auto or not isinstance(given, Mapping):
-        return
-    for field in ("expert_tensor",):
-        if given.get(field) is not None:
-            raise InvalidRequest.single(
-                f"hardware.parallelism.{field}",
-                _('hardware.count "auto" does not search {field}: leave it out or give the count.').format(
-                    field=field
-                ),
-            )
-
-
 # given ones ride on the base plan's par
-SEARCHED_SWITCHES = ("pipeline_schedule", "expert_overlap", "data_shard")
+SEARCHED_SWITCHES = ("pipeline_schedule", "expert_overlap", "data_shard", "expert_tensor")
 
 
 def _given_switches(base: TrainingPlan, hardware: Mapping[str, Any]) -> TrainingPlan:
-    """The base plan with a given hardware.parallelism.pipeline_schedule, expert_overlap and data_shard, which the
-    array model reads from it (build_plan of the one-device base would refuse zero_bubble without a pipeline,
-    expert_overlap without experts and a data_shard group larger than its one rank, so they are set here; the
-    estimate of the chosen layout validates them)."""
+    """The base plan with a given hardware.parallelism.pipeline_schedule, expert_overlap, data_shard and
+    expert_tensor, which the array model reads from it (build_plan of the one-device base would refuse zero_bubble
+    without a pipeline, expert_overlap without experts and a data_shard group or an expert_tensor larger than its
+    one rank, so they are set here; enumerate_layouts keeps the layouts they are valid for and the estimate of the
+    chosen layout validates them)."""
     given = hardware.get("parallelism")
     if not isinstance(given, Mapping):
         return base
@@ -76,6 +60,9 @@ def _given_switches(base: TrainingPlan, hardware: Mapping[str, Any]) -> Training
     shard = given.get("data_shard")
     if isinstance(shard, int) and not isinstance(shard, bool) and shard > 0:
         changes["data_shard"] = shard  # enumerate_layouts keeps the layouts whose data × context it divides
+    etp = given.get("expert_tensor")
+    if isinstance(etp, int) and not isinstance(etp, bool) and etp > 0:
+        changes["expert_tensor"] = etp  # the experts' own tensor degree in every layout (model/arrays.py)
     if not changes:
         return base
     return base.with_fields(par=replace(base.par, **changes))
@@ -87,7 +74,6 @@ def resolve_auto(request: Mapping[str, Any], catalog: Catalog) -> tuple[dict[str
     training = dict(request.get("training") or {})
     constraints = request.get("constraints") or {}
     count_auto, layout_auto = hardware.get("count") == AUTO, hardware.get("parallelism") == AUTO
-    _refuse_unsearched_layout(hardware, count_auto)
     deadline = None
     if constraints.get("deadline") is not None:
         deadline = duration_seconds(constraints["deadline"], "constraints.deadline")

@@ -4,8 +4,9 @@ A search space is the product of the allowed degrees; `enumerate_layouts` builds
 layouts build_plan accepts for the plan (the same rules as layout_request.parse_parallelism and request._batch,
 written over arrays): data × tensor × pipeline × context = devices, tensor divides the attention heads, pipeline (× virtual
 chunks) does not exceed the layers, virtual chunks only with a pipeline, expert degree divides the experts and the
-data degree, context degree divides the sequence into 2·cp chunks, micro-batch × data divides the global batch, a given activation
-offload leaves at least one layer per stage on the device, a given data_shard group divides data × context.
+data degree (with a given expert_tensor: expert_tensor divides tensor × context × data and the expert degree the
+rest), context degree divides the sequence into 2·cp chunks, micro-batch × data divides the global batch, a given
+activation offload leaves at least one layer per stage on the device, a given data_shard group divides data × context.
 """
 
 from __future__ import annotations
@@ -180,8 +181,14 @@ def enumerate_layouts(plan: TrainingPlan, space: SearchSpace) -> Layouts:
         valid &= p <= shape.layers
         if plan.offload_layers:  # request._offload: at most one less than the layers per stage
             valid &= plan.offload_layers < -(-shape.layers // p)
-    if shape is not None and shape.is_moe:
-        # expert ranks come from context × data (Megatron-Core with expert_tensor = tensor; layout_request)
+    etp = plan.par.expert_tensor  # given (search/auto.py carries it on the base plan), or 0
+    if shape is not None and shape.is_moe and etp:
+        # layout_request._expert_tensor: expert × expert_tensor ranks drawn from tensor × context × data
+        ranks = t * c * d
+        valid &= (ranks % etp == 0) & (shape.experts % e == 0) & ((ranks // etp) % e == 0)
+    elif shape is not None and shape.is_moe:
+        # expert ranks come from context × data (Megatron-Core with expert_tensor = tensor; layout_request); the
+        # layouts it would fold to expert_tensor 1 (layout_request.folded_expert_tensor) are not searched
         valid &= (e == 1) | ((shape.experts % e == 0) & ((d * c) % e == 0))
     else:
         valid &= e == 1
@@ -197,10 +204,12 @@ def enumerate_layouts(plan: TrainingPlan, space: SearchSpace) -> Layouts:
     d, t, p, c, e = d[rows], t[rows], p[rows], c[rows], e[rows]
     valid = (plan.global_batch % (d * mb) == 0) & ((v == 1) | (p > 1)) & (z >= 0) & (z <= 3)
     shard = plan.par.data_shard
-    if (
-        shard
-    ):  # layout_request._data_shard: divides data × context, a multiple of context and expert, under ZeRO
-        valid &= ((d * c) % shard == 0) & (shard % c == 0) & (z >= 1) & (shard % e == 0)
+    if shard:
+        # layout_request._data_shard: divides data × context, a multiple of context, under ZeRO, and its tensor ×
+        # shard ranks hold whole expert × expert_tensor groups (without expert_tensor: shard a multiple of expert)
+        etr = etp if etp else t
+        valid &= ((d * c) % shard == 0) & (shard % c == 0) & (z >= 1)
+        valid &= (e == 1) | ((shard * t) % (e * etr) == 0)
     if shape is not None:
         valid &= p * v <= shape.layers + 2  # embedding and loss as chunks (request.py)
     keep = np.flatnonzero(valid)
