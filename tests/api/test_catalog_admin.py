@@ -169,7 +169,7 @@ def test_history_is_no_provider_name(client, admin_headers):
         ("İ" * 40, {"usd_per_hour": 1.0}, "provider"),  # 40 characters, 80 once lower-cased: past the column
         ("lam%01bda", {"usd_per_hour": 1.0}, "provider"),
         ("lambda", {"usd_per_hour": 1.0, "effective_from": "4223-01-01"}, "effective_from"),
-        ("lambda", {"usd_per_hour": 1.0, "effective_from": "1999-12-31"}, "effective_from"),
+        ("newcloud", {"usd_per_hour": 1.0, "effective_from": "1999-12-31"}, "effective_from"),  # none current
     ],
     ids=["lowercases-past-64", "control-character", "year-4223", "before-2000"],
 )
