@@ -121,9 +121,8 @@ def estimate_body(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
     cost: dict[str, Any] = {}
     if p.offer.usd_per_hour == p.offer.usd_per_hour:  # priced (not NaN)
         cost = {"provider": p.offer.provider, "pricing_model": p.offer.pricing_model}
-    overhead = (request.get("cost") or {}).get("infrastructure_overhead")
-    if overhead:
-        cost["infrastructure_overhead"] = overhead
+    given = {k: v for k, v in (request.get("cost") or {}).items() if v}  # the planner's cost inputs, as sent
+    cost.update(given)
     return {
         "model": request.get("model"),
         "training": training,

@@ -169,9 +169,7 @@ def _range(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
 
     def span(u_factor: float) -> dict[str, Any]:
         s = ev.seconds_at(ev.utilization * u_factor)
-        total = (
-            total_usd(s * devices / 3600.0, usd, plan.infrastructure_overhead) if usd is not None else None
-        )
+        total = total_usd(s * devices / 3600.0, usd, plan) if usd is not None else None
         return {
             "utilization": ev.utilization * u_factor,
             "seconds": s,

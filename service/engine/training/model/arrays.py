@@ -59,9 +59,9 @@ class LayoutNumbers(NamedTuple):
     communication_s: Array
     bubble_s: Array
 
-    def usd(self, usd_per_hour: float, infrastructure_overhead: float) -> Array:
+    def usd(self, usd_per_hour: float, plan: TrainingPlan) -> Array:
         """Total USD as the response computes it: compute + infrastructure overhead."""
-        return total_usd(self.accelerator_hours, usd_per_hour, infrastructure_overhead)
+        return total_usd(self.accelerator_hours, usd_per_hour, plan)
 
 
 def evaluate_layouts(

@@ -2,7 +2,8 @@
 (storage, network, orchestration) as a share of that compute cost (docs/formulas.md, "Cost").
 
 Written once over `float | ndarray`: the estimate, its range, the advice's cheaper-part scan and the planner's
-search all call `total_usd`; `cost` adds the parts the response shows.
+search all call `total_usd`; `cost` adds the parts the response shows. The plan carries every cost input but the
+price (which the search varies per offer), so a new cost input is a plan field read here and nowhere else.
 """
 
 from __future__ import annotations
@@ -22,12 +23,10 @@ def compute_usd(accelerator_hours: Number, usd_per_accelerator_hour: float) -> N
     return accelerator_hours * usd_per_accelerator_hour
 
 
-def total_usd(
-    accelerator_hours: Number, usd_per_accelerator_hour: float, infrastructure_overhead: float
-) -> Number:
-    """Compute cost plus the infrastructure overhead on top of it (a share of the compute cost)."""
+def total_usd(accelerator_hours: Number, usd_per_accelerator_hour: float, plan: TrainingPlan) -> Number:
+    """Compute cost plus the plan's infrastructure overhead on top of it (a share of the compute cost)."""
     compute = compute_usd(accelerator_hours, usd_per_accelerator_hour)
-    return compute + compute * infrastructure_overhead
+    return compute + compute * plan.infrastructure_overhead
 
 
 @dataclass(frozen=True)

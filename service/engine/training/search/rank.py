@@ -157,7 +157,7 @@ def search(
         numbers = evaluate_layouts(candidate.plan, layouts, checkpoint_bytes_per_s)
         layouts_evaluated += len(layouts.data)
         for oi, offer in enumerate(candidate.offers):
-            usd = numbers.usd(offer.usd_per_hour, candidate.plan.infrastructure_overhead)
+            usd = numbers.usd(offer.usd_per_hour, candidate.plan)
             pool.add(ci, oi, layouts, numbers, usd)
     a = pool.arrays()  # the kept rows only (pool.py): the ranking below is exact on them
     fits, in_time, in_budget = feasibility(a["seconds"], a["usd"], a["fits"], pool.limits)

@@ -306,7 +306,7 @@ def _candidates(
 ) -> tuple[list[Candidate], list[dict[str, str]]]:
     """A base plan per accelerator and recomputation mode; accelerators that cannot take part, with the reason."""
     training = {k: v for k, v in (request.get("training") or {}).items() if k != "micro_batch_size"}
-    cost = {"infrastructure_overhead": (request.get("cost") or {}).get("infrastructure_overhead", 0.0)}
+    cost = dict(request.get("cost") or {})  # every cost input the planner takes reaches the base plans whole
     candidates: list[Candidate] = []
     excluded: list[dict[str, str]] = []
     for acc_id in ids:
