@@ -63,6 +63,7 @@ def engine_alone(catalog) -> None:
         rng.random(n) < 0.5,
         ones,
         rng.choice([1, 2, 4], n),
+        np.zeros(n, dtype=bool),
     )
     best = min(_timed(lambda: evaluate_layouts(plan, layouts)) for _ in range(REPEATS))
     print(

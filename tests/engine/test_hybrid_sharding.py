@@ -124,9 +124,15 @@ def test_count_auto_searches_a_given_zero_bubble_schedule():
 
     body = _body(count=1)
     body["training"].pop("micro_batch_size")
+    # the schedule is a column of the layouts (SearchSpace.pipeline_schedules), not the base plan's
     base = build_plan(body, CATALOG)
-    base = base.with_fields(par=replace(base.par, pipeline_schedule="zero_bubble"))
-    space = replace(default_space(base, 64), device_counts=(64,), tensor=(2,), pipeline=(4, 8))
+    space = replace(
+        default_space(base, 64),
+        device_counts=(64,),
+        tensor=(2,),
+        pipeline=(4, 8),
+        pipeline_schedules=("zero_bubble",),
+    )
     found = search(
         prepare([Candidate(base, (Offer("request", "on-demand", 1.0),))], lambda _plan: space),
         Constraints(),

@@ -120,7 +120,7 @@ def test_the_planners_array_model_counts_the_loss_as_the_single_estimate(acceler
     ev = evaluate(plan)
     par = plan.par
     values = (par.data, par.tensor, par.pipeline, par.context, par.expert, par.zero_stage, par.sequence_parallel,
-              par.virtual_pipeline, plan.micro_batch)  # fmt: skip
+              par.virtual_pipeline, plan.micro_batch, par.pipeline_schedule == "zero_bubble")  # fmt: skip
     one = Layouts(*(np.array([v], dtype=bool if isinstance(v, bool) else np.int64) for v in values))
     arrays = evaluate_layouts(plan, one)
     assert float(arrays.memory_bytes[0]) == pytest.approx(ev.memory.total, rel=1e-9)
@@ -154,7 +154,7 @@ def test_the_array_model_divides_the_loss_as_the_single_estimate() -> None:
     ev = evaluate(plan)
     par = plan.par
     values = (par.data, par.tensor, par.pipeline, par.context, par.expert, par.zero_stage, par.sequence_parallel,
-              par.virtual_pipeline, plan.micro_batch)  # fmt: skip
+              par.virtual_pipeline, plan.micro_batch, par.pipeline_schedule == "zero_bubble")  # fmt: skip
     one = Layouts(*(np.array([v], dtype=bool if isinstance(v, bool) else np.int64) for v in values))
     assert float(evaluate_layouts(plan, one).memory_bytes[0]) == pytest.approx(ev.memory.total, rel=1e-9)
 

@@ -173,6 +173,7 @@ def test_vector_model_agrees_with_the_single_estimate_under_named_modules(catalo
             np.array([par.sequence_parallel]),
             np.array([par.virtual_pipeline], dtype=np.int64),
             np.array([plan.micro_batch], dtype=np.int64),
+            np.array([par.pipeline_schedule == "zero_bubble"]),
         )
         got = evaluate_layouts(plan, layout, None)
         ev = evaluate(plan)

@@ -142,6 +142,7 @@ def _layout(plan) -> Layouts:
         par.sequence_parallel,
         par.virtual_pipeline,
         plan.micro_batch,
+        par.pipeline_schedule == "zero_bubble",
     )
     return Layouts(*(np.array([v], dtype=bool if isinstance(v, bool) else np.int64) for v in values))
 

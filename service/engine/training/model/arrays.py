@@ -8,7 +8,8 @@ tests/engine/test_vector_model.py checks that both paths agree to 1e-9 on random
 fails the day one of them changes without the other.
 
 Only what a layout changes is an array; the model, precision, optimizer, recomputation, sequence length, global
-batch and accelerator come from the base plan (its `par` and `micro_batch` are ignored).
+batch and accelerator come from the base plan (of its `par`, only the switches no layout column holds are read:
+data_shard, expert_overlap, expert_tensor; its degrees, pipeline_schedule and `micro_batch` are ignored).
 """
 
 from __future__ import annotations
@@ -219,7 +220,7 @@ def _step(
             plan.offload_layers, per_stage, stored, micro_batches, compute_s, bandwidth
         )
     stage_work = compute_s + tensor_s + pipeline_s + expert_s + context_s + offload_s
-    zero_bubble = plan.par.pipeline_schedule == "zero_bubble"  # the base plan's (auto.py carries a given one)
+    zero_bubble = lay.zero_bubble if lay.zero_bubble.any() else False  # all 1F1B: the scalar branch, cheaper
     bubble = pipeline_bubble_fraction(lay.pipeline, micro_batches, lay.virtual_pipeline, zero_bubble)
     bubble_s = bubble_seconds(stage_work, bubble)
     communication_s = tensor_s + pipeline_s + data_s + expert_s + context_s + offload_s

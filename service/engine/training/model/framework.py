@@ -81,6 +81,30 @@ _STACKS: dict[str, tuple[str, str, bool]] = {
 FSDP_STACK = "fsdp"
 
 
+# Stacks that ship a zero-bubble pipeline schedule (ZB-H1 class: each backward split into its input- and weight-gradient
+# halves, the W passes filling the 1F1B bubble; parallelism.pipeline_bubble_fraction), with the interleaved chunks per
+# stage it runs with (fewest, most), where the planners' default search tries it next to 1F1B:
+#   torchtitan: parallelism.pipeline_parallel_schedule takes torch.distributed.pipelining's schedules by name
+#     (torchtitan/config/parallelism.py @15e2431 → get_schedule_class), among them "InterleavedZeroBubble" (ZB1P) and
+#     "ZBVZeroBubble"; both are multi-stage schedules, which torchtitan runs with at least 2 stages per rank
+#     (torchtitan/distributed/pipeline_parallel.py @fb3b230: "Multi-stage schedule requires at least 2 stages per
+#     rank"). Not with torch.compile: the split backward fails on a compiled model (pytorch/pytorch#161904, open).
+#   deepspeed: Megatron-DeepSpeed's --enable-zbh1-pipeline replaces DeepSpeed's pipeline schedule with ZB-H1
+#     (deepspeedai/Megatron-DeepSpeed#396, merged June 2024); DeepSpeed's pipeline engine does not interleave: 1 chunk.
+# Not: megatron, nemo and megatron-bridge (Megatron-Core schedules 1F1B and interleaved 1F1B; zero bubble lives in
+# the sail-sg/zero-bubble-pipeline-parallelism fork and NVIDIA/Megatron-LM#1399 asks for it, open), llm-foundry (no
+# pipeline parallelism), pytorch and fsdp (FSDP/DDP stacks such as the Hugging Face Trainer, no pipeline schedule).
+ZERO_BUBBLE_CHUNKS: dict[str, tuple[int, int]] = {"torchtitan": (2, 1 << 30), "deepspeed": (1, 1)}
+
+
+def zero_bubble_chunks(framework: str, torch_compile: bool) -> tuple[int, int] | None:
+    """(fewest, most) interleaved chunks per stage the stack runs its zero-bubble schedule with; None where it ships
+    none (ZERO_BUBBLE_CHUNKS)."""
+    if framework == "torchtitan" and torch_compile:
+        return None
+    return ZERO_BUBBLE_CHUNKS.get(framework)
+
+
 def inferred_framework(zero_stage: int, accelerator: Accelerator | None) -> tuple[str, str]:
     """(framework, how it was set) for a request that names no framework: FSDP_STACK ("zero_stage") for a layout
     sharding the weights on a CUDA-class part, else megatron ("default"), the stack the step model is calibrated on."""

@@ -10,7 +10,8 @@ Array = np.ndarray
 
 
 class Layouts(NamedTuple):
-    """Parallel layouts, one per index (int64 arrays of one length; sequence_parallel is bool)."""
+    """Parallel layouts, one per index (int64 arrays of one length; sequence_parallel and zero_bubble are bool:
+    zero_bubble runs the pipeline under ZB-H1 instead of (interleaved) 1F1B, parallelism.pipeline_bubble_fraction)."""
 
     data: Array
     tensor: Array
@@ -21,6 +22,7 @@ class Layouts(NamedTuple):
     sequence_parallel: Array
     virtual_pipeline: Array
     micro_batch: Array
+    zero_bubble: Array
 
     @property
     def devices(self) -> Array:

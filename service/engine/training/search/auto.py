@@ -44,17 +44,15 @@ SEARCHED_SWITCHES = ("pipeline_schedule", "expert_overlap", "data_shard", "exper
 
 
 def _given_switches(base: TrainingPlan, hardware: Mapping[str, Any]) -> TrainingPlan:
-    """The base plan with a given hardware.parallelism.pipeline_schedule, expert_overlap, data_shard and
-    expert_tensor, which the array model reads from it (build_plan of the one-device base would refuse zero_bubble
-    without a pipeline, expert_overlap without experts and a data_shard group or an expert_tensor larger than its
-    one rank, so they are set here; enumerate_layouts keeps the layouts they are valid for and the estimate of the
-    chosen layout validates them)."""
+    """The base plan with a given hardware.parallelism.expert_overlap, data_shard and expert_tensor, which the array
+    model reads from it (build_plan of the one-device base would refuse expert_overlap without experts and a
+    data_shard group or an expert_tensor larger than its one rank, so they are set here; enumerate_layouts keeps the
+    layouts they are valid for and the estimate of the chosen layout validates them). A given pipeline_schedule is
+    the search space's (_space)."""
     given = hardware.get("parallelism")
     if not isinstance(given, Mapping):
         return base
     changes: dict[str, Any] = {}
-    if given.get("pipeline_schedule") in PIPELINE_SCHEDULES:
-        changes["pipeline_schedule"] = given["pipeline_schedule"]
     if given.get("expert_overlap") is not None:
         changes["expert_overlap"] = bool(given["expert_overlap"])
     shard = given.get("data_shard")
@@ -169,6 +167,10 @@ def _space(
         changes["zero_stages"] = (1 if given.get("zero_stage") is None else int(given["zero_stage"]),)
         # an omitted switch is on with tensor parallelism (layout_request's default), as the search assumes
         changes["sequence_parallel"] = given.get("sequence_parallel") is not False
+        # the given schedule, or layout_request's default 1F1B (a given layout is searched as given)
+        schedule = given.get("pipeline_schedule")
+        changes["pipeline_schedules"] = (schedule if schedule in PIPELINE_SCHEDULES else "1f1b",)
+        changes["zero_bubble_chunks"] = SearchSpace.zero_bubble_chunks  # any: the given chunks
     if training.get("micro_batch_size"):
         changes["micro_batches"] = (int(training["micro_batch_size"]),)
     return replace(space, **changes)

@@ -91,14 +91,15 @@ class Point:
     memory_bytes: float
     utilization: float
     accelerator_hours: float
+    zero_bubble: bool = False  # the pipeline under ZB-H1 (SearchSpace.pipeline_schedules)
 
     @property
     def plan(self) -> TrainingPlan:
         return self.candidate.plan
 
     def parallelism(self) -> dict[str, Any]:
-        """The layout as `hardware.parallelism` spells it (every degree, 1s included)."""
-        return {
+        """The layout as `hardware.parallelism` spells it (every degree, 1s included; the schedule when not 1F1B)."""
+        layout: dict[str, Any] = {
             "data": self.data,
             "tensor": self.tensor,
             "pipeline": self.pipeline,
@@ -108,6 +109,9 @@ class Point:
             "sequence_parallel": self.sequence_parallel,
             "virtual_pipeline": self.virtual_pipeline,
         }
+        if self.zero_bubble:
+            layout["pipeline_schedule"] = "zero_bubble"
+        return layout
 
     def describe(self) -> str:
         if self.total_usd != self.total_usd:  # NaN: searched without a price
@@ -223,6 +227,7 @@ def _pointer(candidates: list[Candidate], pool: Pool, a: dict[str, np.ndarray]) 
             memory_bytes=float(numbers.memory_bytes[row]),
             utilization=float(numbers.utilization[row]),
             accelerator_hours=float(numbers.accelerator_hours[row]),
+            zero_bubble=bool(lay.zero_bubble[row]),
         )
 
     return point

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...parallelism import DEVICES_PER_NODE
+from ...parallelism import DEVICES_PER_NODE, PIPELINE_SCHEDULES
 from ..model.arrays import Layouts
 from ..model.evaluate import MAX_AUTO_MICRO_BATCH_SAMPLES, MAX_AUTO_MICRO_BATCH_TOKENS
+from ..model.framework import zero_bubble_chunks
 from ..model.plan import INTERLEAVED_CHUNKS, SEARCHED_RECOMPUTATION, TrainingPlan
 
 DEFAULT_MAX_DEVICES = 8192
@@ -71,6 +72,12 @@ class SearchSpace:
     # sequence parallelism with every tensor-parallel layout (Korthikanti et al. 2022), unless a given layout
     # turns it off (hardware.count "auto" with sequence_parallel false)
     sequence_parallel: bool = True
+    # parallelism.PIPELINE_SCHEDULES tried for each pipelined layout: zero_bubble next to 1f1b where the stack ships
+    # it (default_space; framework.zero_bubble_chunks), or a given one (hardware.count "auto")
+    pipeline_schedules: tuple[str, ...] = ("1f1b",)
+    # (fewest, most) chunks per stage of a zero_bubble layout: what the stack runs it with in the default space, any
+    # for a given schedule (the estimate accepts it)
+    zero_bubble_chunks: tuple[int, int] = (1, 1 << 30)
 
     @property
     def grid_size(self) -> int:
@@ -85,6 +92,7 @@ class SearchSpace:
             self.zero_stages,
             self.virtual_pipeline,
             self.micro_batches,
+            self.pipeline_schedules,
         ):
             size *= len(values)
         return size
@@ -95,13 +103,18 @@ def bounded_grid_size(plan: TrainingPlan, space: SearchSpace) -> int:
     (chunks only with a pipeline, pipeline × chunks ≤ layers + 2): what the search bounds (MAX_GRID_PER_CANDIDATE,
     MAX_GRID_TOTAL) weigh, so that chunks the layers exclude cost a search nothing."""
     layers = plan.model.shape.layers if plan.model.shape is not None else None
-    pairs = sum(
+    fewest, most = space.zero_bubble_chunks
+    triples = sum(
         1
         for p in space.pipeline
         for v in space.virtual_pipeline
-        if (v == 1 or p > 1) and (layers is None or p * v <= layers + 2)
+        for schedule in space.pipeline_schedules
+        if (v == 1 or p > 1)
+        and (layers is None or p * v <= layers + 2)
+        and (schedule != "zero_bubble" or (p > 1 and fewest <= v <= most))
     )
-    return space.grid_size // (len(space.pipeline) * len(space.virtual_pipeline)) * pairs
+    per_triple = len(space.pipeline) * len(space.virtual_pipeline) * len(space.pipeline_schedules)
+    return space.grid_size // per_triple * triples
 
 
 def default_device_counts(max_devices: int, min_devices: int = 1) -> tuple[int, ...]:
@@ -156,11 +169,14 @@ def default_space(plan: TrainingPlan, max_devices: int, min_devices: int = 1) ->
     if shape is not None and shape.is_moe:
         expert = tuple(e for e in (1, 2, 4, 8, 16, 32, 64) if e <= min(shape.experts, MAX_DEFAULT_EXPERT))
     long = plan.unit == "token" and plan.sequence_length >= LONG_CONTEXT_TOKENS
+    chunks = zero_bubble_chunks(plan.framework, plan.torch_compile)  # None: the stack ships no zero bubble
     return SearchSpace(
         device_counts=default_device_counts(max_devices, min_devices),
         context=DEFAULT_CONTEXT_LONG if long else (1,),
         expert=expert,
         micro_batches=default_micro_batches(plan),
+        pipeline_schedules=PIPELINE_SCHEDULES if chunks else ("1f1b",),
+        zero_bubble_chunks=chunks or (1, 1 << 30),
     )
 
 
@@ -198,11 +214,17 @@ def enumerate_layouts(plan: TrainingPlan, space: SearchSpace) -> Layouts:
         valid &= c == 1
     valid &= plan.global_batch % d == 0
     outer = np.flatnonzero(valid)
-    z, v, mb = _product(space.zero_stages, space.virtual_pipeline, space.micro_batches)
+    schedules = tuple(int(s == "zero_bubble") for s in space.pipeline_schedules)
+    z, v, mb, zb = _product(space.zero_stages, space.virtual_pipeline, space.micro_batches, schedules)
     rows = np.repeat(outer, len(z))
-    z, v, mb = np.tile(z, len(outer)), np.tile(v, len(outer)), np.tile(mb, len(outer))
+    z, v, mb, zb = (np.tile(column, len(outer)) for column in (z, v, mb, zb))
     d, t, p, c, e = d[rows], t[rows], p[rows], c[rows], e[rows]
     valid = (plan.global_batch % (d * mb) == 0) & ((v == 1) | (p > 1)) & (z >= 0) & (z <= 3)
+    if any(
+        schedules
+    ):  # zero bubble needs a pipeline (layout_request), with the chunks its stack runs it with
+        fewest, most = space.zero_bubble_chunks
+        valid &= (zb == 0) | ((p > 1) & (v >= fewest) & (v <= most))
     shard = plan.par.data_shard
     if shard:
         # layout_request._data_shard: divides data × context, a multiple of context, under ZeRO, and its tensor ×
@@ -214,7 +236,7 @@ def enumerate_layouts(plan: TrainingPlan, space: SearchSpace) -> Layouts:
         valid &= p * v <= shape.layers + 2  # embedding and loss as chunks (request.py)
     keep = np.flatnonzero(valid)
     sp = (t[keep] > 1) & space.sequence_parallel
-    return Layouts(d[keep], t[keep], p[keep], c[keep], e[keep], z[keep], sp, v[keep], mb[keep])
+    return Layouts(d[keep], t[keep], p[keep], c[keep], e[keep], z[keep], sp, v[keep], mb[keep], zb[keep] == 1)
 
 
 def _product(*values: tuple[int, ...]) -> list[np.ndarray]:
