@@ -1,11 +1,9 @@
-"""Alembic environment: URL from the -x url=…, the config's sqlalchemy.url, or DATABASE_URL."""
+"""Alembic environment: URL from the -x url=…, the config's sqlalchemy.url, or DATABASE_URL (or DATABASE_URL_FILE)."""
 
 from __future__ import annotations
 
-import os
-
 from alembic import context
-from scalecost.config import DEFAULT_DATABASE_URL
+from scalecost.config import database_url
 from scalecost.store.models import Base
 from scalecost.store.session import make_engine, normalise_url
 
@@ -15,7 +13,7 @@ target_metadata = Base.metadata
 
 def _url() -> str:
     url = context.get_x_argument(as_dictionary=True).get("url") or config.get_main_option("sqlalchemy.url")
-    return normalise_url(url or os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL))
+    return normalise_url(url or database_url())
 
 
 def run_migrations_offline() -> None:

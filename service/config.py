@@ -3,9 +3,39 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 DEFAULT_DATABASE_URL = "sqlite:///scalecost.db"
+# Settings that may hold a password: each can also come from a file, NAME_FILE=/run/secrets/…, as Docker and
+# Kubernetes mount secrets (docker-compose.yml passes DATABASE_URL that way), so it is in no environment listing.
+SECRETS = ("DATABASE_URL", "RATELIMIT_STORAGE_URI")
+
+
+class ConfigError(ValueError):
+    """A setting that cannot be used as given (both NAME and NAME_FILE, an unreadable or empty file)."""
+
+
+def secret(name: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """NAME, else the content of the file NAME_FILE names (surrounding whitespace dropped), else None."""
+    env = os.environ if environ is None else environ
+    value, path = env.get(name), env.get(f"{name}_FILE")
+    if not path:
+        return value or None
+    if value:
+        raise ConfigError(f"both {name} and {name}_FILE are set: set one of them")
+    try:
+        content = Path(path).read_text(encoding="utf-8").strip()
+    except OSError as error:
+        raise ConfigError(f"{name}_FILE={path}: cannot read it ({error.strerror})") from None
+    if not content:
+        raise ConfigError(f"{name}_FILE={path} is empty")
+    return content
+
+
+def database_url(environ: Mapping[str, str] | None = None) -> str:
+    return secret("DATABASE_URL", environ) or DEFAULT_DATABASE_URL
 
 
 def _bool(value: str | None, default: bool) -> bool:
@@ -14,11 +44,11 @@ def _bool(value: str | None, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
+def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Every setting the service reads, with its default. README's configuration table mirrors this."""
     env = os.environ if environ is None else environ
     return {
-        "DATABASE_URL": env.get("DATABASE_URL", DEFAULT_DATABASE_URL),
+        "DATABASE_URL": database_url(env),  # or DATABASE_URL_FILE (see SECRETS)
         "PORT": int(env.get("PORT", "8000")),
         "LOG_LEVEL": env.get("LOG_LEVEL", "INFO").strip().upper(),  # `warning` and `WARNING` alike
         # Number of reverse proxies in front of the app whose X-Forwarded-For/-Proto to trust (werkzeug
@@ -29,7 +59,7 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "MAX_CONTENT_LENGTH": int(env.get("MAX_CONTENT_LENGTH", str(256 * 1024))),
         # batch estimates carry up to 1,000 bodies: their own, larger bound
         "BATCH_MAX_BYTES": int(env.get("BATCH_MAX_BYTES", str(4 * 1024 * 1024))),
-        "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI") or "local://",
+        "RATELIMIT_STORAGE_URI": secret("RATELIMIT_STORAGE_URI", env) or "local://",  # or …_FILE
         "RATELIMIT_WRITES": env.get("RATELIMIT_WRITES", "120 per minute"),
         "RATELIMIT_ESTIMATES": env.get("RATELIMIT_ESTIMATES", "6000 per minute"),
         "RATELIMIT_KEY_PREFIX": env.get("RATELIMIT_KEY_PREFIX", ""),

@@ -18,7 +18,10 @@ if TYPE_CHECKING:
 
 
 def database_url(url: str | None) -> str:
-    return url or config_module.from_env()["DATABASE_URL"]
+    try:
+        return url or config_module.database_url()
+    except config_module.ConfigError as error:
+        raise click.ClickException(str(error)) from None
 
 
 def _where_from(url: str | None) -> str:
@@ -26,6 +29,8 @@ def _where_from(url: str | None) -> str:
         return "from --url"
     if os.environ.get("DATABASE_URL"):
         return "from $DATABASE_URL"
+    if os.environ.get("DATABASE_URL_FILE"):
+        return f"from the file $DATABASE_URL_FILE ({os.environ['DATABASE_URL_FILE']})"
     return "the default: neither --url nor DATABASE_URL is set"
 
 

@@ -37,6 +37,15 @@ def head_revision() -> str | None:
     return script.get_current_head()
 
 
+def known_revision(revision: str) -> bool:
+    """Whether `revision` is one of this code's migrations (a backup from a newer version is not)."""
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    try:
+        return script.get_revision(revision) is not None
+    except Exception:  # noqa: BLE001  # alembic raises its own errors for an unknown or malformed id
+        return False
+
+
 def current_revision(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 

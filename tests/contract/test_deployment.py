@@ -5,7 +5,11 @@ tests/contract/test_slow_clients.py runs this nginx.conf for real when nginx is 
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import re
+import runpy
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -119,11 +123,11 @@ def test_replicas_use_postgresql_and_redis_and_wait_for_migrations():
     assert "healthcheck" in services[db] and "healthcheck" in services[redis]
     assert services[migrate]["depends_on"][db]["condition"] == "service_healthy"
     assert "scalecost catalog seed" in _command(services[migrate])
-    assert services[migrate]["environment"]["DATABASE_URL"].startswith("postgresql")
+    for name in [migrate, *roles["api"]]:  # the URL itself is a secret: test_secrets_are_files_not_values
+        assert services[name]["environment"]["DATABASE_URL_FILE"] == "/run/secrets/database_url"
     for name in roles["api"]:
         api = services[name]
         env = api["environment"]
-        assert env["DATABASE_URL"].startswith("postgresql") and f"@{db}:5432/" in env["DATABASE_URL"]
         assert re.fullmatch(rf"redis://{redis}:6379(/\d+)?", env["RATELIMIT_STORAGE_URI"])
         assert api["depends_on"][db]["condition"] == "service_healthy"
         assert api["depends_on"][redis]["condition"] == "service_healthy"
@@ -242,3 +246,146 @@ def test_nginx_does_not_publish_the_metrics():
     assert not find(location, "proxy_pass")
     status, body = one(location, "return")[0]
     assert status == "404" and '"status": 404' in body
+
+
+# --- the image: pinned, non-root, a small build context; secrets from files; a graceful stop
+
+
+def _dockerfile() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of each instruction, continuation lines joined."""
+    text = re.sub(r"\\\n", " ", (ROOT / "Dockerfile").read_text())
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1]) for line in lines]
+
+
+def test_dockerfile_base_image_is_pinned_to_a_full_version():
+    bases = [args.split()[0] for instruction, args in _dockerfile() if instruction == "FROM"]
+    assert bases
+    for image in bases:
+        name, _, tag = image.partition(":")
+        assert name == "python" and re.fullmatch(r"\d+\.\d+\.\d+-slim-[a-z]+", tag.split("@")[0]), (
+            f"{image}: pin a full version tag like python:3.11.11-slim-bookworm"
+        )
+
+
+def test_the_image_runs_as_a_non_root_user():
+    instructions = _dockerfile()
+    users = [(i, args.strip()) for i, (instruction, args) in enumerate(instructions) if instruction == "USER"]
+    assert users, "no USER: the service would run as root"
+    index, user = users[-1]
+    assert user.split(":")[0] not in ("root", "0"), user
+    assert index < next(i for i, (instruction, _) in enumerate(instructions) if instruction == "CMD")
+    uid = user.split(":")[0]
+    assert any(
+        instruction == "RUN" and "useradd" in args and f"--uid {uid}" in args
+        for instruction, args in instructions
+    )
+
+
+def _dockerignored(path: str, patterns: list[str]) -> bool:
+    """Whether a .dockerignore pattern excludes `path` or a folder above it (no `!` exceptions used here)."""
+    parts = path.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        candidates = [pattern, pattern.removeprefix("**/")]
+        if any(fnmatch.fnmatchcase(prefix, p) for p in candidates for prefix in prefixes):
+            return True
+        if pattern.startswith("**/") and any(fnmatch.fnmatchcase(part, pattern[3:]) for part in parts):
+            return True
+    return False
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".venv/bin/python",
+        ".git/HEAD",
+        "scalecost.db",
+        "scalecost.db-wal",
+        "tests/web/artifacts/page.png",
+        ".pytest_cache/v/cache/lastfailed",
+        "service/api/__pycache__/x.cpython-311.pyc",
+        "deploy/secrets/database_url",
+        ".env",
+    ],
+)
+def test_dockerignore_keeps_local_state_and_secrets_out_of_the_image(path):
+    patterns = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert not any(p.startswith("!") for p in patterns)
+    assert _dockerignored(path, patterns), path
+    for needed in (
+        "service/__init__.py",
+        "migrations/env.py",
+        "requirements.lock",
+        "pyproject.toml",
+        "setup.py",
+    ):
+        assert not _dockerignored(needed, patterns), f"{needed} is needed by the build"
+
+
+def test_secrets_are_files_not_values(tmp_path):
+    """No password in docker-compose.yml: the database URL and password are compose secrets (files made by
+    `make secrets`, git-ignored), read through DATABASE_URL_FILE and POSTGRES_PASSWORD_FILE."""
+    compose = _compose()
+    services, secrets = compose["services"], compose.get("secrets", {})
+    for name, service in services.items():
+        for key, value in (service.get("environment") or {}).items():
+            assert not re.search(r"PASSWORD$", key), f"{name}: {key} holds a password; use {key}_FILE"
+            assert not re.search(r"://[^/@\s]*:[^/@\s]*@", str(value)), f"{name}: {key} has credentials"
+            if key.endswith("_FILE"):
+                secret = value.removeprefix("/run/secrets/")
+                assert value.startswith("/run/secrets/") and secret in service.get("secrets", []), (name, key)
+                assert secrets[secret]["file"].startswith("./deploy/secrets/")
+    assert "deploy/secrets/" in (ROOT / ".gitignore").read_text().splitlines()
+
+    # `make secrets` writes what the services expect: the URL of the compose database with the password the
+    # database was initialised with, which service/config.py reads from the file.
+    roles = _roles(services)
+    subprocess.run(
+        ["sh", str(ROOT / "deploy" / "make-secrets.sh"), str(tmp_path)], check=True, capture_output=True
+    )
+    written = {
+        name: (tmp_path / Path(spec["file"]).name).read_text().strip() for name, spec in secrets.items()
+    }
+    password = written["postgres_password"]
+    assert len(password) >= 24
+    db_env = services[roles["db"]]["environment"]
+    assert written["database_url"] == (
+        f"postgresql+psycopg://{db_env['POSTGRES_USER']}:{password}@{roles['db']}:5432/{db_env['POSTGRES_DB']}"
+    )
+    from scalecost.config import from_env
+
+    url_file = tmp_path / "database_url"
+    assert from_env({"DATABASE_URL_FILE": str(url_file)})["DATABASE_URL"] == written["database_url"]
+
+
+def _duration_s(value: str) -> float:
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|h|m|s)", str(value))
+    assert parts and "".join(n + u for n, u in parts) == str(value), value
+    return sum(float(n) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[u] for n, u in parts)
+
+
+def test_compose_waits_longer_than_gunicorns_graceful_timeout():
+    """`docker compose stop` sends SIGTERM, then SIGKILL after stop_grace_period (10 s by default): shorter than
+    gunicorn's graceful_timeout, requests still in flight would be cut."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("GUNICORN_")}
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(environ)
+    try:
+        graceful = float(runpy.run_path(str(ROOT / "service" / "gunicorn_conf.py"))["graceful_timeout"])
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    services = _compose()["services"]
+    for name in _roles(services)["api"]:
+        service = services[name]
+        assert _duration_s(service.get("stop_grace_period", "10s")) >= graceful + 5, name
+        assert service["command"][0] == "gunicorn", "exec form: gunicorn is PID 1 and gets the SIGTERM itself"
+    cmd = [args for instruction, args in _dockerfile() if instruction == "CMD"][-1]
+    assert "exec gunicorn" in cmd, "the image's shell hands PID 1 to gunicorn"

@@ -100,17 +100,39 @@ def test_metrics_add_up_over_the_workers(tmp_path):
         assert len({p.name.rsplit("_", 1)[-1] for p in metrics_dir.glob("counter_*.db")}) == 2
 
         scrapers, deadline = set(), time.monotonic() + 20
-        while len(scrapers) < 2 and time.monotonic() < deadline:  # a scrape answered by each worker
-            status, headers, body = server.get("/metrics")
-            assert status == 200 and headers["Content-Type"].startswith("text/plain")
-            text = body.decode()
-            assert _count(text, "/test-pid") == sent, "every worker's requests, whichever worker answers"
-            assert "scalecost_http_request_duration_seconds_bucket{" in text
-            assert re.search(r"^scalecost_heavy_work_slots 2\.0$", text, re.MULTILINE), (
-                "1 slot x 2 live workers"
-            )
-            scrapers.add(int(headers["X-Worker-Pid"]))
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            while len(scrapers) < 2 and time.monotonic() < deadline:  # a scrape answered by each worker
+                for status, headers, body in pool.map(lambda _: server.get("/metrics"), range(8)):
+                    assert status == 200 and headers["Content-Type"].startswith("text/plain")
+                    text = body.decode()
+                    assert _count(text, "/test-pid") == sent, (
+                        "every worker's requests, whichever worker answers"
+                    )
+                    assert "scalecost_http_request_duration_seconds_bucket{" in text
+                    assert re.search(r"^scalecost_heavy_work_slots 2\.0$", text, re.MULTILINE), (
+                        "1 slot x 2 workers"
+                    )
+                    scrapers.add(int(headers["X-Worker-Pid"]))
         assert scrapers == pids
+
+        # a worker killed outright: gunicorn starts another, child_exit marks the dead one's gauges gone (its
+        # slot no longer counts), its counters stay counted
+        dead = min(pids)
+        os.kill(dead, signal.SIGKILL)
+        deadline, new = time.monotonic() + 30, set()
+        while not new and time.monotonic() < deadline:
+            try:
+                new = {json.loads(server.get("/test-pid")[2])["pid"]} - pids
+                sent += 1
+            except OSError:
+                pass
+            time.sleep(0.05)
+        assert new, "gunicorn replaced the killed worker"
+        text = server.get("/metrics")[2].decode()
+        assert re.search(r"^scalecost_heavy_work_slots 2\.0$", text, re.MULTILINE), (
+            "not 3: the dead one is gone"
+        )
+        assert _count(text, "/test-pid") == sent
     finally:
         assert server.stop() == 0
 
