@@ -130,13 +130,13 @@ def api(client_package, server) -> SimpleNamespace:
         client=client_package.AuthenticatedClient(base_url=server.url, token=server.key, timeout=60.0),
         models=load("models"),
         types=load("types"),
-        training=load("api.estimates.post_v1_estimates_training"),
-        inference=load("api.estimates.post_v1_estimates_inference"),
-        create_scenario=load("api.scenarios.post_v1_scenarios"),
-        get_scenario=load("api.scenarios.get_v1_scenarios_scenario_id"),
-        repriced=load("api.scenarios.get_v1_scenarios_scenario_id_estimate"),
-        revisions=load("api.scenarios.get_v1_scenarios_scenario_id_revisions"),
-        accelerator=load("api.accelerators.get_v1_accelerators_accelerator_id"),
+        training=load("api.estimates.estimate_training"),
+        inference=load("api.estimates.estimate_inference"),
+        create_scenario=load("api.scenarios.create_scenario"),
+        get_scenario=load("api.scenarios.get_scenario"),
+        repriced=load("api.scenarios.reprice_scenario"),
+        revisions=load("api.scenarios.list_scenario_revisions"),
+        accelerator=load("api.accelerators.get_accelerator"),
     )
 
 

@@ -179,6 +179,7 @@ class AcceleratorCreate(MethodView):
     @blp.arguments(AcceleratorWriteSchema)
     @blp.response(201, AcceleratorSchema)
     @blp.problem(409, "An accelerator with this id exists.")
+    @blp.doc(operationId="createAccelerator")
     def post(self, body):
         """Add an accelerator to the catalog (audited)."""
         session = db_session()
@@ -203,6 +204,7 @@ class AcceleratorPatch(MethodView):
     @blp.arguments(AcceleratorPatchSchema(partial=True))
     @blp.response(200, AcceleratorSchema)
     @blp.problem(404, "No accelerator has this id.")
+    @blp.doc(operationId="updateAccelerator")
     def patch(self, body, accelerator_id: str):
         """Change specs (If-Match with the current ETag; audited)."""
         acc = _accelerator_or_404(accelerator_id)
@@ -234,6 +236,7 @@ class ProviderPrice(MethodView):
     @blp.response(200, AcceleratorSchema)
     @blp.problem(404, "No accelerator has this id.")
     @blp.problem(422, "Invalid price, or a provider named with a reserved word of this path (`history`).")
+    @blp.doc(operationId="setAcceleratorPrice")
     def put(self, body, accelerator_id: str, provider: str):
         """Set the provider's price: closes the open row (effective_to) and opens a new one (audited)."""
         _refuse_reserved(provider)
@@ -253,6 +256,7 @@ class ProviderPrice(MethodView):
     @blp.arguments(PriceDeleteQuerySchema, location="query")
     @blp.response(204)
     @blp.problem(404, "No accelerator has this id, or no current price from this provider.")
+    @blp.doc(operationId="deleteAcceleratorPrice")
     def delete(self, query, accelerator_id: str, provider: str):
         """End the provider's current price(s) today; history keeps them (audited)."""
         _refuse_reserved(provider)
@@ -283,6 +287,7 @@ class PriceHistory(MethodView):
     @blp.arguments(HistoryQuerySchema, location="query")
     @blp.response(200, PriceSchema(many=True))
     @blp.problem(404, "No accelerator has this id.")
+    @blp.doc(operationId="listAcceleratorPriceHistory")
     def get(self, query, accelerator_id: str):
         """Every price this accelerator has had, with its period (effective_from … effective_to)."""
         acc = _accelerator_or_404(accelerator_id)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import http
+import re
 
 import flask_smorest
 import flask_smorest.pagination
 import marshmallow as ma
+from apispec import BasePlugin
 from flask_smorest.spec import prepare_response
 
 from .errors import PROBLEM_CONTENT_TYPE, ProblemSchema
@@ -42,10 +44,35 @@ _original_factory = flask_smorest.pagination._pagination_parameters_schema_facto
 flask_smorest.pagination._pagination_parameters_schema_factory = _pagination_parameters_schema_factory
 
 
+def default_operation_id(path: str, method: str) -> str:
+    """`getPriceImportsByImportId` for GET /v1/price-imports/{import_id}: the name an operation gets when its view
+    names none (views name theirs with `@blp.doc(operationId=...)`, a verb and the resource in camelCase)."""
+    words = []
+    for segment in path.strip("/").split("/"):
+        if segment == "v1" or not segment:
+            continue
+        if segment.startswith("{"):
+            words += ["by", *re.split(r"[^A-Za-z0-9]+", segment.strip("{}"))]
+        else:
+            words += re.split(r"[^A-Za-z0-9]+", segment)
+    return method.lower() + "".join(word[:1].upper() + word[1:] for word in words if word)
+
+
+class OperationIds(BasePlugin):
+    """Every operation has an operationId, so generated clients get stable, readable function names."""
+
+    def operation_helper(self, path=None, operations=None, **kwargs) -> None:
+        for method, operation in (operations or {}).items():
+            if isinstance(operation, dict):
+                operation.setdefault("operationId", default_operation_id(path or "", method))
+
+
 class Api(flask_smorest.Api):
     ERROR_SCHEMA = ProblemSchema
 
     def init_app(self, app, *, spec_kwargs=None):
+        spec_kwargs = dict(spec_kwargs or {})
+        spec_kwargs["extra_plugins"] = [*spec_kwargs.get("extra_plugins", ()), OperationIds()]
         super().init_app(app, spec_kwargs=spec_kwargs)
         self.ma_plugin.converter.add_attribute_function(_exclusive_bounds)
         self.spec.components.security_scheme(
