@@ -31,11 +31,17 @@ MAX_PAGE = 1_000_000
 
 def _pagination_parameters_schema_factory(def_page, def_page_size, def_max_page_size):
     """flask-smorest's pagination schema with an upper bound on `page`, so the contract states it
-    (an unbounded page overflows the database's OFFSET)."""
+    (an unbounded page overflows the database's OFFSET), and no default for `page` in the contract: a generated
+    client sends every parameter that has a default, and a listing that also pages by cursor refuses a page
+    beside a cursor (an absent page is the first one all the same; a callable default is not documented)."""
     base = _original_factory(def_page, def_page_size, def_max_page_size)
 
     class PaginationParametersSchema(base):  # type: ignore[valid-type,misc]  # a class made at run time
-        page = ma.fields.Integer(load_default=def_page, validate=ma.validate.Range(min=1, max=MAX_PAGE))
+        page = ma.fields.Integer(
+            load_default=lambda: def_page,
+            validate=ma.validate.Range(min=1, max=MAX_PAGE),
+            metadata={"description": f"Page number; page {def_page} when absent."},
+        )
 
     return PaginationParametersSchema
 
