@@ -40,6 +40,7 @@ class AuditEvents(MethodView):
     @blp.arguments(AuditQuerySchema, location="query")
     @blp.response(200, AuditEventSchema(many=True))
     @blp.paginate()
+    @blp.doc(operationId="listAuditEvents")
     def get(self, query, pagination_parameters):
         """Audit events, newest first, filtered by target and actor; paginated."""
         items, total = audit.page(

@@ -40,6 +40,7 @@ class Health(MethodView):
         description="The database does not answer or is not migrated to the head revision.",
         example={"status": "degraded", "database": "unavailable", "migrations": "unknown"},
     )
+    @blp.doc(operationId="getHealth")
     def get(self):
         """Health check: 200 when the database answers and is migrated to head, 503 otherwise."""
         db, migrations = database_status(database().engine)
@@ -72,6 +73,7 @@ class ReadySchema(HealthSchema):
 @blp.route("/livez")
 class Live(MethodView):
     @blp.response(200, LiveSchema, example={"status": "ok"})
+    @blp.doc(operationId="getLiveness")
     def get(self):
         """Liveness: 200 while the process can answer; touches neither the database nor the limiter's store."""
         return {"status": "ok"}
@@ -106,6 +108,7 @@ class Ready(MethodView):
             "rate_limiter": "unavailable",
         },
     )
+    @blp.doc(operationId="getReadiness")
     def get(self):
         """Readiness: 200 when the database answers at the head revision and the limiter's store answers."""
         db, migrations = database_status(database().engine)

@@ -62,6 +62,7 @@ class Keys(MethodView):
     @blp.arguments(KeyCreateSchema)
     @blp.response(201, NewKeySchema)
     @blp.problem(409, "A key with this name exists.")
+    @blp.doc(operationId="createKey")
     def post(self, body):
         """Create a key. The secret appears only in this response; only its hash is stored."""
         session = db_session()
@@ -77,6 +78,7 @@ class Keys(MethodView):
 
     @blp.auth("admin")
     @blp.response(200, KeySchema(many=True))
+    @blp.doc(operationId="listKeys")
     def get(self):
         """List keys (never their secrets)."""
         return [keys.as_dict(k) for k in keys.list_keys(db_session())]
@@ -88,6 +90,7 @@ class KeyItem(MethodView):
     @blp.response(204)
     @blp.problem(404, "No live key has this name.")
     @blp.problem(409, "This is the last live admin key: create another admin key first.")
+    @blp.doc(operationId="revokeKey")
     def delete(self, name: str):
         """Revoke a key; it stops working at once.
 

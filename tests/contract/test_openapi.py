@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
 from openapi_spec_validator import validate
+from scalecost.api.extensions.smorest import default_operation_id
 from scalecost.cli.openapi import generate_spec, spec_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +36,25 @@ def test_every_operation_documents_success_and_error_responses():
                 path,
                 method,
             )
+
+
+def test_every_operation_has_a_unique_readable_operation_id():
+    """Generated clients name their functions after operationId: every operation has one, unique, camelCase."""
+    spec = generate_spec()
+    seen: dict[str, tuple[str, str]] = {}
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            name = op.get("operationId")
+            assert name and re.fullmatch(r"[a-z]+(?:[A-Z][a-z0-9]*)*", name), (path, method, name)
+            assert name not in seen, (name, seen.get(name), (path, method))
+            seen[name] = (path, method)
+
+
+def test_an_operation_without_a_name_gets_one_from_its_method_and_path():
+    assert default_operation_id("/metrics", "get") == "getMetrics"
+    assert default_operation_id("/v1/price-imports/{import_id}", "GET") == "getPriceImportsByImportId"
 
 
 def test_spec_is_served_at_openapi_json_and_docs(offline_app):

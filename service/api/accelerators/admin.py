@@ -181,6 +181,7 @@ class AcceleratorCreate(MethodView):
     @blp.arguments(AcceleratorWriteSchema)
     @blp.response(201, AcceleratorSchema)
     @blp.problem(409, "An accelerator with this id exists.")
+    @blp.doc(operationId="createAccelerator")
     def post(self, body):
         """Add an accelerator to the catalog (audited)."""
         session = db_session()
@@ -205,6 +206,7 @@ class AcceleratorPatch(MethodView):
     @blp.arguments(AcceleratorPatchSchema(partial=True))
     @blp.response(200, AcceleratorSchema)
     @blp.problem(404, "No accelerator has this id.")
+    @blp.doc(operationId="updateAccelerator")
     def patch(self, body, accelerator_id: str):
         """Change specs (If-Match with the current ETag; audited)."""
         acc = _accelerator_or_404(accelerator_id)
@@ -263,6 +265,7 @@ class ProviderPrice(MethodView):
         "characters once lower-cased or with a control character, or an effective_from before 2000-01-01 or more "
         "than 366 days after today.",
     )
+    @blp.doc(operationId="setAcceleratorPrice")
     def put(self, body, accelerator_id: str, provider: str):
         """Set the provider's price: closes the open row (effective_to) and opens a new one (audited)."""
         _refuse_reserved(provider)
@@ -283,6 +286,7 @@ class ProviderPrice(MethodView):
     @blp.arguments(PriceDeleteQuerySchema, location="query")
     @blp.response(204)
     @blp.problem(404, "No accelerator has this id, or no current price from this provider.")
+    @blp.doc(operationId="deleteAcceleratorPrice")
     def delete(self, query, accelerator_id: str, provider: str):
         """End the provider's current price(s) today; history keeps them (audited)."""
         _refuse_reserved(provider)
@@ -313,6 +317,7 @@ class PriceHistory(MethodView):
     @blp.arguments(HistoryQuerySchema, location="query")
     @blp.response(200, PriceSchema(many=True))
     @blp.problem(404, "No accelerator has this id.")
+    @blp.doc(operationId="listAcceleratorPriceHistory")
     def get(self, query, accelerator_id: str):
         """Every price this accelerator has had, with its period (effective_from … effective_to)."""
         acc = _accelerator_or_404(accelerator_id)

@@ -51,6 +51,7 @@ class Accelerators(MethodView):
     @blp.arguments(AcceleratorQuerySchema, location="query")
     @blp.response(200, AcceleratorSchema(many=True))
     @blp.paginate()
+    @blp.doc(operationId="listAccelerators")
     def get(self, query, pagination_parameters):
         """List accelerators, filtered by vendor, kind and minimum memory; paginated (X-Pagination header)."""
         repo = CatalogRepository(db_session())
@@ -69,6 +70,7 @@ class AcceleratorItem(MethodView):
     @blp.etag
     @blp.response(200, AcceleratorSchema)
     @blp.problem(404, "No accelerator has this id.")
+    @blp.doc(operationId="getAccelerator")
     def get(self, accelerator_id: str):
         """One accelerator with its current prices. The ETag changes whenever its specs or prices change."""
         acc = CatalogRepository(db_session()).get(accelerator_id)

@@ -176,6 +176,7 @@ class TrainingBatch(MethodView):
     @blp.auth("viewer", read=True)
     @blp.arguments(TrainingBatchRequestSchema)
     @blp.response(200, BatchResponseSchema)
+    @blp.doc(operationId="estimateTrainingBatch")
     def post(self, body):
         """Estimate up to 1,000 training runs; each item is a POST /v1/estimates/training body and is answered
         in order with its estimate or its own problem (one bad item does not fail the others)."""
@@ -187,6 +188,7 @@ class InferenceBatch(MethodView):
     @blp.auth("viewer", read=True)
     @blp.arguments(InferenceBatchRequestSchema)
     @blp.response(200, BatchResponseSchema)
+    @blp.doc(operationId="estimateInferenceBatch")
     def post(self, body):
         """Estimate up to 1,000 deployments; each item is a POST /v1/estimates/inference body."""
         return _run("inference", InferenceRequestSchema(), body["items"])

@@ -42,6 +42,7 @@ class TrainingEstimate(MethodView):
         },
     )
     @blp.response(200, TrainingEstimateSchema)
+    @blp.doc(operationId="estimateTraining")
     def post(self, body):
         """Estimate a training run: FLOPs, memory per device, time, cost, scaling, recommendations.
 
@@ -67,6 +68,7 @@ class InferenceEstimate(MethodView):
         },
     )
     @blp.response(200, InferenceEstimateSchema)
+    @blp.doc(operationId="estimateInference")
     def post(self, body):
         """Estimate serving: memory, latency, throughput, cost per million tokens, fitting hardware."""
         return jsonify(run_estimate("inference", body))

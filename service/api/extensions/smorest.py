@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import http
+import re
 
 import flask_smorest
 import flask_smorest.pagination
 import marshmallow as ma
+from apispec import BasePlugin
 from flask_smorest.spec import prepare_response
 
 from .errors import PROBLEM_CONTENT_TYPE, ProblemSchema
@@ -29,11 +31,17 @@ MAX_PAGE = 1_000_000
 
 def _pagination_parameters_schema_factory(def_page, def_page_size, def_max_page_size):
     """flask-smorest's pagination schema with an upper bound on `page`, so the contract states it
-    (an unbounded page overflows the database's OFFSET)."""
+    (an unbounded page overflows the database's OFFSET), and no default for `page` in the contract: a generated
+    client sends every parameter that has a default, and a listing that also pages by cursor refuses a page
+    beside a cursor (an absent page is the first one all the same; a callable default is not documented)."""
     base = _original_factory(def_page, def_page_size, def_max_page_size)
 
     class PaginationParametersSchema(base):  # type: ignore[valid-type,misc]  # a class made at run time
-        page = ma.fields.Integer(load_default=def_page, validate=ma.validate.Range(min=1, max=MAX_PAGE))
+        page = ma.fields.Integer(
+            load_default=lambda: def_page,
+            validate=ma.validate.Range(min=1, max=MAX_PAGE),
+            metadata={"description": f"Page number; page {def_page} when absent."},
+        )
 
     return PaginationParametersSchema
 
@@ -42,10 +50,35 @@ _original_factory = flask_smorest.pagination._pagination_parameters_schema_facto
 flask_smorest.pagination._pagination_parameters_schema_factory = _pagination_parameters_schema_factory
 
 
+def default_operation_id(path: str, method: str) -> str:
+    """`getPriceImportsByImportId` for GET /v1/price-imports/{import_id}: the name an operation gets when its view
+    names none (views name theirs with `@blp.doc(operationId=...)`, a verb and the resource in camelCase)."""
+    words = []
+    for segment in path.strip("/").split("/"):
+        if segment == "v1" or not segment:
+            continue
+        if segment.startswith("{"):
+            words += ["by", *re.split(r"[^A-Za-z0-9]+", segment.strip("{}"))]
+        else:
+            words += re.split(r"[^A-Za-z0-9]+", segment)
+    return method.lower() + "".join(word[:1].upper() + word[1:] for word in words if word)
+
+
+class OperationIds(BasePlugin):
+    """Every operation has an operationId, so generated clients get stable, readable function names."""
+
+    def operation_helper(self, path=None, operations=None, **kwargs) -> None:
+        for method, operation in (operations or {}).items():
+            if isinstance(operation, dict):
+                operation.setdefault("operationId", default_operation_id(path or "", method))
+
+
 class Api(flask_smorest.Api):
     ERROR_SCHEMA = ProblemSchema
 
     def init_app(self, app, *, spec_kwargs=None):
+        spec_kwargs = dict(spec_kwargs or {})
+        spec_kwargs["extra_plugins"] = [*spec_kwargs.get("extra_plugins", ()), OperationIds()]
         super().init_app(app, spec_kwargs=spec_kwargs)
         self.ma_plugin.converter.add_attribute_function(_exclusive_bounds)
         self.spec.components.security_scheme(

@@ -41,6 +41,7 @@ def preset_to_dict(preset_id: str) -> dict:
 class Models(MethodView):
     @blp.auth("viewer", read=True)
     @blp.response(200, PresetSchema(many=True))
+    @blp.doc(operationId="listModels")
     def get(self):
         """Every preset with its shape, exact parameter counts and source."""
         return [preset_to_dict(k) for k in sorted(PRESETS)]
@@ -51,6 +52,7 @@ class ModelItem(MethodView):
     @blp.auth("viewer", read=True)
     @blp.response(200, PresetSchema)
     @blp.problem(404, "No preset has this id.")
+    @blp.doc(operationId="getModel")
     def get(self, preset_id: str):
         """One preset."""
         if preset_id not in PRESETS:

@@ -38,6 +38,7 @@ class Options(MethodView):
             }
         },
     )
+    @blp.doc(operationId="getOptions")
     def get(self):
         """By request, then by the field's path in its body: every value it accepts, in the engine's order.
 

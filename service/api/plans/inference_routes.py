@@ -33,6 +33,7 @@ class InferencePlan(MethodView):
         },
     )
     @blp.response(200, ServingPlanSchema)
+    @blp.doc(operationId="planInference")
     def post(self, body):
         """Plan serving: the cheapest deployment (accelerator, devices per replica, replicas, batch, engine,
         format) meeting the TTFT and TPOT objectives, its $ per million input and output tokens, the

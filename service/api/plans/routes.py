@@ -32,6 +32,7 @@ class TrainingPlan(MethodView):
         },
     )
     @blp.response(200, TrainingPlanSchema)
+    @blp.doc(operationId="planTraining")
     def post(self, body):
         """Plan a training run under a deadline and/or budget.
 

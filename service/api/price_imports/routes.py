@@ -88,6 +88,7 @@ class PriceImports(MethodView):
     @blp.problem(409, "Another change to the same accelerators committed first; nothing was written: retry.")
     @blp.problem(413, "The file is larger than PRICE_IMPORT_MAX_BYTES (use scalecost prices import).")
     @blp.problem(415, "The body is not JSON or CSV as the source requires.")
+    @blp.doc(operationId="importPrices")
     def post(self, query):
         """Import a cloud price list: the diff (added, changed, unchanged, kept, not in the file, unmapped,
         refused) and the saved scenarios it moves; with dry_run=false, apply it in one transaction.
@@ -146,6 +147,7 @@ class PriceImports(MethodView):
 
     @blp.auth("admin")
     @blp.response(200, ImportListItemSchema(many=True))
+    @blp.doc(operationId="listPriceImports")
     def get(self):
         """The 50 latest applied imports, newest first (GET /v1/price-imports/{id} has each one's diff)."""
         return import_store.recent(db_session())
@@ -156,6 +158,7 @@ class PriceImportItem(MethodView):
     @blp.auth("admin")
     @blp.response(200, ImportRecordSchema)
     @blp.problem(404, "No import has this id.")
+    @blp.doc(operationId="getPriceImport")
     def get(self, import_id: int):
         """An applied import: its files, when and by whom, and the diff it applied."""
         record = import_store.get(db_session(), import_id)
@@ -169,6 +172,7 @@ class StalePrices(MethodView):
     @blp.auth("admin")
     @blp.arguments(StaleQuerySchema, location="query")
     @blp.response(200, StaleSchema)
+    @blp.doc(operationId="listStalePrices")
     def get(self, query):
         """Current prices older than PRICE_STALE_AFTER_DAYS (or older_than_days), oldest first: estimates that use
         them say so (cost.price_source.stale)."""

@@ -146,6 +146,7 @@ class Scenarios(MethodView):
     @blp.arguments(ScenarioQuerySchema, location="query")
     @blp.response(200, ScenarioListItemSchema(many=True))
     @blp.paginate()
+    @blp.doc(operationId="listScenarios")
     def get(self, query, pagination_parameters):
         """List scenarios: filter by name substring, tag, kind, owner; sort by updated_at or name.
 
@@ -183,6 +184,7 @@ class Scenarios(MethodView):
         headers={"Location": {"description": "URL of the new scenario", "schema": {"type": "string"}}},
     )
     @blp.problem(409, "A scenario with this name exists.")
+    @blp.doc(operationId="createScenario")
     def post(self, data):
         """Save a scenario (also imports the export format of GET /v1/scenarios/{id})."""
         _name_free(data["name"])
@@ -200,6 +202,7 @@ class ScenarioItem(MethodView):
     @blp.etag
     @blp.response(200, ScenarioSchema)
     @blp.problem(404, "No scenario has this id.")
+    @blp.doc(operationId="getScenario")
     def get(self, scenario_id: int):
         """One scenario: request, saved estimate, price snapshot (the export format). ETag / If-None-Match."""
         scenario = _get_or_404(scenario_id)
@@ -212,6 +215,7 @@ class ScenarioItem(MethodView):
     @blp.response(200, ScenarioSchema)
     @blp.problem(404, "No scenario has this id.")
     @blp.problem(409, "Another scenario has this name.")
+    @blp.doc(operationId="replaceScenario")
     def put(self, data, scenario_id: int):
         """Replace a scenario (If-Match required); re-estimates and records a new revision.
 
@@ -231,6 +235,7 @@ class ScenarioItem(MethodView):
     @blp.etag
     @blp.response(204)
     @blp.problem(404, "No scenario has this id.")
+    @blp.doc(operationId="deleteScenario")
     def delete(self, scenario_id: int):
         """Delete a scenario (If-Match required); its revisions stay readable.
 
@@ -248,6 +253,7 @@ class ScenarioRevisions(MethodView):
     @blp.auth("viewer", read=False)
     @blp.response(200, RevisionSchema(many=True))
     @blp.problem(404, "No scenario has (or had) this id.")
+    @blp.doc(operationId="listScenarioRevisions")
     def get(self, scenario_id: int):
         """Every revision, oldest first, with who and when (kept after deletion)."""
         rows = store.revisions(db_session(), scenario_id)
@@ -261,6 +267,7 @@ class ScenarioRepriced(MethodView):
     @blp.auth("viewer", read=False)
     @blp.response(200, RepricedSchema)
     @blp.problem(404, "No scenario has this id.")
+    @blp.doc(operationId="repriceScenario")
     def get(self, scenario_id: int):
         """Re-run the saved request against today's catalog and show what prices did to the budget."""
         scenario = _get_or_404(scenario_id)
@@ -287,6 +294,7 @@ class ScenarioCompare(MethodView):
     @blp.arguments(CompareSchema)
     @blp.response(200, CompareResultSchema)
     @blp.problem(404, "Some ids are unknown.")
+    @blp.doc(operationId="compareScenarios")
     def post(self, body):
         """Scenarios side by side (cost, time, memory fit, accelerator) for a budget review."""
         found = store.get_many(db_session(), body["ids"])
