@@ -34,7 +34,8 @@ META_GPU_HOURS = 1_720_320  # Llama 2 paper, Table 2 (quoted in the README)
 
 
 def _quoted(text: str) -> None:
-    text = text.replace("\xa0", " ").replace("\u202f", " ")  # the README writes CLDR's no-break spaces as spaces
+    # the README writes CLDR's no-break spaces as spaces
+    text = text.replace("\xa0", " ").replace("\u202f", " ")
     assert text in README, f"README.md should say {text!r} (the service answers it now)"
 
 
