@@ -19,6 +19,8 @@ RUN groupadd --system --gid 10001 scalecost \
     && install -d -o scalecost -g scalecost -m 0750 /data
 
 WORKDIR /app
+# gunicorn binds HOST:PORT (service/gunicorn_conf.py, 127.0.0.1 by default): all interfaces inside a container
+ENV HOST=0.0.0.0 PORT=8000
 # Dependencies first, at the versions of requirements.lock (a constraints file: the dev tools it also pins are
 # not installed), so a change to the code alone reuses this layer.
 COPY requirements.lock pyproject.toml setup.py README.md ./

@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# `make run` serves this machine only; `make run HOST=0.0.0.0` serves the network (the Docker image sets it).
+HOST ?= 127.0.0.1
 PORT ?= 8000
 export DATABASE_URL ?= sqlite:///scalecost.db
 
@@ -61,7 +63,7 @@ seed: migrate
 	$(BIN)/scalecost catalog seed
 
 run: seed compile-translations
-	PORT=$(PORT) $(BIN)/gunicorn -c service/gunicorn_conf.py 'scalecost:create_app()'
+	HOST=$(HOST) PORT=$(PORT) $(BIN)/gunicorn -c service/gunicorn_conf.py 'scalecost:create_app()'
 
 test: install-dev compile-translations
 	$(BIN)/scalecost db upgrade

@@ -9,7 +9,26 @@ from . import config as config_module
 if TYPE_CHECKING:  # the engine imports this package: keep Flask out of its import graph
     from flask import Flask
 
-API_VERSION = "0.1.0"
+
+def _version() -> str:
+    """The version, written in one place: pyproject.toml's `version`. Installed (`pip install -e .` included), it is
+    the distribution's metadata; a checkout that was never installed reads pyproject.toml itself."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("scalecost")
+    except PackageNotFoundError:
+        import tomllib
+        from pathlib import Path
+
+        try:
+            with (Path(__file__).resolve().parent.parent / "pyproject.toml").open("rb") as f:
+                return str(tomllib.load(f)["project"]["version"])
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "0+unknown"
+
+
+API_VERSION = _version()  # reported by GET /healthz, `scalecost --version` and the contract's info.version
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

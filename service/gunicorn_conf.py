@@ -13,7 +13,11 @@ import os
 import shutil
 import tempfile
 
-bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
+# This machine only unless HOST says otherwise: `make run` on a laptop is not served to the network. The Docker
+# image and docker-compose.yml set HOST=0.0.0.0 (a container's port is reached from outside it).
+HOST = os.environ.get("HOST", "127.0.0.1")
+PORT = os.environ.get("PORT", "8000")
+bind = f"[{HOST}]:{PORT}" if ":" in HOST else f"{HOST}:{PORT}"  # an IPv6 address in brackets
 workers = int(os.environ.get("WEB_CONCURRENCY", str(min(4, multiprocessing.cpu_count() * 2))))
 # gevent (default): one greenlet per connection, up to worker_connections per worker. `sync` or `gthread`
 # are only safe behind a buffering proxy (compose's nginx is one).

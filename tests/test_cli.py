@@ -89,3 +89,12 @@ def test_the_last_admin_key_cannot_be_revoked_from_the_command_line(tmp_path, mi
         == 0
     )
     assert run(["keys", "revoke", "only-admin"], tmp_path, migrated_url).returncode == 0
+
+
+def test_version_prints_pyprojects_version(tmp_path):
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    result = run(["--version"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"scalecost {pyproject['project']['version']}\n"

@@ -8,6 +8,7 @@ import marshmallow as ma
 from flask import current_app, jsonify
 from flask.views import MethodView
 
+from .. import API_VERSION
 from ..store.migrate import database_status
 from .extensions.db import database
 from .extensions.smorest import Blueprint
@@ -15,7 +16,7 @@ from .extensions.smorest import Blueprint
 blp = Blueprint("health", __name__, description="Liveness and readiness of the service and its database.")
 
 
-class HealthSchema(ma.Schema):
+class _ProbeSchema(ma.Schema):
     status = ma.fields.String(
         required=True, metadata={"description": "`ok` or `degraded`", "enum": ["ok", "degraded"]}
     )
@@ -31,20 +32,36 @@ class HealthSchema(ma.Schema):
     )
 
 
+class HealthSchema(_ProbeSchema):
+    version = ma.fields.String(
+        required=True,
+        metadata={"description": "The service's version (pyproject.toml's; the contract's `info.version`)"},
+    )
+
+
 @blp.route("/healthz")
 class Health(MethodView):
-    @blp.response(200, HealthSchema, example={"status": "ok", "database": "ok", "migrations": "current"})
+    @blp.response(
+        200,
+        HealthSchema,
+        example={"status": "ok", "database": "ok", "migrations": "current", "version": API_VERSION},
+    )
     @blp.alt_response(
         503,
         schema=HealthSchema,
         description="The database does not answer or is not migrated to the head revision.",
-        example={"status": "degraded", "database": "unavailable", "migrations": "unknown"},
+        example={
+            "status": "degraded",
+            "database": "unavailable",
+            "migrations": "unknown",
+            "version": API_VERSION,
+        },
     )
     @blp.doc(operationId="getHealth")
     def get(self):
         """Health check: 200 when the database answers and is migrated to head, 503 otherwise."""
         db, migrations = database_status(database().engine)
-        body = {"status": "ok", "database": db, "migrations": migrations}
+        body = {"status": "ok", "database": db, "migrations": migrations, "version": API_VERSION}
         if body["database"] != "ok" or body["migrations"] != "current":
             body["status"] = "degraded"
             response = jsonify(body)
@@ -59,7 +76,7 @@ class LiveSchema(ma.Schema):
     )
 
 
-class ReadySchema(HealthSchema):
+class ReadySchema(_ProbeSchema):
     rate_limiter = ma.fields.String(
         required=True,
         metadata={

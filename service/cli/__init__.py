@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import click
 
+from .. import API_VERSION
 from . import catalog, db, keys, openapi, prices
 
 
 @click.group()
+@click.version_option(API_VERSION, prog_name="scalecost", message="%(prog)s %(version)s")
 def main() -> None:
     """scalecost service administration."""
 

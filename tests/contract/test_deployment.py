@@ -133,6 +133,8 @@ def test_replicas_use_postgresql_and_redis_and_wait_for_migrations():
         assert api["depends_on"][redis]["condition"] == "service_healthy"
         assert api["depends_on"][migrate]["condition"] == "service_completed_successfully"
         assert "healthz" in " ".join(api["healthcheck"]["test"])
+        # gunicorn binds 127.0.0.1 unless told: a replica listens on every interface of its container
+        assert env["HOST"] == "0.0.0.0"
         # workers stay the default gevent ones (only the proxy protects sync workers)
         assert env.get("GUNICORN_WORKER_CLASS", "gevent") == "gevent"
 
@@ -190,6 +192,9 @@ def test_dockerfile_migrates_seeds_and_serves_with_gunicorn():
     text = (ROOT / "Dockerfile").read_text()
     assert "scalecost db upgrade" in text and "scalecost catalog seed" in text
     assert "gunicorn -c service/gunicorn_conf.py" in text
+    assert re.search(r"^ENV .*\bHOST=0\.0\.0\.0\b", text, re.MULTILINE), (
+        "the container serves its published port"
+    )
 
 
 def _size_bytes(value: str) -> int:

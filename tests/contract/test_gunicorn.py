@@ -1,8 +1,11 @@
-"""gunicorn with the production config stops gracefully on SIGTERM: the in-flight request completes."""
+"""gunicorn with the production config stops gracefully on SIGTERM: the in-flight request completes; it binds this
+machine only unless HOST says otherwise."""
 
 from __future__ import annotations
 
 import os
+import re
+import runpy
 import signal
 import subprocess
 import sys
@@ -10,6 +13,8 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import free_port
 
@@ -61,3 +66,30 @@ def test_sigterm_lets_in_flight_requests_finish(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def _bind(monkeypatch, **env: str) -> str:
+    for name in ("HOST", "PORT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return runpy.run_path(str(ROOT / "service" / "gunicorn_conf.py"))["bind"]
+
+
+@pytest.mark.parametrize(
+    ("env", "bind"),
+    [
+        ({}, "127.0.0.1:8000"),
+        ({"PORT": "9000"}, "127.0.0.1:9000"),
+        ({"HOST": "0.0.0.0", "PORT": "8000"}, "0.0.0.0:8000"),
+        ({"HOST": "::"}, "[::]:8000"),
+    ],
+)
+def test_gunicorn_binds_host_and_port_this_machine_by_default(monkeypatch, env, bind):
+    assert _bind(monkeypatch, **env) == bind
+
+
+def test_make_run_binds_this_machine_unless_told():
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^HOST \?= 127\.0\.0\.1$", makefile, re.MULTILINE)
+    assert "HOST=$(HOST) PORT=$(PORT)" in makefile
