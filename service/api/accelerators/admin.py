@@ -12,7 +12,7 @@ from flask.views import MethodView
 from flask_smorest import abort
 from marshmallow import validate
 
-from ...engine import SPEC_BOUNDS
+from ...engine import SPEC_BOUNDS, InvalidRequest
 from ...engine.i18n import N_, _
 from ...store import catalog_admin
 from ...store.catalog import CatalogRepository
@@ -228,7 +228,7 @@ def _refuse_reserved(provider: str) -> None:
         message = _("'{provider}' is a reserved word of this path, not a provider name.").format(
             provider=provider
         )
-        abort(422, message=message, errors={"provider": [message]})
+        raise InvalidRequest({"provider": [message]})
 
 
 def _refuse_unstorable(provider: str, body: dict) -> None:
@@ -237,19 +237,19 @@ def _refuse_unstorable(provider: str, body: dict) -> None:
     limit = price_bounds.column_length("provider")
     if any(unicodedata.category(c) == "Cc" for c in provider):
         message = _("A provider name cannot contain control characters.")
-        abort(422, message=message, errors={"provider": [message]})
+        raise InvalidRequest({"provider": [message]})
     if len(provider.lower()) > limit:
         message = _("'{provider}' is {length} characters long once lower-cased; at most {limit}.").format(
             provider=provider, length=len(provider.lower()), limit=limit
         )
-        abort(422, message=message, errors={"provider": [message]})
+        raise InvalidRequest({"provider": [message]})
     starts = body.get("effective_from")
     today = dt.date.today()
     if starts is not None and price_bounds.date_problem(starts, today):
         message = _("effective_from must be between {earliest} and {latest}.").format(
             earliest=price_bounds.EARLIEST.isoformat(), latest=price_bounds.latest_start(today).isoformat()
         )
-        abort(422, message=message, errors={"effective_from": [message]})
+        raise InvalidRequest({"effective_from": [message]})
 
 
 @blp.route("/<string:accelerator_id>/prices/<string:provider>")
