@@ -22,10 +22,16 @@ WORKDIR /app
 # gunicorn binds HOST:PORT (service/gunicorn_conf.py, 127.0.0.1 by default): all interfaces inside a container
 ENV HOST=0.0.0.0 PORT=8000
 # Dependencies first, at the versions of requirements.lock (a constraints file: the dev tools it also pins are
-# not installed), so a change to the code alone reuses this layer.
-COPY requirements.lock pyproject.toml setup.py README.md ./
+# not installed), from pyproject.toml's list alone: a change to the code reuses this layer.
+COPY requirements.lock pyproject.toml ./
+RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], sep='\n')" \
+        > /tmp/requirements.txt \
+    && pip install -c requirements.lock -r /tmp/requirements.txt \
+    && rm /tmp/requirements.txt
+# Then the service itself (its dependencies are all there) and its compiled translations.
+COPY setup.py README.md ./
 COPY service ./service
-RUN pip install -c requirements.lock -e . \
+RUN pip install -c requirements.lock --no-deps -e . \
     && pybabel -q compile -d service/translations -D messages
 COPY alembic.ini ./
 COPY migrations ./migrations

@@ -35,7 +35,7 @@ accesslog = None  # the app writes one JSON access line per request itself
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 # Every stderr line one JSON object: gunicorn's own error log, the service's loggers and any library's (root),
-# tracebacks as a field (service/logjson.py; tests/contract/test_json_logs.py reads every line back).
+# tracebacks as a field (service/logjson.py; tests/contract/test_operations_gunicorn.py reads every line back).
 logconfig_dict = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -47,11 +47,8 @@ logconfig_dict = {
     "root": {"level": loglevel.upper(), "handlers": ["stderr"]},
     "loggers": {
         "gunicorn.error": {"level": loglevel.upper(), "handlers": ["stderr"], "propagate": False},
-        "gunicorn.access": {
-            "level": "CRITICAL",
-            "handlers": ["null"],
-            "propagate": False,
-        },  # off: see accesslog
+        # off, as accesslog = None says: with a logconfig_dict gunicorn would write its own access lines
+        "gunicorn.access": {"level": "CRITICAL", "handlers": ["null"], "propagate": False},
         "scalecost": {"level": loglevel.upper(), "handlers": ["stderr"], "propagate": False},
     },
 }
@@ -76,9 +73,8 @@ _OWN_METRICS_DIR: list[str] = []
 
 
 def on_starting(server):
-    logging.captureWarnings(
-        True
-    )  # Python warnings (workers' too) through the JSON root handler, not raw stderr
+    # Python warnings (the workers' too) go through the JSON root handler, not raw to stderr
+    logging.captureWarnings(True)
     directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if not directory:
         directory = tempfile.mkdtemp(prefix="scalecost-metrics-")
