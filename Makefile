@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DATABASE_URL ?= sqlite:///scalecost.db
 
-.PHONY: run test install install-dev migrate seed openapi lint fuzz bench bench-compare bench-listing bench-planner bench-stall clean \
+.PHONY: run test install install-dev migrate seed openapi docs lint fuzz bench bench-compare bench-listing bench-planner bench-stall clean \
 	compile-translations translations lock secrets
 
 $(BIN)/python:
@@ -22,7 +22,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock | $(BIN)/python
 
 $(VENV)/.installed-dev: pyproject.toml requirements.lock | $(BIN)/python
 	$(BIN)/pip install --quiet -c requirements.lock -e '.[dev]'
-	touch $@ $(VENV)/.installed
+	touch $@ $(VENV)/.installed $(VENV)/.installed-docs
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
@@ -73,6 +73,15 @@ test: install-dev compile-translations
 openapi: install
 	$(BIN)/scalecost openapi write
 
+# The docs site (mkdocs.yml, pages in docs/, the API reference from openapi.yaml) into site/; offline, and
+# --strict makes a broken link or a page left out of the navigation an error.
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -c requirements.lock -e '.[docs]'
+	touch $@ $(VENV)/.installed
+
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 # ruff (style, imports, complexity) and mypy on service/: .ci/run runs this before the tests.
 lint: install-dev
 	$(BIN)/ruff check .
@@ -105,7 +114,7 @@ bench-stall: install-dev
 	$(BIN)/python bench/stall_bench.py
 
 clean:
-	rm -rf $(VENV) service/translations/*/LC_MESSAGES/*.mo scalecost.db scalecost.db-wal scalecost.db-shm .pytest_cache
+	rm -rf $(VENV) site service/translations/*/LC_MESSAGES/*.mo scalecost.db scalecost.db-wal scalecost.db-shm .pytest_cache
 
 # A much longer schemathesis campaign than the suite's (FUZZ_EXAMPLES examples per operation and mode).
 FUZZ_EXAMPLES ?= 300
