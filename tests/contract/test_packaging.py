@@ -72,3 +72,52 @@ def test_import_scalecost_from_the_installed_wheel_outside_the_repository(wheel,
     where, service_loaded = run.stdout.split()
     assert Path(where).is_relative_to(site), where
     assert service_loaded == "False"
+
+
+LIBRARY_EXAMPLE = """
+import scalecost
+estimate = scalecost.estimate_training({
+    "model": {"preset": "llama-2-70b"},
+    "training": {"tokens": "2T", "global_batch_size": 1024, "sequence_length": 4096},
+    "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 2048, "parallelism": "auto"},
+})
+print(round(estimate.days), estimate.fits, estimate.total_usd > 0, sorted(estimate.to_dict())[:2])
+"""
+
+
+@pytest.fixture(scope="module")
+def unpacked(wheel, tmp_path_factory) -> Path:
+    site = tmp_path_factory.mktemp("site")
+    zipfile.ZipFile(wheel).extractall(site)
+    return site
+
+
+def _outside(site: Path, cwd: Path, *args: str, database: Path | None = None, stdin: str | None = None):
+    """`python *args` with only the unpacked wheel on the path, from a directory outside the checkout."""
+    env = {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}
+    if database is not None:
+        env["DATABASE_URL"] = f"sqlite:///{database}"
+    run = subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, input=stdin, timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout
+
+
+def test_the_wheel_carries_the_migrations(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "scalecost/migrations/env.py" in names and "scalecost/migrations/script.py.mako" in names
+    shipped = {n.rsplit("/", 1)[1] for n in names if n.startswith("scalecost/migrations/versions/")}
+    assert shipped == {p.name for p in (ROOT / "migrations" / "versions").glob("*.py")}
+
+
+def test_the_installed_wheel_migrates_seeds_and_estimates_outside_the_repository(unpacked, tmp_path):
+    database = tmp_path / "scalecost.db"
+    out = _outside(unpacked, tmp_path, "-m", "scalecost.cli", "db", "upgrade", database=database)
+    assert database.exists(), out
+    out = _outside(unpacked, tmp_path, "-m", "scalecost.cli", "catalog", "seed", database=database)
+    assert "accelerators: " in out and " added" in out
+    code = "from scalecost.store import migrate; print(migrate.script_location())"
+    assert Path(_outside(unpacked, tmp_path, "-c", code).strip()).is_relative_to(unpacked)
+    days, fits, priced, keys = _outside(unpacked, tmp_path, "-c", LIBRARY_EXAMPLE).split(maxsplit=3)
+    assert int(days) > 0 and fits == "True" and priced == "True", (days, fits, priced, keys)
