@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from ..library.test_readme_library import readme_python_example
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,17 +77,6 @@ def test_import_scalecost_from_the_installed_wheel_outside_the_repository(wheel,
     assert service_loaded == "False"
 
 
-LIBRARY_EXAMPLE = """
-import scalecost
-estimate = scalecost.estimate_training({
-    "model": {"preset": "llama-2-70b"},
-    "training": {"tokens": "2T", "global_batch_size": 1024, "sequence_length": 4096},
-    "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 2048, "parallelism": "auto"},
-})
-print(round(estimate.days), estimate.fits, estimate.total_usd > 0, sorted(estimate.to_dict())[:2])
-"""
-
-
 @pytest.fixture(scope="module")
 def unpacked(wheel, tmp_path_factory) -> Path:
     site = tmp_path_factory.mktemp("site")
@@ -119,5 +111,13 @@ def test_the_installed_wheel_migrates_seeds_and_estimates_outside_the_repository
     assert "accelerators: " in out and " added" in out
     code = "from scalecost.store import migrate; print(migrate.script_location())"
     assert Path(_outside(unpacked, tmp_path, "-c", code).strip()).is_relative_to(unpacked)
-    days, fits, priced, keys = _outside(unpacked, tmp_path, "-c", LIBRARY_EXAMPLE).split(maxsplit=3)
-    assert int(days) > 0 and fits == "True" and priced == "True", (days, fits, priced, keys)
+    first = _outside(unpacked, tmp_path, "-c", readme_python_example()).splitlines()[0]
+    assert first.endswith("fits: True"), first  # README's "From Python" example
+    command = ["-m", "scalecost.cli", "estimate", "training", "--model", "llama-2-70b", "--tokens", "2T"]
+    command += ["--accelerator", "nvidia-a100-sxm-80gb", "--count", "2048", "--json"]
+    answer = json.loads(_outside(unpacked, tmp_path, *command))
+    assert answer["memory"]["fits"] and answer["cost"]["total_usd"] > 0
+    on_database = json.loads(
+        _outside(unpacked, tmp_path, *command, "--database-url", f"sqlite:///{database}")
+    )
+    assert on_database == answer
