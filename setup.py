@@ -9,4 +9,11 @@ from setuptools import find_namespace_packages, setup
 
 PACKAGES = ["scalecost" + name[len("service") :] for name in find_namespace_packages(include=["service", "service.*"], exclude=["*__pycache__*"])]
 
-setup(packages=PACKAGES, package_dir={"scalecost": "service"})
+# The alembic scripts stay at the top (`migrations/`, the repository's shape) and travel in the wheel as
+# `scalecost/migrations`: an installed `scalecost db upgrade` finds them there (service/store/migrate.py).
+MIGRATIONS = ["scalecost.migrations", "scalecost.migrations.versions"]
+
+setup(
+    packages=PACKAGES + MIGRATIONS,
+    package_dir={"scalecost": "service", "scalecost.migrations": "migrations"},
+)

@@ -45,3 +45,40 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api.register(app)
     web.init_app(app)  # the page at `/`, outside the API contract
     return app
+
+
+# The library (service/library): `scalecost.estimate_training(...)` etc., imported on first use so that
+# `import scalecost` stays light for the web workers and the engine.
+LIBRARY = frozenset(
+    {
+        "Batch",
+        "BatchItem",
+        "Catalog",
+        "InferenceEstimate",
+        "InvalidFields",
+        "InvalidRequest",
+        "ServingPlan",
+        "TrainingEstimate",
+        "TrainingPlans",
+        "catalog_from_database",
+        "catalog_from_seed",
+        "estimate_inference",
+        "estimate_inference_batch",
+        "estimate_training",
+        "estimate_training_batch",
+        "plan_serving",
+        "plan_training",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in LIBRARY:
+        from . import library
+
+        return getattr(library, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | LIBRARY)

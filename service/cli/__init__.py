@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import API_VERSION
-from . import catalog, db, keys, openapi, prices
+from . import catalog, db, estimate, keys, openapi, plan, prices
 
 
 @click.group()
@@ -16,3 +16,4 @@ def main() -> None:
 
 for _group in (db.db, catalog.catalog, prices.prices, keys.keys, openapi.openapi):
     main.add_command(_group)
+main.commands.update(estimate=estimate.estimate, plan=plan.plan)  # the library's commands

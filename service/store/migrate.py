@@ -14,11 +14,20 @@ from sqlalchemy import Connection
 from .session import normalise_url
 
 ROOT = Path(__file__).resolve().parents[2]
+# An installed wheel carries the scripts as scalecost/migrations (setup.py); a checkout has them at the top.
+PACKAGED = Path(__file__).resolve().parents[1] / "migrations"
+
+
+def script_location() -> Path:
+    """The alembic scripts: the wheel's copy when installed, else the checkout's `migrations/`."""
+    return PACKAGED if (PACKAGED / "env.py").is_file() else ROOT / "migrations"
 
 
 def alembic_config(url: str) -> Config:
-    cfg = Config(str(ROOT / "alembic.ini"))
-    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    ini = ROOT / "alembic.ini"
+    cfg = Config(str(ini)) if ini.is_file() else Config()  # an installed wheel has no alembic.ini
+    cfg.set_main_option("script_location", str(script_location()))
+    cfg.set_main_option("path_separator", "os")
     cfg.set_main_option("sqlalchemy.url", normalise_url(url).replace("%", "%%"))
     return cfg
 

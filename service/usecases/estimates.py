@@ -4,11 +4,12 @@ saved scenario keeps of it (its prices and its summary)."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.orm import Session
 
-from ..engine import estimate_inference, estimate_training
+from ..engine import Catalog, estimate_inference, estimate_training
 from .catalog import CatalogCache, engine_catalog
 
 ESTIMATORS = {"training": estimate_training, "inference": estimate_inference}
@@ -23,12 +24,22 @@ def estimate(
     as_of: dt.date | None = None,
 ) -> dict[str, Any]:
     """`request` is the validated body. Raises the engine's InvalidRequest for impossible input."""
+    return estimate_on(kind, request, lambda day: engine_catalog(session, day, cache), as_of=as_of)
+
+
+def estimate_on(
+    kind: str,
+    request: dict[str, Any],
+    catalog_on: Callable[[dt.date | None], Catalog],
+    *,
+    as_of: dt.date | None = None,
+) -> dict[str, Any]:
+    """`estimate` on the catalog `catalog_on(day)` answers (the library's catalogs need no session)."""
     body = dict(request)  # the engine never mutates its input; only `cost.as_of` is taken out here
     cost = dict(body.get("cost") or {})
     day = cost.pop("as_of", None) or as_of
     body["cost"] = cost
-    catalog = engine_catalog(session, day, cache)
-    estimate = ESTIMATORS[kind](body, catalog)
+    estimate = ESTIMATORS[kind](body, catalog_on(day))
     if day is not None:
         estimate.setdefault("cost", {})["priced_as_of"] = day.isoformat()
     return estimate

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -35,14 +36,29 @@ def plan_serving(
     checkpoint: Checkpoint = unlimited,
 ) -> dict[str, Any]:
     """`request` is the validated body. Raises the engine's InvalidRequest for impossible input."""
+
+    def catalog_on(day: dt.date | None) -> engine.Catalog:
+        catalog = engine_catalog(session, day, cache)
+        session.rollback()  # read-only: end the transaction before the long search (no connection held meanwhile)
+        return catalog
+
+    return plan_serving_on(request, catalog_on, checkpoint=checkpoint)
+
+
+def plan_serving_on(
+    request: dict[str, Any],
+    catalog_on: Callable[[dt.date | None], engine.Catalog],
+    *,
+    checkpoint: Checkpoint = unlimited,
+) -> dict[str, Any]:
+    """`plan_serving` on the catalog `catalog_on(day)` answers (the library's catalogs need no session)."""
     body = dict(request)
     cost = dict(body.get("cost") or {})
     day: dt.date | None = cost.get("as_of")
     if day is not None:
         cost["as_of"] = day.isoformat()  # echoed into the estimate bodies, which take it as a string
     body["cost"] = cost
-    catalog = engine_catalog(session, day, cache)
-    session.rollback()  # read-only: end the transaction before the long search (no connection held meanwhile)
+    catalog = catalog_on(day)
     started = time.perf_counter()
     answer = engine.plan_serving(body, catalog, checkpoint)
     answer["search"]["server_seconds"] = time.perf_counter() - started

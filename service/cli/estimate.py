@@ -1,0 +1,102 @@
+"""`scalecost estimate training|inference`: one estimate, on the local engine or a running service."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from . import answers
+from .answers import EXIT_CODES, common
+
+TRAINING_DEFAULTS = 'Built from flags alone, the body takes global batch size 1024, sequence length 4096 and the parallel layout "auto".'
+
+
+@click.group()
+def estimate() -> None:
+    """Estimate a training run or a deployment (POST /v1/estimates/…)."""
+
+
+@estimate.command("training", epilog=f"{TRAINING_DEFAULTS} {EXIT_CODES}")
+@click.option("--model", help="Model preset id (GET /v1/models), e.g. llama-2-70b")
+@click.option("--tokens", help="Training tokens: 2T, 300B, 1e12")
+@click.option("--accelerator", help="Catalog id, e.g. nvidia-h100-sxm-80gb")
+@click.option("--count", help='Devices, or "auto"')
+@click.option("--global-batch-size", type=int, help="Sequences per optimizer step")
+@click.option("--sequence-length", type=int, help="Tokens per sequence")
+@click.option("--provider", help="Price of this provider (aws, gcp, azure, lambda…)")
+@common
+def training(
+    model, tokens, accelerator, count, global_batch_size, sequence_length, provider, **options
+) -> None:
+    """Estimate a training run: a body from --body FILE (- for stdin), the flags set on it."""
+    flags = {
+        "model.preset": model,
+        "training.tokens": tokens,
+        "hardware.accelerator": accelerator,
+        "hardware.count": answers.count(count),
+        "training.global_batch_size": global_batch_size,
+        "training.sequence_length": sequence_length,
+        "cost.provider": provider,
+    }
+    request = answers.body(options["body_file"], flags)
+    if options["body_file"] is None:  # flags alone: the common run's other fields
+        request.setdefault("training", {}).setdefault("global_batch_size", 1024)
+        request["training"].setdefault("sequence_length", 4096)
+        request.setdefault("hardware", {}).setdefault("parallelism", "auto")
+    answers.show(answers.answer("training", request, options), options["as_json"], training_summary)
+
+
+def training_summary(data: dict[str, Any]) -> list[str]:
+    memory, cost = data["memory"], data["cost"]
+    fits = "fits" if memory["fits"] else "does not fit"
+    return [
+        f"{data['model']['name']}",
+        f"  time:              {data['time']['human']}",
+        f"  cost:              {cost['human']['total']}",
+        f"  accelerator-hours: {cost['human']['accelerator_hours']}",
+        f"  memory per device: {memory['human']['per_device']} of {memory['human']['device_capacity']} ({fits})",
+    ]
+
+
+@estimate.command("inference", epilog=EXIT_CODES)
+@click.option("--model", help="Model preset id, e.g. llama-3-8b")
+@click.option("--precision", help="Weights precision: bf16, fp8, int8, int4…")
+@click.option("--format", "weights_format", help="Weights format: awq, gptq, gguf…")
+@click.option("--accelerator", help="Catalog id, e.g. nvidia-rtx-4090")
+@click.option("--count", help='Devices, or "auto"')
+@common
+def inference(model, precision, weights_format, accelerator, count, **options) -> None:
+    """Estimate serving: a body from --body FILE (- for stdin), the flags set on it."""
+    flags = {
+        "model.preset": model,
+        "weights.precision": precision,
+        "weights.format": weights_format,
+        "hardware.accelerator": accelerator,
+        "hardware.count": answers.count(count),
+    }
+    request = answers.body(options["body_file"], flags)
+    answers.show(answers.answer("inference", request, options), options["as_json"], inference_summary)
+
+
+def inference_summary(data: dict[str, Any]) -> list[str]:
+    from ..engine.i18n import money, num, using
+    from ..i18n import language
+
+    latency, memory, cost = data["latency"]["human"], data["memory"], data["cost"]
+    fits = "fits" if memory["fits"] else "does not fit"
+    lines = [f"{data['model']['name']}", f"  end to end:        {latency['end_to_end']}"]
+    if "time_to_first_token" in latency:
+        lines.append(f"  first token:       {latency['time_to_first_token']}")
+    if "time_per_output_token" in latency:
+        lines.append(f"  per output token:  {latency['time_per_output_token']}")
+    with using(language(answers.language())):
+        tokens = data["throughput"].get("output_tokens_per_second")
+        if tokens:
+            lines.append(f"  output tokens/s:   {num(tokens, 1, grouping=True)}")
+        if cost.get("usd_per_hour") is not None:
+            lines.append(f"  cost per hour:     {money(cost['usd_per_hour'])}")
+    human = memory.get("human") or {}
+    if "per_device" in human:
+        lines.append(f"  memory per device: {human['per_device']} ({fits})")
+    return lines
