@@ -264,7 +264,7 @@ def test_a_scenario_round_trips_with_a_typed_estimate(api):
     assert _loose(scenario, "scenario") == []
     assert scenario.name == "generated-client" and scenario.kind == m.ScenarioKind.TRAINING
     _typed(scenario.created_at, dt.datetime)
-    estimate = _typed(scenario.estimate, m.TrainingEstimate)  # a model, not a dict
+    estimate = _typed(scenario.estimate, m.SavedTrainingEstimate)  # a model, not a dict
     _typed(estimate.cost.total_usd, float)
     _typed(estimate.cost.human.total, str)
     _typed(estimate.assumptions.parallelism.zero_stage, int)
@@ -287,14 +287,14 @@ def test_a_scenario_round_trips_with_a_typed_estimate(api):
     repriced = api.repriced.sync_detailed(client=api.client, scenario_id=scenario_id)
     assert repriced.status_code == 200, repriced.content
     _typed(repriced.parsed.current, m.TrainingEstimate)
-    _typed(repriced.parsed.saved, m.TrainingEstimate)
+    _typed(repriced.parsed.saved, m.SavedTrainingEstimate)
     _typed(repriced.parsed.delta.percent, float)
     assert contract.errors("Repriced", json.loads(repriced.content)) == []
 
     revisions = api.revisions.sync_detailed(client=api.client, scenario_id=scenario_id)
     assert revisions.status_code == 200, revisions.content
     (revision,) = revisions.parsed
-    _typed(revision.estimate, m.TrainingEstimate)
+    _typed(revision.estimate, m.SavedTrainingEstimate)
     _typed(revision.prices, m.PriceSnapshot)
     assert contract.errors("Revision", json.loads(revisions.content)[0]) == []
 
