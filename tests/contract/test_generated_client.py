@@ -137,6 +137,7 @@ def api(client_package, server) -> SimpleNamespace:
         repriced=load("api.scenarios.reprice_scenario"),
         revisions=load("api.scenarios.list_scenario_revisions"),
         list_scenarios=load("api.scenarios.list_scenarios"),
+        plan_training=load("api.training_plans.plan_training"),
         accelerator=load("api.accelerators.get_accelerator"),
     )
 
@@ -320,6 +321,24 @@ def test_scenarios_page_by_cursor_through_the_client(api):
             break
         cursor = pagination["next_cursor"]
     assert sorted(seen) == sorted(names) and len(seen) == len(names)
+
+
+def test_a_training_plan_has_a_typed_best_plan_and_estimate_request(api):
+    m = api.models
+    body = {
+        "model": {"preset": "llama-2-7b"},
+        "training": {"tokens": "200B", "global_batch_size": 1024, "sequence_length": 4096},
+        "search": {"accelerators": ["nvidia-h100-sxm-80gb"], "device_counts": [8, 16]},
+        "objective": "cheapest",
+    }
+    response = api.plan_training.sync_detailed(client=api.client, body=m.TrainingPlanRequest.from_dict(body))
+    assert response.status_code == 200, response.content
+    best = _typed(response.parsed.best, m.TrainingBestPlan)
+    _typed(best.estimate, m.TrainingEstimate)
+    _typed(best.estimate.cost.total_usd, float)
+    request = _typed(best.estimate_request, m.TrainingRequest)  # a body for estimate_training, typed
+    again = api.training.sync_detailed(client=api.client, body=request)
+    assert again.status_code == 200, again.content
 
 
 def test_an_accelerator_has_typed_sources(api):

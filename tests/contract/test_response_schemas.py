@@ -98,12 +98,18 @@ def _presence(spec, golden) -> dict[str, tuple[int, dict[str, int]]]:
     return counts
 
 
+# components the plans' answers share with fewer properties (no golden corpus of plans yet)
+SHARED_WITH_PLANS = {"ParallelismUsed"}
+
+
 def test_what_every_answer_carries_is_required(spec, golden):
     """A property present in every golden answer that holds its object is `required` (a generated client types
     it without `Unset`); the strict validation above checks the other way (a required one is always there)."""
     schemas = spec["components"]["schemas"]
     missing = []
     for name, (seen, carried) in sorted(_presence(spec, golden).items()):
+        if name in SHARED_WITH_PLANS:
+            continue
         required = set(schemas[name].get("required") or ())
         missing += [f"{name}.{key}" for key, n in carried.items() if n == seen and key not in required]
     assert missing == [], "always present but not required: " + ", ".join(missing)

@@ -230,7 +230,9 @@ class TrainingEfficiencySchema(Answer):
     pipeline_bubble_fraction = number("(p − 1)/(v·m + p − 1): fill and drain of the pipeline, fraction")
 
 
-class ParallelismUsedSchema(Answer):
+class ParallelismUsedSchema(ma.Schema):
+    """Not an Answer: plan points (POST /v1/plans/training) share it and leave data_shard, expert_overlap, ... out."""
+
     data = integer("Data-parallel degree")
     tensor = integer("Tensor-parallel degree")
     pipeline = integer("Pipeline-parallel degree")
