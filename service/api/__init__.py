@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import Flask
 
 from .. import API_VERSION
-from . import audit, health, keys
+from . import audit, health, keys, saved_answers
 from .accelerators import admin as catalog_admin
 from .accelerators import routes as accelerators
 from .estimates import batches as estimate_batches
@@ -92,5 +92,6 @@ def _components(api: Api) -> None:
     api.spec.components.schema("InferenceScenarioWrite", schema=InferenceScenarioWriteSchema)
     if "Parallelism" not in api.spec.components.schemas:  # referenced from hardware.parallelism's oneOf
         api.spec.components.schema("Parallelism", schema=ParallelismSchema)
+    saved_answers.register(api.spec)  # GET /v1/scenarios/{id} `estimate`: the answer of its day
     api.document_request_body("/v1/scenarios", "post", SCENARIO_BODY_DOC)
     api.document_request_body("/v1/scenarios/{scenario_id}", "put", SCENARIO_BODY_DOC)

@@ -26,6 +26,7 @@ COMPOSITIONS = ("oneOf", "anyOf", "allOf")
 # Objects deliberately open, named as `walk` names them, and why.
 OPEN_OBJECTS = {
     "Recommendation.change": "an RFC 7386 merge patch of the request: any part of the body, null deleting",
+    "SavedRecommendation.change": "the same, in a saved answer",
     "HfConfig": "a saved request's Hugging Face config.json, taken with whatever keys it has",
 }
 

@@ -137,6 +137,7 @@ def api(client_package, server) -> SimpleNamespace:
         repriced=load("api.scenarios.reprice_scenario"),
         revisions=load("api.scenarios.list_scenario_revisions"),
         list_scenarios=load("api.scenarios.list_scenarios"),
+        plan_training=load("api.training_plans.plan_training"),
         accelerator=load("api.accelerators.get_accelerator"),
     )
 
@@ -264,7 +265,7 @@ def test_a_scenario_round_trips_with_a_typed_estimate(api):
     assert _loose(scenario, "scenario") == []
     assert scenario.name == "generated-client" and scenario.kind == m.ScenarioKind.TRAINING
     _typed(scenario.created_at, dt.datetime)
-    estimate = _typed(scenario.estimate, m.TrainingEstimate)  # a model, not a dict
+    estimate = _typed(scenario.estimate, m.SavedTrainingEstimate)  # a model, not a dict
     _typed(estimate.cost.total_usd, float)
     _typed(estimate.cost.human.total, str)
     _typed(estimate.assumptions.parallelism.zero_stage, int)
@@ -287,14 +288,14 @@ def test_a_scenario_round_trips_with_a_typed_estimate(api):
     repriced = api.repriced.sync_detailed(client=api.client, scenario_id=scenario_id)
     assert repriced.status_code == 200, repriced.content
     _typed(repriced.parsed.current, m.TrainingEstimate)
-    _typed(repriced.parsed.saved, m.TrainingEstimate)
+    _typed(repriced.parsed.saved, m.SavedTrainingEstimate)
     _typed(repriced.parsed.delta.percent, float)
     assert contract.errors("Repriced", json.loads(repriced.content)) == []
 
     revisions = api.revisions.sync_detailed(client=api.client, scenario_id=scenario_id)
     assert revisions.status_code == 200, revisions.content
     (revision,) = revisions.parsed
-    _typed(revision.estimate, m.TrainingEstimate)
+    _typed(revision.estimate, m.SavedTrainingEstimate)
     _typed(revision.prices, m.PriceSnapshot)
     assert contract.errors("Revision", json.loads(revisions.content)[0]) == []
 
@@ -320,6 +321,24 @@ def test_scenarios_page_by_cursor_through_the_client(api):
             break
         cursor = pagination["next_cursor"]
     assert sorted(seen) == sorted(names) and len(seen) == len(names)
+
+
+def test_a_training_plan_has_a_typed_best_plan_and_estimate_request(api):
+    m = api.models
+    body = {
+        "model": {"preset": "llama-2-7b"},
+        "training": {"tokens": "200B", "global_batch_size": 1024, "sequence_length": 4096},
+        "search": {"accelerators": ["nvidia-h100-sxm-80gb"], "device_counts": [8, 16]},
+        "objective": "cheapest",
+    }
+    response = api.plan_training.sync_detailed(client=api.client, body=m.TrainingPlanRequest.from_dict(body))
+    assert response.status_code == 200, response.content
+    best = _typed(response.parsed.best, m.TrainingBestPlan)
+    _typed(best.estimate, m.TrainingEstimate)
+    _typed(best.estimate.cost.total_usd, float)
+    request = _typed(best.estimate_request, m.TrainingRequest)  # a body for estimate_training, typed
+    again = api.training.sync_detailed(client=api.client, body=request)
+    assert again.status_code == 200, again.content
 
 
 def test_an_accelerator_has_typed_sources(api):

@@ -56,6 +56,79 @@ def test_every_nested_object_is_described(spec, component):
     assert undescribed(spec, component) == []
 
 
+def _fits(schemas: dict[str, Any], branch: dict[str, Any], value: Any) -> bool:
+    """A oneOf/anyOf branch that may hold the value: an object for a dict (not the null branch), an array for a list."""
+    resolved = schemas[branch["$ref"].rsplit("/", 1)[-1]] if "$ref" in branch else branch
+    if isinstance(value, dict):
+        return ("properties" in resolved or resolved.get("type") == "object") and not resolved.get("nullable")
+    return isinstance(value, list) and resolved.get("type") == "array"
+
+
+def _presence(spec, golden) -> dict[str, tuple[int, dict[str, int]]]:
+    """Component → (answers holding one, how many of them carry each property), over the golden answers."""
+    schemas = spec["components"]["schemas"]
+    counts: dict[str, tuple[int, dict[str, int]]] = {}
+
+    def visit(node: dict[str, Any], value: Any) -> None:
+        if "$ref" in node:
+            name = node["$ref"].rsplit("/", 1)[-1]
+            target = schemas[name]
+            if isinstance(value, dict) and "properties" in target:
+                seen, carried = counts.setdefault(name, (0, {}))
+                counts[name] = (seen + 1, carried)
+                for key in value:
+                    carried[key] = carried.get(key, 0) + 1
+            visit(target, value)
+            return
+        for branch in node.get("allOf") or ():
+            visit(branch, value)
+        for branch in [*(node.get("oneOf") or ()), *(node.get("anyOf") or ())]:
+            if _fits(schemas, branch, value):
+                visit(branch, value)
+        if isinstance(value, dict):
+            for key, sub in (node.get("properties") or {}).items():
+                if key in value:
+                    visit(sub, value[key])
+        elif isinstance(value, list) and isinstance(node.get("items"), dict):
+            for item in value:
+                visit(node["items"], item)
+
+    for answer in golden:
+        visit({"$ref": f"#/components/schemas/{COMPONENT[answer['kind']]}"}, answer["body"])
+    return counts
+
+
+# components the plans' answers share with fewer properties (no golden corpus of plans yet)
+SHARED_WITH_PLANS = {"ParallelismUsed"}
+
+
+def test_what_every_answer_carries_is_required(spec, golden):
+    """A property present in every golden answer that holds its object is `required` (a generated client types
+    it without `Unset`); the strict validation above checks the other way (a required one is always there)."""
+    schemas = spec["components"]["schemas"]
+    missing = []
+    for name, (seen, carried) in sorted(_presence(spec, golden).items()):
+        if name in SHARED_WITH_PLANS:
+            continue
+        required = set(schemas[name].get("required") or ())
+        missing += [f"{name}.{key}" for key, n in carried.items() if n == seen and key not in required]
+    assert missing == [], "always present but not required: " + ", ".join(missing)
+
+
+def test_saved_answers_require_only_the_top_sections(spec):
+    """A scenario's answer of its day may lack a nested property added since: the Saved copies require nothing
+    below the top-level sections."""
+    schemas = spec["components"]["schemas"]
+    for name, schema in schemas.items():
+        if name.startswith("Saved"):
+            fresh = schemas[name.removeprefix("Saved")]
+            if name in ("SavedTrainingEstimate", "SavedInferenceEstimate"):
+                assert set(schema["required"]) <= set(fresh["required"])
+            else:
+                assert "required" not in schema, name
+            assert set(schema.get("properties") or ()) == set(fresh.get("properties") or ()), name
+
+
 def _first(golden, kind: str, has: str) -> dict[str, Any]:
     return copy.deepcopy(
         next(r["body"] for r in golden if r["kind"] == kind and has in json.dumps(r["body"]))

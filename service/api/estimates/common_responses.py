@@ -8,13 +8,16 @@ the advice modules, engine/pricing.py); the endpoints send that JSON as it is (`
 is documentation: tests/contract/test_response_schemas.py validates the golden answers against openapi.yaml
 with no undocumented property allowed, so the two cannot drift apart.
 
-Only the top-level sections are `required`: a saved scenario keeps the answer of its day (GET
-/v1/scenarios/{id} `estimate`), and older answers may lack a nested field added since.
+Every property an answer always carries is `required` (an `Answer` schema's properties, but those its OPTIONAL
+names: absent from some answers, as the golden corpus shows; tests/contract/test_response_schemas.py checks both
+ways). A saved scenario keeps the answer of its day (GET /v1/scenarios/{id} `estimate`), and an older answer may
+lack a nested field added since: the contract describes saved answers by `Saved…` copies of these components with
+nothing required (service/api/saved_answers.py).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import marshmallow as ma
 
@@ -60,6 +63,16 @@ class AsIs(F.Nested):
     # marshmallow's Field and Nested name this method's first parameter differently (hence the ignore)
     def _serialize(self, nested_obj: Any, attr: Any, obj: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         return nested_obj
+
+
+class Answer(ma.Schema):
+    """An object of an answer: each property is always there (`required` in the contract), but those named in
+    OPTIONAL. The schemas only document the engine's JSON (nothing is loaded with them)."""
+
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+
+    def on_bind_field(self, field_name: str, field_obj: ma.fields.Field) -> None:
+        field_obj.required = field_name not in self.OPTIONAL
 
 
 # OpenAPI 3.0.3 has no `type: "null"`: a branch that accepts null and nothing else (`nullable` needs a type).
@@ -116,7 +129,7 @@ def price_source(description: str) -> Documented:
     return Documented(description=description, one_of=[OVERRIDE, PRICE_SOURCE_ROW], nullable=True)
 
 
-class RecommendationExpectedSchema(ma.Schema):
+class RecommendationExpectedSchema(Answer):
     field = text("Dotted path of the answer field the claim is about", example="memory.fits")
     op = text("Comparison: ==, <, <=, > or >=", example="==")
     value = Documented(
@@ -125,7 +138,7 @@ class RecommendationExpectedSchema(ma.Schema):
     )
 
 
-class RecommendationSchema(ma.Schema):
+class RecommendationSchema(Answer):
     code = F.String(metadata={"example": "zero_stage"})
     severity = F.String(metadata={"enum": ["info", "warning", "critical"]})
     message = F.String()
@@ -141,7 +154,7 @@ class RecommendationSchema(ma.Schema):
     )
 
 
-class DetailSchema(ma.Schema):
+class DetailSchema(Answer):
     name = F.String()
     formula = F.String()
     value = Documented(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import marshmallow as ma
 
 from .common_responses import (
+    Answer,
     DetailSchema,
     RecommendationSchema,
     integer,
@@ -19,7 +20,7 @@ from .common_responses import (
 F = ma.fields
 
 
-class InferenceWeightsUsedSchema(ma.Schema):
+class InferenceWeightsUsedSchema(Answer):
     precision = text(example="int4")
     format = text("Format id, or the plain precision's name", example="awq")
     bits_per_weight = number("Bits per weight of the transformer blocks, scales included")
@@ -28,7 +29,7 @@ class InferenceWeightsUsedSchema(ma.Schema):
     source = text("Where the bits per weight come from")
 
 
-class InferenceResolvedModelSchema(ma.Schema):
+class InferenceResolvedModelSchema(Answer):
     name = text("Preset or given name; null when none", nullable=True, example="Llama 3 8B")
     architecture = text(example="transformer")
     total_parameters = number("Parameters, all experts included")
@@ -38,7 +39,7 @@ class InferenceResolvedModelSchema(ma.Schema):
     kv_cache_precision = text(example="fp16")
 
 
-class InferenceResolvedHardwareSchema(ma.Schema):
+class InferenceResolvedHardwareSchema(Answer):
     accelerator = text("Accelerator id", example="nvidia-rtx-4090")
     name = text(example="GeForce RTX 4090")
     count = integer("Devices used", example=1)
@@ -47,14 +48,14 @@ class InferenceResolvedHardwareSchema(ma.Schema):
     accelerator_class = text("Class the efficiency tables use for this device", example="consumer-gpu")
 
 
-class InferenceMemoryBreakdownSchema(ma.Schema):
+class InferenceMemoryBreakdownSchema(Answer):
     weights = integer("Bytes per device")
     kv_cache = integer("Bytes per device")
     activations = integer("Bytes per device")
     overhead = integer("Engine reservations, bytes per device")
 
 
-class InferenceMemoryHumanSchema(ma.Schema):
+class InferenceMemoryHumanSchema(Answer):
     per_device = text(example="5.9 GB")
     total = text()
     device_capacity = text()
@@ -64,7 +65,7 @@ class InferenceMemoryHumanSchema(ma.Schema):
     kv_cache_per_token = text()
 
 
-class InferenceMemorySchema(ma.Schema):
+class InferenceMemorySchema(Answer):
     per_device_bytes = num("Memory per device, bytes")
     total_bytes = num("Memory over all devices, bytes")
     device_capacity_bytes = num("Usable memory per device, bytes (Apple: the Metal share)")
@@ -78,18 +79,18 @@ class InferenceMemorySchema(ma.Schema):
     human = section(InferenceMemoryHumanSchema, "Human-readable strings")
 
 
-class LatencyBoundSchema(ma.Schema):
+class LatencyBoundSchema(Answer):
     prefill = text("`compute` or `memory-bandwidth`", example="compute")
     decode = text("`compute` or `memory-bandwidth`; null for sample models", nullable=True)
 
 
-class InferenceLatencyHumanSchema(ma.Schema):
+class InferenceLatencyHumanSchema(Answer):
     end_to_end = text(example="2.1 s")
     time_to_first_token = text("Token models only")
     time_per_output_token = text("Token models only")
 
 
-class InferenceLatencySchema(ma.Schema):
+class InferenceLatencySchema(Answer):
     time_to_first_token_s = num("Prefill time, s")
     time_per_output_token_s = num("Decode step time, s")
     end_to_end_s = num("Prefill + all decode steps, s")
@@ -97,14 +98,15 @@ class InferenceLatencySchema(ma.Schema):
     human = section(InferenceLatencyHumanSchema, "Human-readable strings")
 
 
-class InferenceThroughputSchema(ma.Schema):
+class InferenceThroughputSchema(Answer):
     output_tokens_per_second = num("Aggregate over the batch")
     per_sequence_tokens_per_second = num("Tokens/s one sequence sees")
     requests_per_second = num("Completed requests per second")
     samples_per_second = num("Images/samples per second (cnn/vit)")
 
 
-class InferenceCostSchema(ma.Schema):
+class InferenceCostSchema(Answer):
+    OPTIONAL = frozenset({"priced_as_of"})
     usd_per_hour = num("USD per hour for all devices")
     usd_per_million_output_tokens = num("USD")
     usd_per_million_input_tokens = num("USD")
@@ -121,7 +123,7 @@ class InferenceCostSchema(ma.Schema):
     )
 
 
-class DevicesNeededSchema(ma.Schema):
+class DevicesNeededSchema(Answer):
     to_fit = integer("Fewest devices that hold the request; null when no count does", nullable=True)
     to_meet_targets = integer(
         "Fewest devices that meet every target; null without targets or when none does", nullable=True
@@ -132,7 +134,8 @@ class DevicesNeededSchema(ma.Schema):
     )
 
 
-class SuggestionSchema(ma.Schema):
+class SuggestionSchema(Answer):
+    OPTIONAL = frozenset({"samples_per_second", "usd_per_million_samples"})
     accelerator = F.String()
     count = F.Integer()
     fits = F.Boolean()
@@ -144,24 +147,25 @@ class SuggestionSchema(ma.Schema):
     usd_per_million_samples = num("USD (cnn/vit/mlp)")
 
 
-class InferenceWorkloadSchema(ma.Schema):
+class InferenceWorkloadSchema(Answer):
     batch_size = integer("Concurrent sequences (samples)")
     prompt_tokens = integer("Tokens per prompt")
     output_tokens = integer("Tokens generated per sequence")
 
 
-class SourcedFactorSchema(ma.Schema):
+class SourcedFactorSchema(Answer):
     value = number("The factor used")
     source = text("Where it comes from")
 
 
-class ComputeEfficiencySchema(ma.Schema):
+class ComputeEfficiencySchema(Answer):
     max = number("Fraction of peak at large batch")
     tokens_at_half = number("Tokens per step at which half of `max` is reached")
     source = text("Where the fit comes from")
 
 
-class InferenceAssumptionsSchema(ma.Schema):
+class InferenceAssumptionsSchema(Answer):
+    OPTIONAL = frozenset({"moe_expert_efficiency"})
     workload = section(InferenceWorkloadSchema, "The workload estimated")
     memory_bandwidth_efficiency = section(SourcedFactorSchema, "Achieved / datasheet bandwidth (MBU)")
     kv_bandwidth_efficiency = number("MBU of the KV-cache reads")
@@ -174,7 +178,8 @@ class InferenceAssumptionsSchema(ma.Schema):
     moe_expert_efficiency = number("MoE models only: efficiency of the routed-expert GEMMs")
 
 
-class InferenceEstimateSchema(ma.Schema):
+class InferenceEstimateSchema(Answer):
+    OPTIONAL = frozenset({"details"})
     model = section(InferenceResolvedModelSchema, "The resolved model", required=True)
     hardware = section(InferenceResolvedHardwareSchema, "The resolved hardware")
     memory = F.Nested(InferenceMemorySchema, required=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import marshmallow as ma
 
 from .common_responses import (
+    Answer,
     DetailSchema,
     RecommendationSchema,
     integer,
@@ -19,7 +20,7 @@ from .common_responses import (
 F = ma.fields
 
 
-class TrainingResolvedModelSchema(ma.Schema):
+class TrainingResolvedModelSchema(Answer):
     name = text("Preset or given name; null when none", nullable=True, example="Llama 2 7B")
     architecture = text(example="transformer")
     total_parameters = number("Parameters, all experts included")
@@ -29,19 +30,19 @@ class TrainingResolvedModelSchema(ma.Schema):
     notes = F.List(F.String())
 
 
-class TrainingComputeBreakdownSchema(ma.Schema):
+class TrainingComputeBreakdownSchema(Answer):
     training = number("Model FLOPs of the training tokens (samples)")
     validation = number("Model FLOPs of validation passes")
     pretraining = number("Model FLOPs of the included pre-training")
 
 
-class TrainingComputeHumanSchema(ma.Schema):
+class TrainingComputeHumanSchema(Answer):
     total_flops = text(example="2.58e20 FLOPs")
     petaflop_days = text(example="2,985.3 PF-days")
     flops_per_unit = text(example="4.33e10 FLOPs per token")
 
 
-class TrainingComputeSchema(ma.Schema):
+class TrainingComputeSchema(Answer):
     total_flops = num("Model FLOPs of the whole job (training + validation + pre-training if asked)")
     flops_per_token = num("Model FLOPs per training token (exact: matmuls, causal attention, LM head)")
     hardware_flops = num("FLOPs the hardware executes, including activation recomputation")
@@ -52,7 +53,7 @@ class TrainingComputeSchema(ma.Schema):
     human = section(TrainingComputeHumanSchema, "Human-readable strings")
 
 
-class TrainingMemoryBreakdownSchema(ma.Schema):
+class TrainingMemoryBreakdownSchema(Answer):
     weights = number("Bytes per device")
     gradients = number("Bytes per device")
     optimizer_states = number("Bytes per device")
@@ -60,7 +61,7 @@ class TrainingMemoryBreakdownSchema(ma.Schema):
     overhead = number("CUDA context and fragmentation, bytes per device")
 
 
-class TrainingMemoryHumanSchema(ma.Schema):
+class TrainingMemoryHumanSchema(Answer):
     per_device = text(example="61.2 GB")
     device_capacity = text(example="80 GB")
     headroom = text("Negative (leading '-') when it does not fit", example="18.8 GB")
@@ -71,7 +72,7 @@ class TrainingMemoryHumanSchema(ma.Schema):
     overhead = text()
 
 
-class TrainingMemorySchema(ma.Schema):
+class TrainingMemorySchema(Answer):
     per_device_bytes = num("Peak memory per device, bytes")
     device_capacity_bytes = num("Device memory, bytes")
     fits = F.Boolean()
@@ -86,7 +87,7 @@ class TrainingMemorySchema(ma.Schema):
     human = section(TrainingMemoryHumanSchema, "Human-readable strings")
 
 
-class TrainingTimeBreakdownSchema(ma.Schema):
+class TrainingTimeBreakdownSchema(Answer):
     compute_s = number("Stepping time, s")
     pipeline_bubble_s = number("Pipeline fill and drain, s")
     communication_s = number("Exposed communication, s (includes activation_offload_s)")
@@ -102,12 +103,12 @@ class TrainingTimeBreakdownSchema(ma.Schema):
     stragglers_s = number("Expected time steps wait for their slowest worker (stragglers), s")
 
 
-class TrainingTimePhasesSchema(ma.Schema):
+class TrainingTimePhasesSchema(Answer):
     training_s = number("Seconds of the training run itself")
     pretraining_s = number("Seconds of the included pre-training")
 
 
-class TrainingTimeSchema(ma.Schema):
+class TrainingTimeSchema(Answer):
     seconds = num("Wall-clock time, s")
     human = F.String(metadata={"example": "23.4 days"})
     steps = num("Optimizer steps")
@@ -134,12 +135,13 @@ class TrainingTimeSchema(ma.Schema):
     phases = section(TrainingTimePhasesSchema, "Seconds per phase: training_s, pretraining_s")
 
 
-class TrainingCostHumanSchema(ma.Schema):
+class TrainingCostHumanSchema(Answer):
     accelerator_hours = text(example="1,234.5 H100 SXM5 80GB-hours")
     total = text("USD, or `n/a (no price)`", example="$12,345")
 
 
-class TrainingCostSchema(ma.Schema):
+class TrainingCostSchema(Answer):
+    OPTIONAL = frozenset({"priced_as_of"})
     accelerator_hours = num("Device-hours")
     usd_per_accelerator_hour = num("USD per device-hour used")
     price_source = price_source(
@@ -157,19 +159,19 @@ class TrainingCostSchema(ma.Schema):
     human = section(TrainingCostHumanSchema, "Human-readable strings")
 
 
-class RangeEndSchema(ma.Schema):
+class RangeEndSchema(Answer):
     utilization = num("MFU at this end of the range, fraction")
     seconds = num("Wall-clock time, s")
     total_usd = num("USD")
     human = F.String()
 
 
-class RangeSchema(ma.Schema):
+class RangeSchema(Answer):
     low = F.Nested(RangeEndSchema, allow_none=True, metadata={"description": "Fastest/cheapest plausible"})
     high = F.Nested(RangeEndSchema, allow_none=True, metadata={"description": "Slowest/dearest plausible"})
 
 
-class ScalingKaplanSchema(ma.Schema):
+class ScalingKaplanSchema(Answer):
     alpha_parameters = number("Exponent of L(N) ∝ N^-α")
     alpha_tokens = number("Exponent of L(D) ∝ D^-α")
     loss_ratio_if_parameters_doubled = number("L(2N)/L(N)")
@@ -177,7 +179,19 @@ class ScalingKaplanSchema(ma.Schema):
     loss_ratio_vs_compute_optimal = number("This run's loss over the compute-optimal split's")
 
 
-class ScalingSchema(ma.Schema):
+class ScalingSchema(Answer):
+    OPTIONAL = frozenset(
+        {
+            "compute_optimal_loss",
+            "compute_optimal_parameters",
+            "compute_optimal_tokens",
+            "compute_optimal_tokens_for_this_compute",
+            "kaplan",
+            "loss_optimal_parameters",
+            "predicted_loss",
+            "tokens_per_parameter",
+        }
+    )
     tokens_per_parameter = num("Training tokens per parameter (Chinchilla optimum ≈ 20)")
     compute_optimal_tokens = num("Compute-optimal tokens for this model size (Hoffmann et al. 2022)")
     compute_optimal_parameters = num(
@@ -195,13 +209,13 @@ class ScalingSchema(ma.Schema):
     notes = F.List(F.String())
 
 
-class BytesPerParameterSchema(ma.Schema):
+class BytesPerParameterSchema(Answer):
     weights = number("Bytes per parameter")
     gradients = number("Bytes per parameter")
     optimizer_states = number("Bytes per parameter")
 
 
-class MemoryOverheadSchema(ma.Schema):
+class MemoryOverheadSchema(Answer):
     cuda_context_bytes = number("Per device, bytes: the runtime reserve (CUDA context on GPUs, 0 on TPUs)")
     runtime_reserve_bytes = number(
         "Per device, bytes the runtime takes before the model: the CUDA context on GPUs; 0 on TPUs, whose catalog "
@@ -210,13 +224,15 @@ class MemoryOverheadSchema(ma.Schema):
     fragmentation_fraction = number("Allocator fragmentation, fraction of the rest")
 
 
-class TrainingEfficiencySchema(ma.Schema):
+class TrainingEfficiencySchema(Answer):
     peak_flops_per_s = num("Dense peak of the accelerator at this precision, FLOP/s")
     best_gemm_efficiency = number("Best large-GEMM fraction of peak on this accelerator and precision")
     pipeline_bubble_fraction = number("(p − 1)/(v·m + p − 1): fill and drain of the pipeline, fraction")
 
 
 class ParallelismUsedSchema(ma.Schema):
+    """Not an Answer: plan points (POST /v1/plans/training) share it and leave data_shard, expert_overlap, ... out."""
+
     data = integer("Data-parallel degree")
     tensor = integer("Tensor-parallel degree")
     pipeline = integer("Pipeline-parallel degree")
@@ -250,7 +266,7 @@ class AutoChoiceSchema(ma.Schema):
     configurations_evaluated = integer("Layouts the planner evaluated")
 
 
-class GoodputAssumptionsSchema(ma.Schema):
+class GoodputAssumptionsSchema(Answer):
     fraction = number("Goodput used: stepping and validation time / wall time, fraction")
     source = text("`given` (training.goodput), or how it was modelled")
     interruptions_per_device_hour = number(
@@ -271,7 +287,8 @@ class GoodputAssumptionsSchema(ma.Schema):
     checkpoint_write_s = number("Seconds to write one checkpoint (weights + optimizer states)")
 
 
-class TrainingAssumptionsSchema(ma.Schema):
+class TrainingAssumptionsSchema(Answer):
+    OPTIONAL = frozenset({"auto"})
     bytes_per_parameter = section(BytesPerParameterSchema, "Weights, gradients and optimizer states")
     overhead = section(MemoryOverheadSchema, "Memory overheads")
     efficiency = section(TrainingEfficiencySchema, "Peak and efficiency figures")
@@ -322,7 +339,8 @@ class TrainingAssumptionsSchema(ma.Schema):
     auto = section(AutoChoiceSchema, 'What hardware.count / hardware.parallelism "auto" chose (only then)')
 
 
-class TrainingEstimateSchema(ma.Schema):
+class TrainingEstimateSchema(Answer):
+    OPTIONAL = frozenset({"details", "notes"})
     model = section(
         TrainingResolvedModelSchema, "The resolved model (parameter counts, shape, notes)", required=True
     )

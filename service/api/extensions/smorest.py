@@ -26,6 +26,15 @@ def _exclusive_bounds(self, field, ret, **kwargs) -> dict:
     return out
 
 
+def _typed_null_branch(self, field, ret, **kwargs) -> dict:
+    """apispec writes a nullable nested object as `anyOf: [{$ref}, {type: object, nullable: true}]`, whose second
+    branch is any object: generated clients make an untyped class of it. Say null and nothing else."""
+    for branch in ret.get("anyOf") or ():
+        if branch == {"type": "object", "nullable": True}:
+            branch["enum"] = [None]
+    return {}
+
+
 MAX_PAGE = 1_000_000
 
 
@@ -81,6 +90,7 @@ class Api(flask_smorest.Api):
         spec_kwargs["extra_plugins"] = [*spec_kwargs.get("extra_plugins", ()), OperationIds()]
         super().init_app(app, spec_kwargs=spec_kwargs)
         self.ma_plugin.converter.add_attribute_function(_exclusive_bounds)
+        self.ma_plugin.converter.add_attribute_function(_typed_null_branch)
         self.spec.components.security_scheme(
             "bearerAuth",
             {"type": "http", "scheme": "bearer", "description": "API key `sc_…` (scalecost keys create)"},

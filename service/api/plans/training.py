@@ -6,8 +6,8 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ... import engine
-from ..estimates.common_responses import integer, num, number, text
-from ..estimates.training import MAX_DEVICES, RECOMPUTATION, TrainingRunSchema
+from ..estimates.common_responses import AsIs, integer, num, number, text
+from ..estimates.training import MAX_DEVICES, RECOMPUTATION, TrainingRequestSchema, TrainingRunSchema
 from ..estimates.training_responses import ParallelismUsedSchema, TrainingEstimateSchema
 from ..extensions.fields import Deadline, Float, Integer, String, fraction_range
 from ..models.schemas import ModelSpecField
@@ -162,8 +162,9 @@ class TrainingPlanPointSchema(ma.Schema):
     memory_per_device = text("Human bytes")
     memory_capacity_bytes = number("Usable bytes of one device")
     utilization = number("Predicted model-FLOPs utilization (fraction)")
-    estimate_request = F.Dict(
-        metadata={"description": "A POST /v1/estimates/training body reproducing this plan"}
+    estimate_request = AsIs(
+        TrainingRequestSchema,
+        metadata={"description": "A POST /v1/estimates/training body reproducing this plan"},
     )
 
 

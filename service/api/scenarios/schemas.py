@@ -151,7 +151,12 @@ class PriceSnapshotSchema(ma.Schema):
 
 
 SAVED_REQUEST = [common_responses.ref("TrainingRequest"), common_responses.ref("InferenceRequest")]
-SAVED_ESTIMATE = [common_responses.ref("TrainingEstimate"), common_responses.ref("InferenceEstimate")]
+ESTIMATE = [common_responses.ref("TrainingEstimate"), common_responses.ref("InferenceEstimate")]
+# a saved answer may lack a nested property added since it was saved: nothing below the top is required
+SAVED_ESTIMATE = [
+    common_responses.ref("SavedTrainingEstimate"),
+    common_responses.ref("SavedInferenceEstimate"),
+]
 SAVED = (
     " (`kind` tells which; sent as it was saved, so a scenario saved by an older version may lack a field added "
     "since)"
@@ -268,7 +273,7 @@ class DeltaSchema(ma.Schema):
 class RepricedSchema(ma.Schema):
     current = common_responses.Documented(
         description="The estimate re-run with today's catalog prices (the scenario's `kind`)",
-        one_of=SAVED_ESTIMATE,
+        one_of=ESTIMATE,
     )
     saved = saved_estimate("The estimate stored at save time")
     delta = ma.fields.Nested(DeltaSchema)
