@@ -22,6 +22,7 @@ import argparse
 import datetime as dt
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -129,13 +130,15 @@ def one_size(backend: str, n: int, args, tmp: Path) -> dict[str, float]:
         if args.cli and backend == "sqlite":
             path = tmp / "cli.csv"
             path.write_bytes(price_file(accelerators, n, factor=1.2, day=dt.date(2026, 9, 1)))
-            started = time.perf_counter()
+            started, children = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run(
                 [sys.executable, "-c", "import sys; from scalecost.cli import main; sys.exit(main())",
                  "prices", "import", "--source", "csv", str(path), "--url", url],
                 check=True, stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": sys.path[0]},
             )  # fmt: skip
             out["cli change"] = time.perf_counter() - started
+            done = resource.getrusage(resource.RUSAGE_CHILDREN)
+            out["cli change cpu"] = done.ru_utime + done.ru_stime - children.ru_utime - children.ru_stime
         database.dispose()
         return out
     finally:
@@ -161,7 +164,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"# {platform.python_version()} on {platform.machine()}, load average {os.getloadavg()[0]:.2f}")
     columns = ["add dry", "add apply", "add apply cpu", "change dry", "change apply", "change apply cpu"]
-    columns += ["cli change"] if args.cli else []
+    columns += ["cli change", "cli change cpu"] if args.cli else []
     print(f"# code: {Path(price_imports.__file__).resolve().parents[1]}")
     print(f"{'backend':<10} {'rows':>7} " + " ".join(f"{c:>16}" for c in columns) + "   (seconds)")
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,0 +1,126 @@
+"""Applying a price import in linear time (issue: 20k rows took 127 s, flushing once per changed row): the
+statements an apply sends do not grow with its rows (bulk statements, one audit event per change still), and
+the CLI's batched apply commits a bounded number of changes per transaction, stops with what it applied, and
+a second run applies the rest. bench/import_bench.py has the timings."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+import pytest
+from scalecost.store import price_imports as store
+from scalecost.store.models import Accelerator, AcceleratorPrice, AuditEvent, PriceImport
+from scalecost.usecases import price_imports
+from sqlalchemy import event, func, select
+
+TODAY = dt.date(2026, 12, 1)
+HEADER = (
+    "accelerator_id,provider,instance_type,accelerators_per_instance,region,pricing_model,"
+    "usd_per_accelerator_hour,as_of,source,effective_from\n"
+)
+ACCELERATORS = ["nvidia-h100-sxm-80gb", "nvidia-a100-sxm-40gb", "nvidia-l4"]
+
+
+def price_file(n: int, factor: float, day: dt.date) -> list[price_imports.PriceFile]:
+    lines = [HEADER] + [
+        f"{ACCELERATORS[i % 3]},scale-{i % 2},inst-{i},8,r{i % 7},on-demand,{(1 + i / 1000) * factor:.4f},"
+        f"{day:%Y-%m},scale test,{day.isoformat()}\n"
+        for i in range(n)
+    ]
+    return [price_imports.PriceFile("scale.csv", "".join(lines).encode())]
+
+
+def statements_of_apply(app, files) -> tuple[int, dict]:
+    """The SQL statements (an executemany counts once) of applying `files`, and the answer."""
+    database = app.extensions["scalecost.db"]
+    seen: list[str] = []
+
+    def count(conn, cursor, statement, parameters, context, executemany):
+        seen.append(statement)
+
+    event.listen(database.engine, "before_cursor_execute", count)
+    try:
+        with database.transaction() as session:
+            answer = price_imports.run(session, "csv", files, dry_run=False, actor="t", today=TODAY)
+    finally:
+        event.remove(database.engine, "before_cursor_execute", count)
+    return len(seen), answer
+
+
+def test_apply_sends_the_same_statements_for_30_and_300_changes(app):
+    small, answer = statements_of_apply(app, price_file(30, 1.0, dt.date(2026, 1, 1)))
+    assert answer["summary"]["added"] == 30
+    large, answer = statements_of_apply(app, price_file(300, 1.05, dt.date(2026, 2, 1)))
+    assert answer["summary"]["added"] == 270 and answer["summary"]["changed"] == 30
+    changed, answer = statements_of_apply(app, price_file(300, 1.1, dt.date(2026, 3, 1)))
+    assert answer["summary"]["changed"] == 300
+    # Before: a flush per change (an UPDATE of the old row, an INSERT, the accelerator's version, the audit
+    # event): 300 changes were > 1,200 statements. Now a constant number of bulk statements.
+    assert large <= small + 5 and changed <= small + 5, (small, large, changed)
+    assert changed < 60, changed
+
+
+def test_bulk_apply_writes_one_audit_event_per_change_with_both_snapshots(app):
+    database = app.extensions["scalecost.db"]
+    statements_of_apply(app, price_file(40, 1.0, dt.date(2026, 1, 1)))
+    _, answer = statements_of_apply(app, price_file(40, 1.25, dt.date(2026, 6, 1)))
+    with database.session() as session:
+        events = session.scalars(
+            select(AuditEvent).where(AuditEvent.action == "price.import").order_by(AuditEvent.id)
+        ).all()
+        assert len(events) == 80
+        for e in events[40:]:
+            assert e.before["import_id"] == e.after["import_id"] == answer["import_id"]
+            (old,) = e.before["prices"]
+            closed, opened = e.after["prices"]
+            assert old["effective_to"] is None and closed["id"] == old["id"]
+            assert closed["effective_to"] == opened["effective_from"] == "2026-06-01"
+            row = session.get(AcceleratorPrice, opened["id"])
+            assert row.import_id == answer["import_id"] and str(row.usd_per_hour) == opened["usd_per_hour"]
+            assert e.target == f"accelerator:{row.accelerator_id}"
+            assert session.get(AcceleratorPrice, old["id"]).effective_to == dt.date(2026, 6, 1)
+        versions = {a: session.get(Accelerator, a).version for a in ACCELERATORS}
+    assert all(v >= 2 for v in versions.values()), "each changed accelerator's version (ETag) moved"
+
+
+def test_batched_apply_commits_per_batch_and_a_second_run_applies_the_rest(app, monkeypatch):
+    database = app.extensions["scalecost.db"]
+    files = price_file(250, 1.0, dt.date(2026, 1, 1))
+    real = store.change_prices
+    calls = {"n": 0}
+
+    def fail_on_third(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise RuntimeError("disk full")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "change_prices", fail_on_third)
+    with database.session() as session, pytest.raises(price_imports.PartialImport) as stopped:
+        price_imports.run(
+            session, "csv", files, dry_run=False, actor="cli", today=TODAY, batch=100, commit=session.commit
+        )
+    assert (stopped.value.applied, stopped.value.total) == (200, 250)
+    with database.session() as session:
+        assert session.scalar(select(func.count()).where(AcceleratorPrice.import_id.is_not(None))) == 200
+        assert session.scalar(select(func.count()).where(AuditEvent.action == "price.import")) == 200
+        assert session.get(PriceImport, stopped.value.import_id).changes == 200
+
+    monkeypatch.setattr(store, "change_prices", real)
+    commits = {"n": 0}
+    with database.session() as session:
+
+        def commit():
+            commits["n"] += 1
+            session.commit()
+
+        answer = price_imports.run(
+            session, "csv", files, dry_run=False, actor="cli", today=TODAY, batch=20, commit=commit
+        )
+        session.commit()
+    assert answer["summary"]["added"] == 50 and answer["summary"]["unchanged"] == 200
+    assert commits["n"] == math.ceil(50 / 20)
+    with database.session() as session:
+        assert session.scalar(select(func.count()).where(AcceleratorPrice.import_id.is_not(None))) == 250
+        assert session.scalar(select(func.count()).where(AuditEvent.action == "price.import")) == 250
