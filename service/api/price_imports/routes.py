@@ -85,7 +85,11 @@ class PriceImports(MethodView):
         description="Applied: the prices changed (Location: the import's record)",
         headers={"Location": {"description": "URL of the import", "schema": {"type": "string"}}},
     )
-    @blp.problem(409, "Another change to the same accelerators committed first; nothing was written: retry.")
+    @blp.problem(
+        409,
+        "Another change to the same accelerators committed first, or another write (a second import) held the "
+        "lock longer than DB_LOCK_TIMEOUT_MS / SQLITE_BUSY_TIMEOUT_MS; nothing was written: retry (Retry-After).",
+    )
     @blp.problem(413, "The file is larger than PRICE_IMPORT_MAX_BYTES (use scalecost prices import).")
     @blp.problem(415, "The body is not JSON or CSV as the source requires.")
     def post(self, query):
