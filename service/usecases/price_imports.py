@@ -134,6 +134,8 @@ def run(
     table: InstanceMap | None = None,
     batch: int = 1000,
     commit: Callable[[], None] | None = None,
+    max_changes: int | None = None,
+    pause: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """The import's answer; when not a dry run, its writes are in `session` (the caller commits). Raises
     PriceFileError for a malformed file (nothing written) and ValueError for an unknown source.
@@ -141,7 +143,11 @@ def run(
     With `commit` (the CLI: session.commit), the changes are applied and committed `batch` at a time (see
     _apply); the caller commits the import's final answer after. Saved scenarios are then repriced for every
     accelerator the file prices, not only those it changes, so that running an import again after a
-    PartialImport also brings the scenarios of the batches already committed to their prices."""
+    PartialImport also brings the scenarios of the batches already committed to their prices.
+
+    `max_changes`: more added and changed prices than this raise TooManyChanges before anything is written
+    (the API: its request budget). `pause`: called between batches (the API: yield the event loop, so that a
+    long apply does not stall the worker's other requests)."""
     today = today or dt.datetime.now(dt.UTC).date()
     parsed = read_files(source, files)
     table = instance_map() if table is None else table
@@ -166,6 +172,8 @@ def run(
     )
     if dry_run or not (d.added or d.changed):
         return answer
+    if max_changes is not None and len(d.added) + len(d.changed) > max_changes:
+        raise TooManyChanges(len(d.added) + len(d.changed), max_changes)
     record = _apply(
         session,
         source,
@@ -178,10 +186,20 @@ def run(
         request_id=request_id,
         batch=batch,
         commit=commit,
+        pause=pause,
     )
     answer.update(import_id=record.id, applied=True)
     record.result = answer
     return answer
+
+
+class TooManyChanges(Exception):
+    """An import would change more prices than the caller applies in one go (the API's
+    PRICE_IMPORT_API_MAX_CHANGES); nothing was written."""
+
+    def __init__(self, changes: int, limit: int):
+        super().__init__(f"{changes} price changes, more than {limit}")
+        self.changes, self.limit = changes, limit
 
 
 class PartialImport(Exception):
@@ -207,6 +225,7 @@ def _apply(
     request_id: str | None,
     batch: int,
     commit: Callable[[], None] | None,
+    pause: Callable[[], None] | None = None,
 ) -> PriceImport:
     """The writes of an import with changes: its PriceImport row, per change a closed and an opened row and an
     audit event, in a constant number of statements per `batch` changes (store/price_imports.change_prices),
@@ -230,7 +249,12 @@ def _apply(
         *((c.accelerator_id, row, _new_row(c, row, d.today)) for c, row in d.changed),
     ]
     if commit is None:
-        record.changes = store.change_prices(session, changes, record=record, request_id=request_id)
+        for first in range(0, len(changes), batch):
+            if first and pause is not None:
+                pause()
+            part = changes[first : first + batch]
+            store.change_prices(session, part, record=record, request_id=request_id)
+        record.changes = len(changes)
         price_moves.apply(session, moves)
         return record
     applied = 0
@@ -327,4 +351,13 @@ def stale(session: Session, *, today: dt.date, older_than_days: int) -> list[dic
     ]
 
 
-__all__ = ["PartialImport", "PriceFile", "PriceFileError", "instance_map", "replace", "run", "stale"]
+__all__ = [
+    "PartialImport",
+    "TooManyChanges",
+    "PriceFile",
+    "PriceFileError",
+    "instance_map",
+    "replace",
+    "run",
+    "stale",
+]

@@ -124,3 +124,41 @@ def test_batched_apply_commits_per_batch_and_a_second_run_applies_the_rest(app, 
     with database.session() as session:
         assert session.scalar(select(func.count()).where(AcceleratorPrice.import_id.is_not(None))) == 250
         assert session.scalar(select(func.count()).where(AuditEvent.action == "price.import")) == 250
+
+
+def test_the_api_applies_at_most_its_limit_and_says_to_use_the_cli(app, client, admin_headers):
+    app.config["PRICE_IMPORT_API_MAX_CHANGES"] = 20
+    (file,) = price_file(30, 1.0, dt.date(2026, 1, 1))
+
+    def post(dry_run: bool):
+        return client.post(
+            "/v1/price-imports",
+            query_string={"source": "csv", "dry_run": str(dry_run).lower(), "name": "scale.csv"},
+            data=file.data,
+            headers={**admin_headers, "Content-Type": "text/csv"},
+        )
+
+    assert post(True).status_code == 200, "a dry run of any size is answered"
+    refused = post(False)
+    assert refused.status_code == 413 and refused.mimetype == "application/problem+json", refused.json
+    assert "30" in refused.json["detail"] and "scalecost prices import" in refused.json["detail"]
+    with app.extensions["scalecost.db"].session() as session:
+        assert session.scalar(select(func.count()).where(AcceleratorPrice.import_id.is_not(None))) == 0
+        assert session.scalar(select(func.count()).select_from(PriceImport)) == 0
+    app.config["PRICE_IMPORT_API_MAX_CHANGES"] = 30
+    applied = post(False)
+    assert applied.status_code == 201 and applied.json["summary"]["added"] == 30, applied.json
+
+
+def test_one_transaction_apply_pauses_between_batches(app):
+    """The API's apply is one transaction, written in batches with the event loop yielded between them."""
+    pauses = []
+    with app.extensions["scalecost.db"].transaction() as session:
+        answer = price_imports.run(
+            session, "csv", price_file(30, 1.0, dt.date(2026, 1, 1)), dry_run=False, actor="t", today=TODAY,
+            batch=10, pause=lambda: pauses.append(1),
+        )  # fmt: skip
+    assert answer["summary"]["added"] == 30 and len(pauses) == 2
+    with app.extensions["scalecost.db"].session() as session:
+        assert session.get(PriceImport, answer["import_id"]).changes == 30
+        assert session.scalar(select(func.count()).where(AuditEvent.action == "price.import")) == 30
