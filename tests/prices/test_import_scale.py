@@ -162,3 +162,59 @@ def test_one_transaction_apply_pauses_between_batches(app):
     with app.extensions["scalecost.db"].session() as session:
         assert session.get(PriceImport, answer["import_id"]).changes == 30
         assert session.scalar(select(func.count()).where(AuditEvent.action == "price.import")) == 30
+
+
+def test_the_api_stays_writable_while_the_cli_imports(app, admin_headers, migrated_url, db_backend, tmp_path):
+    """`scalecost prices import` holds SQLite's write lock one batch at a time: API writes during a long import
+    go through (before: the whole import was one transaction, and every API write waited for it, then 503)."""
+    if db_backend != "sqlite":
+        pytest.skip("SQLite: one writer for the whole database")
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from scalecost import create_app
+
+    path = tmp_path / "big.csv"
+    path.write_bytes(price_file(20_000, 1.0, dt.date(2026, 1, 1))[0].data)
+    api = create_app(
+        {
+            "DATABASE_URL": migrated_url,
+            "TESTING": True,
+            "RATELIMIT_ENABLED": False,
+            "SQLITE_BUSY_TIMEOUT_MS": 2000,
+        }
+    )
+    client = api.test_client()
+    cli = subprocess.Popen(
+        [str(Path(sys.executable).parent / "scalecost"), "prices", "import", "--source", "csv", str(path),
+         "--url", migrated_url, "--batch", "500"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    statuses = []
+    try:
+        deadline = time.monotonic() + 120
+        with app.extensions["scalecost.db"].session() as session:
+            while session.scalar(select(func.count()).select_from(PriceImport)) == 0:
+                assert cli.poll() is None and time.monotonic() < deadline, cli.communicate()
+                time.sleep(0.05)
+                session.rollback()
+        for i in range(6):
+            if cli.poll() is not None:
+                break
+            etag = client.get("/v1/accelerators/nvidia-t4").headers["ETag"]
+            response = client.put(
+                "/v1/accelerators/nvidia-t4/prices/aws",
+                json={"usd_per_hour": 0.3 + i / 100},
+                headers={**admin_headers, "If-Match": etag},
+            )
+            statuses.append(response.status_code)
+        out, err = cli.communicate(timeout=120)
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+        api.extensions["scalecost.db"].dispose()
+    assert cli.returncode == 0, err
+    assert len(statuses) >= 3, f"the import ended before the API wrote: {statuses}"
+    assert set(statuses) == {200}, statuses
