@@ -78,10 +78,18 @@ def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "CATALOG_CACHE_TTL_S": float(env.get("CATALOG_CACHE_TTL_S", "1.0")),
         "DB_POOL_SIZE": int(env.get("DB_POOL_SIZE", "5")),
         "DB_STATEMENT_TIMEOUT_MS": int(env.get("DB_STATEMENT_TIMEOUT_MS", "5000")),
+        # The longest a request waits for a lock another write holds (store/session.py): PostgreSQL's
+        # lock_timeout, and SQLite's busy timeout (a write waits for the one writer SQLite allows). Then the
+        # answer is a 409 (a write) or 503 (a read) with Retry-After saying a write is in progress.
+        "DB_LOCK_TIMEOUT_MS": int(env.get("DB_LOCK_TIMEOUT_MS", "2000")),
+        "SQLITE_BUSY_TIMEOUT_MS": int(env.get("SQLITE_BUSY_TIMEOUT_MS", "2000")),
         # Price freshness and imports (issue 14): a price older than this many days is marked stale; an extra
         # instance map (CSV, the columns of service/store/seed/instance_map.csv) extends the shipped one; the
         # largest file POST /v1/price-imports takes (the CLI reads any size).
         "PRICE_STALE_AFTER_DAYS": int(env.get("PRICE_STALE_AFTER_DAYS", "90")),
         "PRICE_INSTANCE_MAP": env.get("PRICE_INSTANCE_MAP") or None,
         "PRICE_IMPORT_MAX_BYTES": int(env.get("PRICE_IMPORT_MAX_BYTES", str(32 * 1024 * 1024))),
+        # The most prices one POST /v1/price-imports applies: what fits REQUEST_BUDGET_SECONDS (bench/import_bench.py:
+        # 20,000 changes in 5 s on a busy 2-core machine, SQLite). More is a 413 naming the CLI, which batches.
+        "PRICE_IMPORT_API_MAX_CHANGES": int(env.get("PRICE_IMPORT_API_MAX_CHANGES", "20000")),
     }

@@ -113,3 +113,23 @@ def transaction(url: str | None) -> Iterator[Session]:
             yield session
     finally:
         database.dispose()
+
+
+@contextmanager
+def session(url: str | None) -> Iterator[Session]:
+    """A session on the database at `url` (checked as `transaction` does) whose caller commits, as often as
+    it needs (the price import: one commit per batch); what is left uncommitted is rolled back on an error
+    and committed otherwise."""
+    from ..store.session import Database
+
+    database = Database(_check_database(url))
+    try:
+        with database.session() as opened:
+            try:
+                yield opened
+            except BaseException:
+                opened.rollback()
+                raise
+            opened.commit()
+    finally:
+        database.dispose()

@@ -8,8 +8,11 @@ from pathlib import Path
 import click
 
 from .. import config as config_module
+from .connection import session as open_session
 from .connection import transaction
 from .price_report import money, offer, print_import
+
+BATCH = 1000  # price changes per transaction of `scalecost prices import`
 
 
 @click.group()
@@ -35,13 +38,23 @@ def prices() -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the whole answer as JSON")
 @click.option("--verbose", is_flag=True, help="Also list unchanged prices")
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    default=BATCH,
+    show_default=True,
+    help="Price changes per transaction (the database is locked for writes one batch at a time)",
+)
 @click.option("--url")
 def prices_import(
     source: str, files: tuple[str, ...], dry_run: bool, force: bool, maps: tuple[str, ...], as_json: bool,
-    verbose: bool, url: str | None,
+    verbose: bool, batch: int, url: str | None,
 ) -> None:  # fmt: skip
-    """Import cloud price list FILES (one SOURCE format): the diff, then (without --dry-run) apply it in one
-    transaction, one audit event per change. A malformed file is refused, naming the line or JSON path."""
+    """Import cloud price list FILES (one SOURCE format): the diff, then (without --dry-run) apply it, one audit
+    event per change, committed --batch changes at a time so that the server stays writable meanwhile (the
+    saved scenarios' costs commit with the last batch). If it stops midway, it says how many changes were
+    applied; running the same command again applies the rest (prices already applied are unchanged, and
+    skipped). A malformed file is refused, naming the line or JSON path."""
     from ..usecases import price_imports
     from ..usecases.price_formats import PriceFileError
 
@@ -56,12 +69,20 @@ def prices_import(
     try:
         table = price_imports.instance_map(extra)
         loaded = [price_imports.PriceFile(Path(f).name, Path(f).read_bytes()) for f in files]
-        with transaction(url) as session:
+        with open_session(url) as session:
             answer = price_imports.run(
-                session, source, loaded, dry_run=dry_run, force=force, actor="cli", table=table
-            )
+                session, source, loaded, dry_run=dry_run, force=force, actor="cli", table=table,
+                batch=batch, commit=session.commit,
+            )  # fmt: skip
     except PriceFileError as error:
         raise click.ClickException(f"cannot read the {source} file: {error}. Nothing was imported.") from None
+    except price_imports.PartialImport as stopped:
+        cause = getattr(stopped.cause, "orig", None) or stopped.cause
+        raise click.ClickException(
+            f"the import stopped after {stopped.applied} of {stopped.total} price changes (import "
+            f"{stopped.import_id}; those are committed, each with its audit event): {cause}. Run the same "
+            "command again to apply the rest: the prices already applied are unchanged offers then, and skipped."
+        ) from None
     if as_json:
         click.echo(json.dumps(answer, indent=1, default=str))
     else:

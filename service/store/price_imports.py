@@ -1,17 +1,20 @@
 """Price imports, store side: the reads a plan needs (open prices, earlier imports) and the writes an applied
 import makes. Every price change closes the open row (effective_to) and opens a new one carrying the import's
-id, with its audit event in the same transaction (audit.change), and bumps the accelerator's version, as an
-admin's PUT does. The caller commits once, after the last change: all of an import or none of it."""
+id, with its audit event in the same transaction, and the accelerator's version moves, as an admin's PUT does.
+`change_prices` writes many changes in a constant number of statements (an import's time grows linearly with
+its rows). The caller commits: once after the last change (the API: all of an import or none of it), or after
+each batch (the CLI, usecases/price_imports.run's `commit`)."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import Table, bindparam, func, insert, select
+from sqlalchemy.orm import Session, lazyload
+from sqlalchemy.orm.attributes import set_committed_value
 
 from . import audit
 from .catalog_admin import price_snapshot
@@ -19,14 +22,21 @@ from .models import Accelerator, AcceleratorPrice, PriceImport
 
 
 def open_prices(
-    session: Session, *, providers: Iterable[str] | None = None, accelerator_ids: Iterable[str] | None = None
+    session: Session,
+    *,
+    providers: Iterable[str] | None = None,
+    accelerator_ids: Iterable[str] | None = None,
+    other_providers: Iterable[str] | None = None,
 ) -> list[AcceleratorPrice]:
-    """Current rows (no effective_to) of these providers and/or accelerators."""
+    """Current rows (no effective_to) of these providers and/or accelerators; `other_providers`: leave out
+    these providers' rows (a caller that holds them already)."""
     stmt = select(AcceleratorPrice).where(AcceleratorPrice.effective_to.is_(None))
     if providers is not None:
         stmt = stmt.where(AcceleratorPrice.provider.in_(sorted(set(providers))))
     if accelerator_ids is not None:
         stmt = stmt.where(AcceleratorPrice.accelerator_id.in_(sorted(set(accelerator_ids))))
+    if other_providers is not None:
+        stmt = stmt.where(AcceleratorPrice.provider.not_in(sorted(set(other_providers))))
     return list(session.scalars(stmt.order_by(AcceleratorPrice.id)))
 
 
@@ -34,7 +44,8 @@ def accelerators(session: Session, ids: Iterable[str]) -> dict[str, Accelerator]
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    return {a.id: a for a in session.scalars(select(Accelerator).where(Accelerator.id.in_(wanted)))}
+    stmt = select(Accelerator).where(Accelerator.id.in_(wanted)).options(lazyload(Accelerator.prices))
+    return {a.id: a for a in session.scalars(stmt)}  # not their whole price history (the mapping's selectin)
 
 
 def accelerator_ids(session: Session) -> set[str]:
@@ -83,51 +94,125 @@ def start(
     return record
 
 
-def change_price(
+def change_prices(
     session: Session,
-    acc: Accelerator,
-    old: AcceleratorPrice | None,
-    new: dict[str, Any],
+    changes: Sequence[tuple[str, AcceleratorPrice | None, dict[str, Any]]],
     *,
     record: PriceImport,
     request_id: str | None,
-) -> AcceleratorPrice:
-    """Close `old` (when given) on the new row's first day and open the new row: one audit event."""
-    starts: dt.date = new["effective_from"]
-    before = {"import_id": record.id, "prices": [price_snapshot(old)] if old is not None else []}
-    with audit.change(
-        session,
-        actor=record.actor,
-        action="price.import",
-        target=f"accelerator:{acc.id}",
-        request_id=request_id,
-        before=before,
-    ) as change:
-        if old is not None:
-            old.effective_to = starts
-        price = AcceleratorPrice(
-            provider=new["provider"],
-            instance_type=new.get("instance_type"),
-            accelerators_per_instance=new.get("accelerators_per_instance", 1),
-            region=new.get("region"),
-            pricing_model=new["pricing_model"],
-            usd_per_hour=Decimal(new["usd_per_hour"]),
-            as_of=new.get("as_of") or starts.isoformat(),
-            effective_from=starts,
-            source=new.get("source"),
-            created_by=record.actor,
-            import_id=record.id,
+) -> int:
+    """Many changes in a constant number of statements: per change
+    (accelerator id, the open row to close or None, the new row) the old row is closed on the new row's first
+    day, the new row opened with the import's id, and one audit event written with both snapshots.
+
+    First each accelerator's version moves once (one UPDATE … WHERE version = ? each, flushed): a concurrent
+    writer of one of them fails here (StaleDataError), before anything is written. Then one executemany closes
+    the old rows, one inserts the new ones (their ids returned in order) and one inserts the audit events. The
+    loaded old rows get their effective_to without being marked dirty; the accelerators' `prices` collections
+    are expired. Returns the number of changes."""
+    if not changes:
+        return 0
+    accs = accelerators(session, {a for a, _, _ in changes})
+    now = dt.datetime.now(dt.UTC)
+    for acc in accs.values():
+        acc.updated_at = now  # the version moves: concurrent writers of this accelerator fail
+    session.flush()
+    table = cast(Table, AcceleratorPrice.__table__)
+    closes = [{"b_id": old.id, "b_to": new["effective_from"]} for _, old, new in changes if old is not None]
+    if closes:
+        session.execute(
+            table.update().where(table.c.id == bindparam("b_id")).values(effective_to=bindparam("b_to")),
+            closes,
         )
-        acc.prices.append(price)
-        acc.updated_at = dt.datetime.now(
-            dt.UTC
-        )  # the version moves: concurrent writers of this accelerator fail
-        session.flush()
-        change.after = {
-            "import_id": record.id,
-            "prices": [*([price_snapshot(old)] if old is not None else []), price_snapshot(price)],
-        }
-    return price
+    rows = [_price_row(accelerator_id, new, record) for accelerator_id, _, new in changes]
+    ids = _insert_prices(session, table, rows, record.id)
+    events = []
+    for (accelerator_id, old, new), row in zip(changes, rows, strict=True):
+        price_id = ids[_key(row)]
+        before = [price_snapshot(old)] if old is not None else []
+        if old is not None:
+            set_committed_value(old, "effective_to", new["effective_from"])
+        after = [*([price_snapshot(old)] if old is not None else []), _snapshot(price_id, row)]
+        events.append(
+            {
+                "actor": record.actor,
+                "action": "price.import",
+                "target": f"accelerator:{accelerator_id}",
+                "before": {"import_id": record.id, "prices": before},
+                "after": {"import_id": record.id, "prices": after},
+                "request_id": request_id,
+            }
+        )
+    audit.record_many(session, events)
+    for acc in accs.values():
+        session.expire(acc, ["prices"])
+    return len(changes)
+
+
+def _key(row: Any) -> tuple[str, str, str, str, str]:
+    return (
+        row["accelerator_id"],
+        row["provider"],
+        row["instance_type"] or "",
+        row["region"] or "",
+        row["pricing_model"],
+    )
+
+
+def _insert_prices(
+    session: Session, table: Table, rows: list[dict[str, Any]], import_id: int
+) -> dict[tuple[str, str, str, str, str], int]:
+    """Insert the rows in one executemany; their ids by offer. INSERT … RETURNING in parameter order would
+    fall back to one statement per row where the table's ids are AUTOINCREMENT (SQLite), so the ids are read
+    back instead: the import's rows above the largest id before the insert (one row per offer per import)."""
+    above = session.scalar(select(func.max(table.c.id))) or 0
+    session.execute(insert(table), rows)
+    found = session.execute(
+        select(
+            table.c.id,
+            table.c.accelerator_id,
+            table.c.provider,
+            table.c.instance_type,
+            table.c.region,
+            table.c.pricing_model,
+        ).where(table.c.id > above, table.c.import_id == import_id)
+    ).mappings()
+    return {_key(r): r["id"] for r in found}
+
+
+def _price_row(accelerator_id: str, new: dict[str, Any], record: PriceImport) -> dict[str, Any]:
+    starts: dt.date = new["effective_from"]
+    return {
+        "accelerator_id": accelerator_id,
+        "provider": new["provider"],
+        "instance_type": new.get("instance_type"),
+        "accelerators_per_instance": new.get("accelerators_per_instance", 1),
+        "region": new.get("region"),
+        "pricing_model": new["pricing_model"],
+        "usd_per_hour": Decimal(new["usd_per_hour"]),
+        "as_of": new.get("as_of") or starts.isoformat(),
+        "effective_from": starts,
+        "effective_to": None,
+        "source": new.get("source"),
+        "created_by": record.actor,
+        "created_at": dt.datetime.now(dt.UTC),
+        "import_id": record.id,
+    }
+
+
+def _snapshot(price_id: int, row: dict[str, Any]) -> dict[str, Any]:
+    """price_snapshot of the row just inserted (the same keys and spelling)."""
+    return {
+        "id": price_id,
+        "provider": row["provider"],
+        "instance_type": row["instance_type"],
+        "region": row["region"],
+        "pricing_model": row["pricing_model"],
+        "usd_per_hour": str(row["usd_per_hour"]),
+        "effective_from": row["effective_from"].isoformat(),
+        "effective_to": None,
+        "source": row["source"],
+    }
 
 
 def stale_prices(session: Session, started_before: dt.date) -> list[AcceleratorPrice]:

@@ -1,9 +1,25 @@
-"""Engine and session management: one engine per app, one session per request."""
+"""Engine and session management: one engine per app, one session per request.
+
+Lock waits are bounded and never freeze a gevent worker:
+- SQLite: a write waits for another writer's lock at most `busy_timeout_ms` (the server: SQLITE_BUSY_TIMEOUT_MS,
+  2 s; the CLI: 15 s, as it waits for the server's short writes), then fails with "database is locked"
+  (store/errors.is_locked: a 409 or 503 saying a write is in progress). SQLite waits for a lock inside
+  sqlite3_step, in C: under gevent that would stop the worker's event loop (every request of the process, the
+  probes too) for the whole wait. So under gevent every statement that can wait for the lock (anything but a
+  SELECT or PRAGMA; and COMMIT) runs in gevent's native thread pool (`_CooperativeConnection`): the wait then
+  blocks only the request that makes it, as the sqlite3 module lets go of the GIL while SQLite waits.
+- PostgreSQL: `lock_timeout` (DB_LOCK_TIMEOUT_MS, 2 s) ends a wait for a row or table lock with SQLSTATE 55P03,
+  well before the statement timeout (5 s), so a lock held by a long write does not hold the pool's connections.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
+from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
@@ -20,8 +36,60 @@ def normalise_url(url: str) -> str:
     return url
 
 
+SQLITE_BUSY_TIMEOUT_MS = (
+    15_000  # the CLI's and scripts' wait for a SQLite write lock; the server's is shorter
+)
+
+
+def _gevent_running() -> bool:
+    monkey = sys.modules.get("gevent.monkey")
+    return bool(monkey is not None and monkey.is_module_patched("socket"))
+
+
+def _off_the_loop(call: Callable[..., Any], *args: Any) -> Any:
+    """`call(*args)` in gevent's native thread pool when gevent runs (this greenlet waits, the others run);
+    else here."""
+    if not _gevent_running():
+        return call(*args)
+    import gevent
+
+    return gevent.get_hub().threadpool.apply(call, args)
+
+
+def _may_wait(sql: str) -> bool:
+    """Whether a statement can wait for SQLite's write lock: anything that is not a plain read."""
+    head = sql.lstrip()[:6].upper()
+    return head not in ("SELECT", "PRAGMA")
+
+
+class _CooperativeCursor(sqlite3.Cursor):
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:  # type: ignore[override]
+        if _may_wait(sql):
+            return _off_the_loop(super().execute, sql, parameters)
+        return super().execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:  # type: ignore[override]
+        return _off_the_loop(super().executemany, sql, parameters)
+
+
+class _CooperativeConnection(sqlite3.Connection):
+    """A sqlite3 connection whose lock waits happen off the gevent loop (see the module's docstring)."""
+
+    def cursor(self, factory: Any = _CooperativeCursor) -> Any:
+        return super().cursor(factory)
+
+    def commit(self) -> None:
+        _off_the_loop(super().commit)
+
+
 def make_engine(
-    url: str, pool_size: int = 5, statement_timeout_ms: int | None = None, single_use: bool = False
+    url: str,
+    pool_size: int = 5,
+    statement_timeout_ms: int | None = None,
+    single_use: bool = False,
+    *,
+    lock_timeout_ms: int | None = None,
+    busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS,
 ) -> Engine:
     url = normalise_url(url)
     backend = make_url(url).get_backend_name()
@@ -29,44 +97,68 @@ def make_engine(
     if single_use:
         kwargs["poolclass"] = NullPool
     if backend == "sqlite":
-        kwargs["connect_args"] = {"check_same_thread": False, "timeout": 15}
+        kwargs["connect_args"] = {
+            "check_same_thread": False,
+            "timeout": busy_timeout_ms / 1000,
+            "factory": _CooperativeConnection,
+        }
     elif backend == "postgresql":
         if not single_use:
             kwargs.update(pool_size=pool_size, max_overflow=pool_size, pool_timeout=5)
         connect_args: dict = {"connect_timeout": 3}
-        if statement_timeout_ms:
-            # keep any options the URL carries (e.g. a search_path) beside the timeout
+        timeouts = [
+            *([f"-c statement_timeout={int(statement_timeout_ms)}"] if statement_timeout_ms else []),
+            *([f"-c lock_timeout={int(lock_timeout_ms)}"] if lock_timeout_ms else []),
+        ]
+        if timeouts:
+            # keep any options the URL carries (e.g. a search_path) beside the timeouts
             existing = make_url(url).query.get("options", "")
-            connect_args["options"] = f"{existing} -c statement_timeout={int(statement_timeout_ms)}".strip()
+            connect_args["options"] = " ".join([str(existing), *timeouts]).strip()
         kwargs["connect_args"] = connect_args
     engine = create_engine(url, **kwargs)
     if backend == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", partial(_sqlite_pragmas, busy_timeout_ms=busy_timeout_ms))
     return engine
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:  # pragma: no cover - trivial
+def _sqlite_pragmas(dbapi_connection, _record, *, busy_timeout_ms: int) -> None:  # pragma: no cover - trivial
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=15000")
+    cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
     cursor.close()
 
 
 class Database:
     """Holds the engine and a session factory. Created lazily: building the app needs no connection."""
 
-    def __init__(self, url: str, pool_size: int = 5, statement_timeout_ms: int | None = None):
+    def __init__(
+        self,
+        url: str,
+        pool_size: int = 5,
+        statement_timeout_ms: int | None = None,
+        *,
+        lock_timeout_ms: int | None = None,
+        busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS,
+    ):
         self.url = normalise_url(url)
         self._pool_size = pool_size
         self._statement_timeout_ms = statement_timeout_ms
+        self._lock_timeout_ms = lock_timeout_ms
+        self._busy_timeout_ms = busy_timeout_ms
         self._engine: Engine | None = None
         self._factory: sessionmaker[Session] | None = None
 
     @property
     def engine(self) -> Engine:
         if self._engine is None:
-            self._engine = make_engine(self.url, self._pool_size, self._statement_timeout_ms)
+            self._engine = make_engine(
+                self.url,
+                self._pool_size,
+                self._statement_timeout_ms,
+                lock_timeout_ms=self._lock_timeout_ms,
+                busy_timeout_ms=self._busy_timeout_ms,
+            )
             self._factory = sessionmaker(self._engine, expire_on_commit=False)
         return self._engine
 

@@ -8,8 +8,10 @@ added, changed (old → new, % change), unchanged, kept (see below); current row
 regions that the file lacks are listed as candidates to close (never closed by an import); instance types the
 map lacks and rows the reader or the mapping refused are listed with the reason. apply: in the caller's
 transaction, one PriceImport row, then per change one closed row, one opened row carrying the import's id and
-one audit event (store/price_imports.change_price), then the saved scenarios' costs (price_moves). A dry run
-computes the same answer and writes nothing.
+one audit event, written in bulk (store/price_imports.change_prices: a constant number of statements per batch,
+so the time grows linearly with the rows), then the saved scenarios' costs, once per (accelerator, provider)
+(price_moves). The CLI commits every `batch` changes instead (see _apply). A dry run computes the same answer
+and writes nothing.
 
 Kept, unless `force`: a current price an admin set by hand (no import id, not the seed's) after the file's date
 for that offer, and a current price whose period starts after the file's date (an older file never replaces a
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from importlib import resources
@@ -111,11 +113,14 @@ def _engine_price(c: Candidate, starts: dt.date) -> EnginePrice:
 
 
 def _prices_after(
-    session: Session, d: Diff
+    session: Session, d: Diff, current: Sequence[AcceleratorPrice], providers: set[str], also: set[str]
 ) -> tuple[dict[str, list[EnginePrice]], dict[str, list[EnginePrice]]]:
-    """Today's prices of the accelerators the diff touches, before and after it (engine form)."""
-    touched = {c.accelerator_id for c in d.added} | {c.accelerator_id for c, _ in d.changed}
-    rows = store.open_prices(session, accelerator_ids=touched)
+    """Today's prices of the accelerators the diff touches (and of `also`), before and after it (engine
+    form). `current`: the open rows of `providers`, read already; the other providers' are read here."""
+    touched = {c.accelerator_id for c in d.added} | {c.accelerator_id for c, _ in d.changed} | also
+    rows = [r for r in current if r.accelerator_id in touched]
+    rows += store.open_prices(session, accelerator_ids=touched, other_providers=providers)
+    rows.sort(key=lambda r: r.id)
     closed = {row.id for _, row in d.changed}
     before: dict[str, list[EnginePrice]] = {a: [] for a in touched}
     after: dict[str, list[EnginePrice]] = {a: [] for a in touched}
@@ -149,17 +154,32 @@ def run(
     request_id: str | None = None,
     today: dt.date | None = None,
     table: InstanceMap | None = None,
+    batch: int = 1000,
+    commit: Callable[[], None] | None = None,
+    max_changes: int | None = None,
+    pause: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """The import's answer; when not a dry run, its writes are in `session` (the caller commits). Raises
-    PriceFileError for a malformed file (nothing written) and ValueError for an unknown source."""
+    PriceFileError for a malformed file (nothing written) and ValueError for an unknown source.
+
+    With `commit` (the CLI: session.commit), the changes are applied and committed `batch` at a time (see
+    _apply); the caller commits the import's final answer after. Saved scenarios are then repriced for every
+    accelerator the file prices, not only those it changes, so that running an import again after a
+    PartialImport also brings the scenarios of the batches already committed to their prices.
+
+    `max_changes`: more added and changed prices than this raise TooManyChanges before anything is written
+    (the API: its request budget). `pause`: called between batches (the API: yield the event loop, so that a
+    long apply does not stall the worker's other requests)."""
     today = today or dt.datetime.now(dt.UTC).date()
     parsed = read_files(source, files)
     table = instance_map() if table is None else table
     mapped = map_offers(parsed, source, table, store.accelerator_ids(session), today)
     candidates = dedupe(mapped.candidates, mapped.refused)
-    current = store.open_prices(session, providers={c.provider for c in candidates})
+    providers = {c.provider for c in candidates}
+    current = store.open_prices(session, providers=providers)
     d = diff(candidates, current, force=force, today=today)
-    before, after = _prices_after(session, d)
+    also = {c.accelerator_id for c in candidates} if commit is not None else set()
+    before, after = _prices_after(session, d, current, providers, also)
     moves = price_moves.plan(session, before, after)
     digest, described = digest_of(source, files)
     for f, p in zip(described, parsed, strict=True):
@@ -174,12 +194,44 @@ def run(
     )
     if dry_run or not (d.added or d.changed):
         return answer
+    if max_changes is not None and len(d.added) + len(d.changed) > max_changes:
+        raise TooManyChanges(len(d.added) + len(d.changed), max_changes)
     record = _apply(
-        session, source, described, digest, d, moves, force=force, actor=actor, request_id=request_id
+        session,
+        source,
+        described,
+        digest,
+        d,
+        moves,
+        force=force,
+        actor=actor,
+        request_id=request_id,
+        batch=batch,
+        commit=commit,
+        pause=pause,
     )
     answer.update(import_id=record.id, applied=True)
     record.result = answer
     return answer
+
+
+class TooManyChanges(Exception):
+    """An import would change more prices than the caller applies in one go (the API's
+    PRICE_IMPORT_API_MAX_CHANGES); nothing was written."""
+
+    def __init__(self, changes: int, limit: int):
+        super().__init__(f"{changes} price changes, more than {limit}")
+        self.changes, self.limit = changes, limit
+
+
+class PartialImport(Exception):
+    """An import applied in several transactions (`run(…, commit=…)`) failed after some of them committed:
+    `applied` of `total` price changes are in the catalog under `import_id`. Running the same import again
+    applies the rest (the prices already applied are unchanged offers then, and no-ops)."""
+
+    def __init__(self, import_id: int, applied: int, total: int, cause: BaseException):
+        super().__init__(f"{applied} of {total} price changes applied (import {import_id}): {cause}")
+        self.import_id, self.applied, self.total, self.cause = import_id, applied, total, cause
 
 
 def _apply(
@@ -193,9 +245,17 @@ def _apply(
     force: bool,
     actor: str,
     request_id: str | None,
+    batch: int,
+    commit: Callable[[], None] | None,
+    pause: Callable[[], None] | None = None,
 ) -> PriceImport:
     """The writes of an import with changes: its PriceImport row, per change a closed and an opened row and an
-    audit event (store/price_imports.change_price), then the saved scenarios' costs."""
+    audit event, in a constant number of statements per `batch` changes (store/price_imports.change_prices),
+    then the saved scenarios' costs, once per (accelerator, provider) pair.
+
+    Without `commit`, all of it is in the caller's transaction. With it, `commit()` is called after every
+    `batch` changes (the import's row commits with the first batch, the scenarios' costs with the last): a
+    lock is held for one batch at a time, and a failure raises PartialImport saying what was applied."""
     record = store.start(
         session,
         source=source,
@@ -206,29 +266,31 @@ def _apply(
         actor=actor,
         request_id=request_id,
     )
-    accelerators = store.accelerators(
-        session, {c.accelerator_id for c in d.added} | {c.accelerator_id for c, _ in d.changed}
-    )
-    for c in d.added:
-        store.change_price(
-            session,
-            accelerators[c.accelerator_id],
-            None,
-            _new_row(c, None, d.today),
-            record=record,
-            request_id=request_id,
-        )
-    for c, row in d.changed:
-        store.change_price(
-            session,
-            accelerators[c.accelerator_id],
-            row,
-            _new_row(c, row, d.today),
-            record=record,
-            request_id=request_id,
-        )
-    price_moves.apply(session, moves)
-    record.changes = len(d.added) + len(d.changed)
+    changes = [
+        *((c.accelerator_id, None, _new_row(c, None, d.today)) for c in d.added),
+        *((c.accelerator_id, row, _new_row(c, row, d.today)) for c, row in d.changed),
+    ]
+    if commit is None:
+        for first in range(0, len(changes), batch):
+            if first and pause is not None:
+                pause()
+            part = changes[first : first + batch]
+            store.change_prices(session, part, record=record, request_id=request_id)
+        record.changes = len(changes)
+        price_moves.apply(session, moves)
+        return record
+    applied = 0
+    try:
+        for first in range(0, len(changes), batch):
+            part = changes[first : first + batch]
+            store.change_prices(session, part, record=record, request_id=request_id)
+            record.changes = applied + len(part)
+            if first + batch >= len(changes):
+                price_moves.apply(session, moves)
+            commit()
+            applied += len(part)
+    except Exception as error:
+        raise PartialImport(record.id, applied, len(changes), error) from error
     return record
 
 
@@ -311,4 +373,13 @@ def stale(session: Session, *, today: dt.date, older_than_days: int) -> list[dic
     ]
 
 
-__all__ = ["PriceFile", "PriceFileError", "instance_map", "replace", "run", "stale"]
+__all__ = [
+    "PartialImport",
+    "TooManyChanges",
+    "PriceFile",
+    "PriceFileError",
+    "instance_map",
+    "replace",
+    "run",
+    "stale",
+]

@@ -58,5 +58,7 @@ def init_app(app: Flask) -> None:
         app.config["DATABASE_URL"],
         pool_size=app.config["DB_POOL_SIZE"],
         statement_timeout_ms=app.config["DB_STATEMENT_TIMEOUT_MS"],
+        lock_timeout_ms=app.config["DB_LOCK_TIMEOUT_MS"],
+        busy_timeout_ms=app.config["SQLITE_BUSY_TIMEOUT_MS"],
     )
     app.teardown_appcontext(close_session)

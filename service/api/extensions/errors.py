@@ -13,7 +13,7 @@ from werkzeug.exceptions import HTTPException
 from ...engine import InvalidRequest
 from ...engine.i18n import N_, _, active
 from ...i18n import translate_message
-from ...store.errors import ConcurrentChange, is_unavailable, unique_violation
+from ...store.errors import ConcurrentChange, is_locked, is_unavailable, unique_violation
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 # A field breaks the documented contract (type, range, enum): the request is not schema-valid.
@@ -161,11 +161,32 @@ def handle_unexpected(error: Exception) -> Response:
         return problem(
             412, _("The resource was modified concurrently; GET it again and retry with its new ETag.")
         )
+    if is_locked(error):
+        return locked()
     if is_unavailable(error):
         log.error("database unavailable: %s", type(error).__name__)
         return problem(503, _("The database is unavailable; retry shortly."), headers={"Retry-After": "5"})
     log.exception("unhandled error")
     return problem(500, _("An unexpected error occurred. Quote the request id when reporting it."))
+
+
+LOCKED_RETRY_AFTER_S = 2
+
+
+def locked() -> Response:
+    """A wait for a lock another write holds ran out (store/errors.is_locked): the database answers, so not
+    "unavailable". A write is a 409 (nothing was written), a read a 503; both say when to retry."""
+    log.warning("database lock wait ran out (%s %s)", request.method, request.path)
+    headers = {"Retry-After": str(LOCKED_RETRY_AFTER_S)}
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return problem(
+            503, _("Another write is in progress and holds the data this request reads; retry shortly."),
+            headers=headers,
+        )  # fmt: skip
+    return problem(
+        409, _("Another write is in progress on the same data; nothing was written. Retry shortly."),
+        headers=headers,
+    )  # fmt: skip
 
 
 def abort_invalid_fields(errors: dict[str, list[str]]) -> NoReturn:

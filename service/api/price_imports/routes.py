@@ -14,7 +14,7 @@ from ...store import price_imports as import_store
 from ...store.errors import ConcurrentChange
 from ...usecases import price_imports
 from ...usecases.price_formats import PriceFileError
-from ..extensions import errors
+from ..extensions import errors, work
 from ..extensions.auth import actor
 from ..extensions.db import db_session, invalidate_catalog
 from ..extensions.smorest import Blueprint
@@ -85,8 +85,16 @@ class PriceImports(MethodView):
         description="Applied: the prices changed (Location: the import's record)",
         headers={"Location": {"description": "URL of the import", "schema": {"type": "string"}}},
     )
-    @blp.problem(409, "Another change to the same accelerators committed first; nothing was written: retry.")
-    @blp.problem(413, "The file is larger than PRICE_IMPORT_MAX_BYTES (use scalecost prices import).")
+    @blp.problem(
+        409,
+        "Another change to the same accelerators committed first, or another write (a second import) held the "
+        "lock longer than DB_LOCK_TIMEOUT_MS / SQLITE_BUSY_TIMEOUT_MS; nothing was written: retry (Retry-After).",
+    )
+    @blp.problem(
+        413,
+        "The file is larger than PRICE_IMPORT_MAX_BYTES, or applying it would change more than "
+        "PRICE_IMPORT_API_MAX_CHANGES prices (what fits the request budget): use scalecost prices import.",
+    )
     @blp.problem(415, "The body is not JSON or CSV as the source requires.")
     @blp.doc(operationId="importPrices")
     def post(self, query):
@@ -119,6 +127,8 @@ class PriceImports(MethodView):
                 actor=actor(),
                 request_id=g.request_id,
                 table=_instance_map(),
+                max_changes=current_app.config["PRICE_IMPORT_API_MAX_CHANGES"],
+                pause=work.yield_loop,
             )
             if answer["applied"]:
                 session.commit()
@@ -131,6 +141,16 @@ class PriceImports(MethodView):
                 errors={"body": [str(error)]},
                 title="Unreadable price file",
                 type_=errors.UNREADABLE_FILE,
+            )
+        except price_imports.TooManyChanges as error:
+            session.rollback()
+            return errors.problem(
+                413,
+                _(
+                    "Applying this file would change {changes} prices; one request applies at most {limit} "
+                    "(PRICE_IMPORT_API_MAX_CHANGES). Nothing was written: apply it with `scalecost prices "
+                    "import`, which commits in batches, or split the file."
+                ).format(changes=error.changes, limit=error.limit),
             )
         except ConcurrentChange:
             session.rollback()
