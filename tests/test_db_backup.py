@@ -171,7 +171,8 @@ def test_postgresql_pg_dump_and_pg_restore_round_trip_a_scenario_into_a_fresh_da
         app, client, headers = _app(restored_url)
         try:
             assert client.get(f"/v1/scenarios/{scenario['id']}", headers=headers).get_json() == scenario
-            assert client.get("/healthz").get_json() == {
+            health = client.get("/healthz").get_json()
+            assert {k: health[k] for k in ("status", "database", "migrations")} == {
                 "status": "ok",
                 "database": "ok",
                 "migrations": "current",
