@@ -6,7 +6,9 @@
 - `is_locked(err)`: a wait for a lock another write holds ran out (SQLite "database is locked" after its busy
   timeout; PostgreSQL lock_timeout 55P03, a serialization failure 40001 or a deadlock 40P01): the database
   answers, a write is in progress: a 409 (or 503 for a read) with Retry-After, never "unavailable".
-- `is_unavailable(err)`: the database cannot be reached (connection refused or lost, pool exhausted): a 503.
+- `is_saturated(err)`: every pooled connection stayed in use for the pool's timeout (many slow requests, or
+  requests waiting for a lock): the database answers, this process has no free connection: a 503 that says so.
+- `is_unavailable(err)`: the database cannot be reached (connection refused or lost): a 503.
 """
 
 from __future__ import annotations
@@ -38,12 +40,24 @@ def is_locked(error: BaseException) -> bool:
     return "database is locked" in text or "database table is locked" in text
 
 
+def is_saturated(error: BaseException) -> bool:
+    return isinstance(error, PoolTimeoutError)
+
+
 def is_unavailable(error: BaseException) -> bool:
-    if is_locked(error):
+    if is_locked(error) or is_saturated(error):
         return False
     return isinstance(error, OperationalError | PoolTimeoutError) or (
         isinstance(error, DBAPIError) and bool(error.connection_invalidated)
     )
 
 
-__all__ = ["ConcurrentChange", "Conflict", "DatabaseError", "is_locked", "is_unavailable", "unique_violation"]
+__all__ = [
+    "ConcurrentChange",
+    "Conflict",
+    "DatabaseError",
+    "is_locked",
+    "is_saturated",
+    "is_unavailable",
+    "unique_violation",
+]

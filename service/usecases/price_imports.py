@@ -209,6 +209,7 @@ def run(
         batch=batch,
         commit=commit,
         pause=pause,
+        answer=answer,
     )
     answer.update(import_id=record.id, applied=True)
     record.result = answer
@@ -248,6 +249,7 @@ def _apply(
     batch: int,
     commit: Callable[[], None] | None,
     pause: Callable[[], None] | None = None,
+    answer: dict[str, Any] | None = None,
 ) -> PriceImport:
     """The writes of an import with changes: its PriceImport row, per change a closed and an opened row and an
     audit event, in a constant number of statements per `batch` changes (store/price_imports.change_prices),
@@ -266,6 +268,10 @@ def _apply(
         actor=actor,
         request_id=request_id,
     )
+    if (
+        commit is not None and answer is not None
+    ):  # what a PartialImport's record shows: the diff, not applied
+        record.result = {**answer, "import_id": record.id, "applied": False}
     changes = [
         *((c.accelerator_id, None, _new_row(c, None, d.today)) for c in d.added),
         *((c.accelerator_id, row, _new_row(c, row, d.today)) for c, row in d.changed),

@@ -128,3 +128,24 @@ def test_sqlite_database_is_locked_is_locked_not_unavailable(tmp_path):
     with engine.begin() as conn:
         conn.execute(text("INSERT INTO t VALUES (1)"))
     engine.dispose()
+
+
+def test_an_exhausted_pool_is_a_busy_503_not_an_unavailable_database(app, migrated_url, db_backend):
+    """Requests waiting for a lock hold their connections; the next ones find none within the pool's timeout.
+    The database still answers: the 503 says the connections are in use, not that the database is down."""
+    if db_backend != "postgresql":
+        pytest.skip("the PostgreSQL pool (pool_size = DB_POOL_SIZE, as many overflow, 5 s timeout)")
+    other = create_app(
+        {"DATABASE_URL": migrated_url, "TESTING": True, "LOG_LEVEL": "ERROR", "DB_POOL_SIZE": 1}
+    )
+    other.config["PROPAGATE_EXCEPTIONS"] = False
+    engine = other.extensions["scalecost.db"].engine
+    held = [engine.connect(), engine.connect()]
+    try:
+        response = other.test_client().get("/v1/accelerators/nvidia-l4")
+        assert response.status_code == 503 and response.headers["Retry-After"], response.json
+        assert "in use" in response.json["detail"] and "unavailable" not in response.json["detail"]
+    finally:
+        for conn in held:
+            conn.close()
+        other.extensions["scalecost.db"].dispose()

@@ -105,7 +105,10 @@ def test_batched_apply_commits_per_batch_and_a_second_run_applies_the_rest(app, 
     with database.session() as session:
         assert session.scalar(select(func.count()).where(AcceleratorPrice.import_id.is_not(None))) == 200
         assert session.scalar(select(func.count()).where(AuditEvent.action == "price.import")) == 200
-        assert session.get(PriceImport, stopped.value.import_id).changes == 200
+        partial = session.get(PriceImport, stopped.value.import_id)
+        assert partial.changes == 200
+        assert partial.result["import_id"] == partial.id and partial.result["applied"] is False
+        assert partial.result["summary"]["added"] == 250, "the record shows the diff it was applying"
 
     monkeypatch.setattr(store, "change_prices", real)
     commits = {"n": 0}

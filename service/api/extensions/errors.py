@@ -13,7 +13,7 @@ from werkzeug.exceptions import HTTPException
 from ...engine import InvalidRequest
 from ...engine.i18n import N_, _, active
 from ...i18n import translate_message
-from ...store.errors import ConcurrentChange, is_locked, is_unavailable, unique_violation
+from ...store.errors import ConcurrentChange, is_locked, is_saturated, is_unavailable, unique_violation
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 # A field breaks the documented contract (type, range, enum): the request is not schema-valid.
@@ -163,6 +163,17 @@ def handle_unexpected(error: Exception) -> Response:
         )
     if is_locked(error):
         return locked()
+    if is_saturated(error):
+        log.warning(
+            "no free database connection within the pool timeout (%s %s)", request.method, request.path
+        )
+        return problem(
+            503,
+            _(
+                "Every database connection of this server is in use (slow or waiting requests); retry shortly."
+            ),
+            headers={"Retry-After": str(LOCKED_RETRY_AFTER_S)},
+        )
     if is_unavailable(error):
         log.error("database unavailable: %s", type(error).__name__)
         return problem(503, _("The database is unavailable; retry shortly."), headers={"Retry-After": "5"})
