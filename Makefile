@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DATABASE_URL ?= sqlite:///scalecost.db
 
-.PHONY: run test install install-dev migrate seed openapi docs lint fuzz bench bench-compare bench-listing bench-planner bench-stall clean \
+.PHONY: run test install install-dev migrate seed openapi docs lint fuzz bench bench-compare bench-listing bench-planner bench-stall lint-openapi clean \
 	compile-translations translations lock secrets
 
 $(BIN)/python:
@@ -87,6 +87,12 @@ lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check service tests
 	$(BIN)/mypy
+
+# The contract through an OpenAPI linter: Spectral (npm @stoplight/spectral-cli, pinned), rules in .spectral.yaml;
+# an error fails, warnings are printed. Node's npx fetches it from the npm registry once (then its cache).
+SPECTRAL := @stoplight/spectral-cli@6.16.3
+lint-openapi:
+	npx --yes $(SPECTRAL) lint openapi.yaml --ruleset .spectral.yaml --fail-severity error
 
 # Load test of the real server (gunicorn + locust, one run per endpoint), then the engine alone.
 # Knobs: BENCH_SECONDS, BENCH_USERS, BENCH_SCENARIOS, WEB_CONCURRENCY, BENCH_DATABASE_URL (docs/benchmarks.md).

@@ -163,3 +163,33 @@ def test_readyz_is_degraded_when_the_database_is_not_migrated(tmp_path):
     assert ready.status_code == 503 and ready.get_json()["migrations"] != "current"
     assert app.test_client().get("/livez").status_code == 200
     app.extensions["scalecost.db"].dispose()
+
+
+def test_a_limiter_store_that_is_down_is_logged(migrated_url, tmp_path):
+    """flask-limiter's 'storage unreachable, falling back to memory' line reached no handler outside gunicorn:
+    a store that was down was never logged. It is one JSON line on stderr now."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys\n"
+        "from scalecost import create_app\n"
+        f"app = create_app({{'DATABASE_URL': {migrated_url!r}, 'RATELIMIT_STORAGE_URI': 'redis://127.0.0.1:1/0',"
+        " 'RATELIMIT_ENABLED': True, 'RATELIMIT_STORAGE_TIMEOUT_S': 0.2, 'LOG_LEVEL': 'WARNING'})\n"
+        "print(app.test_client().get('/v1/models').status_code)\n"
+        "print(app.test_client().post('/v1/keys', json={'name': 'x', 'role': 'viewer'}).status_code)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = [json.loads(line) for line in run.stderr.splitlines() if line.strip()]
+    limiter_lines = [line for line in lines if line.get("logger") == "flask-limiter"]
+    assert limiter_lines, run.stderr[-2000:]
+    assert any(line["level"] in ("warning", "error") for line in limiter_lines)

@@ -53,3 +53,10 @@ def configure_logging(level: str) -> None:
         logger.addHandler(logjson.handler())
     logger.setLevel(level)
     logger.propagate = False
+    # flask-limiter says when its store is unreachable and it counts in memory (fail-open), and when the store is
+    # back; its logger only has a NullHandler, so without a root handler (outside gunicorn) those lines were lost.
+    limiter = logging.getLogger("flask-limiter")
+    if not any(isinstance(h, logging.StreamHandler) for h in limiter.handlers):
+        limiter.addHandler(logjson.handler())
+    limiter.setLevel(level)
+    limiter.propagate = False
