@@ -15,7 +15,6 @@ Lock waits are bounded and never freeze a gevent worker:
 from __future__ import annotations
 
 import sqlite3
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -25,6 +24,8 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
+
+from ..greenlets import gevent_running
 
 
 def normalise_url(url: str) -> str:
@@ -41,15 +42,10 @@ SQLITE_BUSY_TIMEOUT_MS = (
 )
 
 
-def _gevent_running() -> bool:
-    monkey = sys.modules.get("gevent.monkey")
-    return bool(monkey is not None and monkey.is_module_patched("socket"))
-
-
 def _off_the_loop(call: Callable[..., Any], *args: Any) -> Any:
     """`call(*args)` in gevent's native thread pool when gevent runs (this greenlet waits, the others run);
     else here."""
-    if not _gevent_running():
+    if not gevent_running():
         return call(*args)
     import gevent
 

@@ -13,7 +13,6 @@ Under a worker without gevent (tests, sync workers) the yield is a no-op; the bu
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -23,21 +22,17 @@ from flask import current_app, g
 from flask_smorest import abort
 
 from ...engine.i18n import _
+from ...greenlets import gevent_running
 from .metrics import HEAVY_IN_USE
 
 _SLOTS: dict[int, threading.BoundedSemaphore] = {}
-
-
-def _gevent_running() -> bool:
-    monkey = sys.modules.get("gevent.monkey")
-    return bool(monkey is not None and monkey.is_module_patched("socket"))
 
 
 def yield_loop() -> None:
     """Let the event loop run other requests (a no-op outside gevent). gevent.idle(), not sleep(0): sleep(0)
     switches back before the loop polls its sockets at times (a probe waited up to 776 ms behind 10 ms CPU slices
     yielding with sleep(0), 21 ms with idle(); measured with a gevent StreamServer and a client in another process)."""
-    if _gevent_running():
+    if gevent_running():
         import gevent
 
         gevent.idle()
