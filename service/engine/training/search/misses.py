@@ -9,6 +9,7 @@ import numpy as np
 
 from ...i18n import _, num
 from ...units import human_duration, human_usd
+from .pool import first_row
 
 Constraints = Any  # rank.Constraints (deadline_s, budget_usd); named here without importing rank
 Point = Any  # rank.Point
@@ -16,8 +17,8 @@ Masks = tuple[np.ndarray, np.ndarray, np.ndarray]  # fits, in time, in budget
 
 
 def _first(a: dict[str, np.ndarray], rows: np.ndarray, primary: str, secondary: str) -> int:
-    """The first of `rows` by `primary`, then `secondary` (a stable order: the earlier row wins a tie)."""
-    return int(rows[np.lexsort((a[secondary][rows], a[primary][rows]))[0]])
+    """The first of `rows` by column `primary`, then `secondary` (pool.first_row)."""
+    return int(first_row(rows, a[primary], a[secondary])[0])
 
 
 def nearest_misses(

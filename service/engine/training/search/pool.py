@@ -71,11 +71,12 @@ def objective_order(
     return rows[np.lexsort((m, s, u))]
 
 
-def _first(keys: tuple[np.ndarray, ...], rows: np.ndarray) -> np.ndarray:
-    """The first of `rows` in lexsort order of `keys` (last key primary), as a 0- or 1-element array."""
+def first_row(rows: np.ndarray, primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:
+    """The first of `rows` by `primary`, then `secondary` (stable: the earlier row wins a tie), as a 0- or 1-element
+    array of row indices. The nearest misses (misses.py) pick their plans with it, and miss_rows keeps those rows."""
     if not len(rows):
         return rows
-    return rows[[np.lexsort(tuple(k[rows] for k in keys))[0]]]
+    return rows[[np.lexsort((secondary[rows], primary[rows]))[0]]]
 
 
 def miss_rows(
@@ -89,10 +90,10 @@ def miss_rows(
     fits, in_time, in_budget = masks
     fitting = np.flatnonzero(fits)
     picks = [np.array([int(np.argmin(memory))]) if len(memory) else np.zeros(0, dtype=np.int64)]
-    picks.append(_first((usd, seconds), fitting))
-    picks.append(_first((seconds, usd), fitting))
-    picks.append(_first((seconds, usd), fitting[in_time[fitting]]))
-    picks.append(_first((usd, seconds), fitting[in_budget[fitting]]))
+    picks.append(first_row(fitting, seconds, usd))
+    picks.append(first_row(fitting, usd, seconds))
+    picks.append(first_row(fitting[in_time[fitting]], usd, seconds))
+    picks.append(first_row(fitting[in_budget[fitting]], seconds, usd))
     return np.concatenate(picks).astype(np.int64)
 
 
