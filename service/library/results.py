@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import InvalidRequest
-
-SECONDS_PER_DAY = 86_400
+from ..engine.units import SECONDS_PER_DAY
 
 
 class Answer:
@@ -44,7 +43,21 @@ class Answer:
         return ""
 
 
-class TrainingEstimate(Answer):
+class Estimate(Answer):
+    """What both estimates answer: the peak memory per device and whether it fits."""
+
+    @property
+    def per_device_bytes(self) -> float:
+        """Peak memory per device."""
+        return self._data["memory"]["per_device_bytes"]
+
+    @property
+    def fits(self) -> bool:
+        """The peak memory fits in one device."""
+        return bool(self._data["memory"]["fits"])
+
+
+class TrainingEstimate(Estimate):
     """POST /v1/estimates/training's answer."""
 
     @property
@@ -66,16 +79,6 @@ class TrainingEstimate(Answer):
         return self._data["cost"]["accelerator_hours"]
 
     @property
-    def per_device_bytes(self) -> float:
-        """Peak memory per device."""
-        return self._data["memory"]["per_device_bytes"]
-
-    @property
-    def fits(self) -> bool:
-        """The peak memory fits in one device."""
-        return bool(self._data["memory"]["fits"])
-
-    @property
     def human(self) -> dict[str, str]:
         """The answer's human strings (in the language it was asked in): time, cost, accelerator_hours, memory."""
         return {
@@ -91,16 +94,8 @@ class TrainingEstimate(Answer):
         return ", ".join((human["time"], human["cost"], human["memory_per_device"]))
 
 
-class InferenceEstimate(Answer):
+class InferenceEstimate(Estimate):
     """POST /v1/estimates/inference's answer."""
-
-    @property
-    def per_device_bytes(self) -> float:
-        return self._data["memory"]["per_device_bytes"]
-
-    @property
-    def fits(self) -> bool:
-        return bool(self._data["memory"]["fits"])
 
     @property
     def time_to_first_token_s(self) -> float | None:

@@ -127,3 +127,14 @@ def test_import_scalecost_stays_light():
     code = "import scalecost, sys; print(sorted({'flask', 'scalecost.library', 'sqlalchemy'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_top_level_offers_exactly_the_librarys_names():
+    """`scalecost.LIBRARY` (the lazy re-exports) and `scalecost.library.__all__` name the same things: a name added
+    to one list only would be missing from `import scalecost` or point at nothing."""
+    import scalecost
+    import scalecost.library
+
+    assert scalecost.LIBRARY == set(scalecost.library.__all__)
+    for name in scalecost.LIBRARY:
+        assert getattr(scalecost, name) is getattr(scalecost.library, name)
