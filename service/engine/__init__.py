@@ -18,6 +18,7 @@ from .errors import InvalidRequest
 from .hardware import KINDS, PRECISIONS, SPEC_BOUNDS, Accelerator, Catalog, Price
 from .inference.estimate import estimate_inference
 from .inference.model.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRECISIONS
+from .inference.model.schedule import PERCENTILES, SCHEDULERS
 from .inference.planner import plan_serving
 from .inference.search.rank import REASONS as SERVING_PLAN_REASONS
 from .inference.search.request import MAX_BATCH as SERVING_MAX_BATCH
@@ -38,6 +39,8 @@ from .units import parse_count
 __all__ = [
     "MAX_STRAGGLER_SHARE",
     "PIPELINE_SCHEDULES",
+    "PERCENTILES",
+    "SCHEDULERS",
     "SERVING_MAX_BATCH",
     "SERVING_MAX_GROUPS",
     "SERVING_PLAN_REASONS",

@@ -361,7 +361,10 @@ def test_no_price_gives_null_cost_and_a_note() -> None:
 
 def test_cost_per_million_tokens_follows_from_price_and_throughput() -> None:
     r = estimate(
-        model={"preset": "llama-3-8b"}, cost={"usd_per_accelerator_hour": 3.6}, output={"suggestions": False}
+        model={"preset": "llama-3-8b"},
+        cost={"usd_per_accelerator_hour": 3.6},
+        output={"suggestions": False},
+        serving={"scheduler": "static"},
     )
     per_second = 3.6 / 3600
     assert r["cost"]["usd_per_million_output_tokens"] == pytest.approx(
@@ -369,6 +372,23 @@ def test_cost_per_million_tokens_follows_from_price_and_throughput() -> None:
     )
     assert r["cost"]["usd_per_million_input_tokens"] == pytest.approx(
         per_second * r["latency"]["time_to_first_token_s"] / 512 * 1e6, rel=1e-9
+    )
+
+
+def test_continuous_batching_charges_input_tokens_the_steps_that_carry_prefill() -> None:
+    r = estimate(
+        model={"preset": "llama-3-8b"},
+        cost={"usd_per_accelerator_hour": 3.6},
+        output={"suggestions": False},
+        batch_size=16,
+    )
+    per_second, load = 3.6 / 3600, r["load"]
+    assert load["scheduler"] == "continuous" and 0 < load["prefill_time_share"] < 1
+    assert r["cost"]["usd_per_million_input_tokens"] == pytest.approx(
+        per_second * load["prefill_time_share"] / (r["throughput"]["requests_per_second"] * 512) * 1e6, rel=1e-9
+    )
+    assert r["cost"]["usd_per_million_output_tokens"] == pytest.approx(
+        per_second / r["throughput"]["output_tokens_per_second"] * 1e6, rel=1e-9
     )
 
 

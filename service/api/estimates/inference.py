@@ -82,6 +82,64 @@ class TargetsSchema(ma.Schema):
     )
 
 
+SCHEDULERS = list(engine.SCHEDULERS)
+PERCENTILES = list(engine.PERCENTILES)
+
+
+class ServingSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    scheduler = String(
+        validate=validate.OneOf(SCHEDULERS),
+        metadata={
+            "description": "continuous: requests join and leave the batch at every engine step, prompts prefilled in "
+            "chunks beside running decodes (default for vllm, sglang, tensorrt-llm); static: a whole batch is "
+            "prefilled, then decoded (default for the other engines)",
+            "example": "continuous",
+        },
+    )
+    chunked_prefill = ma.fields.Boolean(
+        metadata={
+            "description": "Split long prompts over steps (default: true on vllm and sglang, false on tensorrt-llm)"
+        }
+    )
+    max_num_batched_tokens = Integer(
+        validate=validate.Range(16, 1_048_576),
+        metadata={
+            "description": "Tokens per engine step, decode and prefill together (16 to 1,048,576; default: the "
+            "engine's for the device: vLLM 8192 on >= 70 GiB except A100, else 2048; SGLang 2048/8192/16384 by "
+            "memory; TensorRT-LLM 8192)",
+            "example": 8192,
+        },
+    )
+
+
+class InferenceWorkloadRequestSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    requests_per_second = Float(
+        validate=validate.Range(min=1e-9, max=1e7, min_inclusive=False),
+        metadata={
+            "description": "Poisson arrival rate, requests/s (above 0, at most 1e7; continuous scheduler): the "
+            "answer gives the concurrency it implies, or saturated with the sustainable rate. batch_size, when "
+            "given, caps the requests in flight (max_num_seqs)",
+            "example": 2.5,
+        },
+    )
+
+
+class InferenceSloSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    percentile = String(
+        validate=validate.OneOf(PERCENTILES),
+        metadata={"description": "Latency percentile the targets hold at (default p90)", "example": "p90"},
+    )
+
+
 class InferenceRequestSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
@@ -99,5 +157,8 @@ class InferenceRequestSchema(ma.Schema):
     engine = String(validate=validate.OneOf(ENGINES), metadata={"example": "vllm"})
     hardware = ma.fields.Nested(InferenceHardwareSchema, required=True)
     targets = ma.fields.Nested(TargetsSchema)
+    serving = ma.fields.Nested(ServingSchema)
+    workload = ma.fields.Nested(InferenceWorkloadRequestSchema)
+    slo = ma.fields.Nested(InferenceSloSchema)
     cost = ma.fields.Nested(CostSchema)
     output = ma.fields.Nested(OutputSchema)

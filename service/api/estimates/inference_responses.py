@@ -90,12 +90,72 @@ class InferenceLatencyHumanSchema(Answer):
     time_per_output_token = text("Token models only")
 
 
+class PercentileSecondsSchema(Answer):
+    p50 = number("Median, s")
+    p90 = number("90th percentile, s")
+    p99 = number("99th percentile, s")
+
+
+class LatencyPercentilesSchema(Answer):
+    time_to_first_token_s = section(PercentileSecondsSchema, "Time to first token percentiles, s")
+    time_per_output_token_s = section(PercentileSecondsSchema, "Time per output token percentiles, s")
+
+
 class InferenceLatencySchema(Answer):
-    time_to_first_token_s = num("Prefill time, s")
-    time_per_output_token_s = num("Decode step time, s")
-    end_to_end_s = num("Prefill + all decode steps, s")
+    time_to_first_token_s = num(
+        "Time to first token, s: prefill of the batch (static scheduler) or the p50 under continuous batching; "
+        "null when the offered rate is saturated"
+    )
+    time_per_output_token_s = num(
+        "Time per output token, s: decode step (static) or the p50 under continuous batching; null when saturated"
+    )
+    end_to_end_s = num(
+        "Mean request latency, s: time to first token + (output tokens − 1) × time per output token"
+    )
     bound = section(LatencyBoundSchema, "Per phase: memory-bandwidth or compute")
+    percentiles = F.Nested(
+        LatencyPercentilesSchema,
+        allow_none=True,
+        metadata={
+            "description": "p50/p90/p99 under continuous batching; null for static batches or a saturated rate"
+        },
+    )
     human = section(InferenceLatencyHumanSchema, "Human-readable strings")
+
+
+class InferenceLoadSchema(Answer):
+    OPTIONAL = frozenset(
+        {
+            "chunked_prefill",
+            "max_num_batched_tokens",
+            "max_num_batched_tokens_source",
+            "sustainable_requests_per_second",
+            "prefill_queue_saturated",
+            "prefill_time_share",
+        }
+    )
+    scheduler = text("`continuous` or `static`", example="continuous")
+    slo_percentile = text("Percentile the latency targets are held at", example="p90")
+    requests_per_second_offered = num(
+        "The request's Poisson arrival rate, requests/s; null at a fixed concurrency"
+    )
+    chunked_prefill = F.Boolean(metadata={"description": "Long prompts split over steps (continuous only)"})
+    max_num_batched_tokens = integer("Tokens per engine step (continuous only)")
+    max_num_batched_tokens_source = text("Where the step budget comes from")
+    concurrency = number(
+        "Requests in flight: the batch size, or what the arrival rate implies (Little's law)"
+    )
+    saturated = F.Boolean(
+        required=True,
+        metadata={
+            "description": "The offered rate exceeds what the deployment sustains: no latencies are given"
+        },
+    )
+    sustainable_requests_per_second = num("Highest rate the largest batch that fits sustains, requests/s")
+    prefill_queue_saturated = F.Boolean(
+        metadata={"description": "Every engine step is full: prompts queue for the token budget"}
+    )
+    prefill_time_share = number("Share of the engine's time spent on prefill chunks (what input tokens cost)")
 
 
 class InferenceThroughputSchema(Answer):
@@ -185,6 +245,12 @@ class InferenceEstimateSchema(Answer):
     memory = F.Nested(InferenceMemorySchema, required=True)
     latency = F.Nested(InferenceLatencySchema, required=True)
     throughput = F.Nested(InferenceThroughputSchema, required=True)
+    load_section = section(
+        InferenceLoadSchema,
+        "How the engine batches requests and the steady state it reaches",
+        required=True,
+        data_key="load",
+    )
     cost = F.Nested(InferenceCostSchema, required=True)
     devices_needed = section(
         DevicesNeededSchema, "Devices to fit, and to meet the targets if given", required=True

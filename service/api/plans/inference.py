@@ -8,7 +8,7 @@ from marshmallow import validate
 
 from ...engine import SERVING_MAX_BATCH as MAX_BATCH
 from ...engine import SERVING_MAX_GROUPS as MAX_GROUPS
-from ..estimates.inference import ENGINES, KV_PRECISIONS, WeightsSchema
+from ..estimates.inference import ENGINES, KV_PRECISIONS, PERCENTILES, WeightsSchema
 from ..extensions.fields import Float, Integer, String, fraction_range
 from ..models.schemas import ModelSpecField
 
@@ -63,6 +63,13 @@ class SloSchema(ma.Schema):
         required=True,
         validate=validate.Range(min=1e-5, max=60),
         metadata={"description": "Time per output token objective, seconds (1e-5 to 60)", "example": 0.04},
+    )
+    percentile = String(
+        validate=validate.OneOf(list(PERCENTILES)),
+        metadata={
+            "description": "Latency percentile both objectives hold at, under continuous batching (default p90)",
+            "example": "p90",
+        },
     )
     max_utilization = Float(
         validate=fraction_range(0.05, 1),

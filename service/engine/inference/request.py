@@ -21,6 +21,7 @@ from .model.formats import (
 )
 from .model.memory import Workload, tensor_degree_error, valid_counts
 from .model.plan import InferencePlan
+from .schedule_request import check_schedule, parse_schedule
 
 DEFAULT_BATCH, DEFAULT_PROMPT, DEFAULT_OUTPUT = 1, 512, 256
 MAX_COUNT = 1024  # explicit counts (the API's limit); "auto" searches up to inference_memory.MAX_DEVICES
@@ -70,9 +71,11 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan
         bad("output.decimal_places", _("Must be an integer 0-6 (decimals in the human-readable strings)."))
         places = 1
 
+    schedule = parse_schedule(request, engine, bad)
     if model is not None and fmt is not None and acc is not None and engine in ENGINES:
         kv = kv or default_kv_precision(engine, fmt)
-        workload = Workload(model, engine, fmt, kv, batch, prompt, output, float(fraction))
+        workload = Workload(model, engine, fmt, kv, batch, prompt, output, float(fraction), schedule)
+        check_schedule(workload, acc, bad)
         _check_hardware(workload, acc, count, (request.get("weights") or {}).get("format"), bad)
         _check_context(workload, bad)
     if errors:

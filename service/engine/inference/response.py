@@ -24,6 +24,7 @@ from .model.efficiency import (
 from .model.evaluate import InferenceEvaluation
 from .model.memory import MemoryLayout, Workload
 from .model.plan import InferencePlan
+from .model.schedule import batched_tokens, chunked
 from .model.speed import Speed
 
 
@@ -49,8 +50,10 @@ def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
             "time_per_output_token_s": speed.time_per_output_token_s,
             "end_to_end_s": speed.end_to_end_s,
             "bound": {"prefill": speed.prefill_bound, "decode": speed.decode_bound},
+            "percentiles": speed.percentiles,
             "human": _latency_human(speed, dec),
         },
+        "load": _load_section(p, speed),
         "throughput": {
             "output_tokens_per_second": speed.output_tokens_per_second,
             "per_sequence_tokens_per_second": speed.per_sequence_tokens_per_second,
@@ -69,6 +72,31 @@ def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
     if p.details:
         result["details"] = _details(w, acc, ev.memory, speed)
     return result
+
+
+def _load_section(p: InferencePlan, speed: Speed) -> dict[str, Any]:
+    """How the engine batches (scheduler, budget) and the steady state it reaches; the SLO percentile."""
+    w = p.workload
+    sched = w.schedule
+    section: dict[str, Any] = {
+        "scheduler": sched.scheduler,
+        "slo_percentile": sched.percentile,
+        "requests_per_second_offered": sched.requests_per_second,
+    }
+    if speed.load is None:
+        return {**section, "concurrency": w.batch, "saturated": False}
+    budget, source = batched_tokens(sched, w.engine, p.accelerator)
+    return {
+        **section,
+        "chunked_prefill": chunked(sched, w.engine),
+        "max_num_batched_tokens": budget,
+        "max_num_batched_tokens_source": source,
+        "concurrency": speed.load["concurrency"],
+        "saturated": speed.load["saturated"],
+        "sustainable_requests_per_second": speed.load["sustainable_requests_per_second"],
+        "prefill_queue_saturated": speed.load["prefill_queue_saturated"],
+        "prefill_time_share": speed.load["prefill_time_share"],
+    }
 
 
 def _model_section(w: Workload) -> dict[str, Any]:
@@ -221,7 +249,14 @@ def _cost_section(w: Workload, speed: Speed, count: int, p: InferencePlan) -> di
     out = in_ = samples = None
     if speed.output_tokens_per_second:
         out = per_second / speed.output_tokens_per_second * 1e6
-    if speed.time_to_first_token_s is not None:
+    if speed.load is not None:  # continuous batching: the prefill chunks' share of the engine's time
+        in_ = (
+            per_second
+            * speed.load["prefill_time_share"]
+            / (speed.requests_per_second * w.prompt_tokens)
+            * 1e6
+        )
+    elif speed.time_to_first_token_s is not None:
         in_ = per_second * speed.time_to_first_token_s / (w.batch * w.prompt_tokens) * 1e6
     if speed.samples_per_second:
         samples = per_second / speed.samples_per_second * 1e6

@@ -13,9 +13,9 @@ from ...parallelism import built_at
 from ...units import SECONDS_PER_HOUR
 from ..model.cost import usd_per_hour
 from ..model.evaluate import meets_targets
+from ..model.load import serving_speed
 from ..model.memory import fewest_fitting
 from ..model.plan import InferencePlan
-from ..model.speed import estimate_speed
 from ..request import GPU_ONLY_FORMATS, hardware_problems
 
 # Stop adding devices once one more step (next valid count) improves end-to-end time by less than 2%.
@@ -35,13 +35,13 @@ def suggestions(p: InferencePlan, catalog: Catalog) -> list[dict[str, Any]]:
         count = fewest_fitting(w, acc)
         if count is None or not built_at(acc, count):  # never more of a one-server part than a server holds
             continue
-        speed = estimate_speed(w, acc, count)
-        meets = meets_targets(speed, p.targets)
+        speed = serving_speed(w, acc, count)
+        meets = meets_targets(speed, p.targets, p.workload.schedule.percentile)
         if not meets and w.layout != "layer":  # layer split never speeds up with more devices
             best = speed.end_to_end_s
             for more in (c for c in w.counts if c > count and built_at(acc, c)):
-                faster = estimate_speed(w, acc, more)
-                if meets_targets(faster, p.targets):
+                faster = serving_speed(w, acc, more)
+                if meets_targets(faster, p.targets, p.workload.schedule.percentile):
                     count, speed, meets = more, faster, True
                     break
                 if faster.end_to_end_s > DIMINISHING * best:

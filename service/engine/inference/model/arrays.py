@@ -35,11 +35,13 @@ class BatchSpeeds:
     time_to_first_token_s: FloatArray
     time_per_output_token_s: FloatArray
     end_to_end_s: FloatArray
+    throughput: FloatArray | None = None  # requests/s when the scheduler says (continuous batching)
 
     @property
     def requests_per_second(self) -> FloatArray:
-        """One replica's throughput: a batch of b requests every end-to-end time (speed.py's requests_per_second)."""
-        return self.batches / self.end_to_end_s
+        """One replica's throughput: a batch of b requests every end-to-end time (speed.py's requests_per_second),
+        or the continuous-batching model's steady-state rate."""
+        return self.batches / self.end_to_end_s if self.throughput is None else self.throughput
 
 
 def batch_speeds(w: Workload, acc: Accelerator, count: int, batches: FloatArray) -> BatchSpeeds:
@@ -55,7 +57,7 @@ def batch_speeds(w: Workload, acc: Accelerator, count: int, batches: FloatArray)
     return BatchSpeeds(b, ttft, tpot, e2e)
 
 
-def _efficiency(w: Workload, d: TokenDevice, tokens: FloatArray) -> FloatArray:
+def efficiency(w: Workload, d: TokenDevice, tokens: FloatArray) -> FloatArray:
     """compute_efficiency over an array of token counts: eff_max · n/(n + n_half), n ≥ 1."""
     eff_max = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, float("inf"))
     n_half = FP8_TOKENS_HALF if d.precision in ("fp8", "fp4") else compute_profile(w.engine, d.cls)[1]
@@ -73,12 +75,12 @@ def _weights_read(w: Workload, tokens: FloatArray) -> tuple[float, FloatArray]:
     return dense, w.expert_bytes * touched
 
 
-def _stream(w: Workload, tokens: FloatArray, t: int, bandwidth: float) -> FloatArray:
+def stream_seconds(w: Workload, tokens: FloatArray, t: int, bandwidth: float) -> FloatArray:
     dense, expert = _weights_read(w, tokens)
     return (dense + expert / MOE_EXPERT_EFFICIENCY.value) / t / bandwidth
 
 
-def _allreduce(d: TokenDevice, layers: int, message_bytes: FloatArray) -> FloatArray | float:
+def tensor_allreduce(d: TokenDevice, layers: int, message_bytes: FloatArray) -> FloatArray | float:
     """speed._allreduce_s: two all-reduces per layer, latency + ring time (zero for an empty payload)."""
     if not d.tensor or d.devices <= 1:
         return 0.0
@@ -90,22 +92,22 @@ def _allreduce(d: TokenDevice, layers: int, message_bytes: FloatArray) -> FloatA
 def _prefill(w: Workload, work: TokenWork, d: TokenDevice, b: FloatArray) -> FloatArray:
     tokens = b * w.prompt_tokens
     body_flops, head_flops = work.body_flops * b, work.head_flops * b
-    compute = (body_flops / _efficiency(w, d, tokens) + head_flops / _efficiency(w, d, b)) / d.t / d.peak
+    compute = (body_flops / efficiency(w, d, tokens) + head_flops / efficiency(w, d, b)) / d.t / d.peak
     chunk = PREFILL_CHUNK.get(w.engine)
     chunks = np.ceil(tokens / chunk) if chunk else np.ones_like(tokens)
-    memory = chunks * _stream(w, tokens, d.t, d.bw * d.mbu) + tokens * d.kv_token / (d.bw * d.kv_mbu)
-    comm = _allreduce(d, work.layers, tokens * work.hidden * w.act_bytes)
+    memory = chunks * stream_seconds(w, tokens, d.t, d.bw * d.mbu) + tokens * d.kv_token / (d.bw * d.kv_mbu)
+    comm = tensor_allreduce(d, work.layers, tokens * work.hidden * w.act_bytes)
     return np.maximum(compute, memory) + comm + chunks * (d.step_overhead + d.hops)
 
 
 def _decode(w: Workload, work: TokenWork, d: TokenDevice, b: FloatArray) -> FloatArray:
     t = d.t
-    step_weights = _stream(w, b, t, d.bw * d.mbu)
+    step_weights = stream_seconds(w, b, t, d.bw * d.mbu)
     eff = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, float("inf"))
     step_linear = 2.0 * work.matmul * b / t / (d.peak * eff)
     step_kv = b * work.ctx * d.kv_token / (d.bw * d.kv_mbu)
     attn_compute = b * work.decode_attention_flops / t / (d.peak * eff)
-    comm = _allreduce(d, work.layers, b * work.hidden * w.act_bytes)
+    comm = tensor_allreduce(d, work.layers, b * work.hidden * w.act_bytes)
     return (
         np.maximum(step_weights, step_linear)
         + np.maximum(step_kv, attn_compute)

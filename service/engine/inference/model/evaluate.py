@@ -11,9 +11,10 @@ from functools import cached_property
 from ...hardware import Accelerator
 from ...i18n import _
 from ...parallelism import built_at
+from .load import serving_speed
 from .memory import MemoryLayout, Workload, fewest_fitting, max_batch_size, max_context_tokens, memory_layout
 from .plan import InferencePlan
-from .speed import Speed, estimate_speed
+from .speed import Speed
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
                 "{id} fits only on {to_fit} devices, more than one server of it holds (nobody builds clusters of "
                 "it); showing {count} devices."
             ).format(id=acc.id, to_fit=to_fit, count=count)
-    speed = estimate_speed(w, acc, count)
+    speed = serving_speed(w, acc, count)
     return InferenceEvaluation(
         plan=p,
         count=count,
@@ -66,17 +67,20 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
         to_meet=_devices_to_meet(w, acc, p.targets, to_fit) if p.targets else None,
         memory=memory_layout(w, acc, count),
         speed=speed,
-        targets_met=meets_targets(speed, p.targets) if p.targets else None,
+        targets_met=meets_targets(speed, p.targets, w.schedule.percentile) if p.targets else None,
         count_note=note,
     )
 
 
-def meets_targets(speed: Speed, targets: Mapping[str, float]) -> bool:
-    """All given targets met (token targets are vacuous for sample models)."""
+def meets_targets(speed: Speed, targets: Mapping[str, float], percentile: str = "p90") -> bool:
+    """All given targets met, latencies at `percentile` where the scheduler gives percentiles (token targets are
+    vacuous for sample models; a saturated rate has no latency and meets no latency target)."""
+    if speed.load is not None and speed.load.get("saturated") and set(targets) - {"output_tokens_per_second"}:
+        return False
     checks = {
         "output_tokens_per_second": (speed.output_tokens_per_second, lambda v, t: v >= t),
-        "time_to_first_token_s": (speed.time_to_first_token_s, lambda v, t: v <= t),
-        "time_per_output_token_s": (speed.time_per_output_token_s, lambda v, t: v <= t),
+        "time_to_first_token_s": (speed.at("time_to_first_token_s", percentile), lambda v, t: v <= t),
+        "time_per_output_token_s": (speed.at("time_per_output_token_s", percentile), lambda v, t: v <= t),
     }
     for key, target in targets.items():
         value, ok = checks[key]
@@ -92,8 +96,8 @@ def _devices_to_meet(
         return None
     best = math.inf
     for count in (c for c in w.counts if c >= to_fit):
-        speed = estimate_speed(w, acc, count)
-        if meets_targets(speed, targets):
+        speed = serving_speed(w, acc, count)
+        if meets_targets(speed, targets, w.schedule.percentile):
             return count
         if speed.end_to_end_s > 0.98 * best:
             return None  # past the knee: more devices add all-reduce time faster than they remove stream time

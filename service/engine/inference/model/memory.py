@@ -24,6 +24,7 @@ from ...i18n import _
 from ...units import GIB
 from .efficiency import TENSOR_PARALLEL_ENGINES
 from .formats import WeightFormat, input_embedding_bytes, kv_element_bytes, weight_bytes
+from .schedule import STATIC, Schedule
 
 MAX_DEVICES = 64  # largest count "auto" tries (8 nodes of 8)
 _ACT_BYTES = 2  # activations in fp16/bf16 (fp32 models: 4)
@@ -81,6 +82,7 @@ class Workload:
     prompt_tokens: int
     output_tokens: int
     apple_metal_fraction: float = 0.75
+    schedule: Schedule = STATIC  # how the engine batches requests (schedule.py)
 
     @cached_property
     def derived(self) -> dict[str, object]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ...architecture import TransformerShape, matmul_parameters_per_token
 from ...hardware import Accelerator
@@ -48,12 +48,22 @@ class Speed:
     requests_per_second: float
     samples_per_second: float | None
     terms: dict[str, float] = field(default_factory=dict)  # intermediate values for `details`
+    # continuous batching (load.py): {"time_to_first_token_s": {"p50", "p90", "p99"}, "time_per_output_token_s": …}
+    percentiles: dict[str, dict[str, float]] | None = None
+    load: dict[str, Any] | None = None  # steady state: concurrency, rate, saturated, sustainable rate
+
+    def at(self, metric: str, percentile: str) -> float | None:
+        """A latency at a percentile: the percentile when the scheduler gives them, else the single value."""
+        if self.percentiles is not None and metric in self.percentiles:
+            return self.percentiles[metric][percentile]
+        value = getattr(self, metric)
+        return float(value) if value is not None else None
 
 
 def estimate_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
     if w.mode == "sample":
         return _sample_speed(w, acc, count)
-    return _token_speed(w, acc, count)
+    return token_speed(w, acc, count)
 
 
 class TokenWork(NamedTuple):
@@ -138,7 +148,8 @@ def token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> Toke
     )
 
 
-def _token_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
+def token_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
+    """The static-batch model: the whole batch is prefilled, then decoded together."""
     work = token_work(w)
     d = token_device(w, acc, count, work.layers)
     ttft, prefill_bound, prefill = _prefill(w, work, d)

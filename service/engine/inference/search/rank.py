@@ -19,12 +19,13 @@ import numpy as np
 
 from ...budget import Checkpoint, unlimited
 from ...hardware import Accelerator
-from ..model.arrays import batch_speeds
+from ..model.continuous import load_speeds
 from ..model.cost import usd_per_hour
 from ..model.evaluate import InferenceEvaluation, evaluate
 from ..model.formats import ENGINE_KV_PRECISIONS, WeightFormat, default_kv_precision, resolve_weight_format
 from ..model.memory import Workload, max_batch_size
 from ..model.plan import InferencePlan
+from ..model.schedule import Schedule, default_scheduler
 from ..request import hardware_problems
 from .misses import Misses, nearest_misses
 from .request import PriceOption, ServingSearch
@@ -174,7 +175,10 @@ def _workload(
     kv_precision = kv or default_kv_precision(engine, fmt)
     if kv_precision not in ENGINE_KV_PRECISIONS[engine]:
         return "unsupported_kv_precision"
-    return Workload(space.model, engine, fmt, kv_precision, 1, space.prompt_tokens, space.output_tokens)
+    schedule = Schedule(scheduler=default_scheduler(engine), percentile=space.percentile)
+    return Workload(
+        space.model, engine, fmt, kv_precision, 1, space.prompt_tokens, space.output_tokens, schedule=schedule
+    )
 
 
 def _group_reason(
@@ -210,7 +214,7 @@ def _evaluate_group(
     exclusions["does_not_fit"] += multiplicity * (space.max_batch - fit)
     if fit == 0:
         return 0
-    speeds = batch_speeds(w, acc, devices, np.arange(1, fit + 1, dtype=float))
+    speeds = load_speeds(w, acc, devices, np.arange(1, fit + 1, dtype=float))
     replicas = replicas_needed(space.requests_per_second, speeds.requests_per_second, space.max_utilization)
     usd = usd_per_hour(replicas * devices, group.price.usd_per_hour, space.infrastructure_overhead)
     ttft_ok = speeds.time_to_first_token_s <= space.ttft_s

@@ -66,6 +66,7 @@ class ServingSearch:
     infrastructure_overhead: float
     frontier_points: int
     as_of: str | None  # cost.as_of, echoed into the estimate bodies
+    percentile: str = "p90"  # slo.percentile: the latency percentile the objectives hold at
 
     @property
     def groups(self) -> int:
@@ -116,6 +117,7 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> ServingS
         infrastructure_overhead=float(cost.get("infrastructure_overhead", 0.0) or 0.0),
         frontier_points=int((request.get("output") or {}).get("frontier_points", DEFAULT_FRONTIER_POINTS)),
         as_of=str(cost["as_of"]) if cost.get("as_of") else None,
+        percentile=str(slo.get("percentile") or "p90"),
     )
     _check_formats(space.formats, bool(search.get("formats")), bad)
     if not errors and space.groups > MAX_GROUPS:

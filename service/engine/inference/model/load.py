@@ -1,0 +1,123 @@
+"""Serving speed under continuous batching, as the estimate's Speed: at a concurrency (closed loop, `batch_size`
+requests always in flight) or at an arrival rate (Poisson, `workload.requests_per_second`).
+
+The scalar fields keep their meaning for clients that read them (time to first token and time per output token
+are the p50); `percentiles` holds p50/p90/p99 and `load` the steady state (concurrency, step composition,
+whether the rate is sustainable). A rate the deployment cannot sustain answers `saturated` with the sustainable
+rate and no latencies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ...hardware import Accelerator
+from .continuous import NAMES, LoadSpeeds, closed_loop, open_loop
+from .memory import Workload, max_batch_size
+from .speed import Speed, estimate_speed, token_speed
+
+SUSTAINABLE_SHARE = 0.98  # a rate within 2 % of the largest batch's throughput has no steady state
+
+
+def serving_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
+    """The estimate's speed under the workload's scheduler: continuous batching here, else speed.py's static batch
+    (and sample models)."""
+    if w.mode == "token" and w.schedule.continuous:
+        return continuous_speed(w, acc, count)
+    return estimate_speed(w, acc, count)
+
+
+def continuous_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
+    rate = w.schedule.requests_per_second
+    if rate is None:
+        return _speed(w, acc, count, closed_loop(w, acc, count, np.array([float(w.batch)])), None)
+    cap = max(1, w.schedule.max_concurrency or max_batch_size(w, acc, count))
+    top = closed_loop(w, acc, count, np.array([float(cap)]))
+    sustainable = float(top.requests_per_second[0])
+    if rate >= SUSTAINABLE_SHARE * sustainable:
+        return _saturated(w, acc, count, top, cap, sustainable)
+    return _speed(w, acc, count, open_loop(w, acc, count, np.array([float(rate)])), sustainable)
+
+
+def _static_parts(w: Workload, acc: Accelerator, count: int, concurrency: float) -> Speed:
+    """The static model at the steady state's concurrency: its bounds and terms describe the steps."""
+    return token_speed(replace(w, batch=max(1, round(concurrency))), acc, count)
+
+
+def _prefill_share(ls: LoadSpeeds) -> float:
+    """Share of the engine's time spent in steps that carry prefill, f·T_mix / T̄: what input tokens are charged
+    (response.py: input tokens carry only the prefill time; at one request in flight this is its TTFT)."""
+    f, mix, dec = (float(a[0]) for a in (ls.prefill_step_share, ls.mixed_step_s, ls.decode_step_s))
+    mean = f * mix + (1.0 - f) * dec
+    return f * mix / mean if mean > 0 else 0.0
+
+
+def _load_terms(ls: LoadSpeeds) -> dict[str, float]:
+    return {
+        "decode_step_s": float(ls.decode_step_s[0]),
+        "mixed_step_s": float(ls.mixed_step_s[0]),
+        "prefill_step_share": float(ls.prefill_step_share[0]),
+        "prefill_tokens_per_mixed_step": float(ls.prefill_tokens_per_step[0]),
+        "max_num_batched_tokens": float(ls.budget_tokens),
+    }
+
+
+def _speed(w: Workload, acc: Accelerator, count: int, ls: LoadSpeeds, sustainable: float | None) -> Speed:
+    x = float(ls.requests_per_second[0])
+    conc = float(ls.concurrency[0])
+    static = _static_parts(w, acc, count, conc)
+    ttft = {n: float(ls.ttft[n][0]) for n in NAMES}
+    tpot = {n: float(ls.tpot[n][0]) for n in NAMES}
+    load: dict[str, Any] = {
+        "scheduler": "continuous",
+        "concurrency": conc,
+        "requests_per_second": x,
+        "saturated": False,
+        "sustainable_requests_per_second": sustainable,
+        "prefill_queue_saturated": bool(ls.prefill_saturated[0]),
+        "prefill_time_share": _prefill_share(ls),
+        "max_num_batched_tokens": ls.budget_tokens,
+    }
+    return replace(
+        static,
+        time_to_first_token_s=ttft["p50"],
+        time_per_output_token_s=tpot["p50"],
+        end_to_end_s=float(ls.end_to_end_s[0]),
+        output_tokens_per_second=x * w.output_tokens,
+        per_sequence_tokens_per_second=1.0 / tpot["p50"],
+        requests_per_second=x,
+        terms={**static.terms, **_load_terms(ls)},
+        percentiles={"time_to_first_token_s": ttft, "time_per_output_token_s": tpot},
+        load=load,
+    )
+
+
+def _saturated(
+    w: Workload, acc: Accelerator, count: int, top: LoadSpeeds, cap: int, sustainable: float
+) -> Speed:
+    static = _static_parts(w, acc, count, cap)
+    load = {
+        "scheduler": "continuous",
+        "concurrency": float(cap),
+        "requests_per_second": sustainable,
+        "saturated": True,
+        "sustainable_requests_per_second": sustainable,
+        "prefill_queue_saturated": bool(top.prefill_saturated[0]),
+        "prefill_time_share": _prefill_share(top),
+        "max_num_batched_tokens": top.budget_tokens,
+    }
+    return replace(
+        static,
+        time_to_first_token_s=None,
+        time_per_output_token_s=None,
+        end_to_end_s=float(top.end_to_end_s[0]),
+        output_tokens_per_second=sustainable * w.output_tokens,
+        per_sequence_tokens_per_second=None,
+        requests_per_second=sustainable,
+        terms={**static.terms, **_load_terms(top)},
+        percentiles=None,
+        load=load,
+    )

@@ -1,0 +1,99 @@
+"""How an engine schedules requests: continuous (in-flight) batching with a token budget per step, or static batches.
+
+vLLM, SGLang and TensorRT-LLM schedule continuously: every engine step runs the decode token of each running
+request plus prefill tokens of waiting requests, up to a per-step token budget; requests join and leave the batch
+at every step. llama.cpp's server, transformers and ExLlamaV2 are modelled as static batches (a whole batch is
+prefilled, then decoded together) unless the request says otherwise. Defaults (docs/formulas.md "Continuous
+batching"):
+- vLLM V1: chunked prefill always on; max_num_batched_tokens for the OpenAI server 8192 on devices with >= 70 GiB
+  other than the A100, else 2048 (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults).
+- SGLang: chunked_prefill_size 2048 under 35 GiB, 8192 under 160 GiB, 16384 above (sglang/srt/server_args.py,
+  _handle_gpu_memory_settings).
+- TensorRT-LLM: max_num_tokens 8192 (LLM API BuildConfig default); enable_chunked_prefill False (LlmArgs default),
+  so a prompt is prefilled in one step and must fit the budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...hardware import Accelerator
+
+SCHEDULERS = ("continuous", "static")
+CONTINUOUS_ENGINES = frozenset({"vllm", "sglang", "tensorrt-llm"})
+PERCENTILES = ("p50", "p90", "p99")
+DEFAULT_PERCENTILE = "p90"
+GIB = 2**30
+MIN_BATCHED_TOKENS, MAX_BATCHED_TOKENS = (
+    16,
+    1_048_576,
+)  # the range every engine's argument parser accepts here
+
+# a small budget with a source: (engine, lower bound of device memory in GiB) → tokens; first match wins
+_BUDGETS: dict[str, tuple[tuple[float, int], ...]] = {
+    "vllm": ((70.0, 8192), (0.0, 2048)),
+    "sglang": ((160.0, 16384), (35.0, 8192), (0.0, 2048)),
+    "tensorrt-llm": ((0.0, 8192),),
+}
+_BUDGET_SOURCES = {
+    "vllm": "vLLM EngineArgs.get_batch_defaults: OpenAI server 8192 on >= 70 GiB (not A100), else 2048",
+    "sglang": "SGLang server_args chunked_prefill_size: 2048 < 35 GiB, 8192 < 160 GiB, 16384 above",
+    "tensorrt-llm": "TensorRT-LLM BuildConfig max_num_tokens 8192",
+}
+_STATIC_BUDGET = 1 << 62  # a static batch has no per-step token budget
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The request's `serving` and `workload` choices; None = the engine's default on the accelerator."""
+
+    scheduler: str = "static"
+    chunked_prefill: bool | None = None
+    max_num_batched_tokens: int | None = None
+    requests_per_second: float | None = None  # Poisson arrivals; None = closed loop at batch_size concurrency
+    max_concurrency: int | None = None  # with a rate: batch_size as given (max_num_seqs); None = what fits
+    percentile: str = DEFAULT_PERCENTILE
+
+    @property
+    def continuous(self) -> bool:
+        return self.scheduler == "continuous"
+
+
+STATIC = Schedule()
+
+
+def default_scheduler(engine: str) -> str:
+    return "continuous" if engine in CONTINUOUS_ENGINES else "static"
+
+
+def default_chunked_prefill(engine: str) -> bool:
+    """vLLM V1 and SGLang chunk long prompts by default; TensorRT-LLM does not (enable_chunked_prefill False)."""
+    return engine in ("vllm", "sglang")
+
+
+def batched_tokens(schedule: Schedule, engine: str, acc: Accelerator) -> tuple[int, str]:
+    """The per-step token budget on `acc`, and where it comes from."""
+    if schedule.max_num_batched_tokens is not None:
+        return schedule.max_num_batched_tokens, "request"
+    tiers = _BUDGETS.get(engine)
+    if tiers is None:
+        return 8192, "assumed (vLLM's large-GPU default) for an engine without a documented budget"
+    gib = (acc.memory_bytes or 0) / GIB
+    a100 = "a100" in acc.id
+    for floor, tokens in tiers:
+        if gib >= floor and not (engine == "vllm" and a100 and floor >= 70.0):
+            return tokens, _BUDGET_SOURCES[engine]
+    return tiers[-1][1], _BUDGET_SOURCES[engine]
+
+
+def chunked(schedule: Schedule, engine: str) -> bool:
+    return default_chunked_prefill(engine) if schedule.chunked_prefill is None else schedule.chunked_prefill
+
+
+def quantile_z(percentile: str) -> float:
+    """Standard-normal z of p50/p90/p99."""
+    return {"p50": 0.0, "p90": 1.2815515655446004, "p99": 2.3263478740408408}[percentile]
+
+
+def quantile_q(percentile: str) -> float:
+    return {"p50": 0.5, "p90": 0.9, "p99": 0.99}[percentile]

@@ -1,0 +1,104 @@
+"""The request's scheduling fields: `serving` (scheduler, chunked_prefill, max_num_batched_tokens),
+`workload.requests_per_second` and `slo.percentile`, checked with every bad field named."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..hardware import Accelerator
+from ..i18n import _
+from .model.memory import Workload
+from .model.schedule import (
+    MAX_BATCHED_TOKENS,
+    MIN_BATCHED_TOKENS,
+    PERCENTILES,
+    SCHEDULERS,
+    Schedule,
+    batched_tokens,
+    chunked,
+    default_scheduler,
+)
+
+MAX_RATE = 1e7  # requests/s: the planner's demand bound
+
+
+def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedule:
+    serving = request.get("serving") or {}
+    workload = request.get("workload") or {}
+    scheduler = serving.get("scheduler") or default_scheduler(engine)
+    if scheduler not in SCHEDULERS:
+        bad(
+            "serving.scheduler",
+            _("Unknown scheduler {value}; valid: {valid}.").format(
+                value=repr(scheduler), valid=", ".join(SCHEDULERS)
+            ),
+        )
+        scheduler = default_scheduler(engine)
+    chunk = serving.get("chunked_prefill")
+    if chunk is not None and not isinstance(chunk, bool):
+        bad("serving.chunked_prefill", _("Must be true or false."))
+        chunk = None
+    budget = serving.get("max_num_batched_tokens")
+    if budget is not None and (
+        isinstance(budget, bool)
+        or not isinstance(budget, int)
+        or not MIN_BATCHED_TOKENS <= budget <= MAX_BATCHED_TOKENS
+    ):
+        bad(
+            "serving.max_num_batched_tokens",
+            _("Must be an integer {low}-{high} (tokens per engine step).").format(
+                low=MIN_BATCHED_TOKENS, high=MAX_BATCHED_TOKENS
+            ),
+        )
+        budget = None
+    rate = workload.get("requests_per_second")
+    if rate is not None and (
+        isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 < rate <= MAX_RATE
+    ):
+        bad(
+            "workload.requests_per_second",
+            _("Must be a number above 0 and at most {high} (requests/s).").format(high=f"{MAX_RATE:g}"),
+        )
+        rate = None
+    if rate is not None and scheduler != "continuous":
+        bad(
+            "workload.requests_per_second",
+            _("Arrival rates need the continuous scheduler (serving.scheduler)."),
+        )
+        rate = None
+    percentile = (request.get("slo") or {}).get("percentile") or "p90"
+    if percentile not in PERCENTILES:
+        bad(
+            "slo.percentile",
+            _("Unknown percentile {value}; valid: {valid}.").format(
+                value=repr(percentile), valid=", ".join(PERCENTILES)
+            ),
+        )
+        percentile = "p90"
+    given_batch = request.get("batch_size")
+    return Schedule(
+        scheduler=scheduler,
+        chunked_prefill=chunk,
+        max_num_batched_tokens=budget,
+        requests_per_second=float(rate) if rate is not None else None,
+        max_concurrency=given_batch if rate is not None and isinstance(given_batch, int) else None,
+        percentile=percentile,
+    )
+
+
+def check_schedule(w: Workload, acc: Accelerator, bad: Any) -> None:
+    """A prompt that cannot be prefilled in one step without chunking; a sample model with a scheduler."""
+    if not w.schedule.continuous:
+        return
+    if w.mode != "token":
+        return
+    budget, _source = batched_tokens(w.schedule, w.engine, acc)
+    if not chunked(w.schedule, w.engine) and w.prompt_tokens > budget:
+        bad(
+            "serving.max_num_batched_tokens",
+            _(
+                "Without chunked prefill a {prompt}-token prompt needs a budget of at least {prompt} tokens per "
+                "step (this one: {budget}); raise it or set serving.chunked_prefill true."
+            ).format(prompt=w.prompt_tokens, budget=budget),
+        )
