@@ -298,6 +298,10 @@ def default_kv_precision(engine: str, fmt: WeightFormat) -> str:
     vLLM kv_cache_dtype "auto" = model dtype (vLLM EngineArgs docs); llama.cpp type_k/type_v default f16
     (common.h); TensorRT-LLM has no fp32 KV path, so fp32 models fall back to fp16 there.
     """
+    if engine == "tensorrt-llm" and fmt.precision in ("fp8", "fp4"):
+        # NVIDIA's FP8/NVFP4 checkpoints (TensorRT Model Optimizer) quantize the KV cache to FP8 too
+        # (hf_quant_config.json kv_cache_quant_algo "FP8"), and NVIDIA's published TensorRT-LLM tables ran with it
+        return "fp8"
     if engine == "llama.cpp":
         return "fp16"
     if engine == "exllamav2":

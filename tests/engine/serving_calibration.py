@@ -1,0 +1,129 @@
+"""The public serving sweeps (data/public_serving_sweeps.csv) as estimate requests, and the error table.
+
+Each point becomes an inference estimate with the published engine, model, weights, devices, lengths and
+concurrency (or Poisson rate); predicted TTFT, TPOT and output throughput are compared with the measurement
+(median where the source gives it, else mean). Points the engine cannot express are reported as skipped with the
+reason. Run `python -m tests.engine.serving_calibration` for the table.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from scalecost.engine import InvalidRequest, estimate_inference
+from scalecost.engine.hardware import Catalog
+
+from .serving_sweeps import ServingPoint, load
+
+METRICS = ("ttft", "tpot", "throughput")
+
+
+@dataclass(frozen=True)
+class Compared:
+    point: ServingPoint
+    measured: dict[str, float | None]
+    predicted: dict[str, float | None]
+    skipped: str | None = None
+
+    def error(self, metric: str) -> float | None:
+        m, p = self.measured[metric], self.predicted[metric]
+        return None if m is None or p is None else p / m - 1.0
+
+
+def request(point: ServingPoint, scheduler: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": {"preset": point.model} if "/" not in point.model else {"hf": point.model},
+        "engine": point.engine,
+        "prompt_tokens": round(point.prompt_tokens or 0),
+        "output_tokens": round(point.output_tokens or 0),
+        "hardware": {"accelerator": point.accelerator, "count": int(point.devices or 1)},
+        "output": {"suggestions": False, "recommendations": False},
+    }
+    if point.weights_precision:
+        body["weights"] = (
+            {"format": point.weights_precision}
+            if point.weights_precision in ("mxfp4", "nvfp4")
+            else {"precision": point.weights_precision}
+        )
+    if point.kv_cache_precision:
+        body["kv_cache_precision"] = (
+            "fp8" if point.kv_cache_precision.startswith("fp8") else point.kv_cache_precision
+        )
+    if scheduler:
+        body["serving"] = {"scheduler": scheduler}
+    if point.concurrency is not None:
+        body["batch_size"] = int(point.concurrency)
+    else:
+        body["workload"] = {"requests_per_second": point.request_rate}
+    return body
+
+
+def measured(point: ServingPoint) -> dict[str, float | None]:
+    """The published figures compared. Throughput only at a fixed concurrency: at a request rate the benchmarks
+    divide by a window that includes the drain after the last arrival (data/README.md), while the model's figure
+    is the steady state, rate × output tokens."""
+    return {
+        "ttft": point.ttft_s_median if point.ttft_s_median is not None else point.ttft_s_mean,
+        "tpot": point.tpot_s_median if point.tpot_s_median is not None else point.tpot_s_mean,
+        "throughput": point.output_tokens_per_second if point.concurrency is not None else None,
+    }
+
+
+def compare(point: ServingPoint, catalog: Catalog, scheduler: str | None = None) -> Compared:
+    """One point under the engine's default scheduler, or `scheduler` ("static": the model before issue 30)."""
+    seen = measured(point)
+    nothing = dict.fromkeys(METRICS)
+    if not point.prompt_tokens or not point.output_tokens:
+        return Compared(point, seen, nothing, "lengths not published (dataset distribution)")
+    if scheduler == "static" and point.concurrency is None:
+        return Compared(point, seen, nothing, "a static batch has no arrival rate")
+    try:
+        answer = estimate_inference(request(point, scheduler), catalog)
+    except InvalidRequest as exc:
+        return Compared(point, seen, nothing, "; ".join(f"{k}: {v[0]}" for k, v in exc.errors.items())[:160])
+    lat, load_ = answer["latency"], answer["load"]
+    if load_["saturated"]:
+        return Compared(point, seen, nothing, "predicted saturated at this rate")
+    if not answer["memory"]["fits"]:
+        return Compared(point, seen, nothing, "predicted not to fit")
+    predicted = {
+        "ttft": lat["time_to_first_token_s"],
+        "tpot": lat["time_per_output_token_s"],
+        "throughput": answer["throughput"]["output_tokens_per_second"],
+    }
+    return Compared(point, seen, predicted)
+
+
+def table(catalog: Catalog, scheduler: str | None = None) -> list[Compared]:
+    return [compare(p, catalog, scheduler) for p in load()]
+
+
+def medians(rows: list[Compared]) -> dict[str, tuple[float, int]]:
+    out = {}
+    for metric in METRICS:
+        errors = [abs(e) for r in rows if (e := r.error(metric)) is not None]
+        out[metric] = (statistics.median(errors) if errors else float("nan"), len(errors))
+    return out
+
+
+def report(rows: list[Compared]) -> str:
+    lines = [f"{'point':70} {'ttft':>8} {'tpot':>8} {'thru':>8}"]
+    for r in rows:
+        if r.skipped:
+            lines.append(f"{r.point.label[:70]:70} skipped: {r.skipped}")
+            continue
+        cells = [f"{e:+8.0%}" if (e := r.error(m)) is not None else f"{'-':>8}" for m in METRICS]
+        lines.append(f"{r.point.label[:70]:70} " + " ".join(cells))
+    for metric, (median, n) in medians(rows).items():
+        lines.append(f"median |error| {metric}: {median:.1%} over {n} points")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import sys
+
+    from .reference_catalog import load_catalog
+
+    print(report(table(load_catalog(), "static" if "--static" in sys.argv else None)))

