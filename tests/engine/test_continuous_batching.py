@@ -156,3 +156,23 @@ def test_a_full_token_budget_queues_prompts() -> None:
 def test_bad_scheduling_fields_are_named(request_fields: dict[str, Any], field: str) -> None:
     errors = errors_of(**{**NIM, **request_fields})
     assert field in errors, errors
+
+
+def test_a_step_is_the_static_decode_step_and_the_static_prefill() -> None:
+    """engine_step.T(d, 0) = speed.py's decode step at batch d; T(0, P) = its prefill of one prompt (1e-9)."""
+    from dataclasses import replace
+
+    from scalecost.engine.inference.model.engine_step import step_parts, step_seconds
+    from scalecost.engine.inference.model.speed import token_speed
+
+    for body in (NIM, {**NIM, "model": {"preset": "mixtral-8x7b"}, "weights": {"precision": "bf16"}}):
+        p = parse_request({**body, "batch_size": 1}, CATALOG)
+        parts = step_parts(p.workload, p.accelerator, 2)
+        for batch in (1, 16, 96):
+            static = token_speed(replace(p.workload, batch=batch), p.accelerator, 2)
+            assert step_seconds(parts, np.array(float(batch)), np.array(0.0)) == pytest.approx(
+                static.time_per_output_token_s, rel=1e-9
+            )
+        prefill = token_speed(p.workload, p.accelerator, 2).time_to_first_token_s
+        one_prompt = step_seconds(parts, np.array(0.0), np.array(float(p.workload.prompt_tokens)))
+        assert one_prompt == pytest.approx(prefill, rel=1e-9)

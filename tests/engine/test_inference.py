@@ -385,7 +385,8 @@ def test_continuous_batching_charges_input_tokens_the_steps_that_carry_prefill()
     per_second, load = 3.6 / 3600, r["load"]
     assert load["scheduler"] == "continuous" and 0 < load["prefill_time_share"] < 1
     assert r["cost"]["usd_per_million_input_tokens"] == pytest.approx(
-        per_second * load["prefill_time_share"] / (r["throughput"]["requests_per_second"] * 512) * 1e6, rel=1e-9
+        per_second * load["prefill_time_share"] / (r["throughput"]["requests_per_second"] * 512) * 1e6,
+        rel=1e-9,
     )
     assert r["cost"]["usd_per_million_output_tokens"] == pytest.approx(
         per_second / r["throughput"]["output_tokens_per_second"] * 1e6, rel=1e-9

@@ -1,0 +1,111 @@
+"""One continuous-batching engine step: d decoding requests and c prefill tokens, in seconds (numpy arrays).
+
+T(d, c) = max(weights the d + c tokens touch ÷ (BW·MBU) + c·KV write, GEMM time of d decode rows at the asymptotic
+efficiency + c prefill rows at the prefill curve's efficiency) + d·max(KV read, attention FLOPs) per sequence at the
+generation's mean context + per-layer overhead + tensor-parallel all-reduces of d + c rows.
+
+speed.py's terms, from its own helpers (token_work / token_device at batch 1), folded into per-step coefficients
+once per deployment: at c = 0 this is speed.py's decode step at batch d, at d = 0 and c = P its one-prompt prefill
+(tests/engine/test_continuous_batching.py holds both to 1e-9).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ...hardware import Accelerator
+from ...parallelism import group_bandwidth
+from .arrays import FloatArray
+from .efficiency import (
+    FP8_TOKENS_HALF,
+    MOE_EXPERT_EFFICIENCY,
+    allreduce_latency_s,
+    compute_efficiency,
+    compute_profile,
+)
+from .memory import Workload
+from .schedule import batched_tokens, chunked
+from .speed import token_device, token_work
+
+
+@dataclass(frozen=True)
+class StepParts:
+    """Per-step coefficients of one deployment (seconds per unit), and the scheduler's budget."""
+
+    prompt: float
+    output: float
+    budget: float
+    chunked: bool
+    dense_s: float  # streaming the dense weights once
+    expert_s: float  # streaming every routed expert once (a step reads the touched share)
+    expert_miss: float  # (1 − k/E): an expert is untouched by one token with this probability; 1 for dense
+    kv_write_s: float  # per prefill token
+    eff_max: float
+    n_half: float
+    decode_row_s: float  # GEMM seconds per decode row at the asymptotic efficiency
+    prefill_flop_s: float  # prefill body seconds per prompt token at efficiency 1
+    head_flop_s: float  # LM-head seconds per prompt token at efficiency 1 (one row per prompt)
+    per_sequence_s: float  # KV read (or attention) per decoding sequence at the mean context
+    fixed_s: float  # per-layer overhead and layer-split hops
+    comm_fixed_s: float  # all-reduce latencies (tensor parallel)
+    comm_row_s: float  # all-reduce ring seconds per row
+
+
+def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
+    one = w if w.batch == 1 else replace(w, batch=1)
+    work = token_work(one)
+    d = token_device(one, acc, count, work.layers)
+    eff_decode = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, float("inf"))
+    n_half = FP8_TOKENS_HALF if d.precision in ("fp8", "fp4") else compute_profile(w.engine, d.cls)[1]
+    dense = w.weights_bytes - w.input_embedding_bytes - w.expert_bytes
+    s = w.model.shape
+    stream = d.t * d.bw * d.mbu
+    comm_fixed = comm_row = 0.0
+    if d.tensor and d.devices > 1:
+        comm_fixed = 2 * work.layers * allreduce_latency_s(acc)
+        ring = 2.0 * (d.devices - 1) / d.devices / group_bandwidth(acc, d.devices, 1)
+        comm_row = 2 * work.layers * ring * work.hidden * one.act_bytes
+    budget, _ = batched_tokens(w.schedule, w.engine, acc)
+    return StepParts(
+        prompt=float(w.prompt_tokens),
+        output=float(w.output_tokens),
+        budget=float(budget),
+        chunked=chunked(w.schedule, w.engine),
+        dense_s=dense / stream,
+        expert_s=w.expert_bytes / MOE_EXPERT_EFFICIENCY.value / stream,
+        expert_miss=1.0 - s.experts_per_token / s.experts if s is not None and s.is_moe else 1.0,
+        kv_write_s=d.kv_token / (d.bw * d.kv_mbu),
+        eff_max=eff_decode,
+        n_half=n_half,
+        decode_row_s=2.0 * work.matmul / d.t / (d.peak * eff_decode),
+        prefill_flop_s=work.body_flops / w.prompt_tokens / d.t / d.peak,
+        head_flop_s=work.head_flops / w.prompt_tokens / d.t / d.peak,
+        per_sequence_s=max(
+            work.ctx * d.kv_token / (d.bw * d.kv_mbu),
+            work.decode_attention_flops / d.t / (d.peak * eff_decode),
+        ),
+        fixed_s=d.step_overhead + d.hops,
+        comm_fixed_s=comm_fixed,
+        comm_row_s=comm_row,
+    )
+
+
+def step_seconds(p: StepParts, decoding: FloatArray, chunk: FloatArray) -> FloatArray:
+    """One engine step with `decoding` requests at the generation's mean context and `chunk` prefill tokens."""
+    dec = np.asarray(decoding, dtype=float)
+    c = np.asarray(chunk, dtype=float)
+    n = dec + c
+    memory = p.dense_s + c * p.kv_write_s
+    if p.expert_miss < 1.0:
+        memory = memory + p.expert_s * (1.0 - p.expert_miss ** np.maximum(n, 1.0))
+    rows = np.maximum(c, 1.0)
+    heads = np.maximum(c / p.prompt, 1.0)
+    compute = (
+        p.decode_row_s * dec
+        + p.prefill_flop_s * c * (rows + p.n_half) / (p.eff_max * rows)
+        + p.head_flop_s * c * (heads + p.n_half) / (p.eff_max * heads)
+    )
+    comm = np.where(n > 0, p.comm_fixed_s + p.comm_row_s * n, 0.0) if p.comm_fixed_s else 0.0
+    return np.maximum(memory, compute) + dec * p.per_sequence_s + p.fixed_s + comm
