@@ -109,11 +109,16 @@ def test_a_latency_target_is_held_at_the_slo_percentile() -> None:
 
 
 def test_the_planner_arrays_are_the_single_estimate() -> None:
-    """One model: load_speeds over batch sizes = the estimate at each batch size (to the fixed point's tolerance:
-    the arrays iterate until every element has converged)."""
+    """One model: the planner's arrays = the estimate at each batch size (both read the same curve)."""
     p = parse_request({**NIM, "batch_size": 1}, CATALOG)
     batches = np.array([1.0, 7.0, 40.0])
-    arrays = load_speeds(p.workload, p.accelerator, 2, batches)
+    other = parse_request(
+        {**NIM, "model": {"preset": "llama-3.1-8b"}, "engine": "vllm", "batch_size": 1}, CATALOG
+    )
+    # stacked with another deployment (as the planner evaluates them): the same figures
+    arrays = load_speeds(
+        [(other.workload, other.accelerator, 1, batches), (p.workload, p.accelerator, 2, batches)]
+    )[1]
     for i, b in enumerate(batches):
         one = estimate(**NIM, batch_size=int(b))
         pct = one["latency"]["percentiles"]

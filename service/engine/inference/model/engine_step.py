@@ -11,7 +11,9 @@ once per deployment: at c = 0 this is speed.py's decode step at batch d, at d = 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import numpy as np
 
@@ -29,28 +31,46 @@ from .memory import Workload
 from .schedule import batched_tokens, chunked
 from .speed import token_device, token_work
 
+Coefficient = Any  # a float, or a column of floats (one row per deployment) when deployments are stacked
+
 
 @dataclass(frozen=True)
 class StepParts:
-    """Per-step coefficients of one deployment (seconds per unit), and the scheduler's budget."""
+    """Per-step coefficients of one deployment (seconds per unit), and the scheduler's budget; every field is a
+    float, or a (K, 1) column when K deployments are stacked (stack_parts) and evaluated in one array."""
 
-    prompt: float
-    output: float
-    budget: float
-    chunked: bool
-    dense_s: float  # streaming the dense weights once
-    expert_s: float  # streaming every routed expert once (a step reads the touched share)
-    expert_miss: float  # (1 − k/E): an expert is untouched by one token with this probability; 1 for dense
-    kv_write_s: float  # per prefill token
-    eff_max: float
-    n_half: float
-    decode_row_s: float  # GEMM seconds per decode row at the asymptotic efficiency
-    prefill_flop_s: float  # prefill body seconds per prompt token at efficiency 1
-    head_flop_s: float  # LM-head seconds per prompt token at efficiency 1 (one row per prompt)
-    per_sequence_s: float  # KV read (or attention) per decoding sequence at the mean context
-    fixed_s: float  # per-layer overhead and layer-split hops
-    comm_fixed_s: float  # all-reduce latencies (tensor parallel)
-    comm_row_s: float  # all-reduce ring seconds per row
+    prompt: Coefficient
+    output: Coefficient
+    budget: Coefficient
+    chunked: Coefficient  # bool
+    dense_s: Coefficient  # streaming the dense weights once
+    expert_s: Coefficient  # streaming every routed expert once (a step reads the touched share)
+    expert_miss: (
+        Coefficient  # (1 − k/E): an expert is untouched by one token with this probability; 1 for dense
+    )
+    kv_write_s: Coefficient  # per prefill token
+    eff_max: Coefficient
+    n_half: Coefficient
+    decode_row_s: Coefficient  # GEMM seconds per decode row at the asymptotic efficiency
+    prefill_flop_s: Coefficient  # prefill body seconds per prompt token at efficiency 1
+    head_flop_s: Coefficient  # LM-head seconds per prompt token at efficiency 1 (one row per prompt)
+    per_sequence_s: Coefficient  # KV read (or attention) per decoding sequence at the mean context
+    fixed_s: Coefficient  # per-layer overhead and layer-split hops
+    comm_fixed_s: Coefficient  # all-reduce latencies (tensor parallel)
+    comm_row_s: Coefficient  # all-reduce ring seconds per row
+
+
+def stack_parts(parts: Sequence[StepParts]) -> StepParts:
+    """K deployments as one StepParts of (K, 1) columns: the planner evaluates them in one array."""
+    return StepParts(
+        **{f.name: np.array([getattr(p, f.name) for p in parts])[:, None] for f in fields(StepParts)}
+    )
+
+
+def row(parts: StepParts, i: int) -> StepParts:
+    """Deployment i of stacked parts, as floats."""
+    values = {f.name: getattr(parts, f.name) for f in fields(StepParts)}
+    return StepParts(**{k: (v[i, 0].item() if isinstance(v, np.ndarray) else v) for k, v in values.items()})
 
 
 def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
@@ -97,9 +117,7 @@ def step_seconds(p: StepParts, decoding: FloatArray, chunk: FloatArray) -> Float
     dec = np.asarray(decoding, dtype=float)
     c = np.asarray(chunk, dtype=float)
     n = dec + c
-    memory = p.dense_s + c * p.kv_write_s
-    if p.expert_miss < 1.0:
-        memory = memory + p.expert_s * (1.0 - p.expert_miss ** np.maximum(n, 1.0))
+    memory = p.dense_s + c * p.kv_write_s + p.expert_s * (1.0 - p.expert_miss ** np.maximum(n, 1.0))
     rows = np.maximum(c, 1.0)
     heads = np.maximum(c / p.prompt, 1.0)
     compute = (
@@ -107,5 +125,5 @@ def step_seconds(p: StepParts, decoding: FloatArray, chunk: FloatArray) -> Float
         + p.prefill_flop_s * c * (rows + p.n_half) / (p.eff_max * rows)
         + p.head_flop_s * c * (heads + p.n_half) / (p.eff_max * heads)
     )
-    comm = np.where(n > 0, p.comm_fixed_s + p.comm_row_s * n, 0.0) if p.comm_fixed_s else 0.0
+    comm = np.where(n > 0, p.comm_fixed_s + p.comm_row_s * n, 0.0)
     return np.maximum(memory, compute) + dec * p.per_sequence_s + p.fixed_s + comm

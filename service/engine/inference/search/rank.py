@@ -19,6 +19,7 @@ import numpy as np
 
 from ...budget import Checkpoint, unlimited
 from ...hardware import Accelerator
+from ..model.arrays import BatchSpeeds
 from ..model.continuous import load_speeds
 from ..model.cost import usd_per_hour
 from ..model.evaluate import InferenceEvaluation, evaluate
@@ -30,6 +31,7 @@ from ..request import hardware_problems
 from .misses import Misses, nearest_misses
 from .request import PriceOption, ServingSearch
 
+STACKED = 32  # groups whose continuous-batching curves are computed in one array (continuous.load_speeds)
 REASONS = (
     "unsupported_engine",
     "unsupported_format",
@@ -107,6 +109,7 @@ def search(space: ServingSearch, checkpoint: Checkpoint = unlimited) -> PlanResu
     misses = Misses()
     considered = evaluated = 0
     complete = True
+    pending: list[tuple[Group, int, int]] = []  # evaluated STACKED at a time (continuous.load_speeds)
     for multiplicity, reason, group in _groups(space):
         if groups and not checkpoint():
             complete = False
@@ -116,9 +119,12 @@ def search(space: ServingSearch, checkpoint: Checkpoint = unlimited) -> PlanResu
             exclusions[reason] += multiplicity * space.max_batch
             continue
         assert group is not None
-        index = len(groups)
+        pending.append((group, len(groups), multiplicity))
         groups.append(group)
-        evaluated += _evaluate_group(space, group, index, multiplicity, exclusions, points, misses)
+        if len(pending) == STACKED:
+            evaluated += _evaluate_pending(space, pending, exclusions, points, misses)
+            pending = []
+    evaluated += _evaluate_pending(space, pending, exclusions, points, misses)
     frontier_points = _pareto(points)
     best = frontier_points[0] if frontier_points else None
     result = PlanResult(
@@ -199,6 +205,35 @@ def _group_reason(
     return None
 
 
+def _evaluate_pending(
+    space: ServingSearch,
+    pending: list[tuple[Group, int, int]],
+    exclusions: dict[str, int],
+    points: list[_Point],
+    misses: Misses,
+) -> int:
+    """Evaluate the pending groups (in search order) with their speeds computed in one stack; returns how many
+    configurations were evaluated."""
+    fits = []
+    for group, _, multiplicity in pending:
+        fit = max_batch_size(group.workload, group.accelerator, group.devices, upper=space.max_batch)
+        exclusions["does_not_fit"] += multiplicity * (space.max_batch - fit)
+        fits.append(fit)
+    running = [(g, i, m, fit) for (g, i, m), fit in zip(pending, fits, strict=True) if fit > 0]
+    speeds = load_speeds(
+        [
+            (g.workload, g.accelerator, g.devices, np.arange(1, fit + 1, dtype=float))
+            for g, _, _, fit in running
+        ]
+    )
+    evaluated = 0
+    for (group, index, multiplicity, fit), speed in zip(running, speeds, strict=True):
+        evaluated += _evaluate_group(
+            space, group, index, multiplicity, exclusions, points, misses, fit, speed
+        )
+    return evaluated
+
+
 def _evaluate_group(
     space: ServingSearch,
     group: Group,
@@ -207,14 +242,11 @@ def _evaluate_group(
     exclusions: dict[str, int],
     points: list[_Point],
     misses: Misses,
+    fit: int,
+    speeds: BatchSpeeds,
 ) -> int:
-    """Evaluate every fitting batch size of one group; returns how many were evaluated."""
-    w, acc, devices = group.workload, group.accelerator, group.devices
-    fit = max_batch_size(w, acc, devices, upper=space.max_batch)
-    exclusions["does_not_fit"] += multiplicity * (space.max_batch - fit)
-    if fit == 0:
-        return 0
-    speeds = load_speeds(w, acc, devices, np.arange(1, fit + 1, dtype=float))
+    """Rank every fitting batch size of one group (its speeds given); returns how many were evaluated."""
+    devices = group.devices
     replicas = replicas_needed(space.requests_per_second, speeds.requests_per_second, space.max_utilization)
     usd = usd_per_hour(replicas * devices, group.price.usd_per_hour, space.infrastructure_overhead)
     ttft_ok = speeds.time_to_first_token_s <= space.ttft_s
