@@ -192,7 +192,7 @@ def test_the_api_stays_writable_while_the_cli_imports(app, admin_headers, migrat
     client = api.test_client()
     cli = subprocess.Popen(
         [str(Path(sys.executable).parent / "scalecost"), "prices", "import", "--source", "csv", str(path),
-         "--url", migrated_url, "--batch", "500"],
+         "--url", migrated_url, "--batch", "100"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     statuses = []
