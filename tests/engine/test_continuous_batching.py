@@ -181,3 +181,23 @@ def test_a_step_is_the_static_decode_step_and_the_static_prefill() -> None:
         prefill = token_speed(p.workload, p.accelerator, 2).time_to_first_token_s
         one_prompt = step_seconds(parts, np.array(0.0), np.array(float(p.workload.prompt_tokens)))
         assert one_prompt == pytest.approx(prefill, rel=1e-9)
+
+
+def test_a_cached_prefix_is_not_prefilled_again() -> None:
+    cold = estimate(**NIM, batch_size=25)
+    warm = estimate(**NIM, batch_size=25, workload={"prefix_hit_rate": 0.9})
+    assert warm["latency"]["time_to_first_token_s"] < 0.5 * cold["latency"]["time_to_first_token_s"]
+    assert warm["throughput"]["output_tokens_per_second"] > cold["throughput"]["output_tokens_per_second"]
+    assert warm["load"]["prefill_time_share"] < cold["load"]["prefill_time_share"]
+
+
+@pytest.mark.parametrize(
+    "request_fields",
+    [
+        {"workload": {"prefix_hit_rate": 1.0}},
+        {"workload": {"prefix_hit_rate": -0.1}},
+        {"workload": {"prefix_hit_rate": 0.5}, "serving": {"scheduler": "static"}},
+    ],
+)
+def test_prefix_hit_rates_outside_the_validity_range_are_refused(request_fields: dict[str, Any]) -> None:
+    assert "workload.prefix_hit_rate" in errors_of(**{**NIM, **request_fields})

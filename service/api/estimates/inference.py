@@ -119,6 +119,16 @@ class InferenceWorkloadRequestSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
+    prefix_hit_rate = Float(
+        validate=validate.Range(min=0, max=0.99),
+        metadata={
+            "description": "Share of each prompt found in the engine's prefix cache (shared system prompts, "
+            "multi-turn chats), 0 to 0.99 (default 0; continuous scheduler): only the rest is prefilled. KV memory "
+            "is not reduced (each request is counted with its whole context)",
+            "example": 0.5,
+        },
+    )
+
     requests_per_second = Float(
         validate=validate.Range(min=1e-9, max=1e7, min_inclusive=False),
         metadata={

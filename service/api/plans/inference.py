@@ -48,6 +48,14 @@ class PlanWorkloadSchema(ma.Schema):
         validate=validate.Range(1, 10_000_000),
         metadata={"description": "Per request (default 256)", "example": 256},
     )
+    prefix_hit_rate = Float(
+        validate=validate.Range(min=0, max=0.99),
+        metadata={
+            "description": "Share of each prompt found in the prefix cache, 0 to 0.99 (default 0): continuous-"
+            "batching engines prefill only the rest",
+            "example": 0.5,
+        },
+    )
 
 
 class SloSchema(ma.Schema):

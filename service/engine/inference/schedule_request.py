@@ -21,6 +21,11 @@ from .model.schedule import (
 )
 
 MAX_RATE = 1e7  # requests/s: the planner's demand bound
+# Prefix hit rates: a fraction of each prompt. The SGLang paper (Zheng et al., NeurIPS 2024, arXiv:2312.07104,
+# RadixAttention) reports cache hit rates of 50-99 % on its workloads (recalled, not re-read this session), so the
+# validity range stops at 0.99: beyond it the prompt is effectively all cached and the model is untested
+MAX_PREFIX_HIT = 0.990000001
+MAX_PREFIX_HIT_SHOWN = "0.99"
 
 
 def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedule:
@@ -67,6 +72,20 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
             _("Arrival rates need the continuous scheduler (serving.scheduler)."),
         )
         rate = None
+    hit = workload.get("prefix_hit_rate", 0.0)
+    if hit is None:
+        hit = 0.0
+    if isinstance(hit, bool) or not isinstance(hit, int | float) or not 0 <= hit < MAX_PREFIX_HIT:
+        bad(
+            "workload.prefix_hit_rate",
+            _(
+                "Must be a fraction in [0, {high}] (share of each prompt served from the prefix cache)."
+            ).format(high=MAX_PREFIX_HIT_SHOWN),
+        )
+        hit = 0.0
+    if hit and scheduler != "continuous":
+        bad("workload.prefix_hit_rate", _("Prefix caching is modelled for the continuous scheduler only."))
+        hit = 0.0
     percentile = (request.get("slo") or {}).get("percentile") or "p90"
     if percentile not in PERCENTILES:
         bad(
@@ -84,6 +103,7 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
         requests_per_second=float(rate) if rate is not None else None,
         max_concurrency=given_batch if rate is not None and isinstance(given_batch, int) else None,
         percentile=percentile,
+        prefix_hit_rate=float(hit),
     )
 
 

@@ -39,7 +39,7 @@ class StepParts:
     """Per-step coefficients of one deployment (seconds per unit), and the scheduler's budget; every field is a
     float, or a (K, 1) column when K deployments are stacked (stack_parts) and evaluated in one array."""
 
-    prompt: Coefficient
+    prompt: Coefficient  # tokens prefilled per request (the prompt less its cached prefix)
     output: Coefficient
     budget: Coefficient
     chunked: Coefficient  # bool
@@ -89,7 +89,8 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
         comm_row = 2 * work.layers * ring * work.hidden * one.act_bytes
     budget, _ = batched_tokens(w.schedule, w.engine, acc)
     return StepParts(
-        prompt=float(w.prompt_tokens),
+        # prefix caching: only the uncached part of a prompt is prefilled (at least its last token)
+        prompt=max(w.prompt_tokens * (1.0 - w.schedule.prefix_hit_rate), 1.0),
         output=float(w.output_tokens),
         budget=float(budget),
         chunked=chunked(w.schedule, w.engine),

@@ -52,6 +52,7 @@ class Schedule:
     max_num_batched_tokens: int | None = None
     requests_per_second: float | None = None  # Poisson arrivals; None = closed loop at batch_size concurrency
     max_concurrency: int | None = None  # with a rate: batch_size as given (max_num_seqs); None = what fits
+    prefix_hit_rate: float = 0.0  # share of each prompt found in the prefix cache (not prefilled again)
     percentile: str = DEFAULT_PERCENTILE
 
     @property

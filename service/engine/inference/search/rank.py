@@ -181,7 +181,12 @@ def _workload(
     kv_precision = kv or default_kv_precision(engine, fmt)
     if kv_precision not in ENGINE_KV_PRECISIONS[engine]:
         return "unsupported_kv_precision"
-    schedule = Schedule(scheduler=default_scheduler(engine), percentile=space.percentile)
+    scheduler = default_scheduler(engine)
+    schedule = Schedule(
+        scheduler=scheduler,
+        percentile=space.percentile,
+        prefix_hit_rate=space.prefix_hit_rate if scheduler == "continuous" else 0.0,
+    )
     return Workload(
         space.model, engine, fmt, kv_precision, 1, space.prompt_tokens, space.output_tokens, schedule=schedule
     )

@@ -67,6 +67,7 @@ class ServingSearch:
     frontier_points: int
     as_of: str | None  # cost.as_of, echoed into the estimate bodies
     percentile: str = "p90"  # slo.percentile: the latency percentile the objectives hold at
+    prefix_hit_rate: float = 0.0  # workload.prefix_hit_rate (continuous-batching engines)
 
     @property
     def groups(self) -> int:
@@ -118,6 +119,7 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> ServingS
         frontier_points=int((request.get("output") or {}).get("frontier_points", DEFAULT_FRONTIER_POINTS)),
         as_of=str(cost["as_of"]) if cost.get("as_of") else None,
         percentile=str(slo.get("percentile") or "p90"),
+        prefix_hit_rate=float(workload.get("prefix_hit_rate") or 0.0),
     )
     _check_formats(space.formats, bool(search.get("formats")), bad)
     if not errors and space.groups > MAX_GROUPS:

@@ -124,7 +124,11 @@ def _cost(space: ServingSearch, dep: Deployment, ttft: float, e2e: float) -> dic
     `at_capacity` is one fully busy replica (the figures POST /v1/estimates/inference reports)."""
     g, w = dep.group, dep.plan.workload
     p, o, b = space.prompt_tokens, space.output_tokens, w.batch
-    prefill_share = ttft / e2e
+    load = dep.evaluation.speed.load
+    # continuous batching: the share of engine time in steps that carry prefill (the estimate's rule); static
+    # batches: the prefill's share of the batch's time
+    prefill_share = load["prefill_time_share"] if load is not None else ttft / e2e
+    rps = dep.evaluation.speed.requests_per_second
     usd_per_request = dep.usd_per_hour / SECONDS_PER_HOUR / space.requests_per_second
     replica_per_second = (
         usd_per_hour(g.devices, g.price.usd_per_hour, space.infrastructure_overhead) / SECONDS_PER_HOUR
@@ -139,8 +143,16 @@ def _cost(space: ServingSearch, dep: Deployment, ttft: float, e2e: float) -> dic
         "prefill_share": prefill_share,
         "at_capacity": {
             "usd_per_hour_per_replica": replica_per_second * SECONDS_PER_HOUR,
-            "usd_per_million_input_tokens": replica_per_second * ttft / (b * p) * 1e6,
-            "usd_per_million_output_tokens": replica_per_second * (e2e - ttft) / (b * o) * 1e6,
+            "usd_per_million_input_tokens": (
+                replica_per_second * prefill_share / (rps * p) * 1e6
+                if load is not None
+                else replica_per_second * ttft / (b * p) * 1e6
+            ),
+            "usd_per_million_output_tokens": (
+                replica_per_second * (1.0 - prefill_share) / (rps * o) * 1e6
+                if load is not None
+                else replica_per_second * (e2e - ttft) / (b * o) * 1e6
+            ),
             "usd_per_million_output_tokens_all_time": replica_per_second / otps * 1e6 if otps else None,
         },
         "infrastructure_overhead": space.infrastructure_overhead,
@@ -169,9 +181,12 @@ def estimate_request(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
         output_tokens=space.output_tokens,
         hardware={"accelerator": g.accelerator.id, "count": g.devices},
         targets={"time_to_first_token_s": space.ttft_s, "time_per_output_token_s": space.tpot_s},
+        slo={"percentile": space.percentile},
         cost=cost,
         output={"suggestions": False, "recommendations": False},
     )
+    if w.schedule.prefix_hit_rate:
+        body["workload"] = {"prefix_hit_rate": w.schedule.prefix_hit_rate}
     return body
 
 
