@@ -1,0 +1,61 @@
+"""Serving per software stack against public measurements (tests/engine/data/public_serving_throughput.csv).
+
+`pytest -s tests/engine/test_stack_calibration.py` prints the error per point and the median per stack (the same
+table as `python -m tests.engine.serving_points`). Errors are speed errors: positive = predicted faster than measured.
+
+Issue 31's goal: every stack with at least 5 public points within 15 % median error. Before the stack factors
+(stacks.py), on these points: rocm/vllm 50.4 % (2× optimistic at load, +38 % at batch 1 on 405B), Gaudi 17.8 %
+(Gaudi 3 70B +20…+60 %, Gaudi 2 7B/8B −15…−27 %), Neuron 41.8 %.
+"""
+
+from __future__ import annotations
+
+from scalecost.engine.inference.model.stacks import NEUTRAL, stack_factors
+
+from .reference_catalog import load_catalog
+from .serving_points import by_stack, evaluate, serving_rows, summary, table
+
+CATALOG = load_catalog()
+
+
+def test_every_stack_prints_its_error_per_point():
+    outcomes = evaluate(CATALOG)
+    print("\n" + table(outcomes))
+    assert len(outcomes) == len(serving_rows()) >= 60
+    assert all(o.predicted > 0 for o in outcomes)
+
+
+def test_rocm_and_gaudi_stacks_are_within_15_percent_median():
+    stacks = by_stack(evaluate(CATALOG))
+    for name in ("rocm/vllm", "gaudi/optimum-habana"):
+        s = summary(stacks[name])
+        assert s["points"] >= 20, name
+        assert s["median_abs_error"] < 0.15, (name, s)
+        assert s["within_15_percent"] >= 0.70, (name, s)
+
+
+def test_rocm_batch_one_decode_is_no_longer_optimistic():
+    """AMD's batch-1 latency rows (memory-bound decode): the CUDA tables alone predicted them 6-38 % fast."""
+    rows = [o for o in evaluate(CATALOG) if o.stack == "rocm/vllm" and o.batch == 1]
+    assert len(rows) == 2
+    assert all(abs(o.error) < 0.15 for o in rows), [(o.label, o.error) for o in rows]
+
+
+def test_neuron_stack_keeps_its_known_level():
+    """Known gap: the five Neuron points (transformers-neuronx on Inf2/Trn1, batch 1) disagree with each other by
+    more than one bandwidth or overhead factor explains (Llama-2-13B decodes at 0.5 of Inf2 bandwidth, Llama-2-70B on
+    the same 12 chips at 0.2), so the stack keeps the class prior (docs/formulas.md, "Serving stacks")."""
+    s = summary(by_stack(evaluate(CATALOG))["neuron/transformers-neuronx"])
+    assert s["points"] == 5 and s["median_abs_error"] < 0.45
+
+
+def test_cuda_builds_keep_the_calibrated_tables():
+    for part in ("nvidia-h100-sxm-80gb", "nvidia-a100-sxm-80gb", "nvidia-rtx-4090"):
+        for engine in ("vllm", "tensorrt-llm", "sglang", "llama.cpp"):
+            assert stack_factors(engine, CATALOG.accelerators[part]) is NEUTRAL
+
+
+def test_every_row_names_its_source():
+    for row in serving_rows():
+        assert row["source_url"].startswith("https://"), row["label"]
+        assert float(row["measured"]) > 0
