@@ -59,3 +59,56 @@ def test_every_row_names_its_source():
     for row in serving_rows():
         assert row["source_url"].startswith("https://"), row["label"]
         assert float(row["measured"]) > 0
+
+
+# ------------------------------------------------------------------------------------------------------ training
+
+
+def test_training_stacks_print_their_error_per_point():
+    """`pytest -s` prints the table; before the stack factors and the JAX frameworks (the rows sent without
+    training.framework, the engine's inferred stack): JAX/XLA on GPU 15.4 %, Gaudi 2 Megatron-DeepSpeed 11.5 %
+    (+11.5 % signed), Trainium NxD 20.7 % (−20.7 % signed)."""
+    from .training_stack_points import evaluate as evaluate_training
+    from .training_stack_points import stack_rows
+    from .training_stack_points import table as training_table
+
+    evaluated = evaluate_training(CATALOG)
+    print("\n" + training_table(evaluated))
+    assert len(evaluated) == len(stack_rows()) >= 24
+    assert all(o.predicted and o.fits for _, o in evaluated), "every published configuration ran, so it fits"
+
+
+def test_every_training_stack_is_within_15_percent_median():
+    from .training_stack_points import by_stack as training_by_stack
+    from .training_stack_points import evaluate as evaluate_training
+    from .training_stack_points import median_error
+
+    stacks = training_by_stack(evaluate_training(CATALOG))
+    assert set(stacks) == {"jax-xla/gpu", "gaudi/megatron-deepspeed", "neuron/neuronx-distributed"}
+    for name, outcomes in stacks.items():
+        assert len(outcomes) >= 5, name
+        assert median_error(outcomes) < 0.15, (name, median_error(outcomes))
+
+
+def test_jax_frameworks_are_accepted_and_keep_the_xla_path_on_tpus():
+    from scalecost.engine import estimate_training
+
+    def request(accelerator: str, framework: str | None) -> dict:
+        training = {"tokens": 1e11, "sequence_length": 4096, "global_batch_size": 256, "precision": "bf16"}
+        if framework:
+            training["framework"] = framework
+        return {
+            "model": {"preset": "llama-2-7b"},
+            "training": training,
+            "hardware": {
+                "accelerator": accelerator,
+                "count": 64,
+                "parallelism": {"data": 64, "zero_stage": 3},
+            },
+        }
+
+    tpu = {fw: estimate_training(request("google-tpu-v5p", fw), CATALOG) for fw in (None, "maxtext", "paxml")}
+    seconds = {fw: answer["time"]["seconds"] for fw, answer in tpu.items()}
+    assert seconds["maxtext"] == seconds[None] == seconds["paxml"]
+    gpu = estimate_training(request("nvidia-h100-sxm-80gb", "maxtext"), CATALOG)
+    assert gpu["time"]["seconds"] > 0
