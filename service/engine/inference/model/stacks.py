@@ -43,6 +43,9 @@ NEUTRAL = StackFactors(1.0, 1.0, 1.0, 1.0, None, "the engine's CUDA calibration 
 
 _AMD = "AMD ROCm performance-results page (rocm/vllm 0.9.0.1 and 0.8.5 images) and OCI MI300X blog (2024)"
 _INTEL = "Intel 'Model Performance Data' Gaudi 2 / Gaudi 3 LLM throughput tables (SynapseAI 1.18.0)"
+_NEURON = (
+    "aws-neuron-sdk inf2/trn1 throughput_ and latency_data_decoder.csv (Neuron 2.18, transformers-neuronx)"
+)
 _ROCM_MAMF = 0.51 / 0.80  # ml-engineering MAMF: MI300X 0.51 of peak vs H100 0.80 (training/model/compute.py)
 
 # (family, engine or "*", accelerator id fragment or "*") → factors; the first matching row wins
@@ -57,6 +60,11 @@ _FACTORS: dict[tuple[str, str, str], StackFactors] = {
     # Gaudi 3 0.7 × of its 1,835 TFLOPS (power/thermal throttling under dense GEMMs, SqueezeBits 2025)
     ("gaudi", "*", "gaudi2"): StackFactors(1.0, 1.15, 1.4, 1.4, None, f"fit: {_INTEL}, Gaudi 2 (16 points)"),
     ("gaudi", "*", "gaudi3"): StackFactors(1.0, 1.15, 0.7, 0.7, None, f"fit: {_INTEL}, Gaudi 3 (24 points)"),
+    # Neuron (transformers-neuronx, Inf2 and Trn1, 120 points: TPOT and TTFT of 60 configurations): weights stream at
+    # 0.72 of the datasheet (1.2 × the class prior 0.60), the attention kernels read the KV cache at 0.36 (0.6 ×), and
+    # each layer costs 100 µs per forward pass (Llama-2-7B and -70B decode at 6.5 and 33 ms per token on the same 12
+    # Inf2 chips: a fixed per-layer cost plus 0.7 of the bandwidth); prefill keeps the class prior
+    ("neuron", "*", "*"): StackFactors(1.2, 0.6, 1.0, 1.0, 100e-6, f"fit: {_NEURON}"),
 }
 
 
