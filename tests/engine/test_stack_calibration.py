@@ -117,3 +117,27 @@ def test_jax_frameworks_are_accepted_and_keep_the_xla_path_on_tpus():
     assert seconds["maxtext"] == seconds[None] == seconds["paxml"]
     gpu = estimate_training(request("nvidia-h100-sxm-80gb", "maxtext"), CATALOG)
     assert gpu["time"]["seconds"] > 0
+
+
+def test_the_answer_names_the_stack_and_the_factors_it_used():
+    from scalecost.engine import estimate_inference
+
+    def answer(accelerator: str) -> dict:
+        request = {
+            "model": {"preset": "llama-3.1-70b"},
+            "weights": {"precision": "fp8"},
+            "hardware": {"accelerator": accelerator, "count": 8},
+        }
+        return estimate_inference(request, CATALOG)
+
+    amd, nvidia = answer("amd-mi300x"), answer("nvidia-h100-sxm-80gb")
+    assert amd["hardware"]["serving_stack"] == "rocm/vllm"
+    assert nvidia["hardware"]["serving_stack"] == "cuda/vllm"
+    cuda_mbu = nvidia["assumptions"]["memory_bandwidth_efficiency"]["value"]
+    assert amd["assumptions"]["memory_bandwidth_efficiency"]["value"] == cuda_mbu * 0.6
+    assert "AMD ROCm" in amd["assumptions"]["memory_bandwidth_efficiency"]["source"]
+    amd_kv, cuda_kv = (
+        amd["assumptions"]["kv_bandwidth_efficiency"],
+        nvidia["assumptions"]["kv_bandwidth_efficiency"],
+    )
+    assert amd_kv == cuda_kv * 0.6
