@@ -48,12 +48,16 @@ _NEURON = (
 )
 _ROCM_MAMF = 0.51 / 0.80  # ml-engineering MAMF: MI300X 0.51 of peak vs H100 0.80 (training/model/compute.py)
 
+_ROCM_VLLM = StackFactors(0.6, 0.6, _ROCM_MAMF, 0.4, None, f"fit: {_AMD}; 16-bit: MAMF ratio")
 # (family, engine or "*", accelerator id fragment or "*") → factors; the first matching row wins
 _FACTORS: dict[tuple[str, str, str], StackFactors] = {
     # vLLM on ROCm, MI300X, 22 points (FP8 weights and KV, TP8, batch 1 to 3,200): the weight and KV streams reach
     # 0.6 of the CUDA build's MBU (0.50 of 5.3 TB/s), FP8 GEMMs 0.4 of its share; no 16-bit point was found, so the
     # 16-bit GEMMs take the MI300X/H100 best-GEMM ratio (MAMF) instead of a fit
-    ("rocm", "*", "*"): StackFactors(0.6, 0.6, _ROCM_MAMF, 0.4, None, f"fit: {_AMD}; 16-bit: MAMF ratio"),
+    # SGLang's ROCm build runs the same hipBLASLt GEMMs and AITER attention kernels (assumed: no public point read);
+    # llama.cpp, transformers and ExLlamaV2 on ROCm keep the CUDA tables (no public point either)
+    ("rocm", "vllm", "*"): _ROCM_VLLM,
+    ("rocm", "sglang", "*"): _ROCM_VLLM,
     # Gaudi (optimum-habana text-generation and vLLM-Gaudi: HPU graphs over the same Synapse kernels). Streams at
     # the CUDA build's MBU, the attention kernels at 0.96 of the datasheet (× 1.15); the GEMMs differ by part:
     # Gaudi 2 reaches 1.4 × the CUDA share of its 865 TFLOPS FP8 (its MAMF is 0.97 of peak, training/model/compute.py),
