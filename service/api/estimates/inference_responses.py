@@ -46,6 +46,11 @@ class InferenceResolvedHardwareSchema(Answer):
     engine = text("Serving engine", example="vllm")
     layout = text("`tensor` (tensor parallel) or `layer` (layers split across devices)", example="tensor")
     accelerator_class = text("Class the efficiency tables use for this device", example="consumer-gpu")
+    serving_stack = text(
+        "The engine's build on this part, vendor family / engine (cuda/vllm, rocm/vllm, gaudi/vllm, neuron/vllm, …): "
+        "its factors scale the class tables (docs/formulas.md, 'Serving stacks')",
+        example="cuda/vllm",
+    )
 
 
 class InferenceMemoryBreakdownSchema(Answer):

@@ -120,7 +120,9 @@ class TrainingRunSchema(ma.Schema):
             "element-wise kernels. fsdp: a PyTorch FSDP / ZeRO-3 stack not named (FlashAttention-2 on Hopper, cuDNN "
             "on Blackwell, fused element-wise kernels), the default when zero_stage is 3 on a GPU; "
             "assumptions.framework_source says which applied. No difference on Ampere and older parts "
-            "(FlashAttention-2 is their fast kernel)",
+            "(FlashAttention-2 is their fast kernel). maxtext and paxml: the JAX/XLA stacks (cuDNN fused attention "
+            "and XLA-fused element-wise work on GPUs, the XLA path on TPUs). Off NVIDIA parts the vendor family's "
+            "GEMM factor applies too (assumptions.training_stack; docs/formulas.md, 'Training stacks')",
             "example": "megatron",
         },
     )

@@ -226,7 +226,9 @@ class MemoryOverheadSchema(Answer):
 
 class TrainingEfficiencySchema(Answer):
     peak_flops_per_s = num("Dense peak of the accelerator at this precision, FLOP/s")
-    best_gemm_efficiency = number("Best large-GEMM fraction of peak on this accelerator and precision")
+    best_gemm_efficiency = number(
+        "Best large-GEMM fraction of peak on this accelerator and precision, × the training stack's factor on it"
+    )
     pipeline_bubble_fraction = number("(p − 1)/(v·m + p − 1): fill and drain of the pipeline, fraction")
 
 
@@ -304,6 +306,11 @@ class TrainingAssumptionsSchema(Answer):
     )
     flash_attention = F.Boolean()
     framework = text("The training stack the step time assumes (`training.framework`)", example="megatron")
+    training_stack = text(
+        "Vendor family / framework whose GEMM factor the step uses (cuda/megatron, gaudi/deepspeed, neuron/…, "
+        "tpu/maxtext; docs/formulas.md, 'Training stacks')",
+        example="cuda/megatron",
+    )
     framework_source = text(
         "How the stack was set: `given`, the default (megatron) or inferred from a ZeRO-3 layout (fsdp)",
         example="given",

@@ -15,6 +15,7 @@ from ..units import SECONDS_PER_HOUR, human_bytes, human_duration
 from .model.cost import usd_per_hour
 from .model.efficiency import (
     MOE_EXPERT_EFFICIENCY,
+    Factor,
     accelerator_class,
     bandwidth_efficiency,
     compute_profile,
@@ -22,10 +23,12 @@ from .model.efficiency import (
     layer_overhead_s,
 )
 from .model.evaluate import InferenceEvaluation
+from .model.formats import compute_precision_on
 from .model.memory import MemoryLayout, Workload
 from .model.plan import InferencePlan
 from .model.schedule import batched_tokens, chunked
 from .model.speed import Speed
+from .model.stacks import NEUTRAL, serving_stack, stack_factors
 
 
 def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
@@ -43,6 +46,7 @@ def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
             "engine": w.engine,
             "layout": w.layout,
             "accelerator_class": accelerator_class(acc),
+            "serving_stack": serving_stack(w.engine, acc),
         },
         "memory": _memory_section(ev, dec),
         "latency": {
@@ -124,6 +128,15 @@ def _assumptions_section(p: InferencePlan) -> dict[str, Any]:
     mbu = bandwidth_efficiency(w.engine, cls, w.fmt.family)
     overhead = layer_overhead_s(w.engine, cls)
     eff_max, n_half, compute_source = compute_profile(w.engine, cls)
+    # the values speed.py uses: the class tables × the stack's factors on this vendor's build (stacks.py)
+    stack = stack_factors(w.engine, p.accelerator)
+    precision, _weight_only = compute_precision_on(w.fmt, p.accelerator.supports("fp4"))
+    if stack is not NEUTRAL:
+        mbu = Factor(mbu.value * stack.bandwidth, f"{mbu.source}; × {stack.bandwidth:g} ({stack.source})")
+        if stack.layer_overhead_s is not None:
+            overhead = Factor(stack.layer_overhead_s, stack.source)
+        eff_max *= stack.compute(precision)
+        compute_source = f"{compute_source}; × {stack.compute(precision):g} ({stack.source})"
     assumptions: dict[str, Any] = {
         "workload": {
             "batch_size": w.batch,
@@ -131,7 +144,7 @@ def _assumptions_section(p: InferencePlan) -> dict[str, Any]:
             "output_tokens": w.output_tokens,
         },
         "memory_bandwidth_efficiency": {"value": mbu.value, "source": mbu.source},
-        "kv_bandwidth_efficiency": kv_bandwidth_efficiency(w.engine, cls).value,
+        "kv_bandwidth_efficiency": kv_bandwidth_efficiency(w.engine, cls).value * stack.kv_bandwidth,
         "layer_overhead_s": {"value": overhead.value, "source": overhead.source},
         "compute_efficiency": {"max": eff_max, "tokens_at_half": n_half, "source": compute_source},
         "usd_per_accelerator_hour": p.usd_per_accelerator_hour,

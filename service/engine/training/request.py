@@ -19,7 +19,7 @@ from ..parallelism import Parallelism
 from ..pricing import resolve_price
 from .data_request import parse_batch, parse_data
 from .layout_request import check_expert_overlap, parse_parallelism
-from .model.framework import inferred_framework
+from .model.framework import JAX_STACKS, inferred_framework
 from .model.plan import FRAMEWORKS, TrainingPlan
 from .model.recompute import parse_recompute_modules
 from .numerics_request import parse_numerics
@@ -131,7 +131,7 @@ def _stack(
     offload = _offload(training, model, par, bad)
     loss_chunks = _loss_chunks(training, bad)
     framework, compiled, framework_source = _framework(training, par, acc, bad)
-    if acc is not None and acc.kind == "tpu" and framework != "megatron":
+    if acc is not None and acc.kind == "tpu" and framework not in ("megatron", *JAX_STACKS):
         notes.append(
             _(
                 "training.framework {framework} is a CUDA stack: on a TPU the estimate keeps XLA's kernels and "

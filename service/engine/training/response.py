@@ -12,6 +12,7 @@ from .model.cost import cost, total_usd
 from .model.evaluate import Evaluation
 from .model.plan import TrainingPlan
 from .model.scaling import scaling_summary
+from .model.stacks import stack_gemm_factor
 from .response_assumptions import assumptions, details
 
 # Spread of utilization comparable public runs achieved around our prediction: Megatron-LM Table 1 spans
@@ -186,7 +187,10 @@ def _utilization_sentence(plan: TrainingPlan, ev: Evaluation) -> str:
         "predicted: {name} best-GEMM efficiency {efficiency} scaled for GEMM shape, attention kernels, "
         "memory-bound element-wise work, optimizer step and exposed tensor/pipeline/data/expert "
         "communication (calibrated on Megatron-LM 2021 Table 1 and NeMo 24.09)"
-    ).format(name=acc.name, efficiency=num(best_gemm_efficiency(acc, plan.precision), 2))
+    ).format(
+        name=acc.name,
+        efficiency=num(best_gemm_efficiency(acc, plan.precision) * stack_gemm_factor(plan.framework, acc), 2),
+    )
 
 
 def _effective(plan: TrainingPlan, ev: Evaluation) -> float:

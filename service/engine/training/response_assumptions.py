@@ -16,6 +16,7 @@ from .model.evaluate import Evaluation
 from .model.framework import attention_kernel
 from .model.memory import bytes_per_parameter, fragmentation_fraction, runtime_reserve_bytes
 from .model.plan import TrainingPlan
+from .model.stacks import stack_gemm_factor, training_stack
 
 GOODPUT_SOURCE = N_(
     "modelled: interruptions at Llama 3's rate (466 in 54 days on 16,384 GPUs, Dubey et al. 2024 §3.3.4), each "
@@ -35,7 +36,9 @@ def assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         },
         "efficiency": {
             "peak_flops_per_s": acc.peak(plan.precision),
-            "best_gemm_efficiency": best_gemm_efficiency(acc, plan.precision),
+            # the part's best GEMM × the stack's factor on it (model/stacks.py): what the step model runs at
+            "best_gemm_efficiency": best_gemm_efficiency(acc, plan.precision)
+            * stack_gemm_factor(plan.framework, acc),
             "pipeline_bubble_fraction": pipeline_bubble_fraction(
                 par.pipeline, ev.micro_batches, par.virtual_pipeline, par.pipeline_schedule == "zero_bubble"
             ),
@@ -61,6 +64,7 @@ def assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "recompute_modules": list(plan.recompute_modules) if plan.recompute == "selective" else [],
         "flash_attention": plan.flash_attention,
         "framework": plan.framework,
+        "training_stack": training_stack(plan.framework, acc),
         "framework_source": _framework_source(plan),
         "torch_compile": plan.torch_compile,
         "loss_chunks": plan.loss_chunks,

@@ -34,6 +34,7 @@ from .efficiency import (
 )
 from .formats import compute_precision_on
 from .memory import PREFILL_CHUNK, Workload, kv_bytes_per_token
+from .stacks import stack_factors
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,10 @@ def token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> Toke
     tensor = w.layout == "tensor"
     t = count if tensor else 1
     precision, weight_only = compute_precision_on(w.fmt, acc.supports("fp4"))
+    stack = stack_factors(w.engine, acc)  # the engine's build for this vendor's part (stacks.py)
+    overhead = (
+        layer_overhead_s(w.engine, cls).value if stack.layer_overhead_s is None else stack.layer_overhead_s
+    )
     return TokenDevice(
         acc=acc,
         devices=count,
@@ -136,12 +141,13 @@ def token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> Toke
         tensor=tensor,
         t=t,
         bw=acc.memory_bandwidth_bytes_per_s,
-        mbu=bandwidth_efficiency(w.engine, cls, w.fmt.family).value,
-        kv_mbu=kv_bandwidth_efficiency(w.engine, cls).value,
+        mbu=bandwidth_efficiency(w.engine, cls, w.fmt.family).value * stack.bandwidth,
+        kv_mbu=kv_bandwidth_efficiency(w.engine, cls).value * stack.kv_bandwidth,
         precision=precision,
-        peak=peak_flops(acc, precision)[0],
+        peak=peak_flops(acc, precision)[0]
+        * stack.compute(precision),  # the build's achieved GEMM share (stacks.py)
         weight_only=weight_only,
-        step_overhead=layers * layer_overhead_s(w.engine, cls).value,
+        step_overhead=layers * overhead,
         hops=(count - 1) * LAYER_SPLIT_HOP_S.value if w.layout == "layer" else 0.0,
         # layer split: devices run in turn, so a step streams the whole model at one device's bandwidth
         kv_token=kv_bytes_per_token(w, t),

@@ -25,6 +25,7 @@ from .framework import attention_factor, elementwise_factor
 from .memory import MemoryBreakdown, expert_parameters
 from .plan import TrainingPlan
 from .recompute import recomputed_elementwise_bytes, recomputes_attention
+from .stacks import stack_gemm_factor
 
 # Best single BF16 GEMM as a fraction of dense peak — ml-engineering "Maximum Achievable Matmul FLOPS" (MAMF).
 BEST_GEMM_EFFICIENCY = (
@@ -342,11 +343,16 @@ def compute_rates(work: StepWork, acc: Accelerator, precision: str) -> tuple[flo
     peak16 = (
         acc.peak("bf16") or acc.peak("fp16") or peak
     )  # attention kernels run in 16-bit even under FP8/FP4
-    e_gemm = best_gemm_efficiency(acc, precision) * GEMM_IN_MODEL
-    attn_eff = best_gemm_efficiency(acc, "bf16") * (
-        FLASH_ATTENTION_EFFICIENCY * attention_factor(work.framework, acc)
-        if work.flash_attention
-        else UNFUSED_ATTENTION_EFFICIENCY
+    stack = stack_gemm_factor(work.framework, acc)  # the stack's share of the calibrated rates (stacks.py)
+    e_gemm = best_gemm_efficiency(acc, precision) * GEMM_IN_MODEL * stack
+    attn_eff = (
+        best_gemm_efficiency(acc, "bf16")
+        * stack
+        * (
+            FLASH_ATTENTION_EFFICIENCY * attention_factor(work.framework, acc)
+            if work.flash_attention
+            else UNFUSED_ATTENTION_EFFICIENCY
+        )
     )
     attention_s = work.attention_work / (devices * peak16 * attn_eff) if work.has_attention else 0.0
     memory_bound_s = 0.0
@@ -359,7 +365,7 @@ def compute_rates(work: StepWork, acc: Accelerator, precision: str) -> tuple[flo
             memory_bound_s = work.elementwise_work / (devices * acc.memory_bandwidth_bytes_per_s)
     gemm_rate = devices * peak * e_gemm
     if work.bf16_gemm_share > 0.0:  # the LM head (and under fp4 the BF16 layers) at the 16-bit rate
-        rate16 = devices * peak16 * best_gemm_efficiency(acc, "bf16") * GEMM_IN_MODEL
+        rate16 = devices * peak16 * best_gemm_efficiency(acc, "bf16") * GEMM_IN_MODEL * stack
         share = work.bf16_gemm_share
         gemm_rate = 1.0 / ((1.0 - share) / gemm_rate + share / rate16)
     return gemm_rate, attention_s, memory_bound_s

@@ -75,7 +75,15 @@ _STACKS: dict[str, tuple[str, str, bool]] = {
     "llm-foundry": ("flash2", "flash2", False),
     "pytorch": ("flash2", "flash2", True),
     "fsdp": ("flash2", "fused", False),
+    #   maxtext/paxml: JAX/XLA. On NVIDIA parts XLA fuses the element-wise chains into its GEMM and reduction fusions
+    #     and attention runs cuDNN's fused kernel (MaxText attention=cudnn_flash_te, Paxml with Transformer Engine:
+    #     JAX-Toolbox READMEs); on TPUs the XLA path applies whatever the framework field says. What the stack changes
+    #     in GEMM throughput is a per-stack factor (training/model/stacks.py).
+    "maxtext": ("fused", "fused", False),
+    "paxml": ("fused", "fused", False),
 }
+# The JAX/XLA training stacks (FRAMEWORKS): not CUDA stacks, so a TPU request naming one is not told otherwise
+JAX_STACKS = ("maxtext", "paxml")
 # Megatron-Core's data parallelism is its distributed optimizer (ZeRO-1); a layout sharding the weights (ZeRO-3)
 # without a named stack is taken as a PyTorch FSDP stack (docs/formulas.md, "Training framework")
 FSDP_STACK = "fsdp"

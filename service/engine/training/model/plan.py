@@ -41,6 +41,9 @@ FRAMEWORKS = (
     "llm-foundry",
     "pytorch",
     "fsdp",
+    # JAX/XLA stacks (training/model/framework.py JAX_STACKS): MaxText and Paxml, on TPUs and on GPUs
+    "maxtext",
+    "paxml",
 )
 
 
