@@ -101,6 +101,9 @@ def used_keys() -> set[str]:
             keys.add(f"f.{path.group(1)}")
             if "hint: true" in line:
                 keys.add(f"h.{path.group(1)}")
+            named = re.search(r'hint: "([a-z_.]+)"', line)
+            if named:
+                keys.add(named.group(1))
     keys |= {f"group.{g}" for g in re.findall(r'\bid: "([a-z_]+)"', forms)}
     modes = re.search(r"MODEL_MODES = \[([^\]]+)\]", forms).group(1)
     keys |= {f"mode.{m}" for m in re.findall(r'"([a-z]+)"', modes)}

@@ -2,6 +2,8 @@
 // all through the public HTTP API (relative URLs). No framework, no build step.
 import { ApiError, apiKey, call, listAll, mergePatch, setApiKey } from "./api.js";
 import { barChart, drawCharts, lineChart, stackedBar, COLORS } from "./charts.js";
+import { announce, h } from "./dom.js";
+import { ageCell, boundText, headlineUsd, ifRuns, layoutText, priceNote } from "./doubt.js";
 import * as forms from "./forms.js";
 import * as planner from "./planner.js";
 import { compact, dateTime, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
@@ -21,24 +23,6 @@ const state = {
   admin: { id: null, etag: null, accelerator: null },
 };
 
-/** h("p", {class: "x", onclick: fn}, "text", node, [more]) */
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key === "dataset") Object.assign(node.dataset, value);
-    else node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : String(child));
-  }
-  return node;
-}
-
 let toastTimer;
 function toast(message) {
   const box = $("#toast");
@@ -54,6 +38,7 @@ function problemBox(error) {
   if (status === 401) title = t("error.401");
   else if (status === 403) title = t("error.403");
   else if (status === 412) title = t("error.412");
+  else if (status === 422 && /invalid-field$/.test(problem.type || "")) title = t("error.422");
   else if (status === 0) title = t("error.network");
   const errors = Object.entries(problem.errors || {});
   return h("div", { class: "problem", role: "alert" },
@@ -229,9 +214,11 @@ async function runEstimate(kind, request, { scenario = null } = {}) {
       state.suggestionSort = { key: null, dir: 1 };
       renderInference();
     }
+    announceCards(kind);
     return true;
   } catch (error) {
     out.replaceChildren(problemBox(error));
+    announce(out.textContent);
     const first = forms.showErrors(formEl, error.problem?.errors);
     if (first) {
       first.closest("details")?.setAttribute("open", "");
@@ -242,6 +229,13 @@ async function runEstimate(kind, request, { scenario = null } = {}) {
     button.disabled = false;
     out.removeAttribute("aria-busy");
   }
+}
+
+/** Tell screen readers what the new result says: each card's label and figure. */
+function announceCards(kind) {
+  const cards = [...document.querySelectorAll(`#${kind}-results .cards .card`)].slice(0, 4);
+  const said = cards.map((c) => `${c.querySelector("dt").textContent}: ${c.querySelector("dd").innerText.split("\n")[0]}`);
+  announce(`${t("announce.ready")} ${said.join("; ")}`);
 }
 
 function bindEstimateForm(kind) {
@@ -302,7 +296,17 @@ function memoryChart(kind, memory) {
   });
 }
 
-function detailsSection(details) {
+/** A details row's source as words: a structured price source is said from the answer's cost.price_source
+ * (the API writes that row's source as a serialised mapping). */
+function detailSource(d, estimate) {
+  const text = d.source == null ? "" : String(d.source);
+  if (!text.startsWith("{")) return text;
+  const p = estimate?.cost?.price_source;
+  if (!p || typeof p !== "object") return "";
+  return [p.provider, p.instance_type, p.region, p.pricing_model, p.effective_from || p.as_of, p.source].filter(Boolean).join(" · ");
+}
+
+function detailsSection(details, estimate) {
   if (!details || !details.length) return null;
   return section("r.details", h("div", { class: "table-wrap" }, h("table", {},
     h("thead", {}, h("tr", {}, ["r.step", "r.formula", "r.value", "r.unit", "r.source"].map((k) => h("th", { scope: "col" }, t(k))))),
@@ -311,7 +315,7 @@ function detailsSection(details) {
       h("td", {}, d.formula),
       h("td", { class: "num" }, typeof d.value === "number" ? number(d.value, { maximumSignificantDigits: 6 }) : String(d.value ?? "")),
       h("td", {}, d.unit || ""),
-      h("td", {}, d.source || "")))))));
+      h("td", {}, detailSource(d, estimate))))))));
 }
 
 function notesSection(estimate) {
@@ -349,21 +353,45 @@ function renderTraining() {
   const time = e.time || {};
   const compute = e.compute || {};
   const memory = e.memory || {};
-  const price = cost.price_source && typeof cost.price_source === "object" ? cost.price_source.provider : cost.price_source;
+  const runs = memory.fits;
   const summary = section("r.result",
     h("dl", { class: "cards" },
-      card(t("r.total_cost"), cost.human?.total || usd(cost.total_usd), cost.usd_per_accelerator_hour ? `${usd(cost.usd_per_accelerator_hour)}/h${price ? ` · ${price}` : ""}` : null),
-      card(t("r.time"), time.human, time.seconds ? t("r.seconds", { n: number(time.seconds, { maximumFractionDigits: 0 }) }) : null),
-      card(t("r.accelerator_hours"), cost.human?.accelerator_hours || number(cost.accelerator_hours), null),
+      card(t("r.total_cost"), ifRuns(runs, cost.total_usd != null ? headlineUsd(cost.total_usd) : null), priceNote(cost.price_source, cost.usd_per_accelerator_hour)),
+      card(t("r.time"), ifRuns(runs, time.human), runs !== false && time.seconds ? t("r.seconds", { n: number(time.seconds, { maximumFractionDigits: 0 }) }) : null),
+      card(t("r.accelerator_hours"), ifRuns(runs, cost.human?.accelerator_hours || number(cost.accelerator_hours)), null),
       card(t("r.flops"), compute.human?.total_flops, compute.total_flops ? `${number(compute.total_flops, { notation: "scientific", maximumSignificantDigits: 3 })} FLOP` : null),
-      card(t("r.memory"), `${memory.human?.per_device || "—"} / ${memory.human?.device_capacity || "—"}`, memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits))),
-    e.range?.low && e.range?.high
+      card(t("r.memory"), h("span", { class: "figure" }, `${memory.human?.per_device || "—"} / ${memory.human?.device_capacity || "—"}`), memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
+      layoutCard(e)),
+    runs !== false && e.range?.low && e.range?.high
       ? h("p", {}, t("r.range", { low: e.range.low.human, high: e.range.high.human, lowc: usd(e.range.low.total_usd), highc: usd(e.range.high.total_usd) }))
       : null,
     saveRow("training"));
   const charts = section("r.charts", memoryChart("training", memory), h("div", { id: "training-sweep" }, sweepContent()));
-  $("#training-results").replaceChildren(summary, charts, recommendationsSection("training", e.recommendations), detailsSection(e.details) || "", notesSection(e));
+  $("#training-results").replaceChildren(summary, charts, recommendationsSection("training", e.recommendations), detailsSection(e.details, e) || "", notesSection(e));
   drawCharts($("#training-results"));
+}
+
+/** The layout the estimate ran with; when the API chose it (parallelism or count "auto"), said so, with a button
+ * that puts it in the form's own fields to edit. */
+function layoutCard(e) {
+  const auto = e.assumptions?.auto;
+  const par = auto?.chosen_parallelism || e.assumptions?.parallelism;
+  const count = auto?.chosen_count ?? e.hardware?.count ?? state.training.request.hardware?.count;
+  const edit = auto ? h("button", { type: "button", class: "small", id: "training-edit-layout", onclick: () => editLayout(auto) }, t("layout.edit")) : null;
+  return h("div", { class: "card layout-card" }, h("dt", {}, t(auto ? "layout.chosen" : "layout.used")),
+    h("dd", {}, h("span", { class: "layout" }, layoutText(par)),
+      h("span", { class: "base" }, [t("layout.devices", { n: number(count, { maximumFractionDigits: 0 }) }),
+        auto?.chosen_micro_batch_size ? t("layout.micro_batch", { n: auto.chosen_micro_batch_size }) : null].filter(Boolean).join(", ")),
+      edit));
+}
+
+function editLayout(auto) {
+  const formEl = $("#training-form");
+  forms.fillLayout(formEl, auto.chosen_parallelism);
+  if (auto.count === "auto") $('[data-path="hardware.count"]', formEl).value = String(auto.chosen_count);
+  if (auto.chosen_micro_batch_size) $('[data-path="training.micro_batch_size"]', formEl).value = String(auto.chosen_micro_batch_size);
+  toast(t("layout.edited"));
+  $('[data-path="hardware.parallelism.data"]', formEl).focus();
 }
 
 function sweepCounts(count) {
@@ -421,7 +449,7 @@ function timeUnit(maxSeconds) {
 function sweepContent() {
   const sweepState = state.sweep;
   if (!sweepState || !sweepState.results) return h("p", { class: "busy" }, t("chart.sweep_busy"));
-  const ok = sweepState.results.filter((r) => r.estimate);
+  const ok = sweepState.results.filter((r) => r.estimate && r.estimate.memory?.fits !== false);
   if (ok.length < 2) return h("p", {}, t("chart.sweep_none"));
   const points = sweepState.results.map((r) => ({ x: r.n, e: r.estimate }));
   const [unitKey, unitSize] = timeUnit(Math.max(...ok.map((r) => r.estimate.time?.seconds || 0)));
@@ -429,7 +457,7 @@ function sweepContent() {
   const costChart = lineChart({
     caption: t("chart.cost_by_count"),
     label: t("chart.cost_by_count_label", { points: ok.map((r) => `${r.n}: ${r.estimate.cost?.human?.total}`).join(", ") }),
-    points: points.map((p) => ({ x: p.x, y: p.e ? p.e.cost?.total_usd : NaN, human: p.e?.cost?.human?.total, fits: p.e?.memory?.fits })),
+    points: points.map((p) => ({ x: p.x, y: p.e && p.e.memory?.fits !== false ? p.e.cost?.total_usd : NaN, human: p.e?.cost?.human?.total, fits: p.e?.memory?.fits })),
     current: sweepState.count,
     fmtY: (v) => usd(v, 0),
     xTitle: t("chart.devices"),
@@ -439,7 +467,7 @@ function sweepContent() {
   const timeChart = lineChart({
     caption: t("chart.time_by_count"),
     label: t("chart.time_by_count_label", { points: ok.map((r) => `${r.n}: ${r.estimate.time?.human}`).join(", ") }),
-    points: points.map((p) => ({ x: p.x, y: p.e ? (p.e.time?.seconds || 0) / unitSize : NaN, human: p.e?.time?.human, fits: p.e?.memory?.fits })),
+    points: points.map((p) => ({ x: p.x, y: p.e && p.e.memory?.fits !== false ? (p.e.time?.seconds || 0) / unitSize : NaN, human: p.e?.time?.human, fits: p.e?.memory?.fits })),
     current: sweepState.count,
     fmtY: (v) => t(unitKey, { n: number(v, { maximumSignificantDigits: 3 }) }),
     xTitle: t("chart.devices"),
@@ -450,8 +478,8 @@ function sweepContent() {
     h("thead", {}, h("tr", {}, [t("chart.devices"), t("r.total_cost"), t("r.time"), t("r.memory")].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, sweepState.results.map((r) => h("tr", { class: r.n === sweepState.count ? "current" : null },
       h("td", { class: "num" }, number(r.n)),
-      h("td", { class: "num" }, r.estimate ? r.estimate.cost?.human?.total : t("chart.not_possible")),
-      h("td", { class: "num" }, r.estimate?.time?.human || ""),
+      h("td", { class: "num" }, r.estimate ? ifRuns(r.estimate.memory?.fits, r.estimate.cost?.human?.total) : t("chart.not_possible")),
+      h("td", { class: "num" }, r.estimate ? ifRuns(r.estimate.memory?.fits, r.estimate.time?.human || "") : ""),
       h("td", {}, r.estimate ? [r.estimate.memory?.human?.per_device, " ", fitsBadge(r.estimate.memory?.fits)] : "")))))));
   return h("div", {}, h("div", { class: "charts-row" }, costChart, timeChart), h("p", { class: "hint" }, t("chart.sweep_hint")), table);
 }
@@ -462,11 +490,17 @@ const SUGGESTION_COLUMNS = [
   { key: "accelerator", label: "s.accelerator", text: true, value: (s) => accName(s.accelerator) },
   { key: "count", label: "s.count", value: (s) => s.count },
   { key: "fits", label: "s.fits", value: (s) => (s.fits ? 1 : 0), show: (s) => fitsBadge(s.fits) },
-  { key: "meets_targets", label: "s.meets_targets", value: (s) => (s.meets_targets ? 1 : 0), show: (s) => (s.meets_targets === null || s.meets_targets === undefined ? "—" : s.meets_targets ? t("yes") : t("no")) },
-  { key: "throughput", label: "s.tokens_per_s", value: (s) => s.output_tokens_per_second ?? s.samples_per_second, show: (s) => number(s.output_tokens_per_second ?? s.samples_per_second) },
+  { key: "meets_targets", label: "s.meets_targets", value: (s) => (hasTargets() && s.meets_targets ? 1 : 0), show: (s) => (!hasTargets() || s.meets_targets === null || s.meets_targets === undefined ? t("s.na") : s.meets_targets ? t("yes") : t("no")) },
+  { key: "throughput", label: "s.tokens_per_s", value: (s) => (s.fits === false ? null : s.output_tokens_per_second ?? s.samples_per_second), show: (s) => ifRuns(s.fits, number(s.output_tokens_per_second ?? s.samples_per_second)) },
   { key: "usd_per_hour", label: "s.usd_per_hour", value: (s) => s.usd_per_hour, show: (s) => usd(s.usd_per_hour) },
-  { key: "usd_per_million", label: "s.usd_per_million", value: (s) => s.usd_per_million_output_tokens ?? s.usd_per_million_samples, show: (s) => usd(s.usd_per_million_output_tokens ?? s.usd_per_million_samples) },
+  { key: "usd_per_million", label: "s.usd_per_million", value: (s) => (s.fits === false ? null : s.usd_per_million_output_tokens ?? s.usd_per_million_samples), show: (s) => ifRuns(s.fits, usd(s.usd_per_million_output_tokens ?? s.usd_per_million_samples)) },
 ];
+
+/** Whether the inference request set any latency or throughput target ("Meets targets" is n/a otherwise). */
+function hasTargets() {
+  const targets = state.inference?.request?.targets;
+  return !!targets && Object.values(targets).some((v) => v !== null && v !== undefined && v !== "");
+}
 
 function sortedSuggestions() {
   const rows = [...(state.inference.estimate.suggestions || [])];
@@ -521,16 +555,17 @@ function renderInference() {
   const cost = e.cost || {};
   const throughput = e.throughput || {};
   const tokens = throughput.output_tokens_per_second ?? null;
+  const runs = memory.fits;
   const summary = section("r.result",
     h("dl", { class: "cards" },
       card(t("r.memory"), `${memory.human?.per_device || "—"} / ${memory.human?.device_capacity || "—"}`, memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
       card(t("r.devices_to_fit"), e.devices_needed?.to_fit != null ? number(e.devices_needed.to_fit) : "—", e.hardware ? `${e.hardware.count}× ${e.hardware.name || e.hardware.accelerator}` : null),
-      card(t("r.ttft"), latency.human?.time_to_first_token, latency.bound?.prefill ? t("r.bound", { b: latency.bound.prefill }) : null),
-      card(t("r.tpot"), latency.human?.time_per_output_token, latency.bound?.decode ? t("r.bound", { b: latency.bound.decode }) : null),
-      card(t("r.end_to_end"), latency.human?.end_to_end, null),
-      card(tokens != null ? t("r.tokens_per_s") : t("r.samples_per_s"), number(tokens ?? throughput.samples_per_second), throughput.requests_per_second ? t("r.rps", { n: number(throughput.requests_per_second) }) : null),
-      card(t("r.usd_per_hour"), usd(cost.usd_per_hour), cost.price_source?.provider || null),
-      card(cost.usd_per_million_output_tokens != null ? t("r.usd_per_million") : t("r.usd_per_million_samples"), usd(cost.usd_per_million_output_tokens ?? cost.usd_per_million_samples), cost.usd_per_million_input_tokens != null ? t("r.usd_per_million_input", { v: usd(cost.usd_per_million_input_tokens) }) : null)),
+      card(t("r.ttft"), ifRuns(runs, latency.human?.time_to_first_token), runs !== false && latency.bound?.prefill ? t("r.bound", { b: boundText(latency.bound.prefill) }) : null),
+      card(t("r.tpot"), ifRuns(runs, latency.human?.time_per_output_token), runs !== false && latency.bound?.decode ? t("r.bound", { b: boundText(latency.bound.decode) }) : null),
+      card(t("r.end_to_end"), ifRuns(runs, latency.human?.end_to_end), null),
+      card(tokens != null ? t("r.tokens_per_s") : t("r.samples_per_s"), ifRuns(runs, number(tokens ?? throughput.samples_per_second)), runs !== false && throughput.requests_per_second ? t("r.rps", { n: number(throughput.requests_per_second) }) : null),
+      card(t("r.usd_per_hour"), headlineUsd(cost.usd_per_hour), priceNote(cost.price_source, null)),
+      card(cost.usd_per_million_output_tokens != null ? t("r.usd_per_million") : t("r.usd_per_million_samples"), ifRuns(runs, usd(cost.usd_per_million_output_tokens ?? cost.usd_per_million_samples)), runs !== false && cost.usd_per_million_input_tokens != null ? t("r.usd_per_million_input", { v: usd(cost.usd_per_million_input_tokens) }) : null)),
     memory.fits && memory.max_batch_size != null ? h("p", {}, t("r.max_batch", { batch: number(memory.max_batch_size), context: number(memory.max_context_tokens) })) : null,
     saveRow("inference"));
   const parts = [summary, section("r.charts", memoryChart("inference", memory))];
@@ -563,7 +598,7 @@ function renderInference() {
       suggestionTable()));
   }
   parts.push(recommendationsSection("inference", e.recommendations));
-  const details = detailsSection(e.details);
+  const details = detailsSection(e.details, e);
   if (details) parts.push(details);
   parts.push(notesSection(e));
   $("#inference-results").replaceChildren(...parts);
@@ -577,6 +612,13 @@ async function openTrainingEstimate(request) {
   fillRequest("training", request);
   showView("training");
   if (await runEstimate("training", request)) $("#training-results h3")?.focus();
+}
+
+/** The serving planner's "Open as estimate": the deployment's estimate body in the Inference view, estimated. */
+async function openInferenceEstimate(request) {
+  fillRequest("inference", request);
+  showView("inference");
+  if (await runEstimate("inference", request)) $("#inference-results h3")?.focus();
 }
 
 // --- scenarios ------------------------------------------------------------------------------------------
@@ -682,7 +724,11 @@ function deleteButton(s) {
       await call("DELETE", `v1/scenarios/${s.id}`, { ifMatch: etag });
       toast(t("scenarios.deleted", { name: s.name }));
       for (const kind of ["training", "inference"]) if (state[kind]?.scenario?.id === s.id) state[kind].scenario = null;
+      const rows = state.scenarios?.rows || [];
+      const next = rows[rows.findIndex((r) => r.id === s.id) + 1] || rows[rows.findIndex((r) => r.id === s.id) - 1];
       await loadScenarios();
+      // focus stays in the list: the row that took the deleted one's place, else the refresh button
+      (next && $(`#scenarios-table tr[data-id="${next.id}"] button.open`) || $("#scenarios-refresh")).focus();
     } catch (error) {
       $("#scenario-detail").replaceChildren(problemBox(error));
       button.disabled = false;
@@ -691,11 +737,17 @@ function deleteButton(s) {
   return button;
 }
 
+/** Back to the list, focus on the row's Rename button (where the person was). */
+function endRename(id) {
+  renderScenarioList();
+  $(`#scenarios-table tr[data-id="${id}"] button.rename`)?.focus();
+}
+
 function startRename(cell, s) {
   const input = h("input", { type: "text", value: s.name, id: `rename-${s.id}`, maxlength: 200 });
   const save = async () => {
     const name = input.value.trim();
-    if (!name || name === s.name) return renderScenarioList();
+    if (!name || name === s.name) return endRename(s.id);
     try {
       const { data, etag } = await call("GET", `v1/scenarios/${s.id}`);
       const body = { name, description: data.description ?? null, tags: data.tags || [], kind: data.kind, request: data.request };
@@ -703,20 +755,21 @@ function startRename(cell, s) {
       toast(t("scenarios.renamed", { name }));
       for (const kind of ["training", "inference"]) if (state[kind]?.scenario?.id === s.id) state[kind].scenario.name = name;
       await loadScenarios();
+      $(`#scenarios-table tr[data-id="${s.id}"] button.rename`)?.focus();
     } catch (error) {
       $("#scenario-detail").replaceChildren(problemBox(error));
     }
   };
   input.addEventListener("keydown", (event) => {
     if (event.key === "Enter") save();
-    if (event.key === "Escape") renderScenarioList();
+    if (event.key === "Escape") endRename(s.id);
   });
   cell.replaceChildren(
     h("label", { for: input.id, class: "sr-only" }, t("scenarios.new_name")),
     input,
     h("div", { class: "actions" },
       h("button", { type: "button", class: "small rename-save", onclick: save }, t("scenarios.rename_save")),
-      h("button", { type: "button", class: "small", onclick: () => renderScenarioList() }, t("cancel"))));
+      h("button", { type: "button", class: "small", onclick: () => endRename(s.id) }, t("cancel"))));
   input.focus();
   input.select();
 }
@@ -758,6 +811,7 @@ async function saveScenario(kind, name) {
     toast(t("scenarios.saved", { name: data.name }));
     (kind === "training" ? renderTraining : renderInference)();
     state.scenarios = null;
+    $(`#${kind}-results .save-update`)?.focus();
   } catch (error) {
     $(`#${kind}-results`).prepend(problemBox(error));
   }
@@ -772,6 +826,7 @@ async function updateScenario(kind, name) {
     toast(t("scenarios.updated", { name: data.name }));
     (kind === "training" ? renderTraining : renderInference)();
     state.scenarios = null;
+    $(`#${kind}-results .save-update`)?.focus();
   } catch (error) {
     $(`#${kind}-results`).prepend(problemBox(error));
   }
@@ -812,7 +867,7 @@ function bindAdmin() {
 
 function pricesTable(prices, captionKey, history = false) {
   if (!prices.length) return h("p", {}, t("admin.no_prices"));
-  const columns = ["admin.provider", "admin.pricing_model", "admin.usd_per_hour", "admin.instance", "admin.region", "admin.from"];
+  const columns = ["admin.provider", "admin.pricing_model", "admin.usd_per_hour", "admin.instance", "admin.region", "admin.from", "admin.age"];
   if (history) columns.push("admin.to");
   columns.push("admin.source");
   return h("div", { class: "table-wrap" }, h("table", {},
@@ -825,6 +880,7 @@ function pricesTable(prices, captionKey, history = false) {
       h("td", {}, p.instance_type || ""),
       h("td", {}, p.region || ""),
       h("td", {}, p.effective_from || p.as_of || ""),
+      h("td", { class: "age" }, ageCell(p)),
       history ? h("td", {}, p.effective_to || t("admin.current")) : null,
       h("td", {}, p.source || ""))))));
 }
@@ -949,7 +1005,7 @@ async function boot() {
   bindEstimateForm("inference");
   bindScenarios();
   bindAdmin();
-  planner.init({ h, problemBox, accName, bytes, openTraining: openTrainingEstimate });
+  planner.init({ h, problemBox, accName, bytes, openTraining: openTrainingEstimate, openInference: openInferenceEstimate });
   updateKeyState();
   const view = location.hash.slice(1);
   showView(VIEWS.includes(view) ? view : "training");

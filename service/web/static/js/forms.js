@@ -1,7 +1,8 @@
 // The estimate forms, declared field by field: each field names its place in the request body (`path`), so
 // one builder draws the form, one reader turns it into a request and one filler puts a request (a saved
 // scenario, or a request with a recommendation's merge patch applied) back into it.
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
+import { deadlineText, deadlineValue, parseNumber } from "./numbers.js";
 
 // The choices of the enumerated fields come from the service (GET /v1/options: by request, then by the field's
 // path in its body), read once at start-up before the forms are drawn; a select names its request with
@@ -71,20 +72,24 @@ export const TRAINING = [
     id: "hardware",
     fields: [
       { path: "hardware.accelerator", type: "select", options: "accelerators", value: "nvidia-h100-sxm-80gb", wide: true },
-      { path: "hardware.count", type: "int", value: 8 },
-      { path: "hardware.parallelism.data", type: "int" },
-      { path: "hardware.parallelism.tensor", type: "int" },
-      { path: "hardware.parallelism.pipeline", type: "int" },
-      { path: "hardware.parallelism.virtual_pipeline", type: "int" },
-      { path: "hardware.parallelism.expert", type: "int" },
-      { path: "hardware.parallelism.expert_overlap", type: "bool" },
-      { path: "hardware.parallelism.expert_tensor", type: "int" },
-      { path: "hardware.parallelism.zero_stage", type: "select", options: ["0", "1", "2", "3"], auto: true, number: true },
-      { path: "hardware.parallelism.data_shard", type: "int" },
-      { path: "hardware.parallelism.pipeline_schedule", type: "select", choices: "training", auto: true },
+      { path: "hardware.count", type: "devices", value: 8, placeholder: "8 / auto", hint: "h.training_count" },
+      { path: "constraints.deadline", type: "deadline", placeholder: "45", hint: true },
+      // the layout: "auto" (the API's fastest layout for the count, the default) or the degrees written below
+      { path: "hardware.parallelism", type: "select", options: ["auto", "manual"], value: "auto", layoutSwitch: true, wide: true,
+        i18n: { auto: "opt.layout_auto", manual: "opt.layout_manual" } },
+      { path: "hardware.parallelism.data", type: "int", layout: true },
+      { path: "hardware.parallelism.tensor", type: "int", layout: true },
+      { path: "hardware.parallelism.pipeline", type: "int", layout: true },
+      { path: "hardware.parallelism.virtual_pipeline", type: "int", layout: true },
+      { path: "hardware.parallelism.expert", type: "int", layout: true },
+      { path: "hardware.parallelism.expert_overlap", type: "bool", layout: true },
+      { path: "hardware.parallelism.expert_tensor", type: "int", layout: true },
+      { path: "hardware.parallelism.zero_stage", type: "select", options: ["0", "1", "2", "3"], auto: true, number: true, layout: true },
+      { path: "hardware.parallelism.data_shard", type: "int", layout: true },
+      { path: "hardware.parallelism.pipeline_schedule", type: "select", choices: "training", auto: true, layout: true },
       // automatic: on with tensor parallelism (the server's default), so a select, not a checkbox that cannot say "off"
       { path: "hardware.parallelism.sequence_parallel", type: "select", options: ["true", "false"], auto: true, bool: true,
-        i18n: { true: "yes", false: "no" } },
+        i18n: { true: "yes", false: "no" }, layout: true },
       { path: "hardware.utilization", type: "percent", hint: true },
     ],
   },
@@ -190,10 +195,12 @@ export function countText(value) {
   return String(value);
 }
 
-function numberOrText(raw, integer) {
-  const v = Number(raw);
-  if (raw !== "" && Number.isFinite(v) && (!integer || Number.isInteger(v))) return v;
-  return raw; // the API answers with the field's error
+/** A typed number as the current language writes it ("0,04" too); what is not one goes as typed, and the API
+ * answers with the field's error. */
+export function numberOrText(raw, integer = false) {
+  const v = parseNumber(raw, lang());
+  if (typeof v === "number" && (!integer || Number.isInteger(v))) return v;
+  return raw;
 }
 
 // --- building ------------------------------------------------------------------------------------------------
@@ -215,7 +222,7 @@ function control(form, spec, options) {
   } else {
     input = document.createElement("input");
     input.type = spec.type === "bool" ? "checkbox" : spec.type === "date" ? "date" : "text";
-    if (["int", "float", "percent", "count", "devices"].includes(spec.type)) {
+    if (["int", "float", "percent", "count", "devices", "deadline"].includes(spec.type)) {
       input.inputMode = spec.type === "int" ? "numeric" : "decimal";
       input.autocomplete = "off";
     }
@@ -224,6 +231,7 @@ function control(form, spec, options) {
   input.id = id;
   input.name = spec.path;
   input.dataset.path = spec.path;
+  if (spec.layoutSwitch) input.dataset.layoutSwitch = "true";
   if (spec.placeholder) input.placeholder = spec.placeholder;
   if (spec.required) input.required = true;
   return input;
@@ -326,8 +334,10 @@ export function buildForm(formEl, specs, options = {}) {
       const wrap = document.createElement("div");
       wrap.className = `field${spec.type === "bool" ? " check" : ""}${spec.wide || spec.type === "json" ? " wide" : ""}`;
       if (spec.modes) wrap.dataset.modes = spec.modes.join(" ");
+      if (spec.layout) wrap.dataset.layout = "manual";
       const input = control(form, spec, options);
       input._spec = spec;
+      if (spec.layoutSwitch) input.addEventListener("change", () => showMode(formEl));
       const label = document.createElement("label");
       label.htmlFor = input.id;
       label.dataset.i18n = `f.${spec.path}`;
@@ -339,11 +349,12 @@ export function buildForm(formEl, specs, options = {}) {
       const described = [error.id];
       let hint;
       if (spec.hint) {
+        const key = typeof spec.hint === "string" ? spec.hint : `h.${spec.path}`;
         hint = document.createElement("p");
         hint.className = "hint";
         hint.id = `${input.id}-hint`;
-        hint.dataset.i18n = `h.${spec.path}`;
-        hint.textContent = t(`h.${spec.path}`);
+        hint.dataset.i18n = key;
+        hint.textContent = t(key);
         described.unshift(hint.id);
       }
       input.setAttribute("aria-describedby", described.join(" "));
@@ -371,11 +382,19 @@ export function modeOf(formEl) {
   return checked ? checked.value : null;
 }
 
+/** "auto" or "manual": what the layout switch says (null in a form without one). */
+export function layoutOf(formEl) {
+  const select = formEl.querySelector("select[data-layout-switch]");
+  return select ? select.value : null;
+}
+
 export function showMode(formEl) {
   const mode = modeOf(formEl);
   for (const wrap of formEl.querySelectorAll(".field[data-modes]")) {
     wrap.hidden = !wrap.dataset.modes.split(" ").includes(mode);
   }
+  const layout = layoutOf(formEl);
+  for (const wrap of formEl.querySelectorAll(".field[data-layout]")) wrap.hidden = layout === "auto";
 }
 
 function inputFor(formEl, spec) {
@@ -384,7 +403,8 @@ function inputFor(formEl, spec) {
 
 function activeSpecs(formEl) {
   const mode = modeOf(formEl);
-  return formEl._specs.flatMap((g) => g.fields).filter((s) => !s.modes || s.modes.includes(mode));
+  const manual = layoutOf(formEl) !== "auto";
+  return formEl._specs.flatMap((g) => g.fields).filter((s) => (!s.modes || s.modes.includes(mode)) && (!s.layout || manual));
 }
 
 /** Put every field back to its default. */
@@ -400,6 +420,22 @@ export function resetForm(formEl) {
   }
   const preset = formEl.querySelector('input[value="preset"][name$="-model-mode"]');
   if (preset) preset.checked = true;
+  showMode(formEl);
+}
+
+/** Show a layout the API chose (assumptions.auto.chosen_parallelism) in the manual fields, switched to manual. */
+export function fillLayout(formEl, parallelism) {
+  const select = formEl.querySelector("select[data-layout-switch]");
+  if (!select) return;
+  select.value = "manual";
+  for (const spec of formEl._specs.flatMap((g) => g.fields).filter((s) => s.layout)) {
+    const input = inputFor(formEl, spec);
+    const value = parallelism?.[spec.path.split(".").pop()];
+    if (!input) continue;
+    if (spec.type === "bool") input.checked = value === true;
+    else input.value = value === undefined || value === null ? "" : String(value);
+    if (spec.type === "select" && input.selectedIndex < 0 && input.options.length) input.selectedIndex = 0;
+  }
   showMode(formEl);
 }
 
@@ -421,12 +457,17 @@ export function readForm(formEl) {
     const raw = input.value.trim();
     if (raw === "") continue;
     let value = raw;
+    if (spec.layoutSwitch) {
+      if (raw === "auto") setPath(out, spec.path, "auto");
+      continue; // manual: the degrees below say the layout
+    }
     if (spec.type === "int") value = numberOrText(raw, true);
     else if (spec.type === "float") value = numberOrText(raw, false);
     else if (spec.type === "percent") {
       const v = numberOrText(raw, false);
       value = typeof v === "number" ? Number((v / 100).toPrecision(12)) : v;
     } else if (spec.type === "devices") value = raw.toLowerCase() === "auto" ? "auto" : numberOrText(raw, true);
+    else if (spec.type === "deadline") value = deadlineValue(raw, lang());
     else if (spec.type === "select" && spec.number) value = Number(raw);
     else if (spec.type === "select" && spec.bool) value = raw === "true";
     else if (spec.type === "json") {
@@ -460,6 +501,17 @@ export function fillForm(formEl, request) {
     if (!input) continue;
     if (spec.modes && !spec.modes.includes(mode)) continue;
     const value = getPath(request, spec.path);
+    if (spec.layoutSwitch) {
+      // a saved request without a layout meant pure data parallelism: it opens as the manual layout it was
+      input.value = value === "auto" ? "auto" : "manual";
+      continue;
+    }
+    if (spec.layout && getPath(request, "hardware.parallelism") === "auto") {
+      input.value = "";
+      if (spec.type === "bool") input.checked = false;
+      if (spec.type === "select" && input.selectedIndex < 0 && input.options.length) input.selectedIndex = 0;
+      continue;
+    }
     if (spec.type === "bool") {
       input.checked = value === undefined ? spec.sendFalse && spec.value === true : value === true;
     } else if (value === undefined || value === null) {
@@ -477,6 +529,8 @@ export function fillForm(formEl, request) {
       input.value = typeof value === "number" ? String(Number((value * 100).toPrecision(12))) : String(value);
     } else if (spec.type === "count") {
       input.value = countText(value);
+    } else if (spec.type === "deadline") {
+      input.value = deadlineText(value);
     } else if (spec.type === "json") {
       input.value = JSON.stringify(value, null, 2);
     } else {
@@ -503,7 +557,8 @@ export function showErrors(formEl, errors, prefix = "") {
     const path = prefix && key.startsWith(prefix) ? key.slice(prefix.length) : key;
     const input = [...formEl.querySelectorAll("[data-path]")]
       .filter((el) => !el.closest(".field")?.hidden)
-      .find((el) => path === el.dataset.path || path.startsWith(`${el.dataset.path}.`));
+      .filter((el) => path === el.dataset.path || path.startsWith(`${el.dataset.path}.`))
+      .sort((x, y) => y.dataset.path.length - x.dataset.path.length)[0]; // the field itself before its group
     if (!input) continue;
     input.setAttribute("aria-invalid", "true");
     const error = formEl.querySelector(`#${input.id}-error`);

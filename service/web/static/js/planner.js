@@ -5,13 +5,16 @@
 // retranslate() when the language changes.
 import { ApiError, call } from "./api.js";
 import * as forms from "./forms.js";
-import { compact, duration, number, t, usd } from "./i18n.js";
+import { announce } from "./dom.js";
+import { layoutText, ms, priceNote } from "./doubt.js";
+import { compact, duration, lang, number, t, usd } from "./i18n.js";
+import { deadlineValue as readDeadline, logTicks, parseNumber, timeTicks } from "./numbers.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const $ = (selector, root = document) => root.querySelector(selector);
 const TRAINING_FIELDS = ["training.tokens", "training.global_batch_size", "training.sequence_length", "training.precision"];
 
-const ctx = { h: null, problemBox: null, openTraining: null, accName: (id) => id, bytes: String };
+const ctx = { h: null, problemBox: null, openTraining: null, openInference: null, accName: (id) => id, bytes: String };
 const plan = { training: null, serving: null, accelerators: [] };
 
 // --- small builders -------------------------------------------------------------------------------------
@@ -52,31 +55,17 @@ function checked(formEl, name) {
   return [...formEl.querySelectorAll(`input[name="${name}"]:checked`)].map((el) => el.value);
 }
 
+/** A typed number as the page's language writes it ("0,04" too); anything else goes as typed for the API to name. */
 function numberOrText(raw) {
-  const v = Number(raw);
-  return raw !== "" && Number.isFinite(v) ? v : raw;
+  return parseNumber(raw, lang());
 }
 
 function deadlineValue(raw) {
-  const text = raw.trim();
-  if (!text) return undefined;
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 86400; // a bare number is days
-  return text.toUpperCase(); // ISO 8601: P45D, PT36H
+  return readDeadline(raw, lang()); // a bare number is days; else ISO 8601 (P45D, PT36H)
 }
 
 function layout(p) {
-  const par = p.parallelism || {};
-  const parts = [];
-  const names = {
-    data: t("planner.deg.data"), tensor: t("planner.deg.tensor"), pipeline: t("planner.deg.pipeline"),
-    virtual_pipeline: t("planner.deg.virtual_pipeline"), context: t("planner.deg.context"), expert: t("planner.deg.expert"),
-  };
-  for (const [key, name] of Object.entries(names)) {
-    if (par[key] && (par[key] > 1 || key === "data")) parts.push(`${name} ${par[key]}`);
-  }
-  if (par.zero_stage) parts.push(`ZeRO-${par.zero_stage}`);
-  if (par.sequence_parallel) parts.push(t("planner.deg.sequence_parallel"));
-  return parts.join(" × ").replace(/ × ZeRO/, ", ZeRO");
+  return layoutText(p.parallelism || {});
 }
 
 function recomputation(value) {
@@ -101,14 +90,6 @@ function section(title, ...children) {
 }
 
 // --- the frontier chart ---------------------------------------------------------------------------------
-
-function logTicks(lo, hi) {
-  const out = [];
-  const a = Math.floor(Math.log10(lo));
-  const b = Math.ceil(Math.log10(hi));
-  for (let e = a; e <= b; e++) for (const m of b - a <= 2 ? [1, 2, 5] : [1]) out.push(m * 10 ** e);
-  return out.filter((v) => v >= lo / 1.0001 && v <= hi * 1.0001);
-}
 
 function svgEl(name, attrs = {}, parent) {
   const node = document.createElementNS(NS, name);
@@ -168,12 +149,15 @@ function frontierChart(points, best, constraints) {
     const svg = svgEl("svg", { role: "img", "aria-labelledby": "frontier-title frontier-desc", viewBox: `0 0 ${width} ${height}`, width, height });
     svgEl("title", { id: "frontier-title" }, svg).textContent = title;
     svgEl("desc", { id: "frontier-desc" }, svg).textContent = desc;
-    const xt = logTicks(x0, x1);
+    // time ticks round in the unit the values are read in (2 d, 5 d, 10 d; not 2.31 d from round seconds)
+    const { unit, ticks: xt } = timeTicks(Math.min(...xs), Math.max(...xs));
     const yt = logTicks(y0, y1);
     const xStep = Math.max(1, Math.ceil(xt.length / (width < 420 ? 3 : 6)));
     xt.forEach((v, i) => {
       svgEl("line", { x1: x(v), x2: x(v), y1: top, y2: height - bottom, stroke: "#e1e4e8" }, svg);
-      if (i % xStep === 0) svgText(svg, x(v), height - bottom + 16, duration(v), { "text-anchor": "middle", class: "tick" });
+      if (i % xStep === 0) {
+        svgText(svg, x(v), height - bottom + 16, t(`unit.${unit.name}`, { n: number(v / unit.size, { maximumSignificantDigits: 3 }) }), { "text-anchor": "middle", class: "tick" });
+      }
     });
     const yStep = Math.max(1, Math.ceil(yt.length / 5));
     yt.forEach((v, i) => {
@@ -311,8 +295,10 @@ function showOwnErrors(formEl, errors, map) {
     if (!el) continue;
     el.setAttribute("aria-invalid", "true");
     const box = document.getElementById(`${map[key]}-error`);
-    box.textContent = [].concat(messages).join(" ");
-    box.hidden = false;
+    if (box) {
+      box.textContent = [].concat(messages).join(" ");
+      box.hidden = false;
+    }
     first = first || el;
   }
   return first;
@@ -337,6 +323,7 @@ async function submitTraining() {
     const { data } = await call("POST", "v1/plans/training", { body });
     plan.training = { request: body, answer: data };
     renderTraining();
+    announce(data.best ? `${t("planner.best")}: ${data.best.count} × ${ctx.accName(data.best.accelerator)}, ${data.best.time}, ${data.best.cost}` : t("planner.nothing"));
   } catch (error) {
     plan.training = null;
     if (error instanceof ApiError && (error.status === 404 || error.status === 405)) {
@@ -368,7 +355,9 @@ function bestSection(best) {
     h("h3", { tabindex: "-1" }, t("planner.best")),
     h("dl", { class: "cards" },
       card(t("planner.col.accelerator"), ctx.accName(best.accelerator), best.accelerator),
-      card(t("planner.col.provider"), best.provider, `${best.pricing_model} · ${usd(best.usd_per_accelerator_hour)}/h`),
+      card(t("planner.col.provider"), best.provider, best.estimate?.cost?.price_source
+        ? priceNote(best.estimate.cost.price_source, best.usd_per_accelerator_hour)
+        : `${best.pricing_model} · ${usd(best.usd_per_accelerator_hour)}/h`),
       card(t("planner.col.count"), number(best.count, { maximumSignificantDigits: 21 })),
       card(t("planner.col.layout"), layout(best)),
       card(t("planner.col.micro_batch"), number(best.micro_batch_size, { maximumSignificantDigits: 21 }), recomputation(best.activation_recomputation)),
@@ -383,13 +372,26 @@ function bestSection(best) {
       h("span", { class: "hint" }, t("planner.open_estimate_hint"))));
 }
 
+/** The plans as the table says them, each said once: plans whose every shown cell is the same (the search can
+ * return the same plan under two ids) are one row. */
+function distinctPlans(rows) {
+  const seen = new Set();
+  return rows.filter((p) => {
+    const key = JSON.stringify([p.accelerator, p.count, p.time, p.cost, p.memory_per_device, p.utilization, p.provider,
+      p.pricing_model, layout(p), p.micro_batch_size, p.activation_recomputation]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 function resultsTable(rows, best) {
   // the figures people compare first, then how the plan is laid out
   return tableOf(t("planner.results"), [
     [t("planner.col.accelerator")], [t("planner.col.count"), true], [t("planner.col.time"), true], [t("planner.col.cost"), true],
     [t("planner.col.memory"), true], [t("planner.col.utilization"), true], [t("planner.col.provider"), false, "nowrap"],
     [t("planner.col.layout"), false, "nowrap"], [t("planner.col.micro_batch"), true], [t("planner.col.recomputation")], [""],
-  ], rows.map((p) => ({
+  ], distinctPlans(rows).map((p) => ({
     current: samePlan(p, best),
     cells: [ctx.accName(p.accelerator), number(p.count, { maximumSignificantDigits: 21 }), p.time, p.cost,
       p.memory_per_device, percent(p.utilization), `${p.provider} · ${p.pricing_model}`, layout(p),
@@ -425,12 +427,34 @@ function statsSection(stats) {
     card(t("planner.stat.seconds"), t("unit.seconds", { n: number(stats.server_seconds, { maximumSignificantDigits: 2 }) }))));
 }
 
-function missesSection(misses, render) {
+function missesSection(misses, render, planOf = (m) => m.plan, prefix = "plan-miss") {
   const { h } = ctx;
-  return h("section", { id: "plan-misses" }, h("h3", { tabindex: "-1" }, t("planner.nothing")),
+  return h("section", { id: `${prefix}es`, class: "plan-misses" }, h("h3", { tabindex: "-1" }, t("planner.nothing")),
     h("p", {}, t("planner.nothing_help")),
     h("ul", { class: "recs" }, misses.map((m, i) => h("li", { class: "warning", dataset: { reason: m.reason || m.objective || "" } },
-      h("p", { id: `plan-miss-${i}` }, m.message), m.plan && render ? render(m.plan, `plan-miss-${i}`) : null))));
+      h("p", { id: `${prefix}-${i}` }, m.message), planOf(m) && render ? render(planOf(m), `${prefix}-${i}`) : null))));
+}
+
+/** A serving nearest miss said in the page's language from its figures (the API's sentence keeps English numbers
+ * and catalog ids); the API's own message for the kinds without a deployment. */
+function servingMiss(m) {
+  const d = m.deployment;
+  if (!d) return m.message;
+  const where = t("planner.smiss.where", {
+    devices: number(d.devices_per_replica, { maximumFractionDigits: 0 }), name: d.name || ctx.accName(d.accelerator),
+    engine: d.engine, format: d.weights?.format || d.weights?.precision || "", batch: number(d.batch_size, { maximumFractionDigits: 0 }),
+  });
+  const slo = plan.serving?.answer?.slo || plan.serving?.request?.slo || {};
+  const sec = (v) => t("unit.seconds", { n: number(v, { maximumSignificantDigits: 3 }) });
+  const vars = { where, hour: usd(d.cost?.usd_per_hour), replicas: number(m.value, { maximumFractionDigits: 0 }) };
+  switch (m.objective) {
+    case "time_to_first_token_s": return t("planner.smiss.ttft", { ...vars, value: sec(m.value), slo: sec(slo.time_to_first_token_s) });
+    case "time_per_output_token_s": return t("planner.smiss.tpot", { ...vars, value: ms(m.value), slo: ms(slo.time_per_output_token_s) });
+    case "cheapest_meeting_ttft": return t("planner.smiss.cheapest_ttft", { ...vars, value: ms(m.value) });
+    case "cheapest_meeting_tpot": return t("planner.smiss.cheapest_tpot", { ...vars, value: sec(m.value) });
+    case "replicas": return t("planner.smiss.replicas", vars);
+    default: return m.message;
+  }
 }
 
 function renderTraining() {
@@ -474,8 +498,47 @@ function buildServingForm() {
       field("serve-demand-kind", t("planner.demand"), demand),
       field("serve-demand", t("planner.demand_value"), input({ value: "50", inputmode: "decimal" })),
       field("serve-prompt", t("planner.prompt_tokens"), input({ value: "512", inputmode: "numeric" })),
-      field("serve-output", t("planner.output_tokens"), input({ value: "256", inputmode: "numeric" })))));
+      field("serve-output", t("planner.output_tokens"), input({ value: "256", inputmode: "numeric" })))),
+    servingSearchControls());
   if (plan.presets) forms.setOptions(formEl, "presets", plan.presets);
+}
+
+/** The serving search's own controls (POST /v1/plans/inference `search`), their values from GET /v1/options:
+ * none checked searches everything the API defaults to. */
+function servingSearchControls() {
+  const { h } = ctx;
+  const none = () => false;
+  return h("fieldset", { id: "serve-search" }, h("legend", {}, t("planner.search")),
+    checks("serve-kv", t("planner.kv_precisions"), forms.choicesOf("inference", "kv_cache_precision").map((v) => [v, v]), none),
+    checks("serve-engines", t("planner.engines"), forms.choicesOf("inference", "engine").map((v) => [v, v]), none),
+    checks("serve-precisions", t("planner.weight_precisions"), forms.choicesOf("inference", "weights.precision").map((v) => [v, v]), none),
+    h("p", { class: "hint" }, t("planner.search_defaults_hint")),
+    h("div", { class: "grid" },
+      field("serve-devices", t("planner.devices_per_replica"), input({ placeholder: "1, 2, 4, 8", inputmode: "text" }), t("planner.devices_per_replica_hint")),
+      field("serve-max-batch", t("planner.max_batch"), input({ placeholder: "256", inputmode: "numeric" })),
+      field("serve-max-replicas", t("planner.max_replicas"), input({ placeholder: "10000", inputmode: "numeric" })),
+      field("serve-utilization", t("planner.max_utilization"), input({ placeholder: "100", inputmode: "decimal" }), t("planner.max_utilization_hint"))));
+}
+
+/** The `search` (and slo.max_utilization) the serving controls say. */
+function readServingSearch(formEl, body) {
+  const search = {};
+  const kv = checked(formEl, "serve-kv");
+  if (kv.length) search.kv_cache_precisions = kv;
+  const engines = checked(formEl, "serve-engines");
+  if (engines.length) search.engines = engines;
+  const precisions = checked(formEl, "serve-precisions");
+  if (precisions.length) search.formats = precisions.map((precision) => ({ precision }));
+  const devices = $("#serve-devices").value.trim();
+  if (devices) search.devices_per_replica = devices.split(/[\s;]+|,\s*/).filter(Boolean).map((v) => numberOrText(v));
+  const batch = $("#serve-max-batch").value.trim();
+  if (batch) search.max_batch_size = numberOrText(batch);
+  const replicas = $("#serve-max-replicas").value.trim();
+  if (replicas) search.max_replicas = numberOrText(replicas);
+  if (Object.keys(search).length) body.search = search;
+  const utilization = numberOrText($("#serve-utilization").value.trim());
+  if (typeof utilization === "number") body.slo.max_utilization = Number((utilization / 100).toPrecision(12));
+  else if (utilization) body.slo.max_utilization = utilization;
 }
 
 const SERVING_ERROR_FIELDS = {
@@ -485,6 +548,13 @@ const SERVING_ERROR_FIELDS = {
   "workload.output_tokens_per_second": "serve-demand",
   "workload.prompt_tokens": "serve-prompt",
   "workload.output_tokens": "serve-output",
+  "slo.max_utilization": "serve-utilization",
+  "search.kv_cache_precisions": "serve-kv-set",
+  "search.engines": "serve-engines-set",
+  "search.formats": "serve-precisions-set",
+  "search.devices_per_replica": "serve-devices",
+  "search.max_batch_size": "serve-max-batch",
+  "search.max_replicas": "serve-max-replicas",
 };
 
 async function submitServing() {
@@ -502,6 +572,7 @@ async function submitServing() {
   body.slo = { time_to_first_token_s: v("serve-ttft"), time_per_output_token_s: v("serve-tpot") };
   body.workload = { [$("#serve-demand-kind").value]: v("serve-demand"), prompt_tokens: v("serve-prompt"), output_tokens: v("serve-output") };
   for (const group of [body.slo, body.workload]) for (const [k, val] of Object.entries(group)) if (val === "") delete group[k];
+  readServingSearch(formEl, body);
   const button = $('button[type="submit"]', formEl);
   button.disabled = true;
   out.setAttribute("aria-busy", "true");
@@ -510,6 +581,7 @@ async function submitServing() {
     const { data } = await call("POST", "v1/plans/inference", { body });
     plan.serving = { request: body, answer: data };
     renderServing();
+    announce(data.plan ? `${t("planner.serving_best")}: ${$("#plan-serving-results p").textContent}` : t("planner.nothing"));
   } catch (error) {
     plan.serving = null;
     if (error instanceof ApiError && (error.status === 404 || error.status === 405)) {
@@ -536,8 +608,9 @@ function deploymentRows(deployments, chosen) {
     current: chosen && d === chosen,
     cells: [d.name || ctx.accName(d.accelerator), d.provider, d.engine, d.weights?.format || d.weights?.precision || "—",
       number(d.devices_per_replica, { maximumSignificantDigits: 21 }), number(d.replicas, { maximumSignificantDigits: 21 }),
-      number(d.batch_size, { maximumSignificantDigits: 21 }), s(d.latency?.time_to_first_token_s), s(d.latency?.time_per_output_token_s),
-      usd(d.cost?.usd_per_hour), usd(d.cost?.usd_per_million_input_tokens, 4), usd(d.cost?.usd_per_million_output_tokens, 4)],
+      number(d.batch_size, { maximumSignificantDigits: 21 }), s(d.latency?.time_to_first_token_s), ms(d.latency?.time_per_output_token_s),
+      [usd(d.cost?.usd_per_hour), d.cost?.price_source?.stale ? [" ", ctx.h("span", { class: "badge warning stale", title: d.cost.price_source.note || null }, t("price.stale"))] : null],
+      usd(d.cost?.usd_per_million_input_tokens, 4), usd(d.cost?.usd_per_million_output_tokens, 4)],
   })), { id: "serving-plan-table" });
 }
 
@@ -552,9 +625,14 @@ function renderServing() {
     parts.push(section(t("planner.serving_best"), ctx.h("p", {}, t("planner.serving_summary", {
       replicas: a.plan.replicas, devices: a.plan.devices_per_replica, name: a.plan.name || ctx.accName(a.plan.accelerator),
       engine: a.plan.engine, hour: usd(a.plan.cost?.usd_per_hour),
-    })), deploymentRows(rows, a.plan)));
+    })), ctx.h("p", { class: "hint" }, priceNote(a.plan.cost?.price_source, null)),
+    ctx.h("div", { class: "actions" }, ctx.h("button", { type: "button", class: "primary", id: "serve-open-estimate",
+      onclick: () => ctx.openInference(a.plan.estimate_request) }, t("planner.open_estimate"))),
+    deploymentRows(rows, a.plan)));
   } else {
-    parts.push(missesSection(a.nearest_misses || [], null));
+    parts.push(missesSection((a.nearest_misses || []).map((m) => ({ ...m, message: servingMiss(m) })),
+      (p, id) => ctx.h("button", { type: "button", class: "small", "aria-describedby": id, onclick: () => ctx.openInference(p.estimate_request) }, t("planner.open")),
+      (m) => m.deployment, "serve-miss"));
   }
   const reasons = {
     unsupported_engine: t("planner.sreason.unsupported_engine"), unsupported_format: t("planner.sreason.unsupported_format"),
@@ -613,9 +691,10 @@ export function catalog(presetItems, accelerators) {
   fillCatalogSelects();
 }
 
-export function retranslate() {
+export async function retranslate() {
   const keep = {};
-  for (const id of ["plan-deadline", "plan-budget", "plan-max-devices", "plan-objective", "serve-ttft", "serve-tpot", "serve-demand-kind", "serve-demand", "serve-prompt", "serve-output"]) {
+  for (const id of ["plan-deadline", "plan-budget", "plan-max-devices", "plan-objective", "serve-ttft", "serve-tpot", "serve-demand-kind",
+    "serve-demand", "serve-prompt", "serve-output", "serve-devices", "serve-max-batch", "serve-max-replicas", "serve-utilization"]) {
     keep[id] = $(`#${id}`)?.value;
   }
   const read = (formEl) => {
@@ -630,6 +709,7 @@ export function retranslate() {
   const accs = [...$("#plan-accelerators").selectedOptions].map((o) => o.value);
   const provs = [...$("#plan-providers").selectedOptions].map((o) => o.value);
   const pricing = checked($("#plan-training-form"), "plan-pricing");
+  const boxes = Object.fromEntries(["serve-kv", "serve-engines", "serve-precisions"].map((n) => [n, checked($("#plan-serving-form"), n)]));
   buildTrainingForm();
   buildServingForm();
   forms.fillForm($("#plan-training-form"), trainingRequest);
@@ -638,7 +718,20 @@ export function retranslate() {
   for (const o of $("#plan-accelerators").options) o.selected = accs.includes(o.value);
   for (const o of $("#plan-providers").options) o.selected = provs.includes(o.value);
   for (const c of document.querySelectorAll('input[name="plan-pricing"]')) c.checked = pricing.includes(c.value);
+  for (const [name, values] of Object.entries(boxes)) for (const c of document.querySelectorAll(`input[name="${name}"]`)) c.checked = values.includes(c.value);
   probeServing();
-  renderTraining();
-  renderServing();
+  // the answers' sentences, durations and money come from the service: asked again in the new language
+  await Promise.all([askAgain("training", "v1/plans/training", renderTraining), askAgain("serving", "v1/plans/inference", renderServing)]);
+}
+
+async function askAgain(kind, path, render) {
+  const held = plan[kind];
+  if (!held) return;
+  try {
+    const { data } = await call("POST", path, { body: held.request });
+    if (plan[kind] === held) plan[kind] = { request: held.request, answer: data };
+  } catch {
+    /* the answer in the former language stays */
+  }
+  render();
 }
