@@ -720,6 +720,8 @@ export async function retranslate() {
   for (const c of document.querySelectorAll('input[name="plan-pricing"]')) c.checked = pricing.includes(c.value);
   for (const [name, values] of Object.entries(boxes)) for (const c of document.querySelectorAll(`input[name="${name}"]`)) c.checked = values.includes(c.value);
   probeServing();
+  renderTraining(); // at once with the page's words in the new language, then with the service's
+  renderServing();
   // the answers' sentences, durations and money come from the service: asked again in the new language
   await Promise.all([askAgain("training", "v1/plans/training", renderTraining), askAgain("serving", "v1/plans/inference", renderServing)]);
 }
