@@ -116,7 +116,7 @@ def test_stale_prices_are_marked_with_age_and_source(page, live):
     }
     source = api(live, "/v1/estimates/training", body)["cost"]["price_source"]
     assert source["stale"]
-    note = page.css("#training-results .cards").text
+    note = page.css("#training-results section").text
     assert "stale price" in note
     assert f"{source['age_days']:,} days old" in note
     assert source["source"] in note

@@ -3,7 +3,8 @@
 import { ApiError, apiKey, call, listAll, mergePatch, setApiKey } from "./api.js";
 import { barChart, drawCharts, lineChart, stackedBar, COLORS } from "./charts.js";
 import { announce, h } from "./dom.js";
-import { ageCell, boundText, headlineUsd, ifRuns, layoutText, priceNote } from "./doubt.js";
+import { ageCell, boundText, headlineUsd, ifRuns, layoutText, priceLine, priceNote } from "./doubt.js";
+import { usdDigits } from "./numbers.js";
 import * as forms from "./forms.js";
 import * as planner from "./planner.js";
 import { compact, dateTime, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
@@ -360,15 +361,21 @@ function renderTraining() {
       card(t("r.time"), ifRuns(runs, time.human), runs !== false && time.seconds ? t("r.seconds", { n: number(time.seconds, { maximumFractionDigits: 0 }) }) : null),
       card(t("r.accelerator_hours"), ifRuns(runs, cost.human?.accelerator_hours || number(cost.accelerator_hours)), null),
       card(t("r.flops"), compute.human?.total_flops, compute.total_flops ? `${number(compute.total_flops, { notation: "scientific", maximumSignificantDigits: 3 })} FLOP` : null),
-      card(t("r.memory"), h("span", { class: "figure" }, `${memory.human?.per_device || "—"} / ${memory.human?.device_capacity || "—"}`), memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
+      card(t("r.memory"), memoryFigure(memory), memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
       layoutCard(e)),
+    priceLine(cost.price_source),
     runs !== false && e.range?.low && e.range?.high
-      ? h("p", {}, t("r.range", { low: e.range.low.human, high: e.range.high.human, lowc: usd(e.range.low.total_usd), highc: usd(e.range.high.total_usd) }))
+      ? h("p", {}, t("r.range", { low: e.range.low.human, high: e.range.high.human, lowc: usd(e.range.low.total_usd, usdDigits(e.range.low.total_usd)), highc: usd(e.range.high.total_usd, usdDigits(e.range.high.total_usd)) }))
       : null,
     saveRow("training"));
   const charts = section("r.charts", memoryChart("training", memory), h("div", { id: "training-sweep" }, sweepContent()));
   $("#training-results").replaceChildren(summary, charts, recommendationsSection("training", e.recommendations), detailsSection(e.details, e) || "", notesSection(e));
   drawCharts($("#training-results"));
+}
+
+/** "17.2 GiB / 79.6 GiB": each figure whole, the line free to break at the slash. */
+function memoryFigure(memory) {
+  return [h("span", { class: "figure" }, memory.human?.per_device || "—"), " / ", h("span", { class: "figure" }, memory.human?.device_capacity || "—")];
 }
 
 /** The layout the estimate ran with; when the API chose it (parallelism or count "auto"), said so, with a button
@@ -558,7 +565,7 @@ function renderInference() {
   const runs = memory.fits;
   const summary = section("r.result",
     h("dl", { class: "cards" },
-      card(t("r.memory"), `${memory.human?.per_device || "—"} / ${memory.human?.device_capacity || "—"}`, memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
+      card(t("r.memory"), memoryFigure(memory), memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
       card(t("r.devices_to_fit"), e.devices_needed?.to_fit != null ? number(e.devices_needed.to_fit) : "—", e.hardware ? `${e.hardware.count}× ${e.hardware.name || e.hardware.accelerator}` : null),
       card(t("r.ttft"), ifRuns(runs, latency.human?.time_to_first_token), runs !== false && latency.bound?.prefill ? t("r.bound", { b: boundText(latency.bound.prefill) }) : null),
       card(t("r.tpot"), ifRuns(runs, latency.human?.time_per_output_token), runs !== false && latency.bound?.decode ? t("r.bound", { b: boundText(latency.bound.decode) }) : null),
@@ -566,6 +573,7 @@ function renderInference() {
       card(tokens != null ? t("r.tokens_per_s") : t("r.samples_per_s"), ifRuns(runs, number(tokens ?? throughput.samples_per_second)), runs !== false && throughput.requests_per_second ? t("r.rps", { n: number(throughput.requests_per_second) }) : null),
       card(t("r.usd_per_hour"), headlineUsd(cost.usd_per_hour), priceNote(cost.price_source, null)),
       card(cost.usd_per_million_output_tokens != null ? t("r.usd_per_million") : t("r.usd_per_million_samples"), ifRuns(runs, usd(cost.usd_per_million_output_tokens ?? cost.usd_per_million_samples)), runs !== false && cost.usd_per_million_input_tokens != null ? t("r.usd_per_million_input", { v: usd(cost.usd_per_million_input_tokens) }) : null)),
+    priceLine(cost.price_source),
     memory.fits && memory.max_batch_size != null ? h("p", {}, t("r.max_batch", { batch: number(memory.max_batch_size), context: number(memory.max_context_tokens) })) : null,
     saveRow("inference"));
   const parts = [summary, section("r.charts", memoryChart("inference", memory))];

@@ -10,19 +10,30 @@ export function headlineUsd(value) {
   return h("span", { class: "figure" }, usd(value, usdDigits(value)));
 }
 
-/** The price's provenance, and a "stale" mark with its age when the API flags it (price_source.stale). */
+/** Per hour, where, and a "stale" mark with the price's age when the API flags it (price_source.stale): what
+ * a card beside a price says. */
 export function priceNote(source, perHour) {
-  if (!source || typeof source !== "object") return perHour ? h("span", { class: "price-note" }, `${usd(perHour)}/h`) : null;
-  const where = [source.provider, source.instance_type, source.pricing_model].filter(Boolean).join(" · ");
-  const since = source.effective_from || source.as_of;
+  const hourly = perHour ? `${usd(perHour)}/h` : null;
+  if (!source || typeof source !== "object") return hourly ? h("span", { class: "price-note" }, hourly) : null;
   return h("span", { class: "price-note" },
-    perHour ? `${usd(perHour)}/h · ` : "", where,
-    source.stale ? [" ", h("span", { class: "badge warning stale", title: source.note || null }, t("price.stale"))] : null,
-    h("span", { class: "price-age" }, [
-      since ? t("price.since", { date: since }) : null,
-      Number.isFinite(source.age_days) ? t("price.age", { n: number(source.age_days, { maximumFractionDigits: 0 }) }) : null,
-    ].filter(Boolean).join(", ")),
-    source.source ? h("span", { class: "price-source" }, t("price.source", { source: source.source })) : null);
+    [hourly, source.provider].filter(Boolean).join(" · "),
+    source.stale ? [" ", h("span", { class: "badge warning stale", title: source.note || null },
+      Number.isFinite(source.age_days) ? t("price.stale_age", { n: number(source.age_days, { maximumFractionDigits: 0 }) }) : t("price.stale"))] : null);
+}
+
+/** The whole provenance of a price, for a line under the figures: what, since when, how old, from where. */
+export function priceLine(source) {
+  if (!source || typeof source !== "object") return null;
+  const since = source.effective_from || source.as_of;
+  const parts = [
+    [source.provider, source.instance_type, source.region, source.pricing_model].filter(Boolean).join(" "),
+    since ? t("price.since", { date: since }) : null,
+    Number.isFinite(source.age_days) ? t("price.age", { n: number(source.age_days, { maximumFractionDigits: 0 }) }) : null,
+    source.source ? t("price.source", { source: source.source }) : null,
+  ].filter(Boolean);
+  return h("p", { class: `hint price-line${source.stale ? " stale-line" : ""}` },
+    source.stale ? [h("span", { class: "badge warning stale" }, t("price.stale")), " "] : null,
+    `${t("price.label")} ${parts.join(" · ")}`, source.stale && source.note ? h("span", { class: "sr-only" }, ` ${source.note}`) : null);
 }
 
 /** A price row of the catalog (GET /v1/accelerators/{id}): its age, marked when stale. */

@@ -6,7 +6,7 @@
 import { ApiError, call } from "./api.js";
 import * as forms from "./forms.js";
 import { announce } from "./dom.js";
-import { layoutText, ms, priceNote } from "./doubt.js";
+import { layoutText, ms, priceLine, priceNote } from "./doubt.js";
 import { compact, duration, lang, number, t, usd } from "./i18n.js";
 import { deadlineValue as readDeadline, logTicks, parseNumber, timeTicks } from "./numbers.js";
 
@@ -367,6 +367,7 @@ function bestSection(best) {
         t("planner.of_capacity", { capacity: ctx.bytes(best.memory_capacity_bytes), share: percent(share) }),
         h("span", { class: `badge ${fits ? "ok" : "bad"}` }, fits ? t("r.fits") : t("r.does_not_fit"))),
       card(t("planner.col.utilization"), percent(best.utilization), t("planner.mfu"))),
+    priceLine(best.estimate?.cost?.price_source),
     h("div", { class: "actions" },
       h("button", { type: "button", class: "primary", id: "plan-open-estimate", onclick: () => ctx.openTraining(best.estimate_request) }, t("planner.open_estimate")),
       h("span", { class: "hint" }, t("planner.open_estimate_hint"))));
@@ -625,7 +626,7 @@ function renderServing() {
     parts.push(section(t("planner.serving_best"), ctx.h("p", {}, t("planner.serving_summary", {
       replicas: a.plan.replicas, devices: a.plan.devices_per_replica, name: a.plan.name || ctx.accName(a.plan.accelerator),
       engine: a.plan.engine, hour: usd(a.plan.cost?.usd_per_hour),
-    })), ctx.h("p", { class: "hint" }, priceNote(a.plan.cost?.price_source, null)),
+    })), priceLine(a.plan.cost?.price_source),
     ctx.h("div", { class: "actions" }, ctx.h("button", { type: "button", class: "primary", id: "serve-open-estimate",
       onclick: () => ctx.openInference(a.plan.estimate_request) }, t("planner.open_estimate"))),
     deploymentRows(rows, a.plan)));
