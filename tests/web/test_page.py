@@ -94,7 +94,7 @@ def used_keys() -> set[str]:
     keys |= set(re.findall(r'\?\s*"([a-z]+\.[a-z0-9_.]+)"\s*:\s*"[a-z]+\.[a-z0-9_.]+"', scripts))
     keys |= set(re.findall(r'\?\s*"[a-z]+\.[a-z0-9_.]+"\s*:\s*"([a-z]+\.[a-z0-9_.]+)"', scripts))
     keys |= set(re.findall(r'"((?:r|s|admin|scenarios|chart|opt)\.[a-z0-9_]+)"', scripts))
-    forms = (STATIC / "js" / "forms.js").read_text(encoding="utf-8")
+    forms = (STATIC / "js" / "fields.js").read_text(encoding="utf-8")
     for line in forms.splitlines():
         path = re.search(r'path: "([^"]+)"', line)
         if path and 'type: "const"' not in line:

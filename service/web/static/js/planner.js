@@ -601,13 +601,13 @@ async function submitServing() {
 function deploymentRows(deployments, chosen) {
   const s = (v) => (Number.isFinite(v) ? t("unit.seconds", { n: number(v, { maximumSignificantDigits: 3 }) }) : "—");
   return tableOf(t("planner.serving_results"), [
-    [t("planner.col.accelerator")], [t("planner.col.provider")], [t("planner.col.engine")], [t("planner.col.format")],
+    [t("planner.col.accelerator")], [t("planner.col.provider")], [t("planner.col.engine")], [t("planner.col.format")], [t("planner.col.kv")],
     [t("planner.col.devices_per_replica"), true], [t("planner.col.replicas"), true], [t("planner.col.batch"), true],
     [t("planner.ttft"), true], [t("planner.tpot"), true], [t("planner.col.usd_hour"), true],
     [t("planner.col.usd_m_input"), true], [t("planner.col.usd_m_output"), true],
   ], deployments.map((d) => ({
     current: chosen && d === chosen,
-    cells: [d.name || ctx.accName(d.accelerator), d.provider, d.engine, d.weights?.format || d.weights?.precision || "—",
+    cells: [d.name || ctx.accName(d.accelerator), d.provider, d.engine, d.weights?.format || d.weights?.precision || "—", d.kv_cache_precision || "—",
       number(d.devices_per_replica, { maximumSignificantDigits: 21 }), number(d.replicas, { maximumSignificantDigits: 21 }),
       number(d.batch_size, { maximumSignificantDigits: 21 }), s(d.latency?.time_to_first_token_s), ms(d.latency?.time_per_output_token_s),
       [usd(d.cost?.usd_per_hour), d.cost?.price_source?.stale ? [" ", ctx.h("span", { class: "badge warning stale", title: d.cost.price_source.note || null }, t("price.stale"))] : null],
