@@ -148,7 +148,12 @@ def test_a_result_that_does_not_fit_has_no_speed_or_cost(page):
         for c in page.all("#inference-results .cards .card")
     }
     assert "does not fit" in cards["Memory per device"]
-    for label in ("Time to first token", "Time per output token", "One request end to end", "Per million output tokens"):
+    for label in (
+        "Time to first token",
+        "Time per output token",
+        "One request end to end",
+        "Per million output tokens",
+    ):
         assert cards[label].startswith("n/a"), (label, cards[label])
         assert "$" not in cards[label] and "ms" not in cards[label]
     # the suggestions: no targets were set, so "Meets targets" is n/a; what does not fit is not priced
@@ -187,7 +192,10 @@ def test_a_decimal_comma_is_accepted(page):
     page.wait(lambda d: page.css("#plan-serving-form").is_displayed())
     page.type("#serve-tpot", "0,04")
     page.css("#plan-serving-form button[type=submit]").click()
-    page.wait(lambda d: not page.all("#plan-serving-results[aria-busy]") and page.all("#plan-serving-results > *"), 60)
+    page.wait(
+        lambda d: not page.all("#plan-serving-results[aria-busy]") and page.all("#plan-serving-results > *"),
+        60,
+    )
     assert not page.all("#plan-serving-results .problem"), page.css("#plan-serving-results").text
     assert page.all("#serving-plan-table tbody tr")
 
@@ -286,9 +294,13 @@ def test_serving_planner_search_controls_open_as_estimate_and_tpot_in_ms(page, l
     page.screenshot("budget-serving-plan-1366")
 
     page.css("#serve-open-estimate").click()
-    page.wait(lambda d: page.css("#view-inference").is_displayed() and page.all("#inference-results .cards"), 30)
+    page.wait(
+        lambda d: page.css("#view-inference").is_displayed() and page.all("#inference-results .cards"), 30
+    )
     assert page.css("#inference-kv-cache-precision").get_attribute("value") == expected["kv_cache_precision"]
-    assert page.css("#inference-hardware-count").get_attribute("value") == str(expected["devices_per_replica"])
+    assert page.css("#inference-hardware-count").get_attribute("value") == str(
+        expected["devices_per_replica"]
+    )
 
 
 # --- 8. keyboard and screen readers --------------------------------------------------------------------------------
@@ -309,7 +321,9 @@ def contrast(a: tuple[float, float, float], b: tuple[float, float, float]) -> fl
 
 def test_tab_bar_in_a_landmark_focus_ring_contrast_and_results_announced(page):
     page.open("#training", WIDE)
-    assert page.js("return !!document.querySelector('[role=tablist]').closest('nav, header, main, [role=navigation]')")
+    assert page.js(
+        "return !!document.querySelector('[role=tablist]').closest('nav, header, main, [role=navigation]')"
+    )
     page.css("#training-training-tokens").send_keys(Keys.TAB)  # a keyboard move: :focus-visible applies
     color = page.js("return getComputedStyle(document.activeElement).outlineColor")
     rgb = tuple(float(v) for v in re.findall(r"[\d.]+", color)[:3])
@@ -334,7 +348,9 @@ def test_focus_stays_put_after_save_rename_escape_and_delete(page, live):
 
     page.tab("scenarios")
     page.css("#scenarios-refresh").click()
-    row = page.wait(lambda d: next((r for r in page.all("#scenarios-table tbody tr") if "budget focus" in r.text), False))
+    row = page.wait(
+        lambda d: next((r for r in page.all("#scenarios-table tbody tr") if "budget focus" in r.text), False)
+    )
     scenario = row.get_attribute("data-id")
     rename = f'#scenarios-table tr[data-id="{scenario}"] button.rename'
     page.css(rename).click()
@@ -379,7 +395,9 @@ def test_sweep_draws_only_device_counts_that_fit(page):
     page.select("#training-hardware-parallelism-zero-stage", "3")
     estimate(page)
     page.wait(lambda d: page.all("#training-sweep table tbody tr"), 60)
-    rows = [r.get_attribute("textContent") for r in page.all("#training-sweep table tbody tr")]  # a closed <details>
+    rows = [
+        r.get_attribute("textContent") for r in page.all("#training-sweep table tbody tr")
+    ]  # a closed <details>
     fitting = [r for r in rows if "does not fit" not in r]
     assert len(fitting) < len(rows), "llama-2-7b on one H100 with ZeRO-3 does not fit"
     for row in rows:
