@@ -101,6 +101,9 @@ def test_devices_auto_with_a_deadline(page, live):
     count = expected["assumptions"]["auto"]["chosen_count"]
     assert f"{count:,} devices" in page.css("#training-results .layout-card").text
     assert expected["time"]["human"] in page.css("#training-results .cards").text
+    # the sweep runs around the count the API chose
+    page.wait(lambda d: len(page.all("#training-sweep figure.chart")) == 2, 60)
+    assert page.all("#training-sweep figure.chart circle.point")
 
 
 # --- 2. stale prices ---------------------------------------------------------------------------------------------

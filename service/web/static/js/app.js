@@ -210,7 +210,7 @@ async function runEstimate(kind, request, { scenario = null } = {}) {
     state[kind] = { request, estimate: data, scenario };
     if (kind === "training") {
       renderTraining();
-      sweep(request);
+      sweep(request, data);
     } else {
       state.suggestionSort = { key: null, dir: 1 };
       renderInference();
@@ -411,6 +411,7 @@ function sweepCounts(count) {
 function sweepRequest(request, n) {
   const body = structuredClone(request);
   body.hardware = { ...body.hardware, count: n };
+  delete body.constraints; // a deadline only goes with count "auto"
   const p = body.hardware.parallelism;
   if (p && (p.data || p.tensor || p.pipeline)) {
     const fixed = (p.tensor || 1) * (p.pipeline || 1);
@@ -422,10 +423,15 @@ function sweepRequest(request, n) {
 }
 
 let sweepGeneration = 0;
-async function sweep(request) {
+/** Cost and time at other device counts around this estimate's (the count the API chose when it was "auto"). */
+async function sweep(request, estimate) {
   const generation = ++sweepGeneration;
-  const count = Number(request.hardware?.count);
-  if (!Number.isInteger(count) || count < 1) return;
+  const given = Number(request.hardware?.count);
+  const count = Number.isInteger(given) ? given : Number(estimate?.assumptions?.auto?.chosen_count);
+  if (!Number.isInteger(count) || count < 1) {
+    state.sweep = { count: null, results: [] };
+    return;
+  }
   state.sweep = { count, results: null };
   const results = await Promise.all(sweepCounts(count).map(async (n) => {
     const body = sweepRequest(request, n);
@@ -795,7 +801,7 @@ async function openScenario(id) {
     showView(kind);
     if (kind === "training") {
       renderTraining();
-      sweep(data.request);
+      sweep(data.request, data.estimate);
     } else {
       state.suggestionSort = { key: null, dir: 1 };
       renderInference();
