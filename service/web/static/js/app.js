@@ -3,8 +3,9 @@
 import { ApiError, apiKey, call, listAll, mergePatch, setApiKey } from "./api.js";
 import { barChart, drawCharts, lineChart, stackedBar, COLORS } from "./charts.js";
 import { announce, h } from "./dom.js";
-import { ageCell, boundText, headlineUsd, ifRuns, layoutText, priceLine, priceNote } from "./doubt.js";
+import { boundText, headlineUsd, ifRuns, layoutText, priceLine, priceNote } from "./doubt.js";
 import { usdDigits } from "./numbers.js";
+import * as admin from "./admin.js";
 import * as forms from "./forms.js";
 import * as planner from "./planner.js";
 import { compact, dateTime, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
@@ -95,7 +96,7 @@ function showView(view, { focus = false } = {}) {
   for (const name of VIEWS) $(`#view-${name}`).hidden = name !== view;
   history.replaceState(null, "", `${location.pathname}${location.search}#${view}`);
   if (view === "scenarios" && state.scenarios === null) loadScenarios();
-  if (view === "admin" && !state.admin.id && state.accelerators.length) loadAdmin($("#admin-accelerator").value);
+  if (view === "admin" && !state.admin.id && state.accelerators.length) admin.loadAdmin($("#admin-accelerator").value);
   drawCharts($(`#view-${view}`));
 }
 
@@ -157,10 +158,10 @@ function refreshOptionLabels() {
   for (const formEl of [$("#training-form"), $("#inference-form")]) {
     forms.setOptions(formEl, "accelerators", acceleratorItems());
   }
-  const admin = $("#admin-accelerator");
-  const keep = admin.value;
-  admin.replaceChildren(...state.accelerators.map((a) => h("option", { value: a.id }, a.name)));
-  if (keep) admin.value = keep;
+  const picker = $("#admin-accelerator");
+  const keep = picker.value;
+  picker.replaceChildren(...state.accelerators.map((a) => h("option", { value: a.id }, a.name)));
+  if (keep) picker.value = keep;
 }
 
 async function loadCatalog() {
@@ -650,7 +651,7 @@ function bindScenarios() {
     input.value = "";
     updateKeyState();
     loadScenarios();
-    if (state.admin.id) loadAdmin(state.admin.id);
+    if (state.admin.id) admin.loadAdmin(state.admin.id);
     for (const kind of ["training", "inference"]) if (state[kind]) (kind === "training" ? renderTraining : renderInference)();
   });
   $("#key-forget").addEventListener("click", () => {
@@ -869,130 +870,6 @@ async function repriceScenario(id, name) {
   }
 }
 
-// --- admin: prices, history, audit -------------------------------------------------------------------------
-
-function bindAdmin() {
-  $("#admin-accelerator").addEventListener("change", (event) => loadAdmin(event.target.value));
-  $("#price-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    savePrice();
-  });
-}
-
-function pricesTable(prices, captionKey, history = false) {
-  if (!prices.length) return h("p", {}, t("admin.no_prices"));
-  const columns = ["admin.provider", "admin.pricing_model", "admin.usd_per_hour", "admin.instance", "admin.region", "admin.from", "admin.age"];
-  if (history) columns.push("admin.to");
-  columns.push("admin.source");
-  return h("div", { class: "table-wrap" }, h("table", {},
-    h("caption", {}, t(captionKey)),
-    h("thead", {}, h("tr", {}, columns.map((k) => h("th", { scope: "col" }, t(k))))),
-    h("tbody", {}, prices.map((p) => h("tr", { class: history && !p.effective_to ? "current" : null },
-      h("td", {}, p.provider),
-      h("td", {}, p.pricing_model || ""),
-      h("td", { class: "num" }, usd(p.usd_per_hour, 4)),
-      h("td", {}, p.instance_type || ""),
-      h("td", {}, p.region || ""),
-      h("td", {}, p.effective_from || p.as_of || ""),
-      h("td", { class: "age" }, ageCell(p)),
-      history ? h("td", {}, p.effective_to || t("admin.current")) : null,
-      h("td", {}, p.source || ""))))));
-}
-
-async function loadAdmin(id) {
-  if (!id) return;
-  state.admin.id = id;
-  const current = $("#admin-current");
-  current.replaceChildren(h("p", { class: "busy" }, t("busy")));
-  try {
-    const { data, etag } = await call("GET", `v1/accelerators/${encodeURIComponent(id)}`);
-    if (state.admin.id !== id) return;
-    state.admin.etag = etag;
-    state.admin.accelerator = data;
-    state.byId[id] = data;
-    current.replaceChildren(pricesTable(data.prices || [], "admin.current_prices"));
-  } catch (error) {
-    current.replaceChildren(problemBox(error));
-  }
-  loadHistory(id);
-  loadAudit(id);
-}
-
-async function loadHistory(id) {
-  const box = $("#admin-history");
-  try {
-    const { data } = await call("GET", `v1/accelerators/${encodeURIComponent(id)}/prices/history`);
-    if (state.admin.id === id) box.replaceChildren(h("h3", {}, t("admin.history")), pricesTable(data || [], "admin.history_caption", true));
-  } catch (error) {
-    box.replaceChildren(problemBox(error));
-  }
-}
-
-function auditSummary(value) {
-  if (!value) return "—";
-  if (Array.isArray(value.prices)) {
-    return value.prices.map((p) => `${p.provider} ${p.pricing_model || ""} ${usd(p.usd_per_hour, 4)}${p.effective_to ? ` (→ ${p.effective_to})` : ""}`).join("; ") || "—";
-  }
-  const text = JSON.stringify(value);
-  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
-}
-
-async function loadAudit(id) {
-  const box = $("#admin-audit");
-  if (!apiKey()) {
-    box.replaceChildren(h("h3", {}, t("admin.audit")), h("p", { class: "notice" }, t("admin.audit_needs_key")));
-    return;
-  }
-  try {
-    const { data } = await call("GET", `v1/audit-events?target=${encodeURIComponent(`accelerator:${id}`)}&page_size=25`);
-    if (state.admin.id !== id) return;
-    box.replaceChildren(h("h3", {}, t("admin.audit")), data.length
-      ? h("div", { class: "table-wrap" }, h("table", { id: "audit-table" },
-        h("caption", {}, t("admin.audit_caption", { name: accName(id) })),
-        h("thead", {}, h("tr", {}, ["admin.at", "admin.actor", "admin.action", "admin.before", "admin.after"].map((k) => h("th", { scope: "col" }, t(k))))),
-        h("tbody", {}, data.map((ev) => h("tr", {},
-          h("td", {}, dateTime(ev.at)), h("td", {}, ev.actor), h("td", {}, h("code", {}, ev.action)),
-          h("td", {}, auditSummary(ev.before)), h("td", {}, auditSummary(ev.after)))))))
-      : h("p", {}, t("admin.audit_empty")));
-  } catch (error) {
-    box.replaceChildren(h("h3", {}, t("admin.audit")), problemBox(error));
-  }
-}
-
-async function savePrice() {
-  const formEl = $("#price-form");
-  forms.clearErrors(formEl);
-  const body = forms.readForm(formEl);
-  const provider = body.provider;
-  delete body.provider;
-  if (!provider) {
-    forms.showErrors(formEl, { provider: [t("admin.provider_required")] })?.focus();
-    return;
-  }
-  const id = state.admin.id;
-  const button = $('button[type="submit"]', formEl);
-  button.disabled = true;
-  try {
-    const { data, etag } = await call("PUT", `v1/accelerators/${encodeURIComponent(id)}/prices/${encodeURIComponent(provider)}`, { body, ifMatch: state.admin.etag });
-    state.admin.etag = etag;
-    state.byId[id] = data;
-    const index = state.accelerators.findIndex((a) => a.id === id);
-    if (index >= 0) state.accelerators[index] = data;
-    for (const f of [$("#training-form"), $("#inference-form")]) refreshProviders(f);
-    toast(t("admin.saved", { provider, name: data.name, price: usd(body.usd_per_hour, 4) }));
-    $("#admin-current").replaceChildren(pricesTable(data.prices || [], "admin.current_prices"));
-    forms.resetForm(formEl);
-    loadHistory(id);
-    loadAudit(id);
-  } catch (error) {
-    $("#admin-current").prepend(problemBox(error));
-    forms.showErrors(formEl, error.problem?.errors);
-    if (error.status === 412) loadAdmin(id);
-  } finally {
-    button.disabled = false;
-  }
-}
-
 // --- start ------------------------------------------------------------------------------------------------
 
 /** The values of every enumerated field (GET /v1/options), before any form is drawn; a failure leaves the
@@ -1018,14 +895,14 @@ async function boot() {
   bindEstimateForm("training");
   bindEstimateForm("inference");
   bindScenarios();
-  bindAdmin();
+  admin.init({ state, problemBox, toast, accName, refreshProviders });
   planner.init({ h, problemBox, accName, bytes, openTraining: openTrainingEstimate, openInference: openInferenceEstimate });
   updateKeyState();
   const view = location.hash.slice(1);
   showView(VIEWS.includes(view) ? view : "training");
   await loadCatalog();
   if (choicesError) $("#training-results").replaceChildren(problemBox(choicesError));
-  if (!$("#view-admin").hidden) loadAdmin($("#admin-accelerator").value);
+  if (!$("#view-admin").hidden) admin.loadAdmin($("#admin-accelerator").value);
   document.body.dataset.ready = "true";
 }
 
