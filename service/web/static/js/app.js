@@ -1,25 +1,25 @@
 // The scalecost page: training and inference estimates with charts, saved scenarios and catalog prices,
 // all through the public HTTP API (relative URLs). No framework, no build step.
-import { ApiError, apiKey, call, listAll, mergePatch, setApiKey } from "./api.js";
-import { barChart, drawCharts, lineChart, stackedBar, COLORS } from "./charts.js";
-import { announce, h } from "./dom.js";
-import { boundText, headlineUsd, ifRuns, layoutText, priceLine, priceNote } from "./doubt.js";
-import { usdDigits } from "./numbers.js";
 import * as admin from "./admin.js";
+import { ApiError, apiKey, call, listAll, mergePatch } from "./api.js";
+import { barChart, drawCharts, stackedBar, COLORS } from "./charts.js";
+import { announce, h } from "./dom.js";
+import { badge, boundText, fitsBadge, headlineUsd, ifRuns, layoutText, priceLine, priceNote } from "./doubt.js";
 import * as forms from "./forms.js";
+import { compact, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
+import { usdDigits } from "./numbers.js";
 import * as planner from "./planner.js";
-import { compact, dateTime, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
+import * as scenarios from "./scenarios.js";
+import { sweep, sweepContent } from "./sweep.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const VIEWS = ["training", "inference", "planner", "scenarios", "admin"];
-const MAX_DEVICES = 1_000_000;
 
 const state = {
   accelerators: [],
   byId: {},
   training: null, // {request, estimate, scenario: {id, name, etag, description, tags} | null}
   inference: null,
-  sweep: null, // {count, results}
   suggestionSort: { key: null, dir: 1 },
   scenarios: null, // the last listing
   admin: { id: null, etag: null, accelerator: null },
@@ -66,15 +66,6 @@ function bytes(value) {
   return `${value < 0 ? "-" : ""}${number(v, { maximumSignificantDigits: 3 })} ${units[i]}`;
 }
 
-function badge(kind, text) {
-  return h("span", { class: `badge ${kind}` }, text);
-}
-
-function fitsBadge(fits) {
-  if (fits === null || fits === undefined) return null;
-  return fits ? badge("ok", t("r.fits")) : badge("bad", t("r.does_not_fit"));
-}
-
 function card(label, main, base, extra) {
   return h("div", { class: "card" }, h("dt", {}, label), h("dd", {}, main ?? "—", extra ? [" ", extra] : null, base ? h("span", { class: "base" }, base) : null));
 }
@@ -95,7 +86,7 @@ function showView(view, { focus = false } = {}) {
   }
   for (const name of VIEWS) $(`#view-${name}`).hidden = name !== view;
   history.replaceState(null, "", `${location.pathname}${location.search}#${view}`);
-  if (view === "scenarios" && state.scenarios === null) loadScenarios();
+  if (view === "scenarios" && state.scenarios === null) scenarios.loadScenarios();
   if (view === "admin" && !state.admin.id && state.accelerators.length) admin.loadAdmin($("#admin-accelerator").value);
   drawCharts($(`#view-${view}`));
 }
@@ -127,8 +118,8 @@ function bindLanguage() {
     // the answers' human strings (durations, money, advice, notes) come from the server in the new language
     if (state.training) await runEstimate("training", state.training.request, { scenario: state.training.scenario });
     if (state.inference) await runEstimate("inference", state.inference.request, { scenario: state.inference.scenario });
-    if (state.scenarios) renderScenarioList();
-    updateKeyState();
+    if (state.scenarios) scenarios.renderScenarioList();
+    scenarios.updateKeyState();
     planner.retranslate();
   });
 }
@@ -336,10 +327,10 @@ function saveRow(kind) {
   const input = h("input", { type: "text", id: `${kind}-save-name`, value: current.scenario?.name || suggested, maxlength: 200 });
   const rows = [
     h("div", { class: "field" }, h("label", { for: input.id }, t("scenarios.name")), input),
-    h("button", { type: "button", class: "save-new", onclick: () => saveScenario(kind, input.value.trim()) }, t("scenarios.save_new")),
+    h("button", { type: "button", class: "save-new", onclick: () => scenarios.saveScenario(kind, input.value.trim()) }, t("scenarios.save_new")),
   ];
   if (current.scenario) {
-    rows.push(h("button", { type: "button", class: "save-update", onclick: () => updateScenario(kind, input.value.trim()) }, t("scenarios.update", { name: current.scenario.name })));
+    rows.push(h("button", { type: "button", class: "save-update", onclick: () => scenarios.updateScenario(kind, input.value.trim()) }, t("scenarios.update", { name: current.scenario.name })));
   }
   return h("div", {},
     current.scenario ? h("p", { class: "hint" }, t("scenarios.opened_hint", { name: current.scenario.name, id: current.scenario.id })) : null,
@@ -400,102 +391,6 @@ function editLayout(auto) {
   if (auto.chosen_micro_batch_size) $('[data-path="training.micro_batch_size"]', formEl).value = String(auto.chosen_micro_batch_size);
   toast(t("layout.edited"));
   $('[data-path="hardware.parallelism.data"]', formEl).focus();
-}
-
-function sweepCounts(count) {
-  const counts = new Set([count]);
-  const low = Math.max(0, Math.floor(Math.log2(count)) - 3);
-  for (let k = low; k <= low + 6; k++) if (2 ** k <= MAX_DEVICES) counts.add(2 ** k);
-  return [...counts].sort((a, b) => a - b);
-}
-
-function sweepRequest(request, n) {
-  const body = structuredClone(request);
-  body.hardware = { ...body.hardware, count: n };
-  delete body.constraints; // a deadline only goes with count "auto"
-  const p = body.hardware.parallelism;
-  if (p && (p.data || p.tensor || p.pipeline)) {
-    const fixed = (p.tensor || 1) * (p.pipeline || 1);
-    if (n % fixed !== 0) return null;
-    body.hardware.parallelism = { ...p, data: n / fixed };
-  }
-  body.output = { ...(body.output || {}), recommendations: false, details: false };
-  return body;
-}
-
-let sweepGeneration = 0;
-/** Cost and time at other device counts around this estimate's (the count the API chose when it was "auto"). */
-async function sweep(request, estimate) {
-  const generation = ++sweepGeneration;
-  const given = Number(request.hardware?.count);
-  const count = Number.isInteger(given) ? given : Number(estimate?.assumptions?.auto?.chosen_count);
-  if (!Number.isInteger(count) || count < 1) {
-    state.sweep = { count: null, results: [] };
-    return;
-  }
-  state.sweep = { count, results: null };
-  const results = await Promise.all(sweepCounts(count).map(async (n) => {
-    const body = sweepRequest(request, n);
-    if (!body) return { n, error: true };
-    try {
-      const { data } = await call("POST", "v1/estimates/training", { body });
-      return { n, estimate: data };
-    } catch {
-      return { n, error: true };
-    }
-  }));
-  if (generation !== sweepGeneration) return;
-  state.sweep = { count, results };
-  const box = $("#training-sweep");
-  if (box) {
-    box.replaceChildren(sweepContent());
-    drawCharts(box);
-  }
-}
-
-function timeUnit(maxSeconds) {
-  if (maxSeconds >= 2 * 86400) return ["unit.days", 86400];
-  if (maxSeconds >= 2 * 3600) return ["unit.hours", 3600];
-  if (maxSeconds >= 120) return ["unit.minutes", 60];
-  return ["unit.seconds", 1];
-}
-
-function sweepContent() {
-  const sweepState = state.sweep;
-  if (!sweepState || !sweepState.results) return h("p", { class: "busy" }, t("chart.sweep_busy"));
-  const ok = sweepState.results.filter((r) => r.estimate && r.estimate.memory?.fits !== false);
-  if (ok.length < 2) return h("p", {}, t("chart.sweep_none"));
-  const points = sweepState.results.map((r) => ({ x: r.n, e: r.estimate }));
-  const [unitKey, unitSize] = timeUnit(Math.max(...ok.map((r) => r.estimate.time?.seconds || 0)));
-  const legendItems = [{ label: t("chart.fits_filled"), color: COLORS[0] }];
-  const costChart = lineChart({
-    caption: t("chart.cost_by_count"),
-    label: t("chart.cost_by_count_label", { points: ok.map((r) => `${r.n}: ${r.estimate.cost?.human?.total}`).join(", ") }),
-    points: points.map((p) => ({ x: p.x, y: p.e && p.e.memory?.fits !== false ? p.e.cost?.total_usd : NaN, human: p.e?.cost?.human?.total, fits: p.e?.memory?.fits })),
-    current: sweepState.count,
-    fmtY: (v) => usd(v, 0),
-    xTitle: t("chart.devices"),
-    color: COLORS[0],
-    legendItems,
-  });
-  const timeChart = lineChart({
-    caption: t("chart.time_by_count"),
-    label: t("chart.time_by_count_label", { points: ok.map((r) => `${r.n}: ${r.estimate.time?.human}`).join(", ") }),
-    points: points.map((p) => ({ x: p.x, y: p.e && p.e.memory?.fits !== false ? (p.e.time?.seconds || 0) / unitSize : NaN, human: p.e?.time?.human, fits: p.e?.memory?.fits })),
-    current: sweepState.count,
-    fmtY: (v) => t(unitKey, { n: number(v, { maximumSignificantDigits: 3 }) }),
-    xTitle: t("chart.devices"),
-    color: COLORS[1],
-    legendItems: [{ label: t("chart.fits_filled"), color: COLORS[1] }],
-  });
-  const table = h("details", { class: "more" }, h("summary", {}, t("chart.as_table")), h("div", { class: "table-wrap" }, h("table", {},
-    h("thead", {}, h("tr", {}, [t("chart.devices"), t("r.total_cost"), t("r.time"), t("r.memory")].map((c) => h("th", { scope: "col" }, c)))),
-    h("tbody", {}, sweepState.results.map((r) => h("tr", { class: r.n === sweepState.count ? "current" : null },
-      h("td", { class: "num" }, number(r.n)),
-      h("td", { class: "num" }, r.estimate ? ifRuns(r.estimate.memory?.fits, r.estimate.cost?.human?.total) : t("chart.not_possible")),
-      h("td", { class: "num" }, r.estimate ? ifRuns(r.estimate.memory?.fits, r.estimate.time?.human || "") : ""),
-      h("td", {}, r.estimate ? [r.estimate.memory?.human?.per_device, " ", fitsBadge(r.estimate.memory?.fits)] : "")))))));
-  return h("div", {}, h("div", { class: "charts-row" }, costChart, timeChart), h("p", { class: "hint" }, t("chart.sweep_hint")), table);
 }
 
 // --- inference results ---------------------------------------------------------------------------------
@@ -636,240 +531,6 @@ async function openInferenceEstimate(request) {
   if (await runEstimate("inference", request)) $("#inference-results h3")?.focus();
 }
 
-// --- scenarios ------------------------------------------------------------------------------------------
-
-function updateKeyState() {
-  const key = apiKey();
-  $("#key-state").textContent = key ? t("key.set", { tail: key.slice(-4) }) : t("key.none");
-}
-
-function bindScenarios() {
-  $("#key-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const input = $("#api-key");
-    setApiKey(input.value.trim());
-    input.value = "";
-    updateKeyState();
-    loadScenarios();
-    if (state.admin.id) admin.loadAdmin(state.admin.id);
-    for (const kind of ["training", "inference"]) if (state[kind]) (kind === "training" ? renderTraining : renderInference)();
-  });
-  $("#key-forget").addEventListener("click", () => {
-    setApiKey("");
-    updateKeyState();
-    state.scenarios = null;
-    $("#scenarios-list").replaceChildren(h("p", { class: "notice" }, t("scenarios.need_key")));
-    $("#scenario-detail").replaceChildren();
-  });
-  $("#scenarios-refresh").addEventListener("click", () => loadScenarios());
-}
-
-async function loadScenarios() {
-  const box = $("#scenarios-list");
-  if (!apiKey()) {
-    box.replaceChildren(h("p", { class: "notice" }, t("scenarios.need_key")));
-    return;
-  }
-  box.replaceChildren(h("p", { class: "busy" }, t("busy")));
-  try {
-    const { data, headers } = await call("GET", "v1/scenarios?page_size=100");
-    let total = data.length;
-    try {
-      total = JSON.parse(headers.get("X-Pagination") || "{}").total ?? total;
-    } catch {
-      /* keep the row count */
-    }
-    state.scenarios = { rows: data, total };
-    renderScenarioList();
-  } catch (error) {
-    state.scenarios = null;
-    box.replaceChildren(problemBox(error));
-  }
-}
-
-function headline(kind, summary) {
-  if (!summary) return "—";
-  return kind === "training" ? usd(summary.total_usd) : `${usd(summary.usd_per_hour)}/h`;
-}
-
-function renderScenarioList() {
-  const { rows, total } = state.scenarios;
-  const box = $("#scenarios-list");
-  if (!rows.length) {
-    box.replaceChildren(h("p", {}, t("scenarios.empty")));
-    return;
-  }
-  box.replaceChildren(h("div", { class: "table-wrap" }, h("table", { id: "scenarios-table" },
-    h("caption", {}, t("scenarios.caption", { n: number(total) })),
-    h("thead", {}, h("tr", {}, ["scenarios.name", "scenarios.kind", "scenarios.hardware", "scenarios.headline", "scenarios.changed", "scenarios.owner", "scenarios.actions"].map((k) => h("th", { scope: "col" }, t(k))))),
-    h("tbody", {}, rows.map((s) => scenarioRow(s))))));
-}
-
-function scenarioRow(s) {
-  const nameCell = h("th", { scope: "row", class: "scenario-name" }, s.name);
-  const row = h("tr", { dataset: { id: s.id } },
-    nameCell,
-    h("td", {}, t(`tab.${s.kind}`)),
-    h("td", {}, s.summary ? `${s.summary.count ?? ""}× ${accName(s.summary.accelerator)}` : "—", " ", fitsBadge(s.summary?.fits)),
-    h("td", { class: "num" }, headline(s.kind, s.summary)),
-    h("td", {}, dateTime(s.updated_at)),
-    h("td", {}, s.owner || ""),
-    h("td", {}, h("div", { class: "actions" },
-      h("button", { type: "button", class: "small open", "aria-label": t("scenarios.open_label", { name: s.name }), onclick: () => openScenario(s.id) }, t("scenarios.open")),
-      h("button", { type: "button", class: "small reprice", "aria-label": t("scenarios.reprice_label", { name: s.name }), onclick: () => repriceScenario(s.id, s.name) }, t("scenarios.reprice")),
-      h("button", { type: "button", class: "small rename", "aria-label": t("scenarios.rename_label", { name: s.name }), onclick: () => startRename(nameCell, s) }, t("scenarios.rename")),
-      deleteButton(s))));
-  return row;
-}
-
-function deleteButton(s) {
-  let armed = false;
-  const button = h("button", { type: "button", class: "small danger delete", "aria-label": t("scenarios.delete_label", { name: s.name }) }, t("scenarios.delete"));
-  button.addEventListener("click", async () => {
-    if (!armed) {
-      armed = true;
-      button.textContent = t("scenarios.delete_confirm");
-      button.setAttribute("aria-label", t("scenarios.delete_confirm_label", { name: s.name }));
-      toast(t("scenarios.delete_again", { name: s.name }));
-      return;
-    }
-    button.disabled = true;
-    try {
-      const { etag } = await call("GET", `v1/scenarios/${s.id}`);
-      await call("DELETE", `v1/scenarios/${s.id}`, { ifMatch: etag });
-      toast(t("scenarios.deleted", { name: s.name }));
-      for (const kind of ["training", "inference"]) if (state[kind]?.scenario?.id === s.id) state[kind].scenario = null;
-      const rows = state.scenarios?.rows || [];
-      const next = rows[rows.findIndex((r) => r.id === s.id) + 1] || rows[rows.findIndex((r) => r.id === s.id) - 1];
-      await loadScenarios();
-      // focus stays in the list: the row that took the deleted one's place, else the refresh button
-      (next && $(`#scenarios-table tr[data-id="${next.id}"] button.open`) || $("#scenarios-refresh")).focus();
-    } catch (error) {
-      $("#scenario-detail").replaceChildren(problemBox(error));
-      button.disabled = false;
-    }
-  });
-  return button;
-}
-
-/** Back to the list, focus on the row's Rename button (where the person was). */
-function endRename(id) {
-  renderScenarioList();
-  $(`#scenarios-table tr[data-id="${id}"] button.rename`)?.focus();
-}
-
-function startRename(cell, s) {
-  const input = h("input", { type: "text", value: s.name, id: `rename-${s.id}`, maxlength: 200 });
-  const save = async () => {
-    const name = input.value.trim();
-    if (!name || name === s.name) return endRename(s.id);
-    try {
-      const { data, etag } = await call("GET", `v1/scenarios/${s.id}`);
-      const body = { name, description: data.description ?? null, tags: data.tags || [], kind: data.kind, request: data.request };
-      await call("PUT", `v1/scenarios/${s.id}`, { body, ifMatch: etag });
-      toast(t("scenarios.renamed", { name }));
-      for (const kind of ["training", "inference"]) if (state[kind]?.scenario?.id === s.id) state[kind].scenario.name = name;
-      await loadScenarios();
-      $(`#scenarios-table tr[data-id="${s.id}"] button.rename`)?.focus();
-    } catch (error) {
-      $("#scenario-detail").replaceChildren(problemBox(error));
-    }
-  };
-  input.addEventListener("keydown", (event) => {
-    if (event.key === "Enter") save();
-    if (event.key === "Escape") endRename(s.id);
-  });
-  cell.replaceChildren(
-    h("label", { for: input.id, class: "sr-only" }, t("scenarios.new_name")),
-    input,
-    h("div", { class: "actions" },
-      h("button", { type: "button", class: "small rename-save", onclick: save }, t("scenarios.rename_save")),
-      h("button", { type: "button", class: "small", onclick: () => endRename(s.id) }, t("cancel"))));
-  input.focus();
-  input.select();
-}
-
-async function openScenario(id) {
-  try {
-    const { data, etag } = await call("GET", `v1/scenarios/${id}`);
-    const kind = data.kind;
-    fillRequest(kind, data.request);
-    state[kind] = {
-      request: data.request,
-      estimate: data.estimate,
-      scenario: { id: data.id, name: data.name, etag, description: data.description ?? null, tags: data.tags || [] },
-    };
-    showView(kind);
-    if (kind === "training") {
-      renderTraining();
-      sweep(data.request, data.estimate);
-    } else {
-      state.suggestionSort = { key: null, dir: 1 };
-      renderInference();
-    }
-    toast(t("scenarios.opened", { name: data.name }));
-    $(`#${kind}-results h3`)?.focus();
-  } catch (error) {
-    $("#scenario-detail").replaceChildren(problemBox(error));
-  }
-}
-
-async function saveScenario(kind, name) {
-  if (!apiKey()) {
-    toast(t("scenarios.need_key"));
-    return;
-  }
-  try {
-    const current = state[kind];
-    const { data, etag } = await call("POST", "v1/scenarios", { body: { name, kind, request: current.request } });
-    current.scenario = { id: data.id, name: data.name, etag, description: null, tags: [] };
-    toast(t("scenarios.saved", { name: data.name }));
-    (kind === "training" ? renderTraining : renderInference)();
-    state.scenarios = null;
-    $(`#${kind}-results .save-update`)?.focus();
-  } catch (error) {
-    $(`#${kind}-results`).prepend(problemBox(error));
-  }
-}
-
-async function updateScenario(kind, name) {
-  const current = state[kind];
-  try {
-    const body = { name: name || current.scenario.name, description: current.scenario.description, tags: current.scenario.tags, kind, request: current.request };
-    const { data, etag } = await call("PUT", `v1/scenarios/${current.scenario.id}`, { body, ifMatch: current.scenario.etag });
-    current.scenario = { ...current.scenario, name: data.name, etag };
-    toast(t("scenarios.updated", { name: data.name }));
-    (kind === "training" ? renderTraining : renderInference)();
-    state.scenarios = null;
-    $(`#${kind}-results .save-update`)?.focus();
-  } catch (error) {
-    $(`#${kind}-results`).prepend(problemBox(error));
-  }
-}
-
-async function repriceScenario(id, name) {
-  const box = $("#scenario-detail");
-  box.replaceChildren(h("p", { class: "busy" }, t("busy")));
-  try {
-    const { data } = await call("GET", `v1/scenarios/${id}/estimate`);
-    const training = data.delta?.basis !== "usd_per_hour";
-    const pick = (e) => (training ? e?.cost?.total_usd : e?.cost?.usd_per_hour);
-    const delta = data.delta || {};
-    const direction = delta.total_usd > 0 ? "up" : delta.total_usd < 0 ? "down" : "";
-    const sign = delta.total_usd > 0 ? "+" : "";
-    box.replaceChildren(h("section", { class: "panel", id: "reprice" },
-      h("h3", { tabindex: "-1" }, t("scenarios.repriced_title", { name })),
-      h("dl", { class: "cards" },
-        card(t(training ? "scenarios.saved_total" : "scenarios.saved_hourly"), usd(pick(data.saved)), null),
-        card(t(training ? "scenarios.current_total" : "scenarios.current_hourly"), usd(pick(data.current)), null),
-        card(t("scenarios.delta"), h("span", { class: `delta ${direction}` }, delta.total_usd == null ? "—" : `${sign}${usd(delta.total_usd)}`),
-          delta.percent == null ? null : `${sign}${number(delta.percent, { maximumFractionDigits: 1 })} %`))));
-    $("#reprice h3").focus();
-  } catch (error) {
-    box.replaceChildren(problemBox(error));
-  }
-}
-
 // --- start ------------------------------------------------------------------------------------------------
 
 /** The values of every enumerated field (GET /v1/options), before any form is drawn; a failure leaves the
@@ -894,10 +555,10 @@ async function boot() {
   bindLanguage();
   bindEstimateForm("training");
   bindEstimateForm("inference");
-  bindScenarios();
+  scenarios.init({ state, renderTraining, renderInference, fillRequest, showView, toast, problemBox, accName, card, loadAdmin: admin.loadAdmin });
   admin.init({ state, problemBox, toast, accName, refreshProviders });
   planner.init({ h, problemBox, accName, bytes, openTraining: openTrainingEstimate, openInference: openInferenceEstimate });
-  updateKeyState();
+  scenarios.updateKeyState();
   const view = location.hash.slice(1);
   showView(VIEWS.includes(view) ? view : "training");
   await loadCatalog();

@@ -75,3 +75,13 @@ export function boundText(bound) {
 export function ms(seconds) {
   return Number.isFinite(seconds) ? t("unit.ms", { n: number(seconds * 1000, { maximumSignificantDigits: 3 }) }) : "—";
 }
+
+export function badge(kind, text) {
+  return h("span", { class: `badge ${kind}` }, text);
+}
+
+/** "fits" or "does not fit", as a badge; nothing when the answer does not say. */
+export function fitsBadge(fits) {
+  if (fits === null || fits === undefined) return null;
+  return fits ? badge("ok", t("r.fits")) : badge("bad", t("r.does_not_fit"));
+}
