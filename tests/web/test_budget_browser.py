@@ -419,3 +419,46 @@ def test_details_table_says_the_price_source_in_words(page):
     assert cells
     assert not [c for c in cells if c.startswith("{") or "'provider'" in c], cells
     assert any("lambda" in c and "skypilot" in c for c in cells)
+
+
+# --- the changed views on a phone ----------------------------------------------------------------------------------
+
+
+def no_sideways_scrolling(page) -> bool:
+    return page.js("return document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1")
+
+
+def test_changed_views_at_390_px(page):
+    """Screenshots of the changed views at 390 px (the 1366 px ones are taken above), none scrolling sideways."""
+    page.open("#training", NARROW)
+    llama70b_on_512(page)
+    assert page.css("#training-results .layout-card").is_displayed()
+    assert no_sideways_scrolling(page)
+    page.screenshot("budget-training-auto-390")
+
+    page.tab("inference")
+    page.select("#inference-model-preset", "llama-3-70b")
+    estimate(page, "inference")
+    assert no_sideways_scrolling(page)
+    page.screenshot("budget-inference-does-not-fit-390")
+
+    page.tab("planner")
+    page.wait(lambda d: page.css("#plan-serving-form").is_displayed())
+    page.select("#plan-serving-model-preset", "llama-3-70b")
+    for value in ("fp16", "fp8"):
+        page.css(f'input[name="serve-kv"][value="{value}"]').click()
+    page.css("#plan-serving-form button[type=submit]").click()
+    page.wait(lambda d: page.all("#serving-plan-table tbody tr"), 60)
+    page.type("#plan-training-training-tokens", "100B")
+    page.type("#plan-deadline", "30")
+    page.type("#plan-max-devices", "16")
+    page.css("#plan-training-form button[type=submit]").click()
+    page.wait(lambda d: page.all("#plan-training-results figure.frontier svg text.tick"), 60)
+    assert no_sideways_scrolling(page)
+    page.screenshot("budget-planner-390")
+
+    page.tab("admin")
+    page.select("#admin-accelerator", "nvidia-h100-sxm-80gb")
+    page.wait(lambda d: "aws" in page.css("#admin-current").text)
+    assert no_sideways_scrolling(page)
+    page.screenshot("budget-prices-390")
