@@ -25,7 +25,8 @@ function bindAdmin() {
 
 function pricesTable(prices, captionKey, history = false) {
   if (!prices.length) return h("p", {}, t("admin.no_prices"));
-  const columns = ["admin.provider", "admin.pricing_model", "admin.usd_per_hour", "admin.instance", "admin.region", "admin.from", "admin.age"];
+  // the age right after the price: a stale mark seen without scrolling the table sideways on a phone
+  const columns = ["admin.provider", "admin.pricing_model", "admin.usd_per_hour", "admin.age", "admin.instance", "admin.region", "admin.from"];
   if (history) columns.push("admin.to");
   columns.push("admin.source");
   return h("div", { class: "table-wrap" }, h("table", {},
@@ -35,10 +36,10 @@ function pricesTable(prices, captionKey, history = false) {
       h("td", {}, p.provider),
       h("td", {}, p.pricing_model || ""),
       h("td", { class: "num" }, usd(p.usd_per_hour, 4)),
+      h("td", { class: "age" }, ageCell(p)),
       h("td", {}, p.instance_type || ""),
       h("td", {}, p.region || ""),
       h("td", {}, p.effective_from || p.as_of || ""),
-      h("td", { class: "age" }, ageCell(p)),
       history ? h("td", {}, p.effective_to || t("admin.current")) : null,
       h("td", {}, p.source || ""))))));
 }
