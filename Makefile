@@ -69,6 +69,8 @@ test: install-dev compile-translations
 	$(BIN)/scalecost db upgrade
 	$(BIN)/scalecost catalog seed
 	$(BIN)/pytest
+	@# the page's ES modules, by Node's built-in test runner (Node from the distribution; skipped without it)
+	@if command -v node >/dev/null; then node --test tests/web/js/; else echo "node not installed: tests/web/js skipped"; fi
 
 openapi: install
 	$(BIN)/scalecost openapi write

@@ -112,10 +112,10 @@ def test_the_answer_is_revalidated_with_its_etag(client):
 
 
 def test_every_select_the_page_fills_from_the_options_finds_its_values(client):
-    """forms.js's `choices: "<request>"` selects and planner.js's choicesOf("<request>", "<path>") calls name
+    """fields.js's `choices: "<request>"` selects and planner.js's choicesOf("<request>", "<path>") calls name
     the lists the answer has, and every list is offered somewhere on the page."""
     answer = client.get("/v1/options").json
-    forms = (JS / "forms.js").read_text(encoding="utf-8")
+    forms = (JS / "fields.js").read_text(encoding="utf-8")
     wanted = set()
     for path, request in re.findall(r'path: "([^"]+)", type: "select", choices: (\w+|"\w+")', forms):
         requests = (

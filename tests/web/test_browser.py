@@ -27,6 +27,7 @@ def test_training_estimate_from_the_form_with_charts(page, live):
     page.select("#training-model-preset", "llama-2-7b")
     page.type("#training-training-tokens", "2B")
     page.type("#training-hardware-count", "16")
+    page.select("#training-hardware-parallelism", "manual")  # the layout by hand (the default is "auto")
     page.select("#training-hardware-parallelism-zero-stage", "3")
     estimate_training(page)
 
@@ -45,7 +46,7 @@ def test_training_estimate_from_the_form_with_charts(page, live):
     )
     cards = page.css("#training-results .cards").text
     for human in (
-        expected["cost"]["human"]["total"],
+        f"${expected['cost']['total_usd']:,.2f}",  # under $1,000: cents kept
         expected["time"]["human"],
         expected["cost"]["human"]["accelerator_hours"],
         expected["compute"]["human"]["total_flops"],
@@ -70,6 +71,7 @@ def test_recommendation_applied(page):
     page.open(
         "#training"
     )  # llama-2-7b on 8× H100 with ZeRO stage 0 asked for does not fit: the advice is stage 1
+    page.select("#training-hardware-parallelism", "manual")
     page.select("#training-hardware-parallelism-zero-stage", "0")
     estimate_training(page)
     assert "does not fit" in page.css("#training-results .cards").text

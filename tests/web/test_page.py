@@ -94,13 +94,16 @@ def used_keys() -> set[str]:
     keys |= set(re.findall(r'\?\s*"([a-z]+\.[a-z0-9_.]+)"\s*:\s*"[a-z]+\.[a-z0-9_.]+"', scripts))
     keys |= set(re.findall(r'\?\s*"[a-z]+\.[a-z0-9_.]+"\s*:\s*"([a-z]+\.[a-z0-9_.]+)"', scripts))
     keys |= set(re.findall(r'"((?:r|s|admin|scenarios|chart|opt)\.[a-z0-9_]+)"', scripts))
-    forms = (STATIC / "js" / "forms.js").read_text(encoding="utf-8")
+    forms = (STATIC / "js" / "fields.js").read_text(encoding="utf-8")
     for line in forms.splitlines():
         path = re.search(r'path: "([^"]+)"', line)
         if path and 'type: "const"' not in line:
             keys.add(f"f.{path.group(1)}")
             if "hint: true" in line:
                 keys.add(f"h.{path.group(1)}")
+            named = re.search(r'hint: "([a-z_.]+)"', line)
+            if named:
+                keys.add(named.group(1))
     keys |= {f"group.{g}" for g in re.findall(r'\bid: "([a-z_]+)"', forms)}
     modes = re.search(r"MODEL_MODES = \[([^\]]+)\]", forms).group(1)
     keys |= {f"mode.{m}" for m in re.findall(r'"([a-z]+)"', modes)}

@@ -1,43 +1,29 @@
 // The scalecost page: training and inference estimates with charts, saved scenarios and catalog prices,
 // all through the public HTTP API (relative URLs). No framework, no build step.
-import { ApiError, apiKey, call, listAll, mergePatch, setApiKey } from "./api.js";
-import { barChart, drawCharts, lineChart, stackedBar, COLORS } from "./charts.js";
+import * as admin from "./admin.js";
+import { ApiError, apiKey, call, listAll, mergePatch } from "./api.js";
+import { barChart, drawCharts, stackedBar, COLORS } from "./charts.js";
+import { announce, h } from "./dom.js";
+import { badge, boundText, fitsBadge, headlineUsd, ifRuns, layoutText, priceLine, priceNote } from "./doubt.js";
 import * as forms from "./forms.js";
+import { compact, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
+import { usdDigits } from "./numbers.js";
 import * as planner from "./planner.js";
-import { compact, dateTime, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
+import * as scenarios from "./scenarios.js";
+import { sweep, sweepContent } from "./sweep.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const VIEWS = ["training", "inference", "planner", "scenarios", "admin"];
-const MAX_DEVICES = 1_000_000;
 
 const state = {
   accelerators: [],
   byId: {},
   training: null, // {request, estimate, scenario: {id, name, etag, description, tags} | null}
   inference: null,
-  sweep: null, // {count, results}
   suggestionSort: { key: null, dir: 1 },
   scenarios: null, // the last listing
   admin: { id: null, etag: null, accelerator: null },
 };
-
-/** h("p", {class: "x", onclick: fn}, "text", node, [more]) */
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key === "dataset") Object.assign(node.dataset, value);
-    else node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : String(child));
-  }
-  return node;
-}
 
 let toastTimer;
 function toast(message) {
@@ -54,6 +40,7 @@ function problemBox(error) {
   if (status === 401) title = t("error.401");
   else if (status === 403) title = t("error.403");
   else if (status === 412) title = t("error.412");
+  else if (status === 422 && /invalid-field$/.test(problem.type || "")) title = t("error.422");
   else if (status === 0) title = t("error.network");
   const errors = Object.entries(problem.errors || {});
   return h("div", { class: "problem", role: "alert" },
@@ -79,15 +66,6 @@ function bytes(value) {
   return `${value < 0 ? "-" : ""}${number(v, { maximumSignificantDigits: 3 })} ${units[i]}`;
 }
 
-function badge(kind, text) {
-  return h("span", { class: `badge ${kind}` }, text);
-}
-
-function fitsBadge(fits) {
-  if (fits === null || fits === undefined) return null;
-  return fits ? badge("ok", t("r.fits")) : badge("bad", t("r.does_not_fit"));
-}
-
 function card(label, main, base, extra) {
   return h("div", { class: "card" }, h("dt", {}, label), h("dd", {}, main ?? "—", extra ? [" ", extra] : null, base ? h("span", { class: "base" }, base) : null));
 }
@@ -108,8 +86,8 @@ function showView(view, { focus = false } = {}) {
   }
   for (const name of VIEWS) $(`#view-${name}`).hidden = name !== view;
   history.replaceState(null, "", `${location.pathname}${location.search}#${view}`);
-  if (view === "scenarios" && state.scenarios === null) loadScenarios();
-  if (view === "admin" && !state.admin.id && state.accelerators.length) loadAdmin($("#admin-accelerator").value);
+  if (view === "scenarios" && state.scenarios === null) scenarios.loadScenarios();
+  if (view === "admin" && !state.admin.id && state.accelerators.length) admin.loadAdmin($("#admin-accelerator").value);
   drawCharts($(`#view-${view}`));
 }
 
@@ -140,8 +118,8 @@ function bindLanguage() {
     // the answers' human strings (durations, money, advice, notes) come from the server in the new language
     if (state.training) await runEstimate("training", state.training.request, { scenario: state.training.scenario });
     if (state.inference) await runEstimate("inference", state.inference.request, { scenario: state.inference.scenario });
-    if (state.scenarios) renderScenarioList();
-    updateKeyState();
+    if (state.scenarios) scenarios.renderScenarioList();
+    scenarios.updateKeyState();
     planner.retranslate();
   });
 }
@@ -171,10 +149,10 @@ function refreshOptionLabels() {
   for (const formEl of [$("#training-form"), $("#inference-form")]) {
     forms.setOptions(formEl, "accelerators", acceleratorItems());
   }
-  const admin = $("#admin-accelerator");
-  const keep = admin.value;
-  admin.replaceChildren(...state.accelerators.map((a) => h("option", { value: a.id }, a.name)));
-  if (keep) admin.value = keep;
+  const picker = $("#admin-accelerator");
+  const keep = picker.value;
+  picker.replaceChildren(...state.accelerators.map((a) => h("option", { value: a.id }, a.name)));
+  if (keep) picker.value = keep;
 }
 
 async function loadCatalog() {
@@ -224,14 +202,16 @@ async function runEstimate(kind, request, { scenario = null } = {}) {
     state[kind] = { request, estimate: data, scenario };
     if (kind === "training") {
       renderTraining();
-      sweep(request);
+      sweep(request, data);
     } else {
       state.suggestionSort = { key: null, dir: 1 };
       renderInference();
     }
+    announceCards(kind);
     return true;
   } catch (error) {
     out.replaceChildren(problemBox(error));
+    announce(out.textContent);
     const first = forms.showErrors(formEl, error.problem?.errors);
     if (first) {
       first.closest("details")?.setAttribute("open", "");
@@ -242,6 +222,13 @@ async function runEstimate(kind, request, { scenario = null } = {}) {
     button.disabled = false;
     out.removeAttribute("aria-busy");
   }
+}
+
+/** Tell screen readers what the new result says: each card's label and figure. */
+function announceCards(kind) {
+  const cards = [...document.querySelectorAll(`#${kind}-results .cards .card`)].slice(0, 4);
+  const said = cards.map((c) => `${c.querySelector("dt").textContent}: ${c.querySelector("dd").innerText.split("\n")[0]}`);
+  announce(`${t("announce.ready")} ${said.join("; ")}`);
 }
 
 function bindEstimateForm(kind) {
@@ -302,7 +289,17 @@ function memoryChart(kind, memory) {
   });
 }
 
-function detailsSection(details) {
+/** A details row's source as words: a structured price source is said from the answer's cost.price_source
+ * (the API writes that row's source as a serialised mapping). */
+function detailSource(d, estimate) {
+  const text = d.source == null ? "" : String(d.source);
+  if (!text.startsWith("{")) return text;
+  const p = estimate?.cost?.price_source;
+  if (!p || typeof p !== "object") return "";
+  return [p.provider, p.instance_type, p.region, p.pricing_model, p.effective_from || p.as_of, p.source].filter(Boolean).join(" · ");
+}
+
+function detailsSection(details, estimate) {
   if (!details || !details.length) return null;
   return section("r.details", h("div", { class: "table-wrap" }, h("table", {},
     h("thead", {}, h("tr", {}, ["r.step", "r.formula", "r.value", "r.unit", "r.source"].map((k) => h("th", { scope: "col" }, t(k))))),
@@ -311,7 +308,7 @@ function detailsSection(details) {
       h("td", {}, d.formula),
       h("td", { class: "num" }, typeof d.value === "number" ? number(d.value, { maximumSignificantDigits: 6 }) : String(d.value ?? "")),
       h("td", {}, d.unit || ""),
-      h("td", {}, d.source || "")))))));
+      h("td", {}, detailSource(d, estimate))))))));
 }
 
 function notesSection(estimate) {
@@ -330,10 +327,10 @@ function saveRow(kind) {
   const input = h("input", { type: "text", id: `${kind}-save-name`, value: current.scenario?.name || suggested, maxlength: 200 });
   const rows = [
     h("div", { class: "field" }, h("label", { for: input.id }, t("scenarios.name")), input),
-    h("button", { type: "button", class: "save-new", onclick: () => saveScenario(kind, input.value.trim()) }, t("scenarios.save_new")),
+    h("button", { type: "button", class: "save-new", onclick: () => scenarios.saveScenario(kind, input.value.trim()) }, t("scenarios.save_new")),
   ];
   if (current.scenario) {
-    rows.push(h("button", { type: "button", class: "save-update", onclick: () => updateScenario(kind, input.value.trim()) }, t("scenarios.update", { name: current.scenario.name })));
+    rows.push(h("button", { type: "button", class: "save-update", onclick: () => scenarios.updateScenario(kind, input.value.trim()) }, t("scenarios.update", { name: current.scenario.name })));
   }
   return h("div", {},
     current.scenario ? h("p", { class: "hint" }, t("scenarios.opened_hint", { name: current.scenario.name, id: current.scenario.id })) : null,
@@ -349,111 +346,51 @@ function renderTraining() {
   const time = e.time || {};
   const compute = e.compute || {};
   const memory = e.memory || {};
-  const price = cost.price_source && typeof cost.price_source === "object" ? cost.price_source.provider : cost.price_source;
+  const runs = memory.fits;
   const summary = section("r.result",
     h("dl", { class: "cards" },
-      card(t("r.total_cost"), cost.human?.total || usd(cost.total_usd), cost.usd_per_accelerator_hour ? `${usd(cost.usd_per_accelerator_hour)}/h${price ? ` · ${price}` : ""}` : null),
-      card(t("r.time"), time.human, time.seconds ? t("r.seconds", { n: number(time.seconds, { maximumFractionDigits: 0 }) }) : null),
-      card(t("r.accelerator_hours"), cost.human?.accelerator_hours || number(cost.accelerator_hours), null),
+      card(t("r.total_cost"), ifRuns(runs, cost.total_usd != null ? headlineUsd(cost.total_usd) : null), priceNote(cost.price_source, cost.usd_per_accelerator_hour)),
+      card(t("r.time"), ifRuns(runs, time.human), runs !== false && time.seconds ? t("r.seconds", { n: number(time.seconds, { maximumFractionDigits: 0 }) }) : null),
+      card(t("r.accelerator_hours"), ifRuns(runs, cost.human?.accelerator_hours || number(cost.accelerator_hours)), null),
       card(t("r.flops"), compute.human?.total_flops, compute.total_flops ? `${number(compute.total_flops, { notation: "scientific", maximumSignificantDigits: 3 })} FLOP` : null),
-      card(t("r.memory"), `${memory.human?.per_device || "—"} / ${memory.human?.device_capacity || "—"}`, memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits))),
-    e.range?.low && e.range?.high
-      ? h("p", {}, t("r.range", { low: e.range.low.human, high: e.range.high.human, lowc: usd(e.range.low.total_usd), highc: usd(e.range.high.total_usd) }))
+      card(t("r.memory"), memoryFigure(memory), memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
+      layoutCard(e)),
+    priceLine(cost.price_source),
+    runs !== false && e.range?.low && e.range?.high
+      ? h("p", {}, t("r.range", { low: e.range.low.human, high: e.range.high.human, lowc: usd(e.range.low.total_usd, usdDigits(e.range.low.total_usd)), highc: usd(e.range.high.total_usd, usdDigits(e.range.high.total_usd)) }))
       : null,
     saveRow("training"));
   const charts = section("r.charts", memoryChart("training", memory), h("div", { id: "training-sweep" }, sweepContent()));
-  $("#training-results").replaceChildren(summary, charts, recommendationsSection("training", e.recommendations), detailsSection(e.details) || "", notesSection(e));
+  $("#training-results").replaceChildren(summary, charts, recommendationsSection("training", e.recommendations), detailsSection(e.details, e) || "", notesSection(e));
   drawCharts($("#training-results"));
 }
 
-function sweepCounts(count) {
-  const counts = new Set([count]);
-  const low = Math.max(0, Math.floor(Math.log2(count)) - 3);
-  for (let k = low; k <= low + 6; k++) if (2 ** k <= MAX_DEVICES) counts.add(2 ** k);
-  return [...counts].sort((a, b) => a - b);
+/** "17.2 GiB / 79.6 GiB": each figure whole, the line free to break at the slash. */
+function memoryFigure(memory) {
+  return [h("span", { class: "figure" }, memory.human?.per_device || "—"), " / ", h("span", { class: "figure" }, memory.human?.device_capacity || "—")];
 }
 
-function sweepRequest(request, n) {
-  const body = structuredClone(request);
-  body.hardware = { ...body.hardware, count: n };
-  const p = body.hardware.parallelism;
-  if (p && (p.data || p.tensor || p.pipeline)) {
-    const fixed = (p.tensor || 1) * (p.pipeline || 1);
-    if (n % fixed !== 0) return null;
-    body.hardware.parallelism = { ...p, data: n / fixed };
-  }
-  body.output = { ...(body.output || {}), recommendations: false, details: false };
-  return body;
+/** The layout the estimate ran with; when the API chose it (parallelism or count "auto"), said so, with a button
+ * that puts it in the form's own fields to edit. */
+function layoutCard(e) {
+  const auto = e.assumptions?.auto;
+  const par = auto?.chosen_parallelism || e.assumptions?.parallelism;
+  const count = auto?.chosen_count ?? e.hardware?.count ?? state.training.request.hardware?.count;
+  const edit = auto ? h("button", { type: "button", class: "small", id: "training-edit-layout", onclick: () => editLayout(auto) }, t("layout.edit")) : null;
+  return h("div", { class: "card layout-card" }, h("dt", {}, t(auto ? "layout.chosen" : "layout.used")),
+    h("dd", {}, h("span", { class: "layout" }, layoutText(par)),
+      h("span", { class: "base" }, [t("layout.devices", { n: number(count, { maximumFractionDigits: 0 }) }),
+        auto?.chosen_micro_batch_size ? t("layout.micro_batch", { n: auto.chosen_micro_batch_size }) : null].filter(Boolean).join(", ")),
+      edit));
 }
 
-let sweepGeneration = 0;
-async function sweep(request) {
-  const generation = ++sweepGeneration;
-  const count = Number(request.hardware?.count);
-  if (!Number.isInteger(count) || count < 1) return;
-  state.sweep = { count, results: null };
-  const results = await Promise.all(sweepCounts(count).map(async (n) => {
-    const body = sweepRequest(request, n);
-    if (!body) return { n, error: true };
-    try {
-      const { data } = await call("POST", "v1/estimates/training", { body });
-      return { n, estimate: data };
-    } catch {
-      return { n, error: true };
-    }
-  }));
-  if (generation !== sweepGeneration) return;
-  state.sweep = { count, results };
-  const box = $("#training-sweep");
-  if (box) {
-    box.replaceChildren(sweepContent());
-    drawCharts(box);
-  }
-}
-
-function timeUnit(maxSeconds) {
-  if (maxSeconds >= 2 * 86400) return ["unit.days", 86400];
-  if (maxSeconds >= 2 * 3600) return ["unit.hours", 3600];
-  if (maxSeconds >= 120) return ["unit.minutes", 60];
-  return ["unit.seconds", 1];
-}
-
-function sweepContent() {
-  const sweepState = state.sweep;
-  if (!sweepState || !sweepState.results) return h("p", { class: "busy" }, t("chart.sweep_busy"));
-  const ok = sweepState.results.filter((r) => r.estimate);
-  if (ok.length < 2) return h("p", {}, t("chart.sweep_none"));
-  const points = sweepState.results.map((r) => ({ x: r.n, e: r.estimate }));
-  const [unitKey, unitSize] = timeUnit(Math.max(...ok.map((r) => r.estimate.time?.seconds || 0)));
-  const legendItems = [{ label: t("chart.fits_filled"), color: COLORS[0] }];
-  const costChart = lineChart({
-    caption: t("chart.cost_by_count"),
-    label: t("chart.cost_by_count_label", { points: ok.map((r) => `${r.n}: ${r.estimate.cost?.human?.total}`).join(", ") }),
-    points: points.map((p) => ({ x: p.x, y: p.e ? p.e.cost?.total_usd : NaN, human: p.e?.cost?.human?.total, fits: p.e?.memory?.fits })),
-    current: sweepState.count,
-    fmtY: (v) => usd(v, 0),
-    xTitle: t("chart.devices"),
-    color: COLORS[0],
-    legendItems,
-  });
-  const timeChart = lineChart({
-    caption: t("chart.time_by_count"),
-    label: t("chart.time_by_count_label", { points: ok.map((r) => `${r.n}: ${r.estimate.time?.human}`).join(", ") }),
-    points: points.map((p) => ({ x: p.x, y: p.e ? (p.e.time?.seconds || 0) / unitSize : NaN, human: p.e?.time?.human, fits: p.e?.memory?.fits })),
-    current: sweepState.count,
-    fmtY: (v) => t(unitKey, { n: number(v, { maximumSignificantDigits: 3 }) }),
-    xTitle: t("chart.devices"),
-    color: COLORS[1],
-    legendItems: [{ label: t("chart.fits_filled"), color: COLORS[1] }],
-  });
-  const table = h("details", { class: "more" }, h("summary", {}, t("chart.as_table")), h("div", { class: "table-wrap" }, h("table", {},
-    h("thead", {}, h("tr", {}, [t("chart.devices"), t("r.total_cost"), t("r.time"), t("r.memory")].map((c) => h("th", { scope: "col" }, c)))),
-    h("tbody", {}, sweepState.results.map((r) => h("tr", { class: r.n === sweepState.count ? "current" : null },
-      h("td", { class: "num" }, number(r.n)),
-      h("td", { class: "num" }, r.estimate ? r.estimate.cost?.human?.total : t("chart.not_possible")),
-      h("td", { class: "num" }, r.estimate?.time?.human || ""),
-      h("td", {}, r.estimate ? [r.estimate.memory?.human?.per_device, " ", fitsBadge(r.estimate.memory?.fits)] : "")))))));
-  return h("div", {}, h("div", { class: "charts-row" }, costChart, timeChart), h("p", { class: "hint" }, t("chart.sweep_hint")), table);
+function editLayout(auto) {
+  const formEl = $("#training-form");
+  forms.fillLayout(formEl, auto.chosen_parallelism);
+  if (auto.count === "auto") $('[data-path="hardware.count"]', formEl).value = String(auto.chosen_count);
+  if (auto.chosen_micro_batch_size) $('[data-path="training.micro_batch_size"]', formEl).value = String(auto.chosen_micro_batch_size);
+  toast(t("layout.edited"));
+  $('[data-path="hardware.parallelism.data"]', formEl).focus();
 }
 
 // --- inference results ---------------------------------------------------------------------------------
@@ -462,11 +399,17 @@ const SUGGESTION_COLUMNS = [
   { key: "accelerator", label: "s.accelerator", text: true, value: (s) => accName(s.accelerator) },
   { key: "count", label: "s.count", value: (s) => s.count },
   { key: "fits", label: "s.fits", value: (s) => (s.fits ? 1 : 0), show: (s) => fitsBadge(s.fits) },
-  { key: "meets_targets", label: "s.meets_targets", value: (s) => (s.meets_targets ? 1 : 0), show: (s) => (s.meets_targets === null || s.meets_targets === undefined ? "—" : s.meets_targets ? t("yes") : t("no")) },
-  { key: "throughput", label: "s.tokens_per_s", value: (s) => s.output_tokens_per_second ?? s.samples_per_second, show: (s) => number(s.output_tokens_per_second ?? s.samples_per_second) },
+  { key: "meets_targets", label: "s.meets_targets", value: (s) => (hasTargets() && s.meets_targets ? 1 : 0), show: (s) => (!hasTargets() || s.meets_targets === null || s.meets_targets === undefined ? t("s.na") : s.meets_targets ? t("yes") : t("no")) },
+  { key: "throughput", label: "s.tokens_per_s", value: (s) => (s.fits === false ? null : s.output_tokens_per_second ?? s.samples_per_second), show: (s) => ifRuns(s.fits, number(s.output_tokens_per_second ?? s.samples_per_second)) },
   { key: "usd_per_hour", label: "s.usd_per_hour", value: (s) => s.usd_per_hour, show: (s) => usd(s.usd_per_hour) },
-  { key: "usd_per_million", label: "s.usd_per_million", value: (s) => s.usd_per_million_output_tokens ?? s.usd_per_million_samples, show: (s) => usd(s.usd_per_million_output_tokens ?? s.usd_per_million_samples) },
+  { key: "usd_per_million", label: "s.usd_per_million", value: (s) => (s.fits === false ? null : s.usd_per_million_output_tokens ?? s.usd_per_million_samples), show: (s) => ifRuns(s.fits, usd(s.usd_per_million_output_tokens ?? s.usd_per_million_samples)) },
 ];
+
+/** Whether the inference request set any latency or throughput target ("Meets targets" is n/a otherwise). */
+function hasTargets() {
+  const targets = state.inference?.request?.targets;
+  return !!targets && Object.values(targets).some((v) => v !== null && v !== undefined && v !== "");
+}
 
 function sortedSuggestions() {
   const rows = [...(state.inference.estimate.suggestions || [])];
@@ -521,16 +464,18 @@ function renderInference() {
   const cost = e.cost || {};
   const throughput = e.throughput || {};
   const tokens = throughput.output_tokens_per_second ?? null;
+  const runs = memory.fits;
   const summary = section("r.result",
     h("dl", { class: "cards" },
-      card(t("r.memory"), `${memory.human?.per_device || "—"} / ${memory.human?.device_capacity || "—"}`, memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
+      card(t("r.memory"), memoryFigure(memory), memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
       card(t("r.devices_to_fit"), e.devices_needed?.to_fit != null ? number(e.devices_needed.to_fit) : "—", e.hardware ? `${e.hardware.count}× ${e.hardware.name || e.hardware.accelerator}` : null),
-      card(t("r.ttft"), latency.human?.time_to_first_token, latency.bound?.prefill ? t("r.bound", { b: latency.bound.prefill }) : null),
-      card(t("r.tpot"), latency.human?.time_per_output_token, latency.bound?.decode ? t("r.bound", { b: latency.bound.decode }) : null),
-      card(t("r.end_to_end"), latency.human?.end_to_end, null),
-      card(tokens != null ? t("r.tokens_per_s") : t("r.samples_per_s"), number(tokens ?? throughput.samples_per_second), throughput.requests_per_second ? t("r.rps", { n: number(throughput.requests_per_second) }) : null),
-      card(t("r.usd_per_hour"), usd(cost.usd_per_hour), cost.price_source?.provider || null),
-      card(cost.usd_per_million_output_tokens != null ? t("r.usd_per_million") : t("r.usd_per_million_samples"), usd(cost.usd_per_million_output_tokens ?? cost.usd_per_million_samples), cost.usd_per_million_input_tokens != null ? t("r.usd_per_million_input", { v: usd(cost.usd_per_million_input_tokens) }) : null)),
+      card(t("r.ttft"), ifRuns(runs, latency.human?.time_to_first_token), runs !== false && latency.bound?.prefill ? t("r.bound", { b: boundText(latency.bound.prefill) }) : null),
+      card(t("r.tpot"), ifRuns(runs, latency.human?.time_per_output_token), runs !== false && latency.bound?.decode ? t("r.bound", { b: boundText(latency.bound.decode) }) : null),
+      card(t("r.end_to_end"), ifRuns(runs, latency.human?.end_to_end), null),
+      card(tokens != null ? t("r.tokens_per_s") : t("r.samples_per_s"), ifRuns(runs, number(tokens ?? throughput.samples_per_second)), runs !== false && throughput.requests_per_second ? t("r.rps", { n: number(throughput.requests_per_second) }) : null),
+      card(t("r.usd_per_hour"), headlineUsd(cost.usd_per_hour), priceNote(cost.price_source, null)),
+      card(cost.usd_per_million_output_tokens != null ? t("r.usd_per_million") : t("r.usd_per_million_samples"), ifRuns(runs, usd(cost.usd_per_million_output_tokens ?? cost.usd_per_million_samples)), runs !== false && cost.usd_per_million_input_tokens != null ? t("r.usd_per_million_input", { v: usd(cost.usd_per_million_input_tokens) }) : null)),
+    priceLine(cost.price_source),
     memory.fits && memory.max_batch_size != null ? h("p", {}, t("r.max_batch", { batch: number(memory.max_batch_size), context: number(memory.max_context_tokens) })) : null,
     saveRow("inference"));
   const parts = [summary, section("r.charts", memoryChart("inference", memory))];
@@ -563,7 +508,7 @@ function renderInference() {
       suggestionTable()));
   }
   parts.push(recommendationsSection("inference", e.recommendations));
-  const details = detailsSection(e.details);
+  const details = detailsSection(e.details, e);
   if (details) parts.push(details);
   parts.push(notesSection(e));
   $("#inference-results").replaceChildren(...parts);
@@ -579,348 +524,11 @@ async function openTrainingEstimate(request) {
   if (await runEstimate("training", request)) $("#training-results h3")?.focus();
 }
 
-// --- scenarios ------------------------------------------------------------------------------------------
-
-function updateKeyState() {
-  const key = apiKey();
-  $("#key-state").textContent = key ? t("key.set", { tail: key.slice(-4) }) : t("key.none");
-}
-
-function bindScenarios() {
-  $("#key-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const input = $("#api-key");
-    setApiKey(input.value.trim());
-    input.value = "";
-    updateKeyState();
-    loadScenarios();
-    if (state.admin.id) loadAdmin(state.admin.id);
-    for (const kind of ["training", "inference"]) if (state[kind]) (kind === "training" ? renderTraining : renderInference)();
-  });
-  $("#key-forget").addEventListener("click", () => {
-    setApiKey("");
-    updateKeyState();
-    state.scenarios = null;
-    $("#scenarios-list").replaceChildren(h("p", { class: "notice" }, t("scenarios.need_key")));
-    $("#scenario-detail").replaceChildren();
-  });
-  $("#scenarios-refresh").addEventListener("click", () => loadScenarios());
-}
-
-async function loadScenarios() {
-  const box = $("#scenarios-list");
-  if (!apiKey()) {
-    box.replaceChildren(h("p", { class: "notice" }, t("scenarios.need_key")));
-    return;
-  }
-  box.replaceChildren(h("p", { class: "busy" }, t("busy")));
-  try {
-    const { data, headers } = await call("GET", "v1/scenarios?page_size=100");
-    let total = data.length;
-    try {
-      total = JSON.parse(headers.get("X-Pagination") || "{}").total ?? total;
-    } catch {
-      /* keep the row count */
-    }
-    state.scenarios = { rows: data, total };
-    renderScenarioList();
-  } catch (error) {
-    state.scenarios = null;
-    box.replaceChildren(problemBox(error));
-  }
-}
-
-function headline(kind, summary) {
-  if (!summary) return "—";
-  return kind === "training" ? usd(summary.total_usd) : `${usd(summary.usd_per_hour)}/h`;
-}
-
-function renderScenarioList() {
-  const { rows, total } = state.scenarios;
-  const box = $("#scenarios-list");
-  if (!rows.length) {
-    box.replaceChildren(h("p", {}, t("scenarios.empty")));
-    return;
-  }
-  box.replaceChildren(h("div", { class: "table-wrap" }, h("table", { id: "scenarios-table" },
-    h("caption", {}, t("scenarios.caption", { n: number(total) })),
-    h("thead", {}, h("tr", {}, ["scenarios.name", "scenarios.kind", "scenarios.hardware", "scenarios.headline", "scenarios.changed", "scenarios.owner", "scenarios.actions"].map((k) => h("th", { scope: "col" }, t(k))))),
-    h("tbody", {}, rows.map((s) => scenarioRow(s))))));
-}
-
-function scenarioRow(s) {
-  const nameCell = h("th", { scope: "row", class: "scenario-name" }, s.name);
-  const row = h("tr", { dataset: { id: s.id } },
-    nameCell,
-    h("td", {}, t(`tab.${s.kind}`)),
-    h("td", {}, s.summary ? `${s.summary.count ?? ""}× ${accName(s.summary.accelerator)}` : "—", " ", fitsBadge(s.summary?.fits)),
-    h("td", { class: "num" }, headline(s.kind, s.summary)),
-    h("td", {}, dateTime(s.updated_at)),
-    h("td", {}, s.owner || ""),
-    h("td", {}, h("div", { class: "actions" },
-      h("button", { type: "button", class: "small open", "aria-label": t("scenarios.open_label", { name: s.name }), onclick: () => openScenario(s.id) }, t("scenarios.open")),
-      h("button", { type: "button", class: "small reprice", "aria-label": t("scenarios.reprice_label", { name: s.name }), onclick: () => repriceScenario(s.id, s.name) }, t("scenarios.reprice")),
-      h("button", { type: "button", class: "small rename", "aria-label": t("scenarios.rename_label", { name: s.name }), onclick: () => startRename(nameCell, s) }, t("scenarios.rename")),
-      deleteButton(s))));
-  return row;
-}
-
-function deleteButton(s) {
-  let armed = false;
-  const button = h("button", { type: "button", class: "small danger delete", "aria-label": t("scenarios.delete_label", { name: s.name }) }, t("scenarios.delete"));
-  button.addEventListener("click", async () => {
-    if (!armed) {
-      armed = true;
-      button.textContent = t("scenarios.delete_confirm");
-      button.setAttribute("aria-label", t("scenarios.delete_confirm_label", { name: s.name }));
-      toast(t("scenarios.delete_again", { name: s.name }));
-      return;
-    }
-    button.disabled = true;
-    try {
-      const { etag } = await call("GET", `v1/scenarios/${s.id}`);
-      await call("DELETE", `v1/scenarios/${s.id}`, { ifMatch: etag });
-      toast(t("scenarios.deleted", { name: s.name }));
-      for (const kind of ["training", "inference"]) if (state[kind]?.scenario?.id === s.id) state[kind].scenario = null;
-      await loadScenarios();
-    } catch (error) {
-      $("#scenario-detail").replaceChildren(problemBox(error));
-      button.disabled = false;
-    }
-  });
-  return button;
-}
-
-function startRename(cell, s) {
-  const input = h("input", { type: "text", value: s.name, id: `rename-${s.id}`, maxlength: 200 });
-  const save = async () => {
-    const name = input.value.trim();
-    if (!name || name === s.name) return renderScenarioList();
-    try {
-      const { data, etag } = await call("GET", `v1/scenarios/${s.id}`);
-      const body = { name, description: data.description ?? null, tags: data.tags || [], kind: data.kind, request: data.request };
-      await call("PUT", `v1/scenarios/${s.id}`, { body, ifMatch: etag });
-      toast(t("scenarios.renamed", { name }));
-      for (const kind of ["training", "inference"]) if (state[kind]?.scenario?.id === s.id) state[kind].scenario.name = name;
-      await loadScenarios();
-    } catch (error) {
-      $("#scenario-detail").replaceChildren(problemBox(error));
-    }
-  };
-  input.addEventListener("keydown", (event) => {
-    if (event.key === "Enter") save();
-    if (event.key === "Escape") renderScenarioList();
-  });
-  cell.replaceChildren(
-    h("label", { for: input.id, class: "sr-only" }, t("scenarios.new_name")),
-    input,
-    h("div", { class: "actions" },
-      h("button", { type: "button", class: "small rename-save", onclick: save }, t("scenarios.rename_save")),
-      h("button", { type: "button", class: "small", onclick: () => renderScenarioList() }, t("cancel"))));
-  input.focus();
-  input.select();
-}
-
-async function openScenario(id) {
-  try {
-    const { data, etag } = await call("GET", `v1/scenarios/${id}`);
-    const kind = data.kind;
-    fillRequest(kind, data.request);
-    state[kind] = {
-      request: data.request,
-      estimate: data.estimate,
-      scenario: { id: data.id, name: data.name, etag, description: data.description ?? null, tags: data.tags || [] },
-    };
-    showView(kind);
-    if (kind === "training") {
-      renderTraining();
-      sweep(data.request);
-    } else {
-      state.suggestionSort = { key: null, dir: 1 };
-      renderInference();
-    }
-    toast(t("scenarios.opened", { name: data.name }));
-    $(`#${kind}-results h3`)?.focus();
-  } catch (error) {
-    $("#scenario-detail").replaceChildren(problemBox(error));
-  }
-}
-
-async function saveScenario(kind, name) {
-  if (!apiKey()) {
-    toast(t("scenarios.need_key"));
-    return;
-  }
-  try {
-    const current = state[kind];
-    const { data, etag } = await call("POST", "v1/scenarios", { body: { name, kind, request: current.request } });
-    current.scenario = { id: data.id, name: data.name, etag, description: null, tags: [] };
-    toast(t("scenarios.saved", { name: data.name }));
-    (kind === "training" ? renderTraining : renderInference)();
-    state.scenarios = null;
-  } catch (error) {
-    $(`#${kind}-results`).prepend(problemBox(error));
-  }
-}
-
-async function updateScenario(kind, name) {
-  const current = state[kind];
-  try {
-    const body = { name: name || current.scenario.name, description: current.scenario.description, tags: current.scenario.tags, kind, request: current.request };
-    const { data, etag } = await call("PUT", `v1/scenarios/${current.scenario.id}`, { body, ifMatch: current.scenario.etag });
-    current.scenario = { ...current.scenario, name: data.name, etag };
-    toast(t("scenarios.updated", { name: data.name }));
-    (kind === "training" ? renderTraining : renderInference)();
-    state.scenarios = null;
-  } catch (error) {
-    $(`#${kind}-results`).prepend(problemBox(error));
-  }
-}
-
-async function repriceScenario(id, name) {
-  const box = $("#scenario-detail");
-  box.replaceChildren(h("p", { class: "busy" }, t("busy")));
-  try {
-    const { data } = await call("GET", `v1/scenarios/${id}/estimate`);
-    const training = data.delta?.basis !== "usd_per_hour";
-    const pick = (e) => (training ? e?.cost?.total_usd : e?.cost?.usd_per_hour);
-    const delta = data.delta || {};
-    const direction = delta.total_usd > 0 ? "up" : delta.total_usd < 0 ? "down" : "";
-    const sign = delta.total_usd > 0 ? "+" : "";
-    box.replaceChildren(h("section", { class: "panel", id: "reprice" },
-      h("h3", { tabindex: "-1" }, t("scenarios.repriced_title", { name })),
-      h("dl", { class: "cards" },
-        card(t(training ? "scenarios.saved_total" : "scenarios.saved_hourly"), usd(pick(data.saved)), null),
-        card(t(training ? "scenarios.current_total" : "scenarios.current_hourly"), usd(pick(data.current)), null),
-        card(t("scenarios.delta"), h("span", { class: `delta ${direction}` }, delta.total_usd == null ? "—" : `${sign}${usd(delta.total_usd)}`),
-          delta.percent == null ? null : `${sign}${number(delta.percent, { maximumFractionDigits: 1 })} %`))));
-    $("#reprice h3").focus();
-  } catch (error) {
-    box.replaceChildren(problemBox(error));
-  }
-}
-
-// --- admin: prices, history, audit -------------------------------------------------------------------------
-
-function bindAdmin() {
-  $("#admin-accelerator").addEventListener("change", (event) => loadAdmin(event.target.value));
-  $("#price-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    savePrice();
-  });
-}
-
-function pricesTable(prices, captionKey, history = false) {
-  if (!prices.length) return h("p", {}, t("admin.no_prices"));
-  const columns = ["admin.provider", "admin.pricing_model", "admin.usd_per_hour", "admin.instance", "admin.region", "admin.from"];
-  if (history) columns.push("admin.to");
-  columns.push("admin.source");
-  return h("div", { class: "table-wrap" }, h("table", {},
-    h("caption", {}, t(captionKey)),
-    h("thead", {}, h("tr", {}, columns.map((k) => h("th", { scope: "col" }, t(k))))),
-    h("tbody", {}, prices.map((p) => h("tr", { class: history && !p.effective_to ? "current" : null },
-      h("td", {}, p.provider),
-      h("td", {}, p.pricing_model || ""),
-      h("td", { class: "num" }, usd(p.usd_per_hour, 4)),
-      h("td", {}, p.instance_type || ""),
-      h("td", {}, p.region || ""),
-      h("td", {}, p.effective_from || p.as_of || ""),
-      history ? h("td", {}, p.effective_to || t("admin.current")) : null,
-      h("td", {}, p.source || ""))))));
-}
-
-async function loadAdmin(id) {
-  if (!id) return;
-  state.admin.id = id;
-  const current = $("#admin-current");
-  current.replaceChildren(h("p", { class: "busy" }, t("busy")));
-  try {
-    const { data, etag } = await call("GET", `v1/accelerators/${encodeURIComponent(id)}`);
-    if (state.admin.id !== id) return;
-    state.admin.etag = etag;
-    state.admin.accelerator = data;
-    state.byId[id] = data;
-    current.replaceChildren(pricesTable(data.prices || [], "admin.current_prices"));
-  } catch (error) {
-    current.replaceChildren(problemBox(error));
-  }
-  loadHistory(id);
-  loadAudit(id);
-}
-
-async function loadHistory(id) {
-  const box = $("#admin-history");
-  try {
-    const { data } = await call("GET", `v1/accelerators/${encodeURIComponent(id)}/prices/history`);
-    if (state.admin.id === id) box.replaceChildren(h("h3", {}, t("admin.history")), pricesTable(data || [], "admin.history_caption", true));
-  } catch (error) {
-    box.replaceChildren(problemBox(error));
-  }
-}
-
-function auditSummary(value) {
-  if (!value) return "—";
-  if (Array.isArray(value.prices)) {
-    return value.prices.map((p) => `${p.provider} ${p.pricing_model || ""} ${usd(p.usd_per_hour, 4)}${p.effective_to ? ` (→ ${p.effective_to})` : ""}`).join("; ") || "—";
-  }
-  const text = JSON.stringify(value);
-  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
-}
-
-async function loadAudit(id) {
-  const box = $("#admin-audit");
-  if (!apiKey()) {
-    box.replaceChildren(h("h3", {}, t("admin.audit")), h("p", { class: "notice" }, t("admin.audit_needs_key")));
-    return;
-  }
-  try {
-    const { data } = await call("GET", `v1/audit-events?target=${encodeURIComponent(`accelerator:${id}`)}&page_size=25`);
-    if (state.admin.id !== id) return;
-    box.replaceChildren(h("h3", {}, t("admin.audit")), data.length
-      ? h("div", { class: "table-wrap" }, h("table", { id: "audit-table" },
-        h("caption", {}, t("admin.audit_caption", { name: accName(id) })),
-        h("thead", {}, h("tr", {}, ["admin.at", "admin.actor", "admin.action", "admin.before", "admin.after"].map((k) => h("th", { scope: "col" }, t(k))))),
-        h("tbody", {}, data.map((ev) => h("tr", {},
-          h("td", {}, dateTime(ev.at)), h("td", {}, ev.actor), h("td", {}, h("code", {}, ev.action)),
-          h("td", {}, auditSummary(ev.before)), h("td", {}, auditSummary(ev.after)))))))
-      : h("p", {}, t("admin.audit_empty")));
-  } catch (error) {
-    box.replaceChildren(h("h3", {}, t("admin.audit")), problemBox(error));
-  }
-}
-
-async function savePrice() {
-  const formEl = $("#price-form");
-  forms.clearErrors(formEl);
-  const body = forms.readForm(formEl);
-  const provider = body.provider;
-  delete body.provider;
-  if (!provider) {
-    forms.showErrors(formEl, { provider: [t("admin.provider_required")] })?.focus();
-    return;
-  }
-  const id = state.admin.id;
-  const button = $('button[type="submit"]', formEl);
-  button.disabled = true;
-  try {
-    const { data, etag } = await call("PUT", `v1/accelerators/${encodeURIComponent(id)}/prices/${encodeURIComponent(provider)}`, { body, ifMatch: state.admin.etag });
-    state.admin.etag = etag;
-    state.byId[id] = data;
-    const index = state.accelerators.findIndex((a) => a.id === id);
-    if (index >= 0) state.accelerators[index] = data;
-    for (const f of [$("#training-form"), $("#inference-form")]) refreshProviders(f);
-    toast(t("admin.saved", { provider, name: data.name, price: usd(body.usd_per_hour, 4) }));
-    $("#admin-current").replaceChildren(pricesTable(data.prices || [], "admin.current_prices"));
-    forms.resetForm(formEl);
-    loadHistory(id);
-    loadAudit(id);
-  } catch (error) {
-    $("#admin-current").prepend(problemBox(error));
-    forms.showErrors(formEl, error.problem?.errors);
-    if (error.status === 412) loadAdmin(id);
-  } finally {
-    button.disabled = false;
-  }
+/** The serving planner's "Open as estimate": the deployment's estimate body in the Inference view, estimated. */
+async function openInferenceEstimate(request) {
+  fillRequest("inference", request);
+  showView("inference");
+  if (await runEstimate("inference", request)) $("#inference-results h3")?.focus();
 }
 
 // --- start ------------------------------------------------------------------------------------------------
@@ -947,15 +555,15 @@ async function boot() {
   bindLanguage();
   bindEstimateForm("training");
   bindEstimateForm("inference");
-  bindScenarios();
-  bindAdmin();
-  planner.init({ h, problemBox, accName, bytes, openTraining: openTrainingEstimate });
-  updateKeyState();
+  scenarios.init({ state, renderTraining, renderInference, fillRequest, showView, toast, problemBox, accName, card, loadAdmin: admin.loadAdmin });
+  admin.init({ state, problemBox, toast, accName, refreshProviders });
+  planner.init({ h, problemBox, accName, bytes, openTraining: openTrainingEstimate, openInference: openInferenceEstimate });
+  scenarios.updateKeyState();
   const view = location.hash.slice(1);
   showView(VIEWS.includes(view) ? view : "training");
   await loadCatalog();
   if (choicesError) $("#training-results").replaceChildren(problemBox(choicesError));
-  if (!$("#view-admin").hidden) loadAdmin($("#admin-accelerator").value);
+  if (!$("#view-admin").hidden) admin.loadAdmin($("#admin-accelerator").value);
   document.body.dataset.ready = "true";
 }
 

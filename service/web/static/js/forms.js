@@ -1,7 +1,9 @@
-// The estimate forms, declared field by field: each field names its place in the request body (`path`), so
-// one builder draws the form, one reader turns it into a request and one filler puts a request (a saved
+// The estimate forms, declared field by field in fields.js: each field names its place in the request body
+// (`path`), so one builder draws the form, one reader turns it into a request and one filler puts a request (a saved
 // scenario, or a request with a recommendation's merge patch applied) back into it.
-import { t } from "./i18n.js";
+import { MODEL_MODES } from "./fields.js";
+import { lang, t } from "./i18n.js";
+import { deadlineText, deadlineValue, parseNumber } from "./numbers.js";
 
 // The choices of the enumerated fields come from the service (GET /v1/options: by request, then by the field's
 // path in its body), read once at start-up before the forms are drawn; a select names its request with
@@ -20,151 +22,7 @@ export function choicesOf(request, path) {
   return Array.isArray(values) ? values : [];
 }
 
-export const MODEL_MODES = ["preset", "parameters", "shape", "hf"];
-
-const model = (preset, request) => [
-  { path: "model.preset", type: "select", options: "presets", value: preset, modes: ["preset"], wide: true },
-  { path: "model.architecture", type: "select", choices: request, modes: ["parameters"] },
-  { path: "model.parameters", type: "count", modes: ["parameters"], placeholder: "7B", hint: true },
-  { path: "model.flops_per_sample", type: "count", modes: ["parameters"], placeholder: "8.2e9", hint: true },
-  { path: "model.architecture", type: "const", value: "transformer", modes: ["shape"] },
-  { path: "model.layers", type: "int", modes: ["shape"], placeholder: "32" },
-  { path: "model.hidden_size", type: "int", modes: ["shape"], placeholder: "4096" },
-  { path: "model.attention_heads", type: "int", modes: ["shape"], placeholder: "32" },
-  { path: "model.kv_heads", type: "int", modes: ["shape"], placeholder: "8" },
-  { path: "model.ffn_hidden_size", type: "int", modes: ["shape"], placeholder: "11008" },
-  { path: "model.ffn_type", type: "select", choices: request, auto: true, modes: ["shape"] },
-  { path: "model.vocab_size", type: "int", modes: ["shape"], placeholder: "32000" },
-  { path: "model.experts", type: "int", modes: ["shape"] },
-  { path: "model.experts_per_token", type: "int", modes: ["shape"] },
-  { path: "model.tied_embeddings", type: "bool", modes: ["shape"] },
-  { path: "model.name", type: "text", modes: ["parameters", "shape"], wide: true },
-  { path: "model.hf_config", type: "json", modes: ["hf"], wide: true, hint: true, placeholder: '{"model_type": "llama", …}' },
-];
-
-const COST = [
-  { path: "cost.provider", type: "select", options: "providers", auto: "opt.cheapest" },
-  { path: "cost.usd_per_accelerator_hour", type: "float", placeholder: "2.49", hint: true },
-  { path: "cost.infrastructure_overhead", type: "percent", placeholder: "10", hint: true },
-  { path: "cost.as_of", type: "date" },
-];
-
-export const TRAINING = [
-  { id: "model", model: true, fields: model("llama-2-7b", "training") },
-  {
-    id: "training",
-    fields: [
-      { path: "training.tokens", type: "count", value: "1B", placeholder: "1B", hint: true },
-      { path: "training.global_batch_size", type: "int", value: 64 },
-      { path: "training.sequence_length", type: "int", value: 4096 },
-      { path: "training.precision", type: "select", choices: "training", auto: true },
-      { path: "training.optimizer", type: "select", choices: "training", auto: true },
-      { path: "training.activation_recomputation", type: "select", choices: "training", auto: true },
-      { path: "training.framework", type: "select", choices: "training", auto: true },
-      { path: "training.torch_compile", type: "bool" },
-      { path: "training.micro_batch_size", type: "int" },
-      { path: "training.samples", type: "count", hint: true },
-      { path: "training.epochs", type: "float" },
-    ],
-  },
-  {
-    id: "hardware",
-    fields: [
-      { path: "hardware.accelerator", type: "select", options: "accelerators", value: "nvidia-h100-sxm-80gb", wide: true },
-      { path: "hardware.count", type: "int", value: 8 },
-      { path: "hardware.parallelism.data", type: "int" },
-      { path: "hardware.parallelism.tensor", type: "int" },
-      { path: "hardware.parallelism.pipeline", type: "int" },
-      { path: "hardware.parallelism.virtual_pipeline", type: "int" },
-      { path: "hardware.parallelism.expert", type: "int" },
-      { path: "hardware.parallelism.expert_overlap", type: "bool" },
-      { path: "hardware.parallelism.expert_tensor", type: "int" },
-      { path: "hardware.parallelism.zero_stage", type: "select", options: ["0", "1", "2", "3"], auto: true, number: true },
-      { path: "hardware.parallelism.data_shard", type: "int" },
-      { path: "hardware.parallelism.pipeline_schedule", type: "select", choices: "training", auto: true },
-      // automatic: on with tensor parallelism (the server's default), so a select, not a checkbox that cannot say "off"
-      { path: "hardware.parallelism.sequence_parallel", type: "select", options: ["true", "false"], auto: true, bool: true,
-        i18n: { true: "yes", false: "no" } },
-      { path: "hardware.utilization", type: "percent", hint: true },
-    ],
-  },
-  { id: "cost", fields: COST },
-  {
-    id: "advanced",
-    collapsed: true,
-    fields: [
-      { path: "training.validation.interval_steps", type: "int" },
-      { path: "training.validation.tokens", type: "count" },
-      { path: "training.checkpoint_interval_steps", type: "int" },
-      { path: "training.straggler_share", type: "percent", placeholder: "7.8" },
-      { path: "training.loss_chunks", type: "int", placeholder: "1" },
-      { path: "training.checkpoint_write_bandwidth_bytes_per_s", type: "float", placeholder: "2e9", hint: true },
-      { path: "training.include_pretraining", type: "bool" },
-      { path: "training.pretraining_tokens", type: "count", hint: true },
-      { path: "output.decimal_places", type: "int", placeholder: "1" },
-      { path: "output.details", type: "bool" },
-    ],
-  },
-];
-
-export const INFERENCE = [
-  { id: "model", model: true, fields: model("llama-3-8b", "inference") },
-  {
-    id: "weights",
-    fields: [
-      { path: "weights.precision", type: "select", choices: "inference", auto: true },
-      { path: "weights.format", type: "select", choices: "inference", auto: "opt.none" },
-      { path: "kv_cache_precision", type: "select", choices: "inference", auto: true },
-      { path: "engine", type: "select", choices: "inference", auto: true },
-    ],
-  },
-  {
-    id: "workload",
-    fields: [
-      { path: "batch_size", type: "int", value: 1 },
-      { path: "prompt_tokens", type: "int", value: 512 },
-      { path: "output_tokens", type: "int", value: 256 },
-    ],
-  },
-  {
-    id: "inference_hardware",
-    fields: [
-      { path: "hardware.accelerator", type: "select", options: "accelerators", value: "nvidia-l40s", wide: true },
-      { path: "hardware.count", type: "devices", value: 1, placeholder: "1 / auto", hint: true },
-      { path: "output.suggestions", type: "bool", value: true, sendFalse: true, wide: true },
-    ],
-  },
-  {
-    id: "targets",
-    collapsed: true,
-    fields: [
-      { path: "targets.output_tokens_per_second", type: "float" },
-      { path: "targets.time_to_first_token_s", type: "float" },
-      { path: "targets.time_per_output_token_s", type: "float" },
-    ],
-  },
-  { id: "cost", fields: COST },
-  {
-    id: "advanced",
-    collapsed: true,
-    fields: [
-      { path: "output.decimal_places", type: "int", placeholder: "1" },
-      { path: "output.details", type: "bool" },
-    ],
-  },
-];
-
-export const PRICE = [
-  { id: "price", bare: true, fields: [
-    { path: "provider", type: "text", placeholder: "aws", list: "providers", required: true },
-    { path: "usd_per_hour", type: "float", placeholder: "2.49", required: true },
-    { path: "pricing_model", type: "select", choices: "price", auto: true },
-    { path: "instance_type", type: "text", placeholder: "p5.48xlarge" },
-    { path: "region", type: "text", placeholder: "us-east-1" },
-    { path: "effective_from", type: "date" },
-    { path: "source", type: "text", wide: true },
-  ] },
-];
+export { INFERENCE, MODEL_MODES, PRICE, TRAINING } from "./fields.js";
 
 // --- paths -------------------------------------------------------------------------------------------------
 
@@ -190,10 +48,12 @@ export function countText(value) {
   return String(value);
 }
 
-function numberOrText(raw, integer) {
-  const v = Number(raw);
-  if (raw !== "" && Number.isFinite(v) && (!integer || Number.isInteger(v))) return v;
-  return raw; // the API answers with the field's error
+/** A typed number as the current language writes it ("0,04" too); what is not one goes as typed, and the API
+ * answers with the field's error. */
+export function numberOrText(raw, integer = false) {
+  const v = parseNumber(raw, lang());
+  if (typeof v === "number" && (!integer || Number.isInteger(v))) return v;
+  return raw;
 }
 
 // --- building ------------------------------------------------------------------------------------------------
@@ -215,7 +75,7 @@ function control(form, spec, options) {
   } else {
     input = document.createElement("input");
     input.type = spec.type === "bool" ? "checkbox" : spec.type === "date" ? "date" : "text";
-    if (["int", "float", "percent", "count", "devices"].includes(spec.type)) {
+    if (["int", "float", "percent", "count", "devices", "deadline"].includes(spec.type)) {
       input.inputMode = spec.type === "int" ? "numeric" : "decimal";
       input.autocomplete = "off";
     }
@@ -224,6 +84,7 @@ function control(form, spec, options) {
   input.id = id;
   input.name = spec.path;
   input.dataset.path = spec.path;
+  if (spec.layoutSwitch) input.dataset.layoutSwitch = "true";
   if (spec.placeholder) input.placeholder = spec.placeholder;
   if (spec.required) input.required = true;
   return input;
@@ -326,8 +187,10 @@ export function buildForm(formEl, specs, options = {}) {
       const wrap = document.createElement("div");
       wrap.className = `field${spec.type === "bool" ? " check" : ""}${spec.wide || spec.type === "json" ? " wide" : ""}`;
       if (spec.modes) wrap.dataset.modes = spec.modes.join(" ");
+      if (spec.layout) wrap.dataset.layout = "manual";
       const input = control(form, spec, options);
       input._spec = spec;
+      if (spec.layoutSwitch) input.addEventListener("change", () => showMode(formEl));
       const label = document.createElement("label");
       label.htmlFor = input.id;
       label.dataset.i18n = `f.${spec.path}`;
@@ -339,11 +202,12 @@ export function buildForm(formEl, specs, options = {}) {
       const described = [error.id];
       let hint;
       if (spec.hint) {
+        const key = typeof spec.hint === "string" ? spec.hint : `h.${spec.path}`;
         hint = document.createElement("p");
         hint.className = "hint";
         hint.id = `${input.id}-hint`;
-        hint.dataset.i18n = `h.${spec.path}`;
-        hint.textContent = t(`h.${spec.path}`);
+        hint.dataset.i18n = key;
+        hint.textContent = t(key);
         described.unshift(hint.id);
       }
       input.setAttribute("aria-describedby", described.join(" "));
@@ -371,11 +235,19 @@ export function modeOf(formEl) {
   return checked ? checked.value : null;
 }
 
+/** "auto" or "manual": what the layout switch says (null in a form without one). */
+export function layoutOf(formEl) {
+  const select = formEl.querySelector("select[data-layout-switch]");
+  return select ? select.value : null;
+}
+
 export function showMode(formEl) {
   const mode = modeOf(formEl);
   for (const wrap of formEl.querySelectorAll(".field[data-modes]")) {
     wrap.hidden = !wrap.dataset.modes.split(" ").includes(mode);
   }
+  const layout = layoutOf(formEl);
+  for (const wrap of formEl.querySelectorAll(".field[data-layout]")) wrap.hidden = layout === "auto";
 }
 
 function inputFor(formEl, spec) {
@@ -384,7 +256,8 @@ function inputFor(formEl, spec) {
 
 function activeSpecs(formEl) {
   const mode = modeOf(formEl);
-  return formEl._specs.flatMap((g) => g.fields).filter((s) => !s.modes || s.modes.includes(mode));
+  const manual = layoutOf(formEl) !== "auto";
+  return formEl._specs.flatMap((g) => g.fields).filter((s) => (!s.modes || s.modes.includes(mode)) && (!s.layout || manual));
 }
 
 /** Put every field back to its default. */
@@ -400,6 +273,22 @@ export function resetForm(formEl) {
   }
   const preset = formEl.querySelector('input[value="preset"][name$="-model-mode"]');
   if (preset) preset.checked = true;
+  showMode(formEl);
+}
+
+/** Show a layout the API chose (assumptions.auto.chosen_parallelism) in the manual fields, switched to manual. */
+export function fillLayout(formEl, parallelism) {
+  const select = formEl.querySelector("select[data-layout-switch]");
+  if (!select) return;
+  select.value = "manual";
+  for (const spec of formEl._specs.flatMap((g) => g.fields).filter((s) => s.layout)) {
+    const input = inputFor(formEl, spec);
+    const value = parallelism?.[spec.path.split(".").pop()];
+    if (!input) continue;
+    if (spec.type === "bool") input.checked = value === true;
+    else input.value = value === undefined || value === null ? "" : String(value);
+    if (spec.type === "select" && input.selectedIndex < 0 && input.options.length) input.selectedIndex = 0;
+  }
   showMode(formEl);
 }
 
@@ -421,12 +310,17 @@ export function readForm(formEl) {
     const raw = input.value.trim();
     if (raw === "") continue;
     let value = raw;
+    if (spec.layoutSwitch) {
+      if (raw === "auto") setPath(out, spec.path, "auto");
+      continue; // manual: the degrees below say the layout
+    }
     if (spec.type === "int") value = numberOrText(raw, true);
     else if (spec.type === "float") value = numberOrText(raw, false);
     else if (spec.type === "percent") {
       const v = numberOrText(raw, false);
       value = typeof v === "number" ? Number((v / 100).toPrecision(12)) : v;
     } else if (spec.type === "devices") value = raw.toLowerCase() === "auto" ? "auto" : numberOrText(raw, true);
+    else if (spec.type === "deadline") value = deadlineValue(raw, lang());
     else if (spec.type === "select" && spec.number) value = Number(raw);
     else if (spec.type === "select" && spec.bool) value = raw === "true";
     else if (spec.type === "json") {
@@ -460,6 +354,17 @@ export function fillForm(formEl, request) {
     if (!input) continue;
     if (spec.modes && !spec.modes.includes(mode)) continue;
     const value = getPath(request, spec.path);
+    if (spec.layoutSwitch) {
+      // a saved request without a layout meant pure data parallelism: it opens as the manual layout it was
+      input.value = value === "auto" ? "auto" : "manual";
+      continue;
+    }
+    if (spec.layout && getPath(request, "hardware.parallelism") === "auto") {
+      input.value = "";
+      if (spec.type === "bool") input.checked = false;
+      if (spec.type === "select" && input.selectedIndex < 0 && input.options.length) input.selectedIndex = 0;
+      continue;
+    }
     if (spec.type === "bool") {
       input.checked = value === undefined ? spec.sendFalse && spec.value === true : value === true;
     } else if (value === undefined || value === null) {
@@ -477,6 +382,8 @@ export function fillForm(formEl, request) {
       input.value = typeof value === "number" ? String(Number((value * 100).toPrecision(12))) : String(value);
     } else if (spec.type === "count") {
       input.value = countText(value);
+    } else if (spec.type === "deadline") {
+      input.value = deadlineText(value);
     } else if (spec.type === "json") {
       input.value = JSON.stringify(value, null, 2);
     } else {
@@ -503,7 +410,8 @@ export function showErrors(formEl, errors, prefix = "") {
     const path = prefix && key.startsWith(prefix) ? key.slice(prefix.length) : key;
     const input = [...formEl.querySelectorAll("[data-path]")]
       .filter((el) => !el.closest(".field")?.hidden)
-      .find((el) => path === el.dataset.path || path.startsWith(`${el.dataset.path}.`));
+      .filter((el) => path === el.dataset.path || path.startsWith(`${el.dataset.path}.`))
+      .sort((x, y) => y.dataset.path.length - x.dataset.path.length)[0]; // the field itself before its group
     if (!input) continue;
     input.setAttribute("aria-invalid", "true");
     const error = formEl.querySelector(`#${input.id}-error`);
