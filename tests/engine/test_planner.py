@@ -3,10 +3,12 @@ space evaluated through the single-estimate path; its frontier is a Pareto set; 
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 from scalecost.engine import InvalidRequest, estimate_inference
+from scalecost.engine.inference.model.formats import default_kv_precision, resolve_weight_format
 from scalecost.engine.inference.planner import plan_serving
 from scalecost.engine.inference.search.rank import replicas_needed
 
@@ -121,6 +123,12 @@ def test_unsupported_engine_is_counted(catalog):
     assert "unsupported engine" in result["nearest_misses"][0]["message"]
 
 
+def default_kv(engine: str, weights: dict) -> str:
+    fmt, _ = resolve_weight_format(engine, weights.get("precision"), weights.get("format"))
+    assert fmt is not None
+    return default_kv_precision(engine, fmt)
+
+
 def test_on_a_small_space_the_plan_is_the_brute_force_minimum(catalog):
     """Every configuration of a small space through estimate_inference, one by one: the planner's plan is the
     cheapest that meets both objectives, and its feasible count is the brute force's."""
@@ -143,12 +151,17 @@ def test_on_a_small_space_the_plan_is_the_brute_force_minimum(catalog):
         for provider in sorted({p.provider for p in catalog.prices[acc]}):
             for engine in search["engines"]:
                 for weights in search["formats"]:
-                    for count in search["devices_per_replica"]:
+                    for count, kv in itertools.product(search["devices_per_replica"], (None, "fp8")):
+                        # without search.kv_cache_precisions the plan tries the engine's default and an FP8
+                        # cache, the latter only where it is supported and not the default already
+                        if kv and default_kv(engine, weights) == kv:
+                            continue
                         for batch in range(1, search["max_batch_size"] + 1):
                             request = {
                                 "model": body["model"],
                                 "weights": weights,
                                 "engine": engine,
+                                **({"kv_cache_precision": kv} if kv else {}),
                                 "batch_size": batch,
                                 "prompt_tokens": 300,
                                 "output_tokens": 120,

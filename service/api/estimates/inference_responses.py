@@ -160,7 +160,10 @@ class InferenceLoadSchema(Answer):
     prefill_queue_saturated = F.Boolean(
         metadata={"description": "Every engine step is full: prompts queue for the token budget"}
     )
-    prefill_time_share = number("Share of the engine's time spent on prefill chunks (what input tokens cost)")
+    prefill_time_share = number(
+        "Share of the engine's time the prefill chunks add to the steps that carry them (what input tokens are "
+        "charged; the decode rows of those steps are charged to output tokens)"
+    )
 
 
 class InferenceThroughputSchema(Answer):

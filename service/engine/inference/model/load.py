@@ -48,11 +48,11 @@ def _static_parts(w: Workload, acc: Accelerator, count: int, concurrency: float)
 
 
 def _prefill_share(ls: LoadSpeeds) -> float:
-    """Share of the engine's time spent in steps that carry prefill, f·T_mix / T̄: what input tokens are charged
-    (response.py: input tokens carry only the prefill time; at one request in flight this is its TTFT)."""
+    """Share of the engine's time the prefill chunks add to the steps that carry them, f·(T_mix − T_dec) / T̄: what
+    input tokens are charged (the decode rows of a mixed step would have run anyway; response.py)."""
     f, mix, dec = (float(a[0]) for a in (ls.prefill_step_share, ls.mixed_step_s, ls.decode_step_s))
     mean = f * mix + (1.0 - f) * dec
-    return f * mix / mean if mean > 0 else 0.0
+    return f * (mix - dec) / mean if mean > 0 else 0.0
 
 
 def _load_terms(ls: LoadSpeeds) -> dict[str, float]:

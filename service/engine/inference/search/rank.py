@@ -160,13 +160,24 @@ def _groups(space: ServingSearch) -> Iterator[tuple[int, str | None, Group | Non
                     if key not in workloads:
                         workloads[key] = _workload(space, engine, weights, kv)
                     w = workloads[key]
+                    optional = space.kv_searched_by_default and kv is not None
+                    if optional and _redundant(w, workloads.get((engine, weights, None))):
+                        continue
                     for devices in space.devices:
                         if isinstance(w, str):
                             yield multiplicity, w, None
                             continue
                         reason = _group_reason(w, acc, weights, devices, prices)
+                        if optional and reason == "unsupported_kv_precision":
+                            continue
                         group = Group(acc, prices[0], w, weights, devices) if reason is None else None
                         yield multiplicity, reason, group
+
+
+def _redundant(w: Workload | str, default: Workload | str | None) -> bool:
+    """A KV precision the search added itself (not asked for) that the engine cannot hold, or that its default
+    for the weights already is."""
+    return isinstance(w, str) or (isinstance(default, Workload) and default.kv_precision == w.kv_precision)
 
 
 def _workload(

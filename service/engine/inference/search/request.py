@@ -29,6 +29,9 @@ DEFAULT_FORMATS: tuple[tuple[str | None, str | None], ...] = (
 )
 # vLLM EngineArgs max_num_seqs default: the most sequences one engine instance batches.
 DEFAULT_MAX_BATCH = 256
+# KV-cache precisions searched when the request names none (issue 30): each engine's default for the weights, and
+# an FP8 cache (vLLM --kv-cache-dtype fp8, SGLang --kv-cache-dtype fp8_e5m2/fp8_e4m3, TensorRT-LLM FP8 KV).
+DEFAULT_KV_PRECISIONS: tuple[str | None, ...] = (None, "fp8")
 MAX_BATCH = 4096
 DEFAULT_MAX_REPLICAS = 10_000
 # Deployment groups (accelerators × engines × formats × KV precisions × device counts) one request may ask for:
@@ -68,6 +71,9 @@ class ServingSearch:
     as_of: str | None  # cost.as_of, echoed into the estimate bodies
     percentile: str = "p90"  # slo.percentile: the latency percentile the objectives hold at
     prefix_hit_rate: float = 0.0  # workload.prefix_hit_rate (continuous-batching engines)
+    # no search.kv_cache_precisions: the engine's default and an FP8 cache where engine and part support one,
+    # the FP8 option skipped silently (not an exclusion) where they do not or where it is the default already
+    kv_searched_by_default: bool = False
 
     @property
     def groups(self) -> int:
@@ -103,7 +109,8 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> ServingS
         model_request=request.get("model") or {},
         formats=_formats(request, search),
         engines=tuple(dict.fromkeys(search.get("engines") or ENGINES)),
-        kv_precisions=tuple(dict.fromkeys(search.get("kv_cache_precisions") or (None,))),
+        kv_precisions=tuple(dict.fromkeys(search.get("kv_cache_precisions") or DEFAULT_KV_PRECISIONS)),
+        kv_searched_by_default=not search.get("kv_cache_precisions"),
         devices=tuple(sorted(set(search.get("devices_per_replica") or DEFAULT_DEVICES))),
         accelerators=accelerators,
         prices=prices,
