@@ -18,7 +18,7 @@ from .errors import InvalidRequest
 from .hardware import KINDS, PRECISIONS, SPEC_BOUNDS, Accelerator, Catalog, Price
 from .inference.estimate import estimate_inference
 from .inference.model.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRECISIONS
-from .inference.model.schedule import PERCENTILES, SCHEDULERS
+from .inference.model.schedule import PERCENTILES, SCHEDULERS, SPECULATIVE_METHODS
 from .inference.planner import plan_serving
 from .inference.search.rank import REASONS as SERVING_PLAN_REASONS
 from .inference.search.request import MAX_BATCH as SERVING_MAX_BATCH
@@ -41,6 +41,7 @@ __all__ = [
     "PIPELINE_SCHEDULES",
     "PERCENTILES",
     "SCHEDULERS",
+    "SPECULATIVE_METHODS",
     "SERVING_MAX_BATCH",
     "SERVING_MAX_GROUPS",
     "SERVING_PLAN_REASONS",

@@ -201,3 +201,33 @@ def test_a_cached_prefix_is_not_prefilled_again() -> None:
 )
 def test_prefix_hit_rates_outside_the_validity_range_are_refused(request_fields: dict[str, Any]) -> None:
     assert "workload.prefix_hit_rate" in errors_of(**{**NIM, **request_fields})
+
+
+def test_speculative_decoding_accepts_the_expected_tokens_per_step() -> None:
+    """Leviathan et al. (2023): k drafted tokens at acceptance α give (1 − α^(k+1))/(1 − α) tokens per step; a
+    step verifying k + 1 rows per request plus the draft costs more, so TPOT falls by less than that factor."""
+    body = {**NIM, "prompt_tokens": 500, "output_tokens": 2000, "batch_size": 1}
+    plain = estimate(**body)
+    spec = estimate(
+        **body, serving={"speculative": {"method": "draft_model", "draft_tokens": 4, "acceptance_rate": 0.8}}
+    )
+    tokens = (1 - 0.8**5) / (1 - 0.8)
+    ratio = plain["latency"]["time_per_output_token_s"] / spec["latency"]["time_per_output_token_s"]
+    assert 1.5 < ratio < tokens
+    assert spec["throughput"]["output_tokens_per_second"] > plain["throughput"]["output_tokens_per_second"]
+
+
+@pytest.mark.parametrize(
+    ("speculative", "field"),
+    [
+        ({"method": "medusa"}, "serving.speculative.method"),
+        ({"method": "draft_model"}, "serving.speculative.acceptance_rate"),
+        ({"method": "mtp", "acceptance_rate": 0.99}, "serving.speculative.acceptance_rate"),
+        ({"method": "mtp", "draft_tokens": 9}, "serving.speculative.draft_tokens"),
+        ({"method": "mtp", "draft_cost_ratio": 0}, "serving.speculative.draft_cost_ratio"),
+    ],
+)
+def test_speculative_settings_outside_their_sources_are_refused(
+    speculative: dict[str, Any], field: str
+) -> None:
+    assert field in errors_of(**{**NIM, "serving": {"speculative": speculative}})

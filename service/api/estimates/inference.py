@@ -86,6 +86,35 @@ SCHEDULERS = list(engine.SCHEDULERS)
 PERCENTILES = list(engine.PERCENTILES)
 
 
+class SpeculativeSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    method = String(
+        required=True,
+        validate=validate.OneOf(list(engine.SPECULATIVE_METHODS)),
+        metadata={"description": "mtp: multi-token-prediction heads; draft_model: a separate small model"},
+    )
+    draft_tokens = Integer(
+        validate=validate.Range(1, 8),
+        metadata={"description": "Tokens drafted per step, 1 to 8 (default: mtp 1, draft_model 4)"},
+    )
+    acceptance_rate = Float(
+        validate=validate.Range(0.3, 0.95),
+        metadata={
+            "description": "Per-token acceptance rate, 0.3 to 0.95 (default for mtp 0.85, DeepSeek-V3 report; "
+            "required for draft_model)"
+        },
+    )
+    draft_cost_ratio = Float(
+        validate=validate.Range(min=0, max=1, min_inclusive=False),
+        metadata={
+            "description": "One draft pass as a share of one target decode step (default: mtp 1/layers, "
+            "draft_model 0.05)"
+        },
+    )
+
+
 class ServingSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
@@ -103,6 +132,13 @@ class ServingSchema(ma.Schema):
         metadata={
             "description": "Split long prompts over steps (default: true on vllm and sglang, false on tensorrt-llm)"
         }
+    )
+    speculative = ma.fields.Nested(
+        SpeculativeSchema,
+        metadata={
+            "description": "Speculative decoding: k drafted tokens verified in one step accept "
+            "(1 − α^(k+1))/(1 − α) tokens on average (continuous scheduler)"
+        },
     )
     max_num_batched_tokens = Integer(
         validate=validate.Range(16, 1_048_576),

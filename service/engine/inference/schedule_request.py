@@ -10,11 +10,16 @@ from ..hardware import Accelerator
 from ..i18n import _
 from .model.memory import Workload
 from .model.schedule import (
+    ACCEPTANCE_RANGE,
+    DRAFT_TOKENS_RANGE,
     MAX_BATCHED_TOKENS,
     MIN_BATCHED_TOKENS,
+    MTP_ACCEPTANCE,
     PERCENTILES,
     SCHEDULERS,
+    SPECULATIVE_METHODS,
     Schedule,
+    Speculative,
     batched_tokens,
     chunked,
     default_scheduler,
@@ -95,6 +100,7 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
             ),
         )
         percentile = "p90"
+    speculative = _speculative(serving.get("speculative"), scheduler, bad)
     given_batch = request.get("batch_size")
     return Schedule(
         scheduler=scheduler,
@@ -104,7 +110,57 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
         max_concurrency=given_batch if rate is not None and isinstance(given_batch, int) else None,
         percentile=percentile,
         prefix_hit_rate=float(hit),
+        speculative=speculative,
     )
+
+
+def _speculative(spec: Any, scheduler: str, bad: Any) -> Speculative | None:
+    """serving.speculative: {method, draft_tokens, acceptance_rate, draft_cost_ratio}, inside the sourced ranges."""
+    if not spec:
+        return None
+    if not isinstance(spec, Mapping):
+        bad("serving.speculative", _("Must be an object: method, draft_tokens, acceptance_rate."))
+        return None
+    method = spec.get("method")
+    if method not in SPECULATIVE_METHODS:
+        bad(
+            "serving.speculative.method",
+            _("Unknown method {value}; valid: {valid}.").format(
+                value=repr(method), valid=", ".join(SPECULATIVE_METHODS)
+            ),
+        )
+        return None
+    k = spec.get("draft_tokens", 1 if method == "mtp" else 4)
+    low_k, high_k = DRAFT_TOKENS_RANGE
+    if isinstance(k, bool) or not isinstance(k, int) or not low_k <= k <= high_k:
+        bad(
+            "serving.speculative.draft_tokens",
+            _("Must be an integer {low}-{high}.").format(low=low_k, high=high_k),
+        )
+        return None
+    alpha = spec.get("acceptance_rate", MTP_ACCEPTANCE if method == "mtp" else None)
+    low, high = ACCEPTANCE_RANGE
+    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not low <= alpha <= high:
+        bad(
+            "serving.speculative.acceptance_rate",
+            _("Give the per-token acceptance rate, {low}-{high} (the range the sources measured).").format(
+                low=low, high=high
+            ),
+        )
+        return None
+    ratio = spec.get("draft_cost_ratio")
+    if ratio is not None and (
+        isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 < ratio <= 1
+    ):
+        bad(
+            "serving.speculative.draft_cost_ratio",
+            _("Must be a fraction in (0, 1] (a draft pass per target step)."),
+        )
+        return None
+    if scheduler != "continuous":
+        bad("serving.speculative", _("Speculative decoding is modelled for the continuous scheduler only."))
+        return None
+    return Speculative(method, k, float(alpha), float(ratio) if ratio is not None else None)
 
 
 def check_schedule(w: Workload, acc: Accelerator, bad: Any) -> None:

@@ -124,7 +124,7 @@ def _grid(p: StepParts) -> FloatArray:
 def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
     """Every figure at each a of the grid (two passes: module docstring)."""
     a = _grid(p)
-    o1 = np.maximum(p.output - 1.0, 0.0)
+    o1 = np.maximum(p.output - 1.0, 0.0) / p.tokens_per_step  # decode steps per request
     zeros = np.zeros_like(a)
     d = a * o1
     # a first estimate of the concurrency: the own prefill beside every decoding request, no queueing
@@ -139,7 +139,7 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
             conc = np.where(safe, c1 - g1 * (c1 - c0) / np.where(safe, slope, 1.0), c1 + g1)
             conc = np.maximum(conc, 0.0)
         conc_in = conc
-        room = np.maximum(p.budget - d, 1.0)
+        room = np.maximum(p.budget - d * p.verify_rows, 1.0)
         wanted = p.prompt * np.maximum(a, 1.0)
         c = np.minimum(room, wanted)
         c = np.where(p.chunked, c, np.maximum(p.prompt, c))
@@ -165,7 +165,7 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         "concurrency": conc,
         "requests_per_second": x,
         "ttft_mean": ttft_mean,
-        "tpot_mean": t_seen,
+        "tpot_mean": t_seen / p.tokens_per_step,
         "decode_step_s": seen_dec,
         "mixed_step_s": seen_mix,
         "prefill_step_share": f,
@@ -179,14 +179,14 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         queued = np.where(load > 1.0 - q, tail * np.log(np.maximum(load, 1e-12) / (1.0 - q)), 0.0)
         curve["ttft_" + name] = REQUEST_OVERHEAD_S + service + busy * t_mean * q + queued
         mixed = np.clip(seen + quantile_z(name) * spread, 0.0, 1.0)
-        curve["tpot_" + name] = seen_dec + (seen_mix - seen_dec) * mixed
+        curve["tpot_" + name] = (seen_dec + (seen_mix - seen_dec) * mixed) / p.tokens_per_step
     return curve
 
 
 def _own_prefill(p: StepParts, others: FloatArray) -> FloatArray:
     """Seconds of the steps that carry one request's own prompt: chunks of at most budget − d_o tokens beside the
     other requests' decodes (without chunking, the whole prompt in one step)."""
-    room = np.maximum(p.budget - others, 1.0)
+    room = np.maximum(p.budget - others * p.verify_rows, 1.0)
     chunks = np.maximum(p.prompt / room, 1.0) * step_seconds(p, others, np.minimum(room, p.prompt))
     if np.all(p.chunked):
         return chunks
@@ -248,23 +248,25 @@ def _read(
 def _full_budget(
     p: StepParts, out: dict[str, FloatArray], values: FloatArray, by: str, beyond: FloatArray
 ) -> None:
-    """Every step full (d + c = budget): the engine's most requests/s; the rest queue for the budget."""
-    o1 = max(p.output - 1.0, 0.0)
-    d = p.budget * o1 / (p.prompt + o1)
-    full = float(step_seconds(p, np.array(d), np.array(p.budget - d)))
-    x = p.budget / ((p.prompt + o1) * full)
+    """Every step full (c + r·d = budget, r rows per decoding request): the engine's most requests/s; the rest
+    queue for the budget."""
+    steps = max(p.output - 1.0, 0.0) / p.tokens_per_step  # decode steps per request
+    d = p.budget * steps / (p.prompt + p.verify_rows * steps)
+    full = float(step_seconds(p, np.array(d), np.array(p.budget - p.verify_rows * d)))
+    x = p.budget / ((p.prompt + p.verify_rows * steps) * full)
     conc = values if by == "concurrency" else np.full_like(values, np.inf)
-    queued = np.maximum(REQUEST_OVERHEAD_S + conc / x - o1 * full, out["ttft_mean"])
+    queued = np.maximum(REQUEST_OVERHEAD_S + conc / x - steps * full, out["ttft_mean"])
+    per_token = full / p.tokens_per_step
     fill = {
         "requests_per_second": x,
-        "tpot_mean": full,
+        "tpot_mean": per_token,
         "decode_step_s": full,
         "mixed_step_s": full,
         "prefill_step_share": 1.0,
-        "prefill_tokens_per_step": p.budget - d,
+        "prefill_tokens_per_step": p.budget - p.verify_rows * d,
         "ttft_mean": queued,
         **{f"ttft_{n}": queued for n in NAMES},
-        **{f"tpot_{n}": full for n in NAMES},
+        **{f"tpot_{n}": per_token for n in NAMES},
     }
     for name, value in fill.items():
         out[name] = np.where(beyond, value, out[name])

@@ -58,6 +58,9 @@ class StepParts:
     fixed_s: Coefficient  # per-layer overhead and layer-split hops
     comm_fixed_s: Coefficient  # all-reduce latencies (tensor parallel)
     comm_row_s: Coefficient  # all-reduce ring seconds per row
+    verify_rows: Coefficient = 1.0  # speculative decoding: k + 1 rows per decoding sequence (schedule.py)
+    draft_share: Coefficient = 0.0  # k × draft cost ratio: draft passes per step, in plain decode steps
+    tokens_per_step: Coefficient = 1.0  # accepted tokens per sequence per step, (1 − α^(k+1))/(1 − α)
 
 
 def stack_parts(parts: Sequence[StepParts]) -> StepParts:
@@ -88,6 +91,7 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
         ring = 2.0 * (d.devices - 1) / d.devices / group_bandwidth(acc, d.devices, 1)
         comm_row = 2 * work.layers * ring * work.hidden * one.act_bytes
     budget, _ = batched_tokens(w.schedule, w.engine, acc)
+    spec = w.schedule.speculative
     return StepParts(
         # prefix caching: only the uncached part of a prompt is prefilled (at least its last token)
         prompt=max(w.prompt_tokens * (1.0 - w.schedule.prefix_hit_rate), 1.0),
@@ -110,19 +114,31 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
         fixed_s=d.step_overhead + d.hops,
         comm_fixed_s=comm_fixed,
         comm_row_s=comm_row,
+        verify_rows=1.0 + spec.draft_tokens if spec else 1.0,
+        draft_share=spec.draft_tokens * spec.cost_ratio(work.layers) if spec else 0.0,
+        tokens_per_step=spec.tokens_per_step if spec else 1.0,
     )
 
 
 def step_seconds(p: StepParts, decoding: FloatArray, chunk: FloatArray) -> FloatArray:
-    """One engine step with `decoding` requests at the generation's mean context and `chunk` prefill tokens."""
+    """One engine step with `decoding` requests at the generation's mean context and `chunk` prefill tokens; with
+    speculative decoding each decoding request verifies k + 1 tokens (rows), and the draft's k passes add
+    draft_share plain decode steps."""
     dec = np.asarray(decoding, dtype=float)
     c = np.asarray(chunk, dtype=float)
-    n = dec + c
+    step = _step(p, dec, c, p.verify_rows)
+    if np.all(p.draft_share == 0.0):
+        return step
+    return step + p.draft_share * _step(p, dec, np.zeros_like(c), 1.0)
+
+
+def _step(p: StepParts, dec: FloatArray, c: FloatArray, verify_rows: Coefficient) -> FloatArray:
+    n = dec * verify_rows + c
     memory = p.dense_s + c * p.kv_write_s + p.expert_s * (1.0 - p.expert_miss ** np.maximum(n, 1.0))
     rows = np.maximum(c, 1.0)
     heads = np.maximum(c / p.prompt, 1.0)
     compute = (
-        p.decode_row_s * dec
+        p.decode_row_s * dec * verify_rows
         + p.prefill_flop_s * c * (rows + p.n_half) / (p.eff_max * rows)
         + p.head_flop_s * c * (heads + p.n_half) / (p.eff_max * heads)
     )

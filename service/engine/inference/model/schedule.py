@@ -43,6 +43,38 @@ _BUDGET_SOURCES = {
 _STATIC_BUDGET = 1 << 62  # a static batch has no per-step token budget
 
 
+SPECULATIVE_METHODS = ("mtp", "draft_model")
+# Speculative decoding (docs/formulas.md "Speculative decoding"): k draft tokens verified in one target step accept
+# (1 − α^(k+1))/(1 − α) tokens on average for an i.i.d. per-token acceptance rate α (Leviathan, Kalman & Matias,
+# "Fast Inference from Transformers via Speculative Decoding", ICML 2023, eq. 1). Validity: α in [0.3, 0.95] and
+# k in 1-8 — DeepSeek-V3's report (arXiv:2412.19437 §5.4.3) gives 85-90 % acceptance for its one MTP token, and
+# Leviathan et al. report α of about 0.5-0.9 for their draft/target pairs (recalled, not re-read this session).
+ACCEPTANCE_RANGE = (0.3, 0.95)
+DRAFT_TOKENS_RANGE = (1, 8)
+MTP_ACCEPTANCE = 0.85  # DeepSeek-V3 §5.4.3: 85-90 % for the second token (the low end)
+# Cost of one draft pass relative to one target decode step: an MTP module is one transformer block (DeepSeek-V3
+# §2.2), so 1/layers of the target; a separate draft model is assumed at 5 % (e.g. a 1-3B draft for a 70B target).
+DRAFT_MODEL_COST_RATIO = 0.05
+
+
+@dataclass(frozen=True)
+class Speculative:
+    method: str  # mtp | draft_model
+    draft_tokens: int
+    acceptance_rate: float
+    draft_cost_ratio: float | None = None  # None: the method's default
+
+    @property
+    def tokens_per_step(self) -> float:
+        a, k = self.acceptance_rate, self.draft_tokens
+        return (1.0 - a ** (k + 1)) / (1.0 - a)
+
+    def cost_ratio(self, layers: int) -> float:
+        if self.draft_cost_ratio is not None:
+            return self.draft_cost_ratio
+        return 1.0 / max(layers, 1) if self.method == "mtp" else DRAFT_MODEL_COST_RATIO
+
+
 @dataclass(frozen=True)
 class Schedule:
     """The request's `serving` and `workload` choices; None = the engine's default on the accelerator."""
@@ -53,6 +85,7 @@ class Schedule:
     requests_per_second: float | None = None  # Poisson arrivals; None = closed loop at batch_size concurrency
     max_concurrency: int | None = None  # with a rate: batch_size as given (max_num_seqs); None = what fits
     prefix_hit_rate: float = 0.0  # share of each prompt found in the prefix cache (not prefilled again)
+    speculative: Speculative | None = None
     percentile: str = DEFAULT_PERCENTILE
 
     @property
