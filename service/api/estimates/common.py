@@ -31,8 +31,27 @@ class CostSchema(ma.Schema):
             "example": "spot",
         },
     )
+    region = String(
+        validate=validate.Length(1, 64),
+        metadata={
+            "description": "Use only catalog prices of this region (us-east-1, …)",
+            "example": "us-east-1",
+        },
+    )
+    instance_type = String(
+        validate=validate.Length(1, 128),
+        metadata={"description": "Use only catalog prices of this instance type", "example": "p5.48xlarge"},
+    )
+    covers = String(
+        validate=validate.OneOf(list(engine.COVERS)),
+        metadata={
+            "description": "instance (default): prices of whole instances; accelerator: GPU-only rows (the VM "
+            "billed apart, e.g. GCP's GPU SKUs), used only when asked",
+            "example": "instance",
+        },
+    )
     usd_per_accelerator_hour = Float(
-        validate=validate.Range(min=0.0001, max=10_000),
+        validate=validate.Range(min=0.0001, max=engine.MAX_PRICE_OVERRIDE),
         metadata={
             "description": "Override the catalog: USD per accelerator-hour (0.0001 to 10,000)",
             "example": 2.49,

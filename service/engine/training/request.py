@@ -16,7 +16,7 @@ from ..hardware import Accelerator, Catalog
 from ..i18n import _
 from ..models import resolve_model
 from ..parallelism import Parallelism
-from ..pricing import resolve_price
+from ..pricing import resolve_offer
 from .data_request import parse_batch, parse_data
 from .layout_request import check_expert_overlap, parse_parallelism
 from .model.framework import inferred_framework
@@ -154,7 +154,7 @@ def _price(
 ) -> dict[str, Any]:
     """The price per device-hour and its source (engine/pricing.py) and the infrastructure overhead; a note when no
     price is known (the last note of the plan)."""
-    usd, source = resolve_price(cost, acc, catalog, bad)
+    usd, source, terms = resolve_offer(cost, acc, catalog, bad)
     overhead = float(cost.get("infrastructure_overhead", 0.0) or 0.0)
     if overhead < 0:
         bad("cost.infrastructure_overhead", _("Must be ≥ 0."))
@@ -164,7 +164,12 @@ def _price(
                 id=acc.id
             )
         )
-    return {"usd_per_hour": usd, "price_source": source, "infrastructure_overhead": overhead}
+    return {
+        "usd_per_hour": usd,
+        "price_source": source,
+        "infrastructure_overhead": overhead,
+        "offer_terms": terms,
+    }
 
 
 def _loss_chunks(training: Mapping[str, Any], bad: Any) -> int:
