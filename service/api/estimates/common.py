@@ -69,6 +69,35 @@ class CostSchema(ma.Schema):
     )
 
 
+MAX_QUOTA = 10_000_000  # accelerators at one provider: above any cluster built
+
+# A plan's own prices for parts the catalog does not price, or at the caller's rate (engine: prices).
+PRICE_OVERRIDES = ma.fields.Dict(
+    keys=String(validate=validate.Length(1, 64)),
+    values=Float(validate=validate.Range(min=0.0001, max=engine.MAX_PRICE_OVERRIDE)),
+    validate=validate.Length(max=200),
+    metadata={
+        "description": "USD per accelerator-hour by catalog id, replacing the catalog's offers for that part "
+        "(0.0001 to 10,000; an unknown id is refused)",
+        "example": {"nvidia-h800": 2.0},
+    },
+)
+QUOTAS = ma.fields.Dict(
+    keys=String(validate=validate.Length(1, 64)),
+    values=Integer(validate=validate.Range(0, MAX_QUOTA)),
+    validate=validate.Length(max=64),
+    metadata={
+        "description": "Most accelerators you may get at each provider named (your quota); 0 = none there. "
+        "Providers not named are limited only by their offers",
+        "example": {"aws": 512, "lambda": 0},
+    },
+)
+MAX_PRICE_AGE_DAYS = Integer(
+    validate=validate.Range(0, 36_500),
+    metadata={"description": "Plan only on prices at most this many days old (stale prices left out)"},
+)
+
+
 class OutputSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
