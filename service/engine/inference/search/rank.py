@@ -19,6 +19,7 @@ import numpy as np
 
 from ...budget import Checkpoint, unlimited
 from ...hardware import Accelerator
+from ...offers import limit_of
 from ..model.arrays import batch_speeds
 from ..model.cost import usd_per_hour
 from ..model.evaluate import InferenceEvaluation, evaluate
@@ -35,6 +36,7 @@ REASONS = (
     "unsupported_kv_precision",
     "invalid_devices",
     "no_price",
+    "not_sold",
     "does_not_fit",
     "misses_ttft",
     "misses_tpot",
@@ -158,8 +160,34 @@ def _groups(space: ServingSearch) -> Iterator[tuple[int, str | None, Group | Non
                             yield multiplicity, w, None
                             continue
                         reason = _group_reason(w, acc, weights, devices, prices)
-                        group = Group(acc, prices[0], w, weights, devices) if reason is None else None
-                        yield multiplicity, reason, group
+                        offers = _offers_for(space, prices, devices) if reason is None else []
+                        if reason is None and not offers:
+                            reason = "not_sold"
+                        if reason is not None:
+                            yield multiplicity, reason, None
+                            continue
+                        for k, price in enumerate(
+                            offers
+                        ):  # the configurations are counted once, on the first
+                            yield (
+                                (multiplicity if k == 0 else 0),
+                                None,
+                                Group(acc, price, w, weights, devices),
+                            )
+
+
+def _offers_for(space: ServingSearch, prices: tuple[PriceOption, ...], devices: int) -> list[PriceOption]:
+    """The offers worth evaluating for replicas of `devices`: of those that sell them (whole instances, valid
+    slices), the cheapest of each kind of terms (instance size, limit, the caller's quota), cheapest first. A fleet
+    on larger instances may idle part of one, so the cheapest price per accelerator-hour alone does not decide."""
+    best: dict[tuple, PriceOption] = {}
+    for option in prices:  # cheapest first
+        if not option.sells(devices):
+            continue
+        t = option.terms
+        key = (t.accelerators_per_instance, limit_of(t, space.quotas.get(option.provider.lower())))
+        best.setdefault(key, option)
+    return list(best.values())
 
 
 def _workload(
@@ -212,10 +240,13 @@ def _evaluate_group(
         return 0
     speeds = batch_speeds(w, acc, devices, np.arange(1, fit + 1, dtype=float))
     replicas = replicas_needed(space.requests_per_second, speeds.requests_per_second, space.max_utilization)
-    usd = usd_per_hour(replicas * devices, group.price.usd_per_hour, space.infrastructure_overhead)
+    usd = fleet_usd_per_hour(space, group, replicas)
     ttft_ok = speeds.time_to_first_token_s <= space.ttft_s
     tpot_ok = speeds.time_per_output_token_s <= space.tpot_s
-    replicas_ok = replicas <= space.max_replicas
+    # the fleet within the replica bound, the offer's max_accelerators and the caller's quota there
+    most = limit_of(group.price.terms, space.quotas.get(group.price.provider.lower()))
+    within = replicas * devices <= most if most is not None else True
+    replicas_ok = (replicas <= space.max_replicas) & within
     feasible = ttft_ok & tpot_ok & replicas_ok
     exclusions["misses_ttft"] += multiplicity * int((~ttft_ok).sum())
     exclusions["misses_tpot"] += multiplicity * int((ttft_ok & ~tpot_ok).sum())
@@ -287,5 +318,12 @@ def _deployment(space: ServingSearch, groups: list[Group], point: _Point) -> Dep
     replicas = int(
         replicas_needed(space.requests_per_second, ev.speed.requests_per_second, space.max_utilization)
     )
-    usd = usd_per_hour(replicas * group.devices, group.price.usd_per_hour, space.infrastructure_overhead)
-    return Deployment(group, plan, ev, replicas, usd)
+    return Deployment(group, plan, ev, replicas, float(fleet_usd_per_hour(space, group, replicas)))
+
+
+def fleet_usd_per_hour(space: ServingSearch, group: Group, replicas: Any) -> Any:
+    """USD per hour of `replicas` of the group, bought as whole instances of its offer (model/cost.py)."""
+    per = group.price.terms.accelerators_per_instance
+    return usd_per_hour(
+        replicas * group.devices, group.price.usd_per_hour, space.infrastructure_overhead, per
+    )
