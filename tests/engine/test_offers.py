@@ -161,3 +161,30 @@ def test_deepseek_v3_on_2048_h800_at_2_usd_an_hour_is_near_its_published_cost(ca
     assert best["count"] == 2048 and best["price_source"] == "override"
     assert best["accelerator_hours"] == pytest.approx(2.788e6, rel=0.15)
     assert best["total_usd"] == pytest.approx(5.576e6, rel=0.15)
+
+
+def test_min_optimizer_steps_refuses_a_batch_that_leaves_too_few_steps(catalog):
+    body = {**SMALL, "search": {"accelerators": ["nvidia-h100-sxm-80gb"]}}
+    body["constraints"] = {"min_optimizer_steps": 2000}  # 1e9 / (256 × 4096) = 953 steps
+    with pytest.raises(InvalidRequest) as err:
+        plan_training(body, catalog)
+    (message,) = err.value.errors["constraints.min_optimizer_steps"]
+    assert "954 optimizer steps" in message and "at most 122" in message  # 1e9 / (2000 × 4096) = 122
+    body["constraints"] = {"min_optimizer_steps": 900}
+    assert plan_training(body, catalog)["constraints"]["min_optimizer_steps"] == 900
+
+
+def test_a_batch_far_above_the_compute_optimal_batch_is_warned_about(catalog):
+    # 7B on 1B tokens: C = 6 · 6.7e9 · 1e9 ≈ 4e19 FLOPs, B_opt ≈ 0.292 · C^0.3271 ≈ 0.75M tokens (DeepSeek LLM §3.1)
+    body = {**SMALL, "search": {"accelerators": ["nvidia-h100-sxm-80gb"]}}
+    assert not any("compute-optimal" in n for n in plan_training(body, catalog)["notes"])  # 1M tokens: 1.4 ×
+    body["training"] = {**SMALL["training"], "global_batch_size": 2048}  # 8.4M tokens: 11 ×
+    assert any("compute-optimal" in n for n in plan_training(body, catalog)["notes"])
+
+
+def test_a_plan_that_starts_up_for_longer_than_it_runs_is_flagged(catalog):
+    body = {**SMALL, "search": {"accelerators": ["nvidia-h100-sxm-80gb"]}, "objective": "fastest"}
+    answer = plan_training(body, catalog)
+    best = answer["best"]
+    assert best["startup_exceeds_run"] == (best["startup_seconds"] > best["seconds"])
+    assert best["startup_exceeds_run"] and any("starts up for longer" in n for n in answer["notes"])

@@ -106,6 +106,13 @@ class TrainingPlanConstraintsSchema(ma.Schema):
     max_devices = Integer(validate=validate.Range(1, MAX_DEVICES), metadata={"description": "Most devices"})
     max_accelerators_per_provider = QUOTAS
     max_price_age_days = MAX_PRICE_AGE_DAYS
+    min_optimizer_steps = Integer(
+        validate=validate.Range(1, 10_000_000),
+        metadata={
+            "description": "Refuse a run with fewer optimizer steps (tokens / global batch): no default, the "
+            "planner keeps the global batch as given (docs/formulas.md, Batch and step sanity)"
+        },
+    )
 
 
 class TrainingPlanCostSchema(ma.Schema):
@@ -166,6 +173,11 @@ class TrainingPlanPointSchema(ma.Schema):
         metadata={
             "description": "true: the price is older than PRICE_STALE_AFTER_DAYS (may no longer be current)"
         },
+    )
+    startup_exceeds_run = F.Boolean(
+        metadata={
+            "description": "true: the offer's start-up is longer than the run (fewer devices cost the same)"
+        }
     )
     parallelism = F.Nested(ParallelismUsedSchema)
     micro_batch_size = integer("Sequences (or samples) per device per forward pass")
@@ -253,6 +265,7 @@ class TrainingPlanConstraintsUsedSchema(ma.Schema):
         metadata={"description": "The quotas used (provider -> accelerators)"},
     )
     max_price_age_days = num("Oldest price accepted, days")
+    min_optimizer_steps = num("Fewest optimizer steps accepted")
 
 
 class TrainingPlanSchema(ma.Schema):

@@ -52,6 +52,13 @@ def plan_training(
             )
     results = [_point(p, request) for p in found.results]
     best = results[0] if results else None
+    if best is not None and best["startup_exceeds_run"]:
+        notes.append(
+            _(
+                "The best plan starts up for longer ({startup}) than it runs ({run}): fewer devices would run "
+                "longer for about the same bill."
+            ).format(startup=human_duration(best["startup_seconds"]), run=best["time"])
+        )
     if best is not None:
         best = {**best, "estimate": estimate_training(best["estimate_request"], catalog)}
     c = parsed.constraints
@@ -63,6 +70,7 @@ def plan_training(
             "budget_usd": c.budget_usd,
             "max_accelerators_per_provider": dict(c.quotas),
             "max_price_age_days": c.max_price_age_days,
+            "min_optimizer_steps": (request.get("constraints") or {}).get("min_optimizer_steps"),
         },
         "best": best,
         "results": results,
@@ -98,6 +106,7 @@ def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
         "billed_seconds": p.billed_seconds,
         "price_source": p.offer.source if priced else None,
         "price_stale": stale_marker(p.offer.source) if priced else None,
+        "startup_exceeds_run": p.offer.terms.startup_s > p.seconds,
         "parallelism": parallelism,
         "micro_batch_size": p.micro_batch,
         "activation_recomputation": plan.recompute,

@@ -21,6 +21,7 @@ from ...pricing import MAX_PRICE_OVERRIDE, PRICING_MODELS, source_of, valid_over
 from ..model.plan import SEARCHED_RECOMPUTATION, TrainingPlan
 from ..request import build_plan
 from .rank import OBJECTIVES, Candidate, Constraints, Offer, Prepared
+from .sanity import batch_notes, check_steps
 from .space import (
     DEFAULT_MAX_DEVICES,
     MAX_GRID_PER_CANDIDATE,
@@ -154,6 +155,10 @@ def parse_plan_request(
         raise InvalidRequest.single(
             "search", _("No accelerator can take part in this search ({reasons}).").format(reasons=reasons)
         )
+    check_steps(candidates[0].plan, given.get("min_optimizer_steps"), errors)
+    if errors:
+        raise InvalidRequest(errors)
+    notes.extend(batch_notes(candidates[0].plan))
     space_for = _space_builder(request, search, max_devices, min_devices)
     prepared = _bounded(candidates, space_for, checkpoint)
     return PlanRequest(
