@@ -106,6 +106,7 @@ def search(space: ServingSearch, checkpoint: Checkpoint = unlimited) -> PlanResu
     groups: list[Group] = []
     points: list[_Point] = []
     misses = Misses()
+    speeds: dict[tuple, Any] = {}  # a group's speeds do not depend on its offer: computed once for its offers
     considered = evaluated = 0
     complete = True
     for multiplicity, reason, group in _groups(space):
@@ -119,7 +120,7 @@ def search(space: ServingSearch, checkpoint: Checkpoint = unlimited) -> PlanResu
         assert group is not None
         index = len(groups)
         groups.append(group)
-        evaluated += _evaluate_group(space, group, index, multiplicity, exclusions, points, misses)
+        evaluated += _evaluate_group(space, group, index, multiplicity, exclusions, points, misses, speeds)
     frontier_points = _pareto(points)
     best = frontier_points[0] if frontier_points else None
     result = PlanResult(
@@ -147,6 +148,7 @@ def _groups(space: ServingSearch) -> Iterator[tuple[int, str | None, Group | Non
     workloads: dict[tuple, Workload | str] = {}
     for acc in space.accelerators:
         prices = space.prices.get(acc.id, ())
+        offers_by_devices = {devices: _offers_for(space, prices, devices) for devices in space.devices}
         multiplicity = max(1, len(prices))
         for engine in space.engines:
             for weights in space.formats:
@@ -160,7 +162,7 @@ def _groups(space: ServingSearch) -> Iterator[tuple[int, str | None, Group | Non
                             yield multiplicity, w, None
                             continue
                         reason = _group_reason(w, acc, weights, devices, prices)
-                        offers = _offers_for(space, prices, devices) if reason is None else []
+                        offers = offers_by_devices[devices] if reason is None else []
                         if reason is None and not offers:
                             reason = "not_sold"
                         if reason is not None:
@@ -231,15 +233,24 @@ def _evaluate_group(
     exclusions: dict[str, int],
     points: list[_Point],
     misses: Misses,
+    known: dict[tuple, Any],
 ) -> int:
     """Evaluate every fitting batch size of one group; returns how many were evaluated."""
     w, acc, devices = group.workload, group.accelerator, group.devices
-    fit = max_batch_size(w, acc, devices, upper=space.max_batch)
+    key = (acc.id, id(w), devices)
+    if key not in known:
+        fit = max_batch_size(w, acc, devices, upper=space.max_batch)
+        found = batch_speeds(w, acc, devices, np.arange(1, fit + 1, dtype=float)) if fit else None
+        rps = found.requests_per_second if found is not None else None
+        known[key] = (
+            fit,
+            found,
+            replicas_needed(space.requests_per_second, rps, space.max_utilization) if fit else None,
+        )
+    fit, speeds, replicas = known[key]
     exclusions["does_not_fit"] += multiplicity * (space.max_batch - fit)
     if fit == 0:
         return 0
-    speeds = batch_speeds(w, acc, devices, np.arange(1, fit + 1, dtype=float))
-    replicas = replicas_needed(space.requests_per_second, speeds.requests_per_second, space.max_utilization)
     usd = fleet_usd_per_hour(space, group, replicas)
     ttft_ok = speeds.time_to_first_token_s <= space.ttft_s
     tpot_ok = speeds.time_per_output_token_s <= space.tpot_s

@@ -7,16 +7,14 @@ The search space is accelerators × engines × weight formats × KV precisions �
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from ...errors import InvalidRequest
 from ...hardware import Accelerator, Catalog
 from ...i18n import _
 from ...models import ModelSpec, resolve_model
-from ...offers import NEUTRAL, Terms, buyable, limit_of
+from ...offers import NEUTRAL, Terms
 from ...pricing import MAX_PRICE_OVERRIDE, resolve_offer, valid_override
 from ..model.formats import ENGINES, FORMAT_PRECISION
 from ..request import DEFAULT_OUTPUT, DEFAULT_PROMPT
@@ -51,11 +49,13 @@ class PriceOption:
     def sells(self, devices: int) -> bool:
         """Whether replicas of `devices` pack into whole instances of this offer (a replica fills a share of an
         instance, or whole instances) and, for sliced parts, a replica is a valid slice."""
-        per = self.terms.accelerators_per_instance
+        t = self.terms
+        per, slices = t.accelerators_per_instance, t.slice_sizes
         whole = devices % per == 0 or per % devices == 0
-        limit = limit_of(self.terms)
-        return whole and (limit is None or devices <= limit) and bool(buyable(np.array([devices]), replace(
-            self.terms, accelerators_per_instance=1, max_accelerators=None))[0])  # fmt: skip
+        within = t.max_accelerators is None or devices <= t.max_accelerators
+        # a sliced part: a valid slice, or whole multiples of the largest (offers.buyable's rule)
+        sliced = not slices or devices in slices or devices % max(slices) == 0
+        return whole and within and sliced
 
 
 @dataclass(frozen=True)
