@@ -124,7 +124,7 @@ class Pool:
         count the offer sells (engine/offers.py buyable); the others are counted as not_sold and never kept."""
         sold = np.ones(len(usd), dtype=bool) if sold is None else sold
         fits_sold = numbers.fits.astype(bool) & sold
-        fits, in_time, in_budget = masks = feasibility(numbers.seconds, usd, fits_sold, self.limits)
+        fits, in_time, in_budget = feasibility(numbers.seconds, usd, fits_sold, self.limits)
         self.evaluated += len(usd)
         self.excluded["not_sold"] += int(np.count_nonzero(~sold))
         self.excluded["does_not_fit"] += int(np.count_nonzero(sold & ~fits))
@@ -139,9 +139,8 @@ class Pool:
             keep.append(order[: self.limits.limit])
         if not self.feasible:  # nothing feasible yet: the nearest misses may name this part's rows
             on_sale = np.flatnonzero(sold)
-            picks = miss_rows(
-                seconds[on_sale], usd[on_sale], memory[on_sale], tuple(m[on_sale] for m in masks)
-            )
+            sold_masks = (fits[on_sale], in_time[on_sale], in_budget[on_sale])
+            picks = miss_rows(seconds[on_sale], usd[on_sale], memory[on_sale], sold_masks)
             keep.append(on_sale[picks])
         rows = np.unique(np.concatenate(keep).astype(np.int64))  # sorted: the part's own order
         self.parts.append((candidate, offer, layouts, numbers, usd, rows, fits_sold))
