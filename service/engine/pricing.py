@@ -54,6 +54,30 @@ def resolve_offer(
     return row.usd_per_hour, source_of(row, terms, catalog), terms
 
 
+def priced_cost(
+    request: Mapping[str, Any], acc: Accelerator | None, catalog: Catalog, bad: Callable[[str, str], None]
+) -> Mapping[str, Any]:
+    """The request's `cost` with its `prices` applied: `prices[<the estimate's accelerator>]` prices it as
+    `cost.usd_per_accelerator_hour` would (which wins when both are given); every id must be a catalog accelerator."""
+    cost = request.get("cost") or {}
+    given = request.get("prices") or {}
+    for acc_id in given:
+        if str(acc_id) not in catalog.accelerators and str(acc_id) not in catalog.unusable:
+            bad(f"prices.{acc_id}", catalog.missing_message(acc_id))
+    if acc is None or acc.id not in given or cost.get("usd_per_accelerator_hour") is not None:
+        return cost
+    usd = given[acc.id]
+    if not valid_override(usd):
+        bad(
+            f"prices.{acc.id}",
+            _("Must be a number of USD per accelerator-hour, more than 0 and at most {most:g}.").format(
+                most=MAX_PRICE_OVERRIDE
+            ),
+        )
+        return cost
+    return {**cost, "usd_per_accelerator_hour": usd}
+
+
 def valid_override(value: Any) -> bool:
     """A price a request may give: a number above 0 and at most MAX_PRICE_OVERRIDE."""
     return not isinstance(value, bool) and isinstance(value, int | float) and 0 < value <= MAX_PRICE_OVERRIDE

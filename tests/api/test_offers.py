@@ -136,3 +136,22 @@ def test_a_serving_fleet_is_bought_in_whole_instances_within_the_quota(client):
         assert point["provider"] != "runpod"
         per = point["accelerators_per_instance"]
         assert point["instances"] == -(-point["total_devices"] // per)
+
+
+def test_an_estimate_takes_prices_for_its_accelerator(client):
+    body = {**SMALL, "hardware": {"accelerator": "nvidia-h800-sxm-80gb", "count": 8}}
+    unpriced = client.post("/v1/estimates/training", json=body).json
+    assert unpriced["cost"]["total_usd"] is None
+    priced = client.post(
+        "/v1/estimates/training", json={**body, "prices": {"nvidia-h800-sxm-80gb": 2.0}}
+    ).json
+    assert priced["cost"]["usd_per_accelerator_hour"] == 2.0 and priced["cost"]["price_source"] == "override"
+    bad = client.post("/v1/estimates/training", json={**body, "prices": {"nvidia-h999": 2.0}})
+    assert bad.status_code == 422 and "prices.nvidia-h999" in bad.json["errors"]
+    serving = {
+        "model": {"preset": "llama-3-8b"},
+        "hardware": {"accelerator": "nvidia-h800-sxm-80gb", "count": 1},
+        "prices": {"nvidia-h800-sxm-80gb": 2.0},
+    }
+    answer = client.post("/v1/estimates/inference", json=serving).json
+    assert answer["cost"]["usd_per_hour"] == pytest.approx(2.0)

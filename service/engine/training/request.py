@@ -16,7 +16,7 @@ from ..hardware import Accelerator, Catalog
 from ..i18n import _
 from ..models import resolve_model
 from ..parallelism import Parallelism
-from ..pricing import resolve_offer
+from ..pricing import priced_cost, resolve_offer
 from .data_request import parse_batch, parse_data
 from .layout_request import check_expert_overlap, parse_parallelism
 from .model.framework import inferred_framework
@@ -58,7 +58,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
     gbs, micro = parse_batch(training, par, seq, unit, bad)
     stack = _stack(training, model, par, acc, notes, bad)
     schedule = parse_schedule(training, hardware, model, unit, count, bad)
-    price = _price(request.get("cost") or {}, acc, catalog, notes, bad)
+    price = _price(priced_cost(request, acc, catalog, bad), acc, catalog, notes, bad)
 
     if errors:
         raise InvalidRequest(errors)
