@@ -188,3 +188,19 @@ def test_a_plan_that_starts_up_for_longer_than_it_runs_is_flagged(catalog):
     best = answer["best"]
     assert best["startup_exceeds_run"] == (best["startup_seconds"] > best["seconds"])
     assert best["startup_exceeds_run"] and any("starts up for longer" in n for n in answer["notes"])
+
+
+def test_llama_3_1_405b_on_16384_h100_within_90_days_is_near_metas_gpu_hours(catalog):
+    """Llama 3.1 model card (meta-llama/llama-models @a9c89c4, MODEL_CARD.md): 30.84M H100 GPU-hours for 405B on
+    ~15T tokens; 16,384 GPUs, 8K sequences, 16M tokens per step (tests/engine/data/public_training_runs.csv)."""
+    body = {
+        "model": {"preset": "llama-3.1-405b"},
+        "training": {"tokens": 15e12, "sequence_length": 8192, "global_batch_size": 2048},
+        "search": {"accelerators": ["nvidia-h100-sxm-80gb"], "device_counts": [16384], "max_devices": 16384},
+        "constraints": {"deadline": "P90D"},
+        "objective": "cheapest",
+    }
+    best = plan_training(body, catalog)["best"]
+    assert best["count"] == 16384 and best["seconds"] <= 90 * 86400
+    assert best["count"] % best["accelerators_per_instance"] == 0
+    assert best["accelerator_hours"] == pytest.approx(30.84e6, rel=0.15)

@@ -88,6 +88,14 @@ function fitsBadge(fits) {
   return fits ? badge("ok", t("r.fits")) : badge("bad", t("r.does_not_fit"));
 }
 
+function staleBadge(source) {
+  // a price older than PRICE_STALE_AFTER_DAYS: the answer's price_source says so (and why, in its note)
+  if (!source || typeof source !== "object" || !source.stale) return null;
+  const b = badge("warning", t("r.stale_price", { days: number(source.age_days) }));
+  if (source.note) b.title = source.note;
+  return b;
+}
+
 function card(label, main, base, extra) {
   return h("div", { class: "card" }, h("dt", {}, label), h("dd", {}, main ?? "—", extra ? [" ", extra] : null, base ? h("span", { class: "base" }, base) : null));
 }
@@ -352,7 +360,7 @@ function renderTraining() {
   const price = cost.price_source && typeof cost.price_source === "object" ? cost.price_source.provider : cost.price_source;
   const summary = section("r.result",
     h("dl", { class: "cards" },
-      card(t("r.total_cost"), cost.human?.total || usd(cost.total_usd), cost.usd_per_accelerator_hour ? `${usd(cost.usd_per_accelerator_hour)}/h${price ? ` · ${price}` : ""}` : null),
+      card(t("r.total_cost"), cost.human?.total || usd(cost.total_usd), cost.usd_per_accelerator_hour ? `${usd(cost.usd_per_accelerator_hour)}/h${price ? ` · ${price}` : ""}` : null, staleBadge(cost.price_source)),
       card(t("r.time"), time.human, time.seconds ? t("r.seconds", { n: number(time.seconds, { maximumFractionDigits: 0 }) }) : null),
       card(t("r.accelerator_hours"), cost.human?.accelerator_hours || number(cost.accelerator_hours), null),
       card(t("r.flops"), compute.human?.total_flops, compute.total_flops ? `${number(compute.total_flops, { notation: "scientific", maximumSignificantDigits: 3 })} FLOP` : null),
@@ -529,7 +537,7 @@ function renderInference() {
       card(t("r.tpot"), latency.human?.time_per_output_token, latency.bound?.decode ? t("r.bound", { b: latency.bound.decode }) : null),
       card(t("r.end_to_end"), latency.human?.end_to_end, null),
       card(tokens != null ? t("r.tokens_per_s") : t("r.samples_per_s"), number(tokens ?? throughput.samples_per_second), throughput.requests_per_second ? t("r.rps", { n: number(throughput.requests_per_second) }) : null),
-      card(t("r.usd_per_hour"), usd(cost.usd_per_hour), cost.price_source?.provider || null),
+      card(t("r.usd_per_hour"), usd(cost.usd_per_hour), cost.price_source?.provider || null, staleBadge(cost.price_source)),
       card(cost.usd_per_million_output_tokens != null ? t("r.usd_per_million") : t("r.usd_per_million_samples"), usd(cost.usd_per_million_output_tokens ?? cost.usd_per_million_samples), cost.usd_per_million_input_tokens != null ? t("r.usd_per_million_input", { v: usd(cost.usd_per_million_input_tokens) }) : null)),
     memory.fits && memory.max_batch_size != null ? h("p", {}, t("r.max_batch", { batch: number(memory.max_batch_size), context: number(memory.max_context_tokens) })) : null,
     saveRow("inference"));

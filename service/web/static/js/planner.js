@@ -209,7 +209,7 @@ function frontierChart(points, best, constraints) {
     best ? h("li", {}, h("span", { class: "swatch frontier-chosen" }), t("planner.chart.chosen")) : null);
   const fallback = h("details", { class: "more" }, h("summary", {}, t("planner.chart.table")),
     tableOf(title, [[t("planner.col.plan")], [t("planner.col.time"), true], [t("planner.col.cost"), true]],
-      shown.map((p) => ({ current: samePlan(p, best), cells: [`${p.count} × ${ctx.accName(p.accelerator)} (${p.provider})`, p.time, p.cost] }))));
+      shown.map((p) => ({ current: samePlan(p, best), cells: [`${p.count} × ${ctx.accName(p.accelerator)} (${p.provider})`, p.time, p.price_stale ? `${p.cost} (${t("planner.stale_price")})` : p.cost] }))));
   fig.append(legend, fallback);
   return fig;
 }
