@@ -73,7 +73,7 @@ MAX_QUOTA = 10_000_000  # accelerators at one provider: above any cluster built
 
 # A plan's own prices for parts the catalog does not price, or at the caller's rate (engine: prices).
 PRICE_OVERRIDES = ma.fields.Dict(
-    keys=String(validate=validate.Length(1, 64)),
+    keys=ma.fields.String(),  # any text: the engine refuses an id not in the catalog (422 naming prices.<id>)
     values=Float(validate=validate.Range(min=0.0001, max=engine.MAX_PRICE_OVERRIDE)),
     validate=validate.Length(max=200),
     metadata={
@@ -83,7 +83,7 @@ PRICE_OVERRIDES = ma.fields.Dict(
     },
 )
 QUOTAS = ma.fields.Dict(
-    keys=String(validate=validate.Length(1, 64)),
+    keys=ma.fields.String(),  # any text: a provider without offers is limited by nothing
     values=Integer(validate=validate.Range(0, MAX_QUOTA)),
     validate=validate.Length(max=64),
     metadata={
