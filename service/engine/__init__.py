@@ -24,9 +24,10 @@ from .inference.search.rank import REASONS as SERVING_PLAN_REASONS
 from .inference.search.request import MAX_BATCH as SERVING_MAX_BATCH
 from .inference.search.request import MAX_GROUPS as SERVING_MAX_GROUPS
 from .models import PRESETS, list_presets, resolve_model
+from .offers import COVERS
 from .parallelism import PIPELINE_SCHEDULES
 from .patch import merge_patch
-from .pricing import PRICING_MODELS
+from .pricing import MAX_PRICE_OVERRIDE, PRICING_MODELS
 from .training.estimate import estimate_training
 from .training.model.goodput import MAX_STRAGGLER_SHARE
 from .training.model.plan import FRAMEWORKS, OPTIMIZERS, RECOMPUTATION, TRAINING_PRECISIONS, TrainingPlan
@@ -46,6 +47,8 @@ __all__ = [
     "SERVING_MAX_GROUPS",
     "SERVING_PLAN_REASONS",
     "ARCHITECTURES",
+    "COVERS",
+    "MAX_PRICE_OVERRIDE",
     "DURATION_PATTERN",
     "ENGINES",
     "FFN_TYPES",

@@ -91,6 +91,56 @@ class Price:
     as_of: str | None = None
     source: str | None = None
     effective_from: dt.date | None = None  # first day of the price: its age counts from it
+    # What the row sells (engine/offers.py; None: the provider's documented default)
+    accelerators_per_instance: int = 1
+    max_accelerators: int | None = None  # what one order can get there; None: not stated
+    billing_increment_seconds: int | None = None
+    minimum_billed_seconds: int | None = None
+    startup_seconds: int | None = None
+    slice_sizes: tuple[int, ...] = ()  # valid counts of a sliced part (TPU slices); () = not stated
+    covers: str = "instance"  # "instance": the whole VM; "accelerator": the GPU alone (the VM billed apart)
+
+
+def price_rows(
+    rows: tuple[Price, ...] | list[Price],
+    *,
+    pricing_model: str | None = None,
+    region: str | None = None,
+    covers: str = "instance",
+) -> list[Price]:
+    """The rows a price may be picked from, by the one rule (docs/formulas.md, "Which price"): rows of one pricing
+    model (the one asked, else on-demand), of what the caller prices (whole instances unless `covers` asks for the
+    accelerator-only rows: a GPU-only SKU never stands beside an instance price), in `region` when one is asked, and
+    of each (provider, instance type, region, pricing model) only the newest effective row; without a region asked,
+    the newest row of each (provider, instance type, pricing model) over its regions (an old regional row does not
+    undercut a newer one). Same first day: the cheaper row."""
+    model = pricing_model or "on-demand"
+    kept = [r for r in rows if r.pricing_model == model and r.covers == covers]
+    if region is not None:
+        kept = [r for r in kept if (r.region or "").lower() == region.lower()]
+    newest: dict[tuple, Price] = {}
+    for row in kept:
+        key = (
+            row.provider.lower(),
+            row.instance_type,
+            row.region if region is not None else None,
+            row.pricing_model,
+        )
+        held = newest.get(key)
+        if held is None or _newer(row, held):
+            newest[key] = row
+    return list(newest.values())
+
+
+def cheapest_first(row: Price) -> tuple[float, int]:
+    """How rows the price rule keeps are ranked: the lower price per accelerator-hour, then the smaller instance (the
+    same price buys fewer idle accelerators)."""
+    return (row.usd_per_hour, row.accelerators_per_instance)
+
+
+def _newer(row: Price, held: Price) -> bool:
+    day, held_day = row.effective_from or dt.date.min, held.effective_from or dt.date.min
+    return day > held_day or (day == held_day and row.usd_per_hour < held.usd_per_hour)
 
 
 @dataclass(frozen=True)
@@ -140,12 +190,12 @@ class Catalog:
         return _("Skipped accelerators whose catalog specs cannot be estimated: {names}.").format(names=names)
 
     def default_price(self, accelerator_id: str) -> Price | None:
-        """Cheapest on-demand price for the accelerator, or None (memoised: catalog scans ask for every device on
-        every estimate, and a catalog does not change once built)."""
+        """Cheapest on-demand price for the accelerator among the rows the price rule keeps (price_rows), or None
+        (memoised: catalog scans ask for every device on every estimate, and a catalog does not change once built)."""
         known = self._default_prices
         if accelerator_id not in known:
-            rows = [p for p in self.prices.get(accelerator_id, ()) if p.pricing_model == "on-demand"]
-            known[accelerator_id] = min(rows, key=lambda p: p.usd_per_hour) if rows else None
+            rows = price_rows(self.prices.get(accelerator_id, ()))
+            known[accelerator_id] = min(rows, key=cheapest_first) if rows else None
         return known[accelerator_id]
 
     @cached_property

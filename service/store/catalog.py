@@ -57,6 +57,6 @@ def prices_on(acc: Accelerator, day: dt.date | None = None) -> list[AcceleratorP
 
 
 def default_price(acc: Accelerator) -> AcceleratorPrice | None:
-    """Lowest current on-demand price across providers."""
-    rows = [p for p in prices_on(acc) if p.pricing_model == "on-demand"]
+    """Lowest current on-demand price across providers (of a whole instance: a GPU-only SKU is no such price)."""
+    rows = [p for p in prices_on(acc) if p.pricing_model == "on-demand" and p.covers != "accelerator"]
     return min(rows, key=lambda p: p.usd_per_hour) if rows else None

@@ -29,6 +29,18 @@ SPEC_FIELDS = (
 )
 
 
+# What a price row sells besides its price (migration 0009); a new row carries them over from the row it replaces
+OFFER_FIELDS = (
+    "accelerators_per_instance",
+    "max_accelerators",
+    "billing_increment_seconds",
+    "minimum_billed_seconds",
+    "startup_seconds",
+    "slice_sizes",
+    "covers",
+)
+
+
 class PriceConflict(ValueError):
     """A new price may not start before the price it replaces."""
 
@@ -50,6 +62,7 @@ def price_snapshot(p: AcceleratorPrice) -> dict[str, Any]:
         "effective_from": p.effective_from.isoformat(),
         "effective_to": p.effective_to.isoformat() if p.effective_to else None,
         "source": p.source,
+        **{field: getattr(p, field) for field in OFFER_FIELDS},
     }
 
 
@@ -159,12 +172,15 @@ def _new_price(
     template: AcceleratorPrice | None,
 ) -> AcceleratorPrice:
     """The row a price change opens; unspecified details carry over from the row it replaces."""
+    defaults = {"accelerators_per_instance": 1, "covers": "instance"}
+    terms = {
+        field: data[field] if field in data else getattr(template, field) if template else defaults.get(field)
+        for field in OFFER_FIELDS
+    }
     return AcceleratorPrice(
         provider=provider,
         instance_type=data.get("instance_type", template.instance_type if template else None),
-        accelerators_per_instance=data.get(
-            "accelerators_per_instance", template.accelerators_per_instance if template else 1
-        ),
+        **terms,
         region=data.get("region", template.region if template else None),
         pricing_model=pricing_model,
         usd_per_hour=Decimal(str(data["usd_per_hour"])),

@@ -130,6 +130,15 @@ class AcceleratorPrice(Base):
     created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
     # the price import that opened the row (price_imports.id); null when an admin or the seed did
     import_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    # What the row sells (migration 0009; engine/offers.py fills a null from the provider's documented default)
+    max_accelerators: Mapped[int | None] = mapped_column(
+        Integer
+    )  # one order's limit there; null = not stated
+    billing_increment_seconds: Mapped[int | None] = mapped_column(Integer)
+    minimum_billed_seconds: Mapped[int | None] = mapped_column(Integer)
+    startup_seconds: Mapped[int | None] = mapped_column(Integer)  # provisioning to first step
+    slice_sizes: Mapped[list | None] = mapped_column(JSON)  # valid counts of a sliced part (TPU slices)
+    covers: Mapped[str] = mapped_column(String(16), default="instance", server_default="instance")
 
     accelerator: Mapped[Accelerator] = relationship(back_populates="prices")
 

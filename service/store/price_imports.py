@@ -197,6 +197,12 @@ def _price_row(accelerator_id: str, new: dict[str, Any], record: PriceImport) ->
         "created_by": record.actor,
         "created_at": dt.datetime.now(dt.UTC),
         "import_id": record.id,
+        "covers": new.get("covers", "instance"),
+        "max_accelerators": new.get("max_accelerators"),
+        "billing_increment_seconds": new.get("billing_increment_seconds"),
+        "minimum_billed_seconds": new.get("minimum_billed_seconds"),
+        "startup_seconds": new.get("startup_seconds"),
+        "slice_sizes": new.get("slice_sizes"),
     }
 
 

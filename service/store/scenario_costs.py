@@ -23,10 +23,16 @@ def row_for(
     scenario_id: int, version: int, kind: str, request: dict, prices: dict, summary: dict
 ) -> dict[str, Any] | None:
     """The row a scenario gets, or None when its price cannot move: the request gives its own price
-    (cost.usd_per_accelerator_hour) or prices as of a fixed day (cost.as_of), or no catalog price was known."""
+    (cost.usd_per_accelerator_hour, or `prices` for its accelerator) or prices as of a fixed day (cost.as_of), names
+    a region, instance type or what the price covers (moves are tracked per accelerator and provider), or no
+    catalog price was known."""
     cost = (request or {}).get("cost") or {}
     if cost.get("usd_per_accelerator_hour") is not None or cost.get("as_of"):
         return None
+    if (prices or {}).get("price_source") == "override":  # priced by the request's `prices`
+        return None
+    if any(cost.get(k) for k in ("region", "instance_type", "covers")):
+        return None  # price moves follow (accelerator, provider) pairs: a narrower offer is not tracked
     usd = (prices or {}).get("usd_per_accelerator_hour")
     headline = (summary or {}).get("total_usd" if kind == "training" else "usd_per_hour")
     accelerator = ((request or {}).get("hardware") or {}).get("accelerator")

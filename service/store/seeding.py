@@ -18,6 +18,7 @@ from itertools import groupby
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ..engine import offers
 from .models import Accelerator, AcceleratorPrice
 
 GB = 10**9
@@ -210,6 +211,20 @@ def _fill_fp4(session: Session, acc_id: str, fp4: dict[str, float], report: Seed
     report.accelerators_corrected += 1
 
 
+def offer_terms(accelerator_id: str, provider: str) -> dict:
+    """Billing, start-up and slice sizes of a seeded row: the provider's published terms or its kind's default, and
+    the slice sizes the vendor documents (engine/offers.py, with sources in docs/formulas.md "Offers")."""
+    increment, minimum, startup = offers.provider_terms(provider)
+    slices = offers.SLICE_SIZES.get(accelerator_id)
+    return {
+        "billing_increment_seconds": increment,
+        "minimum_billed_seconds": minimum,
+        "startup_seconds": startup,
+        "slice_sizes": list(slices) if slices else None,
+        "covers": "instance",
+    }
+
+
 def seed_catalog(session: Session) -> SeedReport:
     """Insert missing accelerators and price rows; never touch existing ones. Caller commits."""
     report = SeedReport()
@@ -251,6 +266,7 @@ def seed_catalog(session: Session) -> SeedReport:
             effective_from=effective_from_of(r["as_of"]),
             source=r["source"] or None,
             created_by="seed",
+            **offer_terms(r["accelerator_id"], r["provider"]),
         )
         for r in rows
     ]

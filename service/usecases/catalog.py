@@ -97,4 +97,11 @@ def to_engine_price(p: AcceleratorPrice) -> EnginePrice:
         as_of=p.as_of,
         source=p.source,
         effective_from=p.effective_from,
+        accelerators_per_instance=p.accelerators_per_instance or 1,
+        max_accelerators=p.max_accelerators,
+        billing_increment_seconds=p.billing_increment_seconds,
+        minimum_billed_seconds=p.minimum_billed_seconds,
+        startup_seconds=p.startup_seconds,
+        slice_sizes=tuple(int(v) for v in p.slice_sizes or ()),
+        covers=p.covers or "instance",
     )

@@ -35,6 +35,7 @@ class Candidate:
     where: str
     as_of: str | None
     published: dt.date | None = None  # the file's publication date, when it states one (AWS)
+    covers: str = "instance"  # what the price pays for: the instance, or the accelerator alone
 
     @property
     def key(self) -> tuple[str, str, str, str, str]:
@@ -123,6 +124,7 @@ def _to_candidate(
         where=offer.where if len(offer.where) <= 200 else offer.where[:197] + "...",
         as_of=offer.as_of,
         published=published,
+        covers=offer.covers,
     )
 
 

@@ -109,6 +109,8 @@ def _engine_price(c: Candidate, starts: dt.date) -> EnginePrice:
         as_of=c.as_of or starts.isoformat(),
         source=c.source,
         effective_from=starts,
+        accelerators_per_instance=c.accelerators_per_instance,
+        covers=c.covers,
     )
 
 
@@ -300,6 +302,15 @@ def _apply(
     return record
 
 
+OFFER_TERMS = (
+    "max_accelerators",
+    "billing_increment_seconds",
+    "minimum_billed_seconds",
+    "startup_seconds",
+    "slice_sizes",
+)
+
+
 def _new_row(c: Candidate, row: AcceleratorPrice | None, today: dt.date) -> dict[str, Any]:
     return {
         "provider": c.provider,
@@ -311,6 +322,9 @@ def _new_row(c: Candidate, row: AcceleratorPrice | None, today: dt.date) -> dict
         "as_of": c.as_of,
         "effective_from": starts(c, row, today),
         "source": c.source,
+        "covers": c.covers,
+        # what the files do not state carries over from the row replaced (an admin's limit, billing, start-up)
+        **{field: getattr(row, field) for field in OFFER_TERMS if row is not None},
     }
 
 

@@ -28,6 +28,9 @@ OPEN_OBJECTS = {
     "Recommendation.change": "an RFC 7386 merge patch of the request: any part of the body, null deleting",
     "SavedRecommendation.change": "the same, in a saved answer",
     "HfConfig": "a saved request's Hugging Face config.json, taken with whatever keys it has",
+    # maps keyed by catalog ids (known only at run time), their values typed by additionalProperties
+    "TrainingRequest.prices": "a map: accelerator id -> USD per accelerator-hour (a number, bounded)",
+    "InferenceRequest.prices": "the same map in an inference request",
 }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from scalecost.store import migrate
@@ -78,4 +80,55 @@ def test_0008_adds_the_fp4_peak_and_downgrade_removes_it_keeping_the_rows(empty_
     assert "peak_fp4_flops_per_s" not in _columns(empty_db_url, "accelerators")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT id FROM accelerators")).all() == [("x",)]
+    engine.dispose()
+
+
+def test_0009_backfills_what_each_price_row_sells_and_downgrade_keeps_the_rows(empty_db_url):
+    migrate.upgrade(empty_db_url, "0008")
+    engine = make_engine(empty_db_url, single_use=True)
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO accelerators (id, name, vendor, kind, memory_bytes, memory_bandwidth_bytes_per_s,"
+                " version, created_at, updated_at) VALUES ('google-tpu-v6e', 'v6e', 'Google', 'tpu', 32000000000,"
+                " 1.6e12, 1, '2026-12-01 00:00:00', '2026-12-01 00:00:00')"
+            )
+        )
+        for provider, source in (
+            ("aws", "seed"),
+            ("lambda", "seed"),
+            ("gcp", "Cloud Billing Catalog SKU 1 (Nvidia H100), us-east4; device only, VM billed apart"),
+            ("somecloud", "seed"),
+        ):
+            conn.execute(
+                text(
+                    "INSERT INTO accelerator_prices (accelerator_id, provider, pricing_model, usd_per_hour,"
+                    " effective_from, source, accelerators_per_instance, created_by, created_at) VALUES"
+                    " ('google-tpu-v6e', :provider, 'on-demand', 2.7, '2025-01-01', :source, 1, 'seed',"
+                    " '2026-12-01 00:00:00')"
+                ),
+                {"provider": provider, "source": source},
+            )
+    migrate.upgrade(empty_db_url, "0009")
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT provider, billing_increment_seconds, minimum_billed_seconds, startup_seconds, covers,"
+                " max_accelerators, slice_sizes FROM accelerator_prices ORDER BY id"
+            )
+        ).all()
+    by_provider = {r[0]: r[1:] for r in rows}
+    # published terms (engine/offers.py PROVIDER_TERMS), a neocloud's default for an unknown provider
+    assert by_provider["aws"][:3] == (1, 60, 600)
+    assert by_provider["lambda"][:3] == (60, 60, 300)
+    assert by_provider["somecloud"][:3] == (60, 60, 300)
+    assert by_provider["gcp"][3] == "accelerator" and by_provider["aws"][3] == "instance"
+    assert all(r[4] is None for r in by_provider.values())  # capacity: not stated
+    slices = by_provider["aws"][5]
+    slices = json.loads(slices) if isinstance(slices, str) else slices
+    assert slices == [1, 4, 8, 16, 32, 64, 128, 256]
+    migrate.downgrade(empty_db_url, "0008")
+    assert "covers" not in _columns(empty_db_url, "accelerator_prices")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM accelerator_prices")).scalar() == 4
     engine.dispose()

@@ -103,6 +103,7 @@ def load_catalog() -> Catalog:
                     pricing_model=row["pricing_model"] or "on-demand",
                     as_of=row["as_of"] or None,
                     source=row["source"] or None,
+                    accelerators_per_instance=int(row["accelerators_per_instance"] or 1),
                 )
             )
     return Catalog(accelerators, {k: tuple(v) for k, v in prices.items()})

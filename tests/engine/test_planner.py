@@ -4,6 +4,7 @@ space evaluated through the single-estimate path; its frontier is a Pareto set; 
 from __future__ import annotations
 
 import itertools
+import math
 import random
 
 import pytest
@@ -40,8 +41,11 @@ def answer(catalog):
 
 
 def _fleet_cost(estimate, demand_rps, utilization):
+    """The fleet bought as whole instances of the estimate's offer (replicas pack into instances)."""
     replicas = float(replicas_needed(demand_rps, estimate["throughput"]["requests_per_second"], utilization))
-    return replicas * estimate["cost"]["usd_per_hour"]
+    per = estimate["cost"]["price_source"]["accelerators_per_instance"]
+    devices = replicas * estimate["hardware"]["count"]
+    return math.ceil(devices / per) * per / estimate["hardware"]["count"] * estimate["cost"]["usd_per_hour"]
 
 
 def test_the_best_plan_is_never_beaten_by_random_deployments(answer, catalog):

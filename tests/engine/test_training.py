@@ -157,7 +157,10 @@ def test_llama2_7b_on_8_a100_response_shape(catalog: Catalog) -> None:
     assert 0.3 < time["utilization"] < 0.7 and time["utilization_source"].startswith("predicted")
     assert out["range"]["low"]["seconds"] < time["seconds"] < out["range"]["high"]["seconds"]
     cost = out["cost"]
-    assert cost["total_usd"] == pytest.approx(cost["accelerator_hours"] * cost["usd_per_accelerator_hour"])
+    assert cost["total_usd"] == pytest.approx(
+        cost["billed_accelerator_hours"] * cost["usd_per_accelerator_hour"]
+    )
+    assert cost["billed_accelerator_hours"] >= cost["accelerator_hours"]  # start-up and increments are paid
     assert cost["price_source"]["provider"]
     assert out["assumptions"]["bytes_per_parameter"] == {
         "weights": 2.0,

@@ -152,16 +152,10 @@ def test_an_import_moves_saved_scenarios_and_the_listing_finds_them(client, admi
     )
     assert moved["prices"]["usd_per_accelerator_hour"] == pytest.approx(3.67)  # gcp a2-highgpu-1g (GPU + VM)
 
+    # A GPU SKU of the Cloud Billing Catalog prices the GPU alone (the VM billed apart): it never stands beside the
+    # instance price the scenario was saved on (issue 29: it undercut it by 20 %), so the import moves nothing
     dry = post_file(client, admin_headers, "gcp-billing", "gcp-billing-skus.json", dry_run=True)
-    assert dry.json["scenarios"]["moved"] == 1
-    (pair,) = dry.json["scenarios"]["by_price"]
-    assert (pair["accelerator_id"], pair["provider"]) == ("nvidia-a100-sxm-40gb", "gcp")
-    assert pair["usd_per_accelerator_hour_after"] == pytest.approx(2.933908)  # the GPU SKU alone is cheaper
-    listed = client.get(
-        "/v1/scenarios", query_string={"cost_changed_by_more_than": 10}, headers=editor_headers
-    )
-    assert listed.json == [], "a dry run moves nothing"
-
+    assert dry.json["scenarios"]["moved"] == 0
     assert (
         post_file(client, admin_headers, "gcp-billing", "gcp-billing-skus.json", dry_run=False).status_code
         == 201
@@ -169,13 +163,12 @@ def test_an_import_moves_saved_scenarios_and_the_listing_finds_them(client, admi
     listed = client.get(
         "/v1/scenarios", query_string={"cost_changed_by_more_than": 10}, headers=editor_headers
     )
-    assert [s["id"] for s in listed.json] == [moved["id"]]
-    change = listed.json[0]["cost_change"]
-    assert change["percent"] == pytest.approx((2.933908 - 3.67) / 3.67 * 100)
-    # what the listing says without re-estimating is what re-estimating says
-    repriced = client.get(f"/v1/scenarios/{moved['id']}/estimate", headers=editor_headers).json
-    assert change["current_usd"] == pytest.approx(repriced["current"]["cost"]["total_usd"], rel=1e-9)
-    assert change["percent"] == pytest.approx(repriced["delta"]["percent"], rel=1e-9)
+    assert listed.json == []
+    asked = client.post(
+        "/v1/estimates/training", json={**TRAINING, "cost": {"provider": "gcp", "covers": "accelerator"}}
+    )
+    assert asked.json["cost"]["usd_per_accelerator_hour"] == pytest.approx(2.933908)  # used when asked
+    assert asked.json["cost"]["price_source"]["covers"] == "accelerator"
 
     assert (
         post_file(client, admin_headers, "azure-retail", "azure-retail-page.json", dry_run=False).status_code
@@ -184,7 +177,7 @@ def test_an_import_moves_saved_scenarios_and_the_listing_finds_them(client, admi
     small = client.get(
         "/v1/scenarios", query_string={"cost_changed_by_more_than": 0.05}, headers=editor_headers
     )
-    assert {s["id"] for s in small.json} == {moved["id"], serving["id"]}
+    assert {s["id"] for s in small.json} == {serving["id"]}
     assert own["id"] not in {s["id"] for s in small.json}
     repriced = client.get(f"/v1/scenarios/{serving['id']}/estimate", headers=editor_headers).json
     serving_change = next(s for s in small.json if s["id"] == serving["id"])["cost_change"]

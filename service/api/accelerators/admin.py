@@ -12,7 +12,7 @@ from flask.views import MethodView
 from flask_smorest import abort
 from marshmallow import validate
 
-from ...engine import SPEC_BOUNDS, InvalidRequest
+from ...engine import COVERS, SPEC_BOUNDS, InvalidRequest
 from ...engine.i18n import N_, _
 from ...store import catalog_admin
 from ...store.catalog import CatalogRepository
@@ -25,6 +25,8 @@ from ..extensions.smorest import Blueprint
 from .routes import ETAG_SCHEMA, accelerator_to_dict
 from .routes import blp as read_blp
 from .schemas import KINDS, PRICING_MODELS, AcceleratorSchema, PriceSchema
+
+MAX_OFFER_ACCELERATORS = 1_000_000  # one order's accelerators: above any cluster built (100k GPUs)
 
 blp = Blueprint(
     "catalog-admin",
@@ -144,6 +146,49 @@ class PriceWriteSchema(ma.Schema):
     pricing_model = String(validate=validate.OneOf(PRICING_MODELS), metadata={"example": "on-demand"})
     effective_from = ma.fields.Date(metadata={"description": "First day of the new price (default today)"})
     source = String(validate=validate.Length(1, 2000))
+    max_accelerators = Integer(
+        allow_none=True,
+        validate=validate.Range(1, MAX_OFFER_ACCELERATORS),
+        metadata={"description": "Most accelerators one order can get there (capacity); null = not stated"},
+    )
+    billing_increment_seconds = Integer(
+        allow_none=True,
+        validate=validate.Range(1, 86_400),
+        metadata={
+            "description": "Billing increment, seconds (1 = per second, 3600 = per hour); null = default"
+        },
+    )
+    minimum_billed_seconds = Integer(
+        allow_none=True,
+        validate=validate.Range(0, 31 * 86_400),
+        metadata={"description": "Least seconds billed per start; null = the provider's default"},
+    )
+    startup_seconds = Integer(
+        allow_none=True,
+        validate=validate.Range(0, 86_400),
+        metadata={
+            "description": "Provisioning to first step, seconds (billed); null = the provider's default"
+        },
+    )
+    slice_sizes = ma.fields.List(
+        Integer(validate=validate.Range(1, MAX_OFFER_ACCELERATORS)),
+        allow_none=True,
+        validate=validate.Length(0, 64),
+        metadata={"description": "Valid accelerator counts of a sliced part (TPU slices); null or [] = any"},
+    )
+    covers = String(
+        validate=validate.OneOf(list(COVERS)),
+        metadata={"description": "What the price pays for: the whole instance, or the accelerator alone"},
+    )
+
+    @ma.validates_schema
+    def _instance_within_limit(self, data, **kwargs):
+        per, most = data.get("accelerators_per_instance"), data.get("max_accelerators")
+        if per is not None and most is not None and per > most:
+            raise ma.ValidationError(
+                _("Must not exceed max_accelerators ({value}).").format(value=most),
+                "accelerators_per_instance",
+            )
 
 
 class PriceDeleteQuerySchema(ma.Schema):

@@ -64,6 +64,44 @@ class PriceSchema(ma.Schema):
         allow_none=True, metadata={"description": "Day this price stopped applying; null while current"}
     )
     source = String(allow_none=True, metadata={"description": "Where the price comes from"})
+    max_accelerators = ma.fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "Most accelerators one order can get there; null = not stated",
+            "example": None,
+        },
+    )
+    billing_increment_seconds = ma.fields.Integer(
+        allow_none=True,
+        metadata={"description": "Billing increment, seconds; null = the provider's default", "example": 1},
+    )
+    minimum_billed_seconds = ma.fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "Least seconds billed per start; null = the provider's default",
+            "example": 60,
+        },
+    )
+    startup_seconds = ma.fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "Provisioning to first step, seconds (billed); null = the provider's default",
+            "example": 600,
+        },
+    )
+    slice_sizes = ma.fields.List(
+        ma.fields.Integer(),
+        allow_none=True,
+        metadata={"description": "Valid accelerator counts of a sliced part (TPU slices); null = any"},
+    )
+    covers = String(
+        metadata={
+            "enum": list(engine.COVERS),
+            "description": "What the price pays for: the whole instance, or the accelerator alone (VM billed "
+            "apart); estimates use accelerator-only rows only when cost.covers asks",
+            "example": "instance",
+        }
+    )
     age_days = ma.fields.Method(
         "_age_days",
         metadata={"type": "integer", "description": "Days since effective_from (today, UTC)", "example": 153},

@@ -31,8 +31,27 @@ class CostSchema(ma.Schema):
             "example": "spot",
         },
     )
+    region = String(
+        validate=validate.Length(1, 64),
+        metadata={
+            "description": "Use only catalog prices of this region (us-east-1, …)",
+            "example": "us-east-1",
+        },
+    )
+    instance_type = String(
+        validate=validate.Length(1, 128),
+        metadata={"description": "Use only catalog prices of this instance type", "example": "p5.48xlarge"},
+    )
+    covers = String(
+        validate=validate.OneOf(list(engine.COVERS)),
+        metadata={
+            "description": "instance (default): prices of whole instances; accelerator: GPU-only rows (the VM "
+            "billed apart, e.g. GCP's GPU SKUs), used only when asked",
+            "example": "instance",
+        },
+    )
     usd_per_accelerator_hour = Float(
-        validate=validate.Range(min=0.0001, max=10_000),
+        validate=validate.Range(min=0.0001, max=engine.MAX_PRICE_OVERRIDE),
         metadata={
             "description": "Override the catalog: USD per accelerator-hour (0.0001 to 10,000)",
             "example": 2.49,
@@ -48,6 +67,35 @@ class CostSchema(ma.Schema):
     as_of = ma.fields.Date(
         metadata={"description": "Price the estimate with the catalog prices in force on this day (ISO date)"}
     )
+
+
+MAX_QUOTA = 10_000_000  # accelerators at one provider: above any cluster built
+
+# A plan's own prices for parts the catalog does not price, or at the caller's rate (engine: prices).
+PRICE_OVERRIDES = ma.fields.Dict(
+    keys=ma.fields.String(),  # any text: the engine refuses an id not in the catalog (422 naming prices.<id>)
+    values=Float(validate=validate.Range(min=0.0001, max=engine.MAX_PRICE_OVERRIDE)),
+    validate=validate.Length(max=200),
+    metadata={
+        "description": "USD per accelerator-hour by catalog id, replacing the catalog's offers for that part "
+        "(0.0001 to 10,000; an unknown id is refused)",
+        "example": {"nvidia-h800": 2.0},
+    },
+)
+QUOTAS = ma.fields.Dict(
+    keys=ma.fields.String(),  # any text: a provider without offers is limited by nothing
+    values=Integer(validate=validate.Range(0, MAX_QUOTA)),
+    validate=validate.Length(max=64),
+    metadata={
+        "description": "Most accelerators you may get at each provider named (your quota); 0 = none there. "
+        "Providers not named are limited only by their offers",
+        "example": {"aws": 512, "lambda": 0},
+    },
+)
+MAX_PRICE_AGE_DAYS = Integer(
+    validate=validate.Range(0, 36_500),
+    metadata={"description": "Plan only on prices at most this many days old (stale prices left out)"},
+)
 
 
 class OutputSchema(ma.Schema):

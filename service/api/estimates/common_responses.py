@@ -116,6 +116,20 @@ PRICE_SOURCE_ROW = {
             "description": "Older than PRICE_STALE_AFTER_DAYS (default 90): the price may no longer be current",
         },
         "note": {"type": "string", "description": "Present when stale: what that means and what to do"},
+        "covers": {
+            "type": "string",
+            "enum": ["instance", "accelerator"],
+            "description": "What the price pays for: the whole instance, or the accelerator alone (VM billed apart)",
+        },
+        "accelerators_per_instance": {"type": "integer", "description": "Accelerators in one instance"},
+        "max_accelerators": {
+            "type": "integer",
+            "nullable": True,
+            "description": "Most accelerators one order can get there; null = not stated",
+        },
+        "billing_increment_seconds": {"type": "number", "description": "Billing increment, seconds"},
+        "minimum_billed_seconds": {"type": "number", "description": "Least seconds billed per start"},
+        "startup_seconds": {"type": "number", "description": "Provisioning to first step, seconds (billed)"},
     },
 }
 OVERRIDE = {

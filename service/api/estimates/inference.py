@@ -9,7 +9,7 @@ from ... import engine
 from ...engine.i18n import N_
 from ..extensions.fields import Float, Integer, String, fraction_range
 from ..models.schemas import ModelSpecField
-from .common import CostSchema, OutputSchema
+from .common import PRICE_OVERRIDES, CostSchema, OutputSchema
 
 # one source for every enum: the engine's tuples
 WEIGHT_PRECISIONS = list(engine.WEIGHT_PRECISIONS)
@@ -208,3 +208,4 @@ class InferenceRequestSchema(ma.Schema):
     slo = ma.fields.Nested(InferenceSloSchema)
     cost = ma.fields.Nested(CostSchema)
     output = ma.fields.Nested(OutputSchema)
+    prices = PRICE_OVERRIDES

@@ -142,12 +142,19 @@ class TrainingCostHumanSchema(Answer):
 
 class TrainingCostSchema(Answer):
     OPTIONAL = frozenset({"priced_as_of"})
-    accelerator_hours = num("Device-hours")
+    accelerator_hours = num("Device-hours of the run")
     usd_per_accelerator_hour = num("USD per device-hour used")
     price_source = price_source(
         "`override` (the request's price), the catalog row used, or null when no price is known"
     )
-    compute_usd = num("USD")
+    instance_type = F.String(allow_none=True, metadata={"description": "The priced offer's instance type"})
+    instances = integer("Whole instances paid for (hardware.count / accelerators_per_instance, rounded up)")
+    startup_seconds = number("Provisioning to first step, billed (0 for a price given in the request)")
+    billed_seconds = number(
+        "Start-up + run, rounded up to the billing increment, at least the minimum billed"
+    )
+    billed_accelerator_hours = number("Accelerator-hours paid: whole instances × billed seconds / 3600")
+    compute_usd = num("USD: billed accelerator-hours × price")
     infrastructure_usd = num("USD")
     total_usd = num("USD")
     usd_per_million_tokens = num("USD per million training tokens")

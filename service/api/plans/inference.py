@@ -8,6 +8,7 @@ from marshmallow import validate
 
 from ...engine import SERVING_MAX_BATCH as MAX_BATCH
 from ...engine import SERVING_MAX_GROUPS as MAX_GROUPS
+from ..estimates.common import PRICE_OVERRIDES, QUOTAS
 from ..estimates.inference import ENGINES, KV_PRECISIONS, PERCENTILES, WeightsSchema
 from ..extensions.fields import Float, Integer, String, fraction_range
 from ..models.schemas import ModelSpecField
@@ -149,6 +150,13 @@ class PlanCostSchema(ma.Schema):
     )
 
 
+class ServingConstraintsSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    max_accelerators_per_provider = QUOTAS
+
+
 class PlanOutputSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
@@ -178,3 +186,5 @@ class InferencePlanRequestSchema(ma.Schema):
     )
     cost = ma.fields.Nested(PlanCostSchema)
     output = ma.fields.Nested(PlanOutputSchema)
+    constraints = ma.fields.Nested(ServingConstraintsSchema)
+    prices = PRICE_OVERRIDES

@@ -74,6 +74,15 @@ class DeploymentSchema(ma.Schema):
     layout = text("tensor (vLLM, TensorRT-LLM) or layer (llama.cpp, transformers)")
     replicas = integer("Replicas serving the demand")
     total_devices = integer("replicas × devices_per_replica")
+    instances = integer("Whole instances bought: total_devices / accelerators_per_instance, rounded up")
+    instance_type = text("The offer's instance type", nullable=True)
+    accelerators_per_instance = integer("Accelerators in one instance of the offer")
+    price_stale = F.Boolean(
+        allow_none=True,
+        metadata={
+            "description": "true: the price is older than PRICE_STALE_AFTER_DAYS (may no longer be current)"
+        },
+    )
     batch_size = integer("Concurrent sequences per replica")
     concurrency = integer("Concurrent sequences in the fleet")
     latency = section(PlanLatencySchema, "Latency in the batching model")

@@ -6,7 +6,8 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ... import engine
-from ..estimates.common_responses import AsIs, integer, num, number, text
+from ..estimates.common import MAX_PRICE_AGE_DAYS, PRICE_OVERRIDES, QUOTAS
+from ..estimates.common_responses import AsIs, integer, num, number, price_source, text
 from ..estimates.training import MAX_DEVICES, RECOMPUTATION, TrainingRequestSchema, TrainingRunSchema
 from ..estimates.training_responses import ParallelismUsedSchema, TrainingEstimateSchema
 from ..extensions.fields import Deadline, Float, Integer, String, fraction_range
@@ -103,6 +104,15 @@ class TrainingPlanConstraintsSchema(ma.Schema):
         metadata={"description": "Most total USD (compute + infrastructure overhead)"},
     )
     max_devices = Integer(validate=validate.Range(1, MAX_DEVICES), metadata={"description": "Most devices"})
+    max_accelerators_per_provider = QUOTAS
+    max_price_age_days = MAX_PRICE_AGE_DAYS
+    min_optimizer_steps = Integer(
+        validate=validate.Range(1, 10_000_000),
+        metadata={
+            "description": "Refuse a run with fewer optimizer steps (tokens / global batch): no default, the "
+            "planner keeps the global batch as given (docs/formulas.md, Batch and step sanity)"
+        },
+    )
 
 
 class TrainingPlanCostSchema(ma.Schema):
@@ -141,6 +151,7 @@ class TrainingPlanRequestSchema(ma.Schema):
     )
     results = Integer(validate=validate.Range(1, 100), metadata={"description": "Plans to return. Default 5"})
     cost = F.Nested(TrainingPlanCostSchema)
+    prices = PRICE_OVERRIDES
 
 
 class TrainingPlanPointSchema(ma.Schema):
@@ -149,13 +160,32 @@ class TrainingPlanPointSchema(ma.Schema):
     pricing_model = text(nullable=True)
     usd_per_accelerator_hour = num("Catalog price used, USD per accelerator-hour")
     count = integer("Devices")
+    instances = integer("Whole instances bought (count / accelerators_per_instance)")
+    instance_type = text("The offer's instance type", nullable=True)
+    accelerators_per_instance = integer("Accelerators in one instance of the offer")
+    startup_seconds = number("Provisioning to first step, billed (the offer's, or its provider's default)")
+    billed_seconds = number(
+        "Start-up + run, rounded up to the billing increment, at least the minimum billed"
+    )
+    price_source = price_source("The catalog row priced (its terms, age and stale flag), or override")
+    price_stale = F.Boolean(
+        allow_none=True,
+        metadata={
+            "description": "true: the price is older than PRICE_STALE_AFTER_DAYS (may no longer be current)"
+        },
+    )
+    startup_exceeds_run = F.Boolean(
+        metadata={
+            "description": "true: the offer's start-up is longer than the run (fewer devices cost the same)"
+        }
+    )
     parallelism = F.Nested(ParallelismUsedSchema)
     micro_batch_size = integer("Sequences (or samples) per device per forward pass")
     activation_recomputation = text(enum=RECOMPUTATION)
     precision = text()
     seconds = number("Wall-clock seconds of the run")
     time = text("Human duration")
-    total_usd = num("Total USD (compute + infrastructure overhead); null without a price")
+    total_usd = num("Total USD (billed compute + infrastructure overhead); null without a price")
     cost = text("Human USD")
     accelerator_hours = number("Devices × hours")
     memory_per_device_bytes = number("Peak bytes per device")
@@ -199,6 +229,10 @@ class TrainingExclusionsSchema(ma.Schema):
     invalid_layout = integer(
         "Layouts the estimate would refuse (degrees not dividing the count, heads, batch…)"
     )
+    not_sold = integer(
+        "Configurations whose device count the offer does not sell: not whole instances, above its "
+        "max_accelerators or the caller's quota, or no valid slice"
+    )
     does_not_fit = integer("Configurations whose memory per device exceeds the device")
     misses_deadline = integer("Configurations that fit but take longer than the deadline")
     over_budget = integer("Configurations that fit, meet the deadline, cost more than the budget")
@@ -225,6 +259,13 @@ class TrainingPlanConstraintsUsedSchema(ma.Schema):
     deadline_s = num("Deadline in seconds")
     deadline = text(nullable=True)
     budget_usd = num("Budget, USD")
+    max_accelerators_per_provider = F.Dict(
+        keys=F.String(),
+        values=F.Integer(),
+        metadata={"description": "The quotas used (provider -> accelerators)"},
+    )
+    max_price_age_days = num("Oldest price accepted, days")
+    min_optimizer_steps = num("Fewest optimizer steps accepted")
 
 
 class TrainingPlanSchema(ma.Schema):

@@ -9,7 +9,7 @@ from ..errors import InvalidRequest
 from ..hardware import Accelerator, Catalog
 from ..i18n import _
 from ..models import ModelSpec, resolve_model
-from ..pricing import resolve_price
+from ..pricing import priced_cost, resolve_price
 from .model.formats import (
     ENGINE_KV_PRECISIONS,
     ENGINES,
@@ -59,7 +59,7 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan
     output = _positive(request, "output_tokens", DEFAULT_OUTPUT, bad)
     kv = _kv_precision(request, engine, bad)
     targets = _targets(request, bad)
-    cost = request.get("cost") or {}
+    cost = priced_cost(request, acc, catalog, bad)
     usd, price_source = resolve_price(cost, acc, catalog, bad)
     overhead = cost.get("infrastructure_overhead", 0.0) or 0.0
     if isinstance(overhead, bool) or not isinstance(overhead, int | float) or overhead < 0:

@@ -52,6 +52,13 @@ def plan_training(
             )
     results = [_point(p, request) for p in found.results]
     best = results[0] if results else None
+    if best is not None and best["startup_exceeds_run"]:
+        notes.append(
+            _(
+                "The best plan starts up for longer ({startup}) than it runs ({run}): fewer devices would run "
+                "longer for about the same bill."
+            ).format(startup=human_duration(best["startup_seconds"]), run=best["time"])
+        )
     if best is not None:
         best = {**best, "estimate": estimate_training(best["estimate_request"], catalog)}
     c = parsed.constraints
@@ -61,6 +68,9 @@ def plan_training(
             "deadline_s": c.deadline_s,
             "deadline": human_duration(c.deadline_s) if c.deadline_s is not None else None,
             "budget_usd": c.budget_usd,
+            "max_accelerators_per_provider": dict(c.quotas),
+            "max_price_age_days": c.max_price_age_days,
+            "min_optimizer_steps": (request.get("constraints") or {}).get("min_optimizer_steps"),
         },
         "best": best,
         "results": results,
@@ -89,6 +99,14 @@ def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
         "pricing_model": p.offer.pricing_model if priced else None,
         "usd_per_accelerator_hour": p.offer.usd_per_hour if priced else None,
         "count": p.devices,
+        "instances": p.instances,
+        "instance_type": p.offer.terms.instance_type,
+        "accelerators_per_instance": p.offer.terms.accelerators_per_instance,
+        "startup_seconds": p.offer.terms.startup_s,
+        "billed_seconds": p.billed_seconds,
+        "price_source": p.offer.source if priced else None,
+        "price_stale": stale_marker(p.offer.source) if priced else None,
+        "startup_exceeds_run": p.offer.terms.startup_s > p.seconds,
         "parallelism": parallelism,
         "micro_batch_size": p.micro_batch,
         "activation_recomputation": plan.recompute,
@@ -106,6 +124,13 @@ def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def stale_marker(source: Any) -> bool | None:
+    """Whether the plan's price is stale (pricing.freshness); None when unknown, False for a given price."""
+    if source == "override":
+        return False
+    return source.get("stale") if isinstance(source, dict) else None
+
+
 def estimate_body(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
     """A POST /v1/estimates/training body that evaluates exactly this point."""
     training = {
@@ -119,8 +144,12 @@ def estimate_body(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
     optional = ("context", "expert", "virtual_pipeline")  # sent only when not 1, as a person would write them
     parallelism = {k: v for k, v in p.parallelism().items() if k not in optional or v != 1}
     cost: dict[str, Any] = {}
-    if p.offer.usd_per_hour == p.offer.usd_per_hour:  # priced (not NaN)
+    if p.offer.source == "override":
+        cost = {"usd_per_accelerator_hour": p.offer.usd_per_hour}
+    elif p.offer.usd_per_hour == p.offer.usd_per_hour:  # priced (not NaN)
         cost = {"provider": p.offer.provider, "pricing_model": p.offer.pricing_model}
+        if p.offer.terms.instance_type:
+            cost["instance_type"] = p.offer.terms.instance_type
     given = {k: v for k, v in (request.get("cost") or {}).items() if v}  # the planner's cost inputs, as sent
     cost.update(given)
     return {

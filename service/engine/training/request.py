@@ -16,7 +16,7 @@ from ..hardware import Accelerator, Catalog
 from ..i18n import _
 from ..models import resolve_model
 from ..parallelism import Parallelism
-from ..pricing import resolve_price
+from ..pricing import priced_cost, resolve_offer
 from .data_request import parse_batch, parse_data
 from .layout_request import check_expert_overlap, parse_parallelism
 from .model.framework import JAX_STACKS, inferred_framework
@@ -58,7 +58,7 @@ def build_plan(request: Mapping[str, Any], catalog: Catalog) -> TrainingPlan:
     gbs, micro = parse_batch(training, par, seq, unit, bad)
     stack = _stack(training, model, par, acc, notes, bad)
     schedule = parse_schedule(training, hardware, model, unit, count, bad)
-    price = _price(request.get("cost") or {}, acc, catalog, notes, bad)
+    price = _price(priced_cost(request, acc, catalog, bad), acc, catalog, notes, bad)
 
     if errors:
         raise InvalidRequest(errors)
@@ -154,7 +154,7 @@ def _price(
 ) -> dict[str, Any]:
     """The price per device-hour and its source (engine/pricing.py) and the infrastructure overhead; a note when no
     price is known (the last note of the plan)."""
-    usd, source = resolve_price(cost, acc, catalog, bad)
+    usd, source, terms = resolve_offer(cost, acc, catalog, bad)
     overhead = float(cost.get("infrastructure_overhead", 0.0) or 0.0)
     if overhead < 0:
         bad("cost.infrastructure_overhead", _("Must be ≥ 0."))
@@ -164,7 +164,12 @@ def _price(
                 id=acc.id
             )
         )
-    return {"usd_per_hour": usd, "price_source": source, "infrastructure_overhead": overhead}
+    return {
+        "usd_per_hour": usd,
+        "price_source": source,
+        "infrastructure_overhead": overhead,
+        "offer_terms": terms,
+    }
 
 
 def _loss_chunks(training: Mapping[str, Any], bad: Any) -> int:

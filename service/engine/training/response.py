@@ -140,8 +140,8 @@ def _time(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
 
 
 def _cost(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
-    hours = ev.accelerator_hours(plan.par.devices)
-    money = cost(plan, hours)
+    money = cost(plan, plan.par.devices, ev.seconds)
+    hours = money.accelerator_hours
     total_usd = money.total_usd
     unit_total = plan.units + plan.pretraining_units
     per_m = total_usd / (unit_total / 1e6) if total_usd is not None and unit_total else None
@@ -149,6 +149,11 @@ def _cost(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "accelerator_hours": hours,
         "usd_per_accelerator_hour": money.usd_per_accelerator_hour,
         "price_source": plan.price_source,
+        "instance_type": plan.offer_terms.instance_type,
+        "instances": money.instances,
+        "startup_seconds": plan.offer_terms.startup_s,
+        "billed_seconds": money.billed_seconds,
+        "billed_accelerator_hours": money.billed_accelerator_hours,
         "compute_usd": money.compute_usd,
         "infrastructure_usd": money.infrastructure_usd,
         "total_usd": total_usd,
@@ -170,7 +175,7 @@ def _range(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
 
     def span(u_factor: float) -> dict[str, Any]:
         s = ev.seconds_at(ev.utilization * u_factor)
-        total = total_usd(s * devices / 3600.0, usd, plan) if usd is not None else None
+        total = total_usd(float(devices), s, usd, plan) if usd is not None else None
         return {
             "utilization": ev.utilization * u_factor,
             "seconds": s,

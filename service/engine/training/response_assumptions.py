@@ -11,7 +11,7 @@ from ..parallelism import pipeline_bubble_fraction
 from ..pricing import describe
 from .model.checkpoint import checkpoint_write_s
 from .model.compute import best_gemm_efficiency
-from .model.cost import compute_usd
+from .model.cost import billed_accelerator_hours, compute_usd
 from .model.evaluate import Evaluation
 from .model.framework import attention_kernel
 from .model.memory import bytes_per_parameter, fragmentation_fraction, runtime_reserve_bytes
@@ -225,6 +225,17 @@ def details(plan: TrainingPlan, ev: Evaluation) -> list[dict[str, Any]]:
         ("accelerator_hours", "devices × time / 3600", ev.accelerator_hours(devices), "hours", "definition"),
     ]  # fmt: skip
     if ev.usd_per_hour is not None:
-        rows.append(("compute_usd", "accelerator-hours × price", compute_usd(ev.accelerator_hours(devices), ev.usd_per_hour),
+        billed = billed_accelerator_hours(float(devices), ev.seconds, plan.offer_terms)
+        rows.append(
+            (
+                "billed_accelerator_hours",
+                "whole instances × (start-up + time, rounded up to the billing "
+                "increment, at least the minimum) / 3600",
+                billed,
+                "hours",
+                "the offer's terms (engine/offers.py)",
+            )
+        )
+        rows.append(("compute_usd", "billed accelerator-hours × price", compute_usd(billed, ev.usd_per_hour),
                      "USD", describe(plan.price_source)))  # fmt: skip
     return [{"name": n, "formula": f, "value": v, "unit": u, "source": s} for n, f, v, u, s in rows]

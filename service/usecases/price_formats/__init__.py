@@ -50,6 +50,9 @@ class Offer:
     accelerator_id: str | None = None
     accelerators_per_instance: int | None = None
     as_of: str | None = None
+    covers: str = (
+        "instance"  # "accelerator": the price is the device alone, the VM billed apart (GCP GPU SKUs)
+    )
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,8 @@ def parse(data: bytes, name: str) -> ParsedFile:
 
 def _sku(sku: dict[str, Any], where: str, parsed: ParsedFile) -> None:
     category = expect(sku.get("category"), dict, f"{where}.category", "an object")
-    if optional_text(category.get("resourceGroup"), f"{where}.category.resourceGroup") not in ("GPU", "TPU"):
+    group = optional_text(category.get("resourceGroup"), f"{where}.category.resourceGroup")
+    if group not in ("GPU", "TPU"):
         parsed.ignored += 1
         return
     usage = optional_text(category.get("usageType"), f"{where}.category.usageType")
@@ -104,6 +105,7 @@ def _sku(sku: dict[str, Any], where: str, parsed: ParsedFile) -> None:
                 effective_from=started,
                 where=where,
                 source=f"Cloud Billing Catalog SKU {sku_id} ({description}), {region}; device only, VM billed apart",
+                covers="accelerator" if group == "GPU" else "instance",  # a TPU chip-hour includes its host
             )
         )
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...budget import Checkpoint, unlimited
 from ...hardware import Accelerator
+from ...offers import limit_of
 from ..model.arrays import BatchSpeeds
 from ..model.continuous import load_speeds
 from ..model.cost import usd_per_hour
@@ -42,6 +43,7 @@ REASONS = (
     "misses_ttft",
     "misses_tpot",
     "too_many_replicas",
+    "not_sold",
 )
 _PROBLEM_REASON = {
     "engine": "unsupported_engine",
@@ -110,6 +112,7 @@ def search(space: ServingSearch, checkpoint: Checkpoint = unlimited) -> PlanResu
     considered = evaluated = 0
     complete = True
     pending: list[tuple[Group, int, int]] = []  # evaluated STACKED at a time (continuous.load_speeds)
+    known: dict[tuple, Any] = {}  # a group's speeds do not depend on its offer: computed once for its offers
     for multiplicity, reason, group in _groups(space):
         if groups and not checkpoint():
             complete = False
@@ -122,9 +125,9 @@ def search(space: ServingSearch, checkpoint: Checkpoint = unlimited) -> PlanResu
         pending.append((group, len(groups), multiplicity))
         groups.append(group)
         if len(pending) == STACKED:
-            evaluated += _evaluate_pending(space, pending, exclusions, points, misses)
+            evaluated += _evaluate_pending(space, pending, exclusions, points, misses, known)
             pending = []
-    evaluated += _evaluate_pending(space, pending, exclusions, points, misses)
+    evaluated += _evaluate_pending(space, pending, exclusions, points, misses, known)
     frontier_points = _pareto(points)
     best = frontier_points[0] if frontier_points else None
     result = PlanResult(
@@ -153,6 +156,7 @@ def _groups(space: ServingSearch) -> Iterator[tuple[int, str | None, Group | Non
     for acc in space.accelerators:
         prices = space.prices.get(acc.id, ())
         multiplicity = max(1, len(prices))
+        offers_by_devices = {devices: _offers_for(space, prices, devices) for devices in space.devices}
         for engine in space.engines:
             for weights in space.formats:
                 for kv in space.kv_precisions:
@@ -170,8 +174,34 @@ def _groups(space: ServingSearch) -> Iterator[tuple[int, str | None, Group | Non
                         reason = _group_reason(w, acc, weights, devices, prices)
                         if optional and reason == "unsupported_kv_precision":
                             continue
-                        group = Group(acc, prices[0], w, weights, devices) if reason is None else None
-                        yield multiplicity, reason, group
+                        offers = offers_by_devices[devices] if reason is None else []
+                        if reason is None and not offers:
+                            reason = "not_sold"
+                        if reason is not None:
+                            yield multiplicity, reason, None
+                            continue
+                        for k, price in enumerate(
+                            offers
+                        ):  # the configurations are counted once, on the first
+                            yield (
+                                (multiplicity if k == 0 else 0),
+                                None,
+                                Group(acc, price, w, weights, devices),
+                            )
+
+
+def _offers_for(space: ServingSearch, prices: tuple[PriceOption, ...], devices: int) -> list[PriceOption]:
+    """The offers worth evaluating for replicas of `devices`: of those that sell them (whole instances, valid
+    slices), the cheapest of each kind of terms (instance size, limit, the caller's quota), cheapest first. A fleet
+    on larger instances may idle part of one, so the cheapest price per accelerator-hour alone does not decide."""
+    best: dict[tuple, PriceOption] = {}
+    for option in prices:  # cheapest first
+        if not option.sells(devices):
+            continue
+        t = option.terms
+        key = (t.accelerators_per_instance, limit_of(t, space.quotas.get(option.provider.lower())))
+        best.setdefault(key, option)
+    return list(best.values())
 
 
 def _redundant(w: Workload | str, default: Workload | str | None) -> bool:
@@ -227,27 +257,41 @@ def _evaluate_pending(
     exclusions: dict[str, int],
     points: list[_Point],
     misses: Misses,
+    known: dict[tuple, Any],
 ) -> int:
-    """Evaluate the pending groups (in search order) with their speeds computed in one stack; returns how many
-    configurations were evaluated."""
-    fits = []
-    for group, _, multiplicity in pending:
+    """Evaluate the pending groups (in search order), the speeds of those not yet `known` computed in one stack
+    (a group's offers share its speeds); returns how many configurations were evaluated."""
+    todo: dict[tuple, tuple[Group, int]] = {}
+    for group, _, _ in pending:
+        key = _speed_key(group)
+        if key in known or key in todo:
+            continue
         fit = max_batch_size(group.workload, group.accelerator, group.devices, upper=space.max_batch)
-        exclusions["does_not_fit"] += multiplicity * (space.max_batch - fit)
-        fits.append(fit)
-    running = [(g, i, m, fit) for (g, i, m), fit in zip(pending, fits, strict=True) if fit > 0]
-    speeds = load_speeds(
+        if fit:
+            todo[key] = (group, fit)
+        else:
+            known[key] = (0, None, None)
+    found = load_speeds(
         [
             (g.workload, g.accelerator, g.devices, np.arange(1, fit + 1, dtype=float))
-            for g, _, _, fit in running
+            for g, fit in todo.values()
         ]
     )
-    evaluated = 0
-    for (group, index, multiplicity, fit), speed in zip(running, speeds, strict=True):
-        evaluated += _evaluate_group(
-            space, group, index, multiplicity, exclusions, points, misses, fit, speed
+    for (key, (_, fit)), speeds in zip(todo.items(), found, strict=True):
+        replicas = replicas_needed(
+            space.requests_per_second, speeds.requests_per_second, space.max_utilization
         )
-    return evaluated
+        known[key] = (fit, speeds, replicas)
+    return sum(
+        _evaluate_group(
+            space, group, index, multiplicity, exclusions, points, misses, known[_speed_key(group)]
+        )
+        for group, index, multiplicity in pending
+    )
+
+
+def _speed_key(group: Group) -> tuple:
+    return (group.accelerator.id, id(group.workload), group.devices)
 
 
 def _evaluate_group(
@@ -258,16 +302,22 @@ def _evaluate_group(
     exclusions: dict[str, int],
     points: list[_Point],
     misses: Misses,
-    fit: int,
-    speeds: BatchSpeeds,
+    found: tuple[int, BatchSpeeds | None, Any],
 ) -> int:
-    """Rank every fitting batch size of one group (its speeds given); returns how many were evaluated."""
+    """Rank every fitting batch size of one group at its offer (fit, speeds and replicas given); returns how many
+    configurations were evaluated."""
+    fit, speeds, replicas = found
+    exclusions["does_not_fit"] += multiplicity * (space.max_batch - fit)
+    if fit == 0 or speeds is None:
+        return 0
     devices = group.devices
-    replicas = replicas_needed(space.requests_per_second, speeds.requests_per_second, space.max_utilization)
-    usd = usd_per_hour(replicas * devices, group.price.usd_per_hour, space.infrastructure_overhead)
+    usd = fleet_usd_per_hour(space, group, replicas)
     ttft_ok = speeds.time_to_first_token_s <= space.ttft_s
     tpot_ok = speeds.time_per_output_token_s <= space.tpot_s
-    replicas_ok = replicas <= space.max_replicas
+    # the fleet within the replica bound, the offer's max_accelerators and the caller's quota there
+    most = limit_of(group.price.terms, space.quotas.get(group.price.provider.lower()))
+    within = replicas * devices <= most if most is not None else True
+    replicas_ok = (replicas <= space.max_replicas) & within
     feasible = ttft_ok & tpot_ok & replicas_ok
     exclusions["misses_ttft"] += multiplicity * int((~ttft_ok).sum())
     exclusions["misses_tpot"] += multiplicity * int((ttft_ok & ~tpot_ok).sum())
@@ -339,5 +389,12 @@ def _deployment(space: ServingSearch, groups: list[Group], point: _Point) -> Dep
     replicas = int(
         replicas_needed(space.requests_per_second, ev.speed.requests_per_second, space.max_utilization)
     )
-    usd = usd_per_hour(replicas * group.devices, group.price.usd_per_hour, space.infrastructure_overhead)
-    return Deployment(group, plan, ev, replicas, usd)
+    return Deployment(group, plan, ev, replicas, float(fleet_usd_per_hour(space, group, replicas)))
+
+
+def fleet_usd_per_hour(space: ServingSearch, group: Group, replicas: Any) -> Any:
+    """USD per hour of `replicas` of the group, bought as whole instances of its offer (model/cost.py)."""
+    per = group.price.terms.accelerators_per_instance
+    return usd_per_hour(
+        replicas * group.devices, group.price.usd_per_hour, space.infrastructure_overhead, per
+    )

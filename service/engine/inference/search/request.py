@@ -14,7 +14,8 @@ from ...errors import InvalidRequest
 from ...hardware import Accelerator, Catalog
 from ...i18n import _
 from ...models import ModelSpec, resolve_model
-from ...pricing import resolve_price
+from ...offers import NEUTRAL, Terms
+from ...pricing import MAX_PRICE_OVERRIDE, resolve_offer, valid_override
 from ..model.formats import ENGINES, FORMAT_PRECISION
 from ..request import DEFAULT_OUTPUT, DEFAULT_PROMPT
 
@@ -45,7 +46,19 @@ DEFAULT_FRONTIER_POINTS = 20
 class PriceOption:
     provider: str
     usd_per_hour: float
-    source: Any  # the catalog row (pricing.resolve_price's dict)
+    source: Any  # the catalog row (pricing.resolve_price's dict), or "override" (the request's `prices`)
+    terms: Terms = NEUTRAL  # what the offer sells (engine/offers.py)
+
+    def sells(self, devices: int) -> bool:
+        """Whether replicas of `devices` pack into whole instances of this offer (a replica fills a share of an
+        instance, or whole instances) and, for sliced parts, a replica is a valid slice."""
+        t = self.terms
+        per, slices = t.accelerators_per_instance, t.slice_sizes
+        whole = devices % per == 0 or per % devices == 0
+        within = t.max_accelerators is None or devices <= t.max_accelerators
+        # a sliced part: a valid slice, or whole multiples of the largest (offers.buyable's rule)
+        sliced = not slices or devices in slices or devices % max(slices) == 0
+        return whole and within and sliced
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,7 @@ class ServingSearch:
     devices: tuple[int, ...]
     accelerators: tuple[Accelerator, ...]
     prices: Mapping[str, tuple[PriceOption, ...]]  # accelerator id → priced providers, cheapest first
+    quotas: Mapping[str, int]  # provider (lower case) → most accelerators the caller may get there
     prompt_tokens: int
     output_tokens: int
     requests_per_second: float
@@ -102,7 +116,8 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> ServingS
     slo = request.get("slo") or {}
     search = request.get("search") or {}
     providers = tuple(search.get("providers") or ())
-    accelerators, prices = _accelerators(search, providers, catalog, bad)
+    overrides = _overrides(request, catalog, bad)
+    accelerators, prices = _accelerators(search, providers, catalog, bad, overrides)
     cost = request.get("cost") or {}
     space = ServingSearch(
         model=model,  # type: ignore[arg-type]  # None only when errors are raised below
@@ -114,6 +129,7 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> ServingS
         devices=tuple(sorted(set(search.get("devices_per_replica") or DEFAULT_DEVICES))),
         accelerators=accelerators,
         prices=prices,
+        quotas=_quotas(request, bad),
         prompt_tokens=prompt,
         output_tokens=output,
         requests_per_second=rps,
@@ -225,7 +241,11 @@ def _formats(
 
 
 def _accelerators(
-    search: Mapping[str, Any], providers: tuple[str, ...], catalog: Catalog, bad
+    search: Mapping[str, Any],
+    providers: tuple[str, ...],
+    catalog: Catalog,
+    bad,
+    overrides: Mapping[str, tuple[PriceOption, ...]],
 ) -> tuple[tuple[Accelerator, ...], dict[str, tuple[PriceOption, ...]]]:
     """The accelerators searched (default: every usable one) and each one's priced providers, cheapest first.
     A named accelerator without a price among the providers is refused: a cost search cannot rank it."""
@@ -248,7 +268,7 @@ def _accelerators(
         if acc is None:
             bad(f"search.accelerators.{i}", catalog.missing_message(acc_id))
             continue
-        options = _prices(acc, providers, catalog)
+        options = overrides.get(acc.id) or _prices(acc, providers, catalog)
         if named and not options:
             where = _(" from {providers}").format(providers=", ".join(providers)) if providers else ""
             bad(
@@ -262,6 +282,40 @@ def _accelerators(
     return tuple(accs), prices
 
 
+def _overrides(request: Mapping[str, Any], catalog: Catalog, bad) -> dict[str, tuple[PriceOption, ...]]:
+    """`prices`: the request's USD per accelerator-hour by catalog id (replacing the catalog's offers there)."""
+    out: dict[str, tuple[PriceOption, ...]] = {}
+    for acc_id, usd in (request.get("prices") or {}).items():
+        if str(acc_id) not in catalog.accelerators:
+            bad(f"prices.{acc_id}", catalog.missing_message(acc_id))
+        elif not valid_override(usd):
+            bad(
+                f"prices.{acc_id}",
+                _("Must be a number of USD per accelerator-hour, more than 0 and at most {most:g}.").format(
+                    most=MAX_PRICE_OVERRIDE
+                ),
+            )
+        else:
+            out[str(acc_id)] = (PriceOption("override", float(usd), "override"),)
+    return out
+
+
+def _quotas(request: Mapping[str, Any], bad) -> dict[str, int]:
+    """constraints.max_accelerators_per_provider: the caller's quota at each provider named (0: none there)."""
+    out: dict[str, int] = {}
+    for provider, most in (
+        (request.get("constraints") or {}).get("max_accelerators_per_provider") or {}
+    ).items():
+        if isinstance(most, bool) or not isinstance(most, int) or most < 0:
+            bad(
+                f"constraints.max_accelerators_per_provider.{provider}",
+                _("Must be a whole number of accelerators, 0 or more."),
+            )
+            continue
+        out[str(provider).lower()] = most
+    return out
+
+
 def _prices(acc: Accelerator, providers: tuple[str, ...], catalog: Catalog) -> tuple[PriceOption, ...]:
     """What cost.provider = p resolves to in an estimate, for each provider p listing this accelerator."""
     listed = sorted({r.provider for r in catalog.prices.get(acc.id, ())})
@@ -270,7 +324,7 @@ def _prices(acc: Accelerator, providers: tuple[str, ...], catalog: Catalog) -> t
     for provider in listed:
         if wanted and provider.lower() not in wanted:
             continue
-        usd, source = resolve_price({"provider": provider}, acc, catalog, lambda *_: None)
+        usd, source, terms = resolve_offer({"provider": provider}, acc, catalog, lambda *_: None)
         if usd is not None:
-            options.append(PriceOption(provider, usd, source))
+            options.append(PriceOption(provider, usd, source, terms))
     return tuple(sorted(options, key=lambda o: (o.usd_per_hour, o.provider)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...i18n import N_, _, num
+from ...offers import instances
 from ...units import SECONDS_PER_HOUR, human_duration
 from ..model.cost import usd_per_hour
 from .rank import Deployment, PlanResult
@@ -93,6 +94,10 @@ def deployment_json(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
         "layout": w.layout,
         "replicas": dep.replicas,
         "total_devices": dep.replicas * g.devices,
+        "instances": instances(dep.replicas * g.devices, g.price.terms),
+        "instance_type": g.price.terms.instance_type,
+        "accelerators_per_instance": g.price.terms.accelerators_per_instance,
+        "price_stale": (g.price.source.get("stale") if isinstance(g.price.source, dict) else False),
         "batch_size": b,
         "concurrency": dep.replicas * b,
         "latency": {
@@ -168,7 +173,13 @@ def estimate_request(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
     weights = {k: v for k, v in (("precision", precision), ("format", named)) if v is not None}
     if weights:
         body["weights"] = weights
-    cost: dict[str, Any] = {"provider": g.price.provider}
+    cost: dict[str, Any] = (
+        {"usd_per_accelerator_hour": g.price.usd_per_hour}
+        if g.price.source == "override"
+        else {"provider": g.price.provider}
+    )
+    if g.price.terms.instance_type:
+        cost["instance_type"] = g.price.terms.instance_type
     if space.infrastructure_overhead:
         cost["infrastructure_overhead"] = space.infrastructure_overhead
     if space.as_of:

@@ -9,10 +9,11 @@ from typing import Any
 
 from ...hardware import Accelerator, Catalog, Price
 from ...i18n import _, pct
+from ...offers import NEUTRAL, Terms, terms_of
 from ...parallelism import built_at
 from ...units import human_duration, human_usd
 from ..model.compute import compute_floor_s
-from ..model.cost import compute_usd, cost
+from ..model.cost import billed_accelerator_hours, compute_usd, cost
 from ..model.evaluate import Evaluation, basis, evaluate, local_seconds_floor, seconds_floor
 from ..model.framework import default_recomputation
 from ..model.plan import TrainingPlan
@@ -36,6 +37,18 @@ def _training_parts(catalog: Catalog) -> list[tuple[Accelerator, Price]]:
     return parts  # type: ignore[return-value]
 
 
+def _billed(devices: int, seconds: float, usd_per_hour: float, terms: Terms) -> float:
+    """Compute USD of `devices` for `seconds` as the offer bills them (model/cost.py); a lower bound of it is the
+    unbilled accelerator-hours × price, which the scan's floors use."""
+    return compute_usd(billed_accelerator_hours(float(devices), seconds, terms), usd_per_hour)
+
+
+def _terms(catalog: Catalog, acc: Accelerator) -> Terms:
+    """The terms of the part's default price (the row a move to it is priced on)."""
+    price = catalog.default_price(acc.id)
+    return terms_of(price, acc.id) if price is not None else NEUTRAL
+
+
 def trains(acc: Any) -> bool:
     """Hosts and inference-only parts are not training alternatives (AWS: Inferentia is for inference)."""
     return acc.kind not in ("cpu", "apple") and "inferentia" not in acc.id
@@ -46,7 +59,7 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
     if plan.price_source == "override" or ev.usd_per_hour is None:
         return None
     devices = plan.par.devices
-    current = compute_usd(ev.accelerator_hours(devices), ev.usd_per_hour)
+    current = _billed(devices, ev.seconds, ev.usd_per_hour, plan.offer_terms)
     if plan.offload_source == "fit" or plan.recompute_source == "fit":
         # other parts are judged without the offload or recomputation chosen to fit this one (fit_defaults.py): the
         # basis's memories and work are those of the plan without them, as a client moving the request gets them
@@ -60,7 +73,7 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
     found = _confirm(request, catalog, plan, change, acc, candidate)
     if found is None or not found.fits or found.usd_per_hour is None:
         return None
-    confirmed = compute_usd(found.accelerator_hours(devices), found.usd_per_hour)
+    confirmed = _billed(devices, found.seconds, found.usd_per_hour, _terms(catalog, acc))
     # the claim is the confirmed answer's: it must clear the same bars as the scan's
     if confirmed > current * (1.0 - CHEAPER_MIN_SAVING) or found.seconds > CHEAPER_MAX_SLOWDOWN * ev.seconds:
         return None
@@ -87,7 +100,7 @@ def cheaper(request: Mapping[str, Any], catalog: Catalog, plan: TrainingPlan, ev
     stack = _stack_change(plan.accelerator, acc)
     if stack:
         message += " " + stack
-    total_now = cost(plan, ev.accelerator_hours(devices)).total_usd
+    total_now = cost(plan, devices, ev.seconds).total_usd
     return recommendation("cheaper_accelerator", "info", message, change, "cost.total_usd", "<", total_now)
 
 
@@ -148,7 +161,7 @@ def _cheapest(
             candidate = _on_part(plan, ev, acc, price, best[0] if best is not None else None)
         if candidate is None or candidate.usd_per_hour is None:
             continue
-        cost = compute_usd(candidate.accelerator_hours(devices), candidate.usd_per_hour)
+        cost = _billed(devices, candidate.seconds, candidate.usd_per_hour, _terms(catalog, acc))
         if (
             candidate.fits
             and cost < current * (1.0 - CHEAPER_MIN_SAVING)

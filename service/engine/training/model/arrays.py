@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...offers import Terms
 from ...parallelism import (
     DEVICES_PER_NODE,
     bubble_seconds,
@@ -60,9 +61,10 @@ class LayoutNumbers(NamedTuple):
     communication_s: Array
     bubble_s: Array
 
-    def usd(self, usd_per_hour: float, plan: TrainingPlan) -> Array:
-        """Total USD as the response computes it: compute + infrastructure overhead."""
-        return total_usd(self.accelerator_hours, usd_per_hour, plan)
+    def usd(self, usd_per_hour: float, plan: TrainingPlan, terms: Terms | None = None) -> Array:
+        """Total USD as the response computes it: the hours billed on `terms` (default: the plan's offer) at the
+        price, + infrastructure overhead."""
+        return total_usd(self.devices, self.seconds, usd_per_hour, plan, terms)
 
 
 def evaluate_layouts(

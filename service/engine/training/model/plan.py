@@ -11,6 +11,7 @@ from typing import Any
 
 from ...architecture import ModelSpec
 from ...hardware import Accelerator
+from ...offers import NEUTRAL, Terms
 from ...parallelism import Parallelism
 from .framework import TPU_DEFAULT_RECOMPUTATION, inferred_framework
 from .goodput import INTERRUPTIONS_PER_DEVICE_HOUR, RESTART_S
@@ -81,6 +82,8 @@ class TrainingPlan:
     interruptions_per_device_hour: float = INTERRUPTIONS_PER_DEVICE_HOUR
     restart_s: float = RESTART_S
     goodput: float | None = None
+    # what the priced offer sells and how it bills (engine/offers.py); neutral for a price given in the request
+    offer_terms: Terms = NEUTRAL
     # share of the stepping time lost to stragglers (None: goodput.straggler_share of the device count)
     straggler_share: float | None = None
     # transformer layers per pipeline stage whose saved activations are offloaded to host memory (offload.py)

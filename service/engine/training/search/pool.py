@@ -102,20 +102,32 @@ class Pool:
     """The kept rows of every part as parallel arrays, and the counts of all rows."""
 
     limits: Limits
-    parts: list[tuple[int, int, Layouts, LayoutNumbers, np.ndarray, np.ndarray]] = field(default_factory=list)
+    parts: list[tuple[int, int, Layouts, LayoutNumbers, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=list
+    )
     evaluated: int = 0
     feasible: int = 0
     excluded: dict[str, int] = field(
-        default_factory=lambda: {"does_not_fit": 0, "misses_deadline": 0, "over_budget": 0}
+        default_factory=lambda: {"not_sold": 0, "does_not_fit": 0, "misses_deadline": 0, "over_budget": 0}
     )
 
     def add(
-        self, candidate: int, offer: int, layouts: Layouts, numbers: LayoutNumbers, usd: np.ndarray
+        self,
+        candidate: int,
+        offer: int,
+        layouts: Layouts,
+        numbers: LayoutNumbers,
+        usd: np.ndarray,
+        sold: np.ndarray | None = None,
     ) -> None:
-        """Count the part's rows and keep those an answer can name (module docstring)."""
-        fits, in_time, in_budget = masks = feasibility(numbers.seconds, usd, numbers.fits, self.limits)
+        """Count the part's rows and keep those an answer can name (module docstring). `sold`: the rows whose device
+        count the offer sells (engine/offers.py buyable); the others are counted as not_sold and never kept."""
+        sold = np.ones(len(usd), dtype=bool) if sold is None else sold
+        fits_sold = numbers.fits.astype(bool) & sold
+        fits, in_time, in_budget = feasibility(numbers.seconds, usd, fits_sold, self.limits)
         self.evaluated += len(usd)
-        self.excluded["does_not_fit"] += int(np.count_nonzero(~fits))
+        self.excluded["not_sold"] += int(np.count_nonzero(~sold))
+        self.excluded["does_not_fit"] += int(np.count_nonzero(sold & ~fits))
         self.excluded["misses_deadline"] += int(np.count_nonzero(fits & ~in_time))
         self.excluded["over_budget"] += int(np.count_nonzero(fits & in_time & ~in_budget))
         feasible = np.flatnonzero(fits & in_time & in_budget)
@@ -126,16 +138,19 @@ class Pool:
             order = objective_order(seconds, usd, memory, numbers.devices, feasible, self.limits.objective)
             keep.append(order[: self.limits.limit])
         if not self.feasible:  # nothing feasible yet: the nearest misses may name this part's rows
-            keep.append(miss_rows(seconds, usd, memory, masks))
+            on_sale = np.flatnonzero(sold)
+            sold_masks = (fits[on_sale], in_time[on_sale], in_budget[on_sale])
+            picks = miss_rows(seconds[on_sale], usd[on_sale], memory[on_sale], sold_masks)
+            keep.append(on_sale[picks])
         rows = np.unique(np.concatenate(keep).astype(np.int64))  # sorted: the part's own order
-        self.parts.append((candidate, offer, layouts, numbers, usd, rows))
+        self.parts.append((candidate, offer, layouts, numbers, usd, rows, fits_sold))
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The kept rows, parts in order and rows in their order within each."""
         if not self.parts:
             return {k: np.zeros(0) for k in COLUMNS}
         cols: dict[str, list[np.ndarray]] = {k: [] for k in COLUMNS}
-        for index, (candidate, offer, _layouts, numbers, usd, rows) in enumerate(self.parts):
+        for index, (candidate, offer, _layouts, numbers, usd, rows, fits) in enumerate(self.parts):
             n = len(rows)
             cols["candidate"].append(np.full(n, candidate))
             cols["offer"].append(np.full(n, offer))
@@ -144,6 +159,6 @@ class Pool:
             cols["seconds"].append(numbers.seconds[rows])
             cols["usd"].append(usd[rows])
             cols["memory"].append(numbers.memory_bytes[rows])
-            cols["fits"].append(numbers.fits[rows])
+            cols["fits"].append(fits[rows])
             cols["devices"].append(numbers.devices[rows])
         return {k: np.concatenate(v) for k, v in cols.items()}

@@ -9,7 +9,7 @@ once. Then constraints (memory, deadline, budget) and the objective pick among t
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -17,6 +17,7 @@ import numpy as np
 
 from ...budget import Checkpoint, unlimited
 from ...i18n import _
+from ...offers import NEUTRAL, Terms, billed_seconds, buyable, instances
 from ...units import human_duration, human_usd
 from ..model.arrays import Layouts, evaluate_layouts
 from ..model.plan import TrainingPlan
@@ -25,7 +26,7 @@ from .pool import Limits, Pool, feasibility, frontier, objective_order
 from .space import SearchSpace, enumerate_layouts
 
 OBJECTIVES = ("cheapest", "fastest", "pareto")
-EXCLUSION_REASONS = ("invalid_layout", "does_not_fit", "misses_deadline", "over_budget")
+EXCLUSION_REASONS = ("invalid_layout", "not_sold", "does_not_fit", "misses_deadline", "over_budget")
 FRONTIER_POINTS = 40  # the frontier is thinned to at most this many points, ends kept
 
 
@@ -36,7 +37,11 @@ class Offer:
     provider: str
     pricing_model: str
     usd_per_hour: float
-    price: Any = None  # the catalog Price it came from
+    price: Any = None  # the catalog Price it came from (None: a price the request gives)
+    terms: Terms = NEUTRAL  # what it sells and how it bills (engine/offers.py)
+    source: Any = (
+        None  # pricing.source_of: the row, its terms and its freshness; "override" for a given price
+    )
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,13 @@ def prepare(candidates: list[Candidate], space_for: Callable[[TrainingPlan], Sea
 class Constraints:
     deadline_s: float | None = None
     budget_usd: float | None = None
+    quotas: Mapping[str, int] = field(
+        default_factory=dict
+    )  # provider (lower case) -> most accelerators there
+    max_price_age_days: int | None = None
+
+    def quota(self, provider: str) -> int | None:
+        return self.quotas.get(provider.lower())
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,11 @@ class Point:
     utilization: float
     accelerator_hours: float
     zero_bubble: bool = False  # the pipeline under ZB-H1 (SearchSpace.pipeline_schedules)
+    billed_seconds: float = 0.0  # start-up + run, rounded up to the offer's increment, at least its minimum
+
+    @property
+    def instances(self) -> int:
+        return instances(self.devices, self.offer.terms)
 
     @property
     def plan(self) -> TrainingPlan:
@@ -161,8 +178,9 @@ def search(
         numbers = evaluate_layouts(candidate.plan, layouts, checkpoint_bytes_per_s)
         layouts_evaluated += len(layouts.data)
         for oi, offer in enumerate(candidate.offers):
-            usd = numbers.usd(offer.usd_per_hour, candidate.plan)
-            pool.add(ci, oi, layouts, numbers, usd)
+            usd = numbers.usd(offer.usd_per_hour, candidate.plan, offer.terms)
+            sold = buyable(numbers.devices, offer.terms, constraints.quota(offer.provider))
+            pool.add(ci, oi, layouts, numbers, usd, sold)
     a = pool.arrays()  # the kept rows only (pool.py): the ranking below is exact on them
     fits, in_time, in_budget = feasibility(a["seconds"], a["usd"], a["fits"], pool.limits)
     feasible = np.flatnonzero(fits & in_time & in_budget)
@@ -208,7 +226,9 @@ def _thin(rows: np.ndarray, most: int) -> np.ndarray:
 def _pointer(candidates: list[Candidate], pool: Pool, a: dict[str, np.ndarray]) -> Any:
     def point(i: int) -> Point:
         ci, oi, part, row = int(a["candidate"][i]), int(a["offer"][i]), int(a["part"][i]), int(a["row"][i])
-        _candidate, _offer, lay, numbers, usd, _rows = pool.parts[part]
+        _candidate, _offer, lay, numbers, usd, _rows, _fits = pool.parts[part]
+        terms = candidates[ci].offers[oi].terms
+        billed = billed_seconds(float(numbers.seconds[row]), terms)
         return Point(
             candidate=candidates[ci],
             offer=candidates[ci].offers[oi],
@@ -228,6 +248,7 @@ def _pointer(candidates: list[Candidate], pool: Pool, a: dict[str, np.ndarray]) 
             utilization=float(numbers.utilization[row]),
             accelerator_hours=float(numbers.accelerator_hours[row]),
             zero_bubble=bool(lay.zero_bubble[row]),
+            billed_seconds=billed,
         )
 
     return point

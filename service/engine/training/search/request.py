@@ -13,13 +13,15 @@ from typing import Any
 
 from ...budget import Checkpoint, unlimited
 from ...errors import InvalidRequest
-from ...hardware import Catalog, Price
+from ...hardware import Catalog, price_rows
 from ...i18n import _
+from ...offers import NEUTRAL, terms_of
 from ...parallelism import DEVICES_PER_NODE, builds_training_clusters
-from ...pricing import PRICING_MODELS
+from ...pricing import MAX_PRICE_OVERRIDE, PRICING_MODELS, source_of, valid_override
 from ..model.plan import SEARCHED_RECOMPUTATION, TrainingPlan
 from ..request import build_plan
 from .rank import OBJECTIVES, Candidate, Constraints, Offer, Prepared
+from .sanity import batch_notes, check_steps
 from .space import (
     DEFAULT_MAX_DEVICES,
     MAX_GRID_PER_CANDIDATE,
@@ -119,6 +121,8 @@ def parse_plan_request(
         if given.get("deadline")
         else None,
         budget_usd=float(given["budget_usd"]) if given.get("budget_usd") is not None else None,
+        quotas=quotas(given, errors),
+        max_price_age_days=given.get("max_price_age_days"),
     )
     max_devices = int(given.get("max_devices") or search.get("max_devices") or DEFAULT_MAX_DEVICES)
     min_devices = int(search.get("min_devices") or 1)
@@ -130,7 +134,8 @@ def parse_plan_request(
     if objective not in OBJECTIVES:
         errors["objective"] = [_("Must be one of {OBJECTIVES}.").format(OBJECTIVES=", ".join(OBJECTIVES))]
     ids = _accelerator_ids(search, catalog, errors)
-    offers = _offers(search, catalog, ids, errors)
+    given_prices = price_overrides(request, catalog, errors)
+    offers = plan_offers(search, catalog, ids, errors, given_prices, constraints.max_price_age_days)
     if search.get("accelerators") and not errors:
         _unpriced(ids, offers, objective, constraints, errors)
     counts = [int(c) for c in search.get("device_counts") or ()]
@@ -150,6 +155,10 @@ def parse_plan_request(
         raise InvalidRequest.single(
             "search", _("No accelerator can take part in this search ({reasons}).").format(reasons=reasons)
         )
+    check_steps(candidates[0].plan, given.get("min_optimizer_steps"), errors)
+    if errors:
+        raise InvalidRequest(errors)
+    notes.extend(batch_notes(candidates[0].plan))
     space_for = _space_builder(request, search, max_devices, min_devices)
     prepared = _bounded(candidates, space_for, checkpoint)
     return PlanRequest(
@@ -252,10 +261,17 @@ def _accelerator_ids(search: Mapping[str, Any], catalog: Catalog, errors: dict[s
     return list(dict.fromkeys(str(a) for a in named))
 
 
-def _offers(
-    search: Mapping[str, Any], catalog: Catalog, ids: list[str], errors: dict[str, list[str]]
+def plan_offers(
+    search: Mapping[str, Any],
+    catalog: Catalog,
+    ids: list[str],
+    errors: dict[str, list[str]],
+    given_prices: Mapping[str, float] | None = None,
+    max_age_days: int | None = None,
 ) -> dict[str, tuple[Offer, ...]]:
-    """Per accelerator: the cheapest row of each (provider, pricing model) the search allows."""
+    """Per accelerator: a price the request gives (`prices`), else one offer per (provider, pricing model, instance
+    type) among the rows the price rule keeps (pricing.price_rows) for the providers and pricing models searched,
+    none older than `max_age_days`."""
     providers = {str(p).lower() for p in search.get("providers") or ()}
     models = tuple(search.get("pricing_models") or DEFAULT_PRICING_MODELS)
     bad_models = [m for m in models if m not in PRICING_MODELS]
@@ -274,19 +290,69 @@ def _offers(
                     unknown=unknown, known=", ".join(sorted(known))
                 )
             ]
+    given_prices = given_prices or {}
     out: dict[str, tuple[Offer, ...]] = {}
     for acc_id in ids:
-        best: dict[tuple[str, str], Price] = {}
-        for row in catalog.prices.get(acc_id, ()):
-            if (providers and row.provider.lower() not in providers) or row.pricing_model not in models:
+        if acc_id in given_prices:
+            usd = given_prices[acc_id]
+            out[acc_id] = (Offer("override", "on-demand", usd, None, NEUTRAL, "override"),)
+            continue
+        found: list[Offer] = []
+        for model in models:
+            if model not in PRICING_MODELS:
                 continue
-            key = (row.provider, row.pricing_model)
-            if key not in best or row.usd_per_hour < best[key].usd_per_hour:
-                best[key] = row
-        out[acc_id] = tuple(
-            Offer(r.provider, r.pricing_model, r.usd_per_hour, r) for _, r in sorted(best.items())
+            for row in price_rows(catalog.prices.get(acc_id, ()), pricing_model=model):
+                if providers and row.provider.lower() not in providers:
+                    continue
+                terms = terms_of(row, acc_id)
+                source = source_of(row, terms, catalog)
+                if max_age_days is not None and (source.get("age_days") or 0) > max_age_days:
+                    continue
+                found.append(Offer(row.provider, row.pricing_model, row.usd_per_hour, row, terms, source))
+        found.sort(
+            key=lambda o: (o.provider, o.pricing_model, o.usd_per_hour, o.terms.accelerators_per_instance)
         )
+        out[acc_id] = tuple(found)
     return out
+
+
+def price_overrides(
+    request: Mapping[str, Any], catalog: Catalog, errors: dict[str, list[str]]
+) -> dict[str, float]:
+    """`prices`: USD per accelerator-hour by catalog id, for parts the catalog does not price (or at the caller's
+    own rate); each id must be a catalog accelerator and each price above 0 and at most MAX_PRICE_OVERRIDE."""
+    given = request.get("prices") or {}
+    out: dict[str, float] = {}
+    for acc_id, usd in given.items():
+        if str(acc_id) not in catalog.accelerators:
+            errors[f"prices.{acc_id}"] = [catalog.missing_message(acc_id)]
+        elif not valid_override(usd):
+            errors[f"prices.{acc_id}"] = [
+                _("Must be a number of USD per accelerator-hour, more than 0 and at most {most:g}.").format(
+                    most=MAX_PRICE_OVERRIDE
+                )
+            ]
+        else:
+            out[str(acc_id)] = float(usd)
+    return out
+
+
+def quotas(given: Mapping[str, Any], errors: dict[str, list[str]]) -> dict[str, int]:
+    """`constraints.max_accelerators_per_provider`: the most accelerators the caller may get at each provider named
+    (a quota); 0 means none there, a provider not named is not limited by the caller."""
+    out: dict[str, int] = {}
+    for provider, most in (given.get("max_accelerators_per_provider") or {}).items():
+        if isinstance(most, bool) or not isinstance(most, int) or most < 0:
+            errors[f"constraints.max_accelerators_per_provider.{provider}"] = [
+                _("Must be a whole number of accelerators, 0 or more.")
+            ]
+            continue
+        out[str(provider).lower()] = most
+    return out
+
+
+def _placeholder(usd: float) -> float:
+    return usd if usd == usd else 1.0  # NaN: searched without a price (objective fastest)
 
 
 def _recomputations(request: Mapping[str, Any], search: Mapping[str, Any]) -> tuple[str, ...]:
@@ -323,7 +389,8 @@ def _candidates(
                 "model": request.get("model") or {},
                 "training": run,
                 "hardware": {"accelerator": acc_id, "count": 1},
-                "cost": {**cost, "usd_per_accelerator_hour": offers[acc_id][0].usd_per_hour},
+                # the base plan's price is a placeholder: the search prices every layout on every offer
+                "cost": {**cost, "usd_per_accelerator_hour": _placeholder(offers[acc_id][0].usd_per_hour)},
             }
             try:
                 plan = build_plan(body, catalog)

@@ -1,0 +1,138 @@
+"""What an offer sells: whole instances of a size, up to a limit, in valid slice shapes, billed in increments from
+start-up (docs/formulas.md, "Offers"). Shared by both estimators and both planners: the one place that turns a run's
+seconds into the seconds billed and a device count into instances.
+
+Written over `float | ndarray` where the planners call it on arrays of layouts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+
+from .hardware import Price
+
+Number = TypeVar("Number", float, np.ndarray)
+
+COVERS = (
+    "instance",
+    "accelerator",
+)  # what a price row pays for: the whole VM, or the GPU alone (GCP GPU SKUs)
+
+# Billing and start-up by provider where the provider publishes them (docs/formulas.md, "Offers"):
+# (billing_increment_seconds, minimum_billed_seconds, startup_seconds)
+PROVIDER_TERMS: dict[str, tuple[int, int, int]] = {
+    # EC2 Linux: 1 s increments, 60 s minimum — aws.amazon.com/about-aws/whats-new/2017/10/announcing-amazon-ec2-per-second-billing/
+    "aws": (1, 60, 600),
+    # Compute Engine: 1 s increments after a 1-minute minimum — cloud.google.com/compute/vm-instance-pricing
+    "gcp": (1, 60, 600),
+    # Azure VMs: full minutes — azure.microsoft.com/.../if-my-virtual-machine-ran-for-6-minutes-and-45/
+    "azure": (60, 60, 600),
+    # Lambda on-demand: one-minute increments — old.docs.lambdalabs.com/cloud/on-demand-instance-invoicing/
+    "lambda": (60, 60, 300),
+    # RunPod: compute billed per second — docs.runpod.io/accounts-billing/billing
+    "runpod": (1, 0, 300),
+}
+HYPERSCALERS = ("aws", "gcp", "azure", "oracle", "oci", "ibm", "alibaba")
+# Providers the table does not name: a hyperscaler's terms, or a neocloud's (minute billing, 5 min start-up), as
+# documented defaults (docs/formulas.md, "Offers"); an admin states the real ones on the price row.
+HYPERSCALER_TERMS = (1, 60, 600)
+NEOCLOUD_TERMS = (60, 60, 300)
+# Start-up, provisioning to first step: 80-120 s to boot a GPU node (tensorfuse.io/docs/blogs/
+# lazy_loading_performance_degradation) plus minutes of image pull and weight/checkpoint load (same source);
+# hyperscaler GPU capacity takes longer to provision (5-15 min: io.net/p/faq-how-long-does-it-take-to-spin-up-a-gpu-on-io-net).
+
+# Valid slice sizes (chips) of sliced parts where the vendor documents them; larger jobs are whole multiples of the
+# largest slice (Multislice: cloud.google.com/tpu/docs/multislice-introduction).
+SLICE_SIZES: dict[str, tuple[int, ...]] = {
+    # v5e: 1x1 … 16x16 — cloud.google.com/tpu/docs/v5e
+    "google-tpu-v5e": (1, 4, 8, 16, 32, 64, 128, 256),
+    # v6e (Trillium): 256-chip pod, the v5e shapes — cloud.google.com/tpu/docs/v6e
+    "google-tpu-v6e": (1, 4, 8, 16, 32, 64, 128, 256),
+    # v5p: 2x2x1 … 16x16x24 (6,144 chips) — cloud.google.com/tpu/docs/v5p
+    "google-tpu-v5p": (4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 6144),
+}
+
+
+@dataclass(frozen=True)
+class Terms:
+    """How an offer is bought and billed. The neutral terms (one accelerator at a time, billed by the second from the
+    first step) are those of a price given in the request."""
+
+    accelerators_per_instance: int = 1
+    max_accelerators: int | None = None  # one order's limit there; None: not stated
+    billing_increment_s: float = 1.0
+    minimum_billed_s: float = 0.0
+    startup_s: float = 0.0
+    slice_sizes: tuple[int, ...] = ()  # valid counts of a sliced part; () = any whole number of instances
+    instance_type: str | None = None
+
+
+NEUTRAL = Terms()
+
+
+def provider_terms(provider: str) -> tuple[int, int, int]:
+    """(increment, minimum, start-up) seconds of a provider: its published terms, else its kind's default."""
+    key = provider.lower()
+    if key in PROVIDER_TERMS:
+        return PROVIDER_TERMS[key]
+    return HYPERSCALER_TERMS if key in HYPERSCALERS else NEOCLOUD_TERMS
+
+
+def terms_of(row: Price, accelerator_id: str | None = None) -> Terms:
+    """A catalog row's terms, the documented defaults filling what the row does not state."""
+    increment, minimum, startup = provider_terms(row.provider)
+    slices = row.slice_sizes or (SLICE_SIZES.get(accelerator_id or "", ()))
+    return Terms(
+        accelerators_per_instance=max(int(row.accelerators_per_instance or 1), 1),
+        max_accelerators=row.max_accelerators,
+        billing_increment_s=float(row.billing_increment_seconds or increment),
+        minimum_billed_s=float(
+            row.minimum_billed_seconds if row.minimum_billed_seconds is not None else minimum
+        ),
+        startup_s=float(row.startup_seconds if row.startup_seconds is not None else startup),
+        slice_sizes=tuple(slices),
+        instance_type=row.instance_type,
+    )
+
+
+def billed_seconds(run_s: Number, terms: Terms) -> Number:
+    """Start-up + run, rounded up to the billing increment, at least the minimum billed."""
+    total = np.asarray(run_s) + terms.startup_s
+    rounded = np.ceil(total / terms.billing_increment_s - 1e-9) * terms.billing_increment_s
+    out = np.maximum(rounded, terms.minimum_billed_s)
+    return float(out) if np.ndim(out) == 0 else out  # type: ignore[return-value]
+
+
+def instances(devices: int, terms: Terms) -> int:
+    """Whole instances that hold `devices` accelerators."""
+    return max(math.ceil(devices / terms.accelerators_per_instance), 1) if devices > 0 else 0
+
+
+def billed_devices(devices: int, terms: Terms) -> int:
+    """Accelerators paid for: whole instances (4 GPUs on an 8-GPU instance pay for 8)."""
+    return instances(devices, terms) * terms.accelerators_per_instance
+
+
+def buyable(devices: np.ndarray, terms: Terms, quota: int | None = None) -> np.ndarray:
+    """Which device counts the offer sells: whole instances, within max_accelerators and the caller's quota, and a
+    valid slice size (or a whole multiple of the largest slice) for sliced parts."""
+    devices = np.asarray(devices)
+    ok = devices % terms.accelerators_per_instance == 0
+    if terms.max_accelerators is not None:
+        ok &= devices <= terms.max_accelerators
+    if quota is not None:
+        ok &= devices <= quota
+    if terms.slice_sizes:
+        largest = max(terms.slice_sizes)
+        ok &= np.isin(devices, terms.slice_sizes) | (devices % largest == 0)
+    return ok
+
+
+def limit_of(terms: Terms, quota: int | None = None) -> int | None:
+    """The most accelerators one order may hold there (the offer's limit and the caller's quota), None if unbounded."""
+    limits = [v for v in (terms.max_accelerators, quota) if v is not None]
+    return min(limits) if limits else None
