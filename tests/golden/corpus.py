@@ -366,9 +366,63 @@ def _inference() -> list[Request]:
             "weights": {"precision": "int4", "format": "gptq"},
             "hardware": {"accelerator": "nvidia-rtx-4090", "count": 2},
         },
+        # continuous batching (issue 30): a rate, a saturated rate, prefix caching, speculative decoding, static
+        {
+            "model": {"preset": "llama-3-70b"},
+            "weights": {"precision": "fp8"},
+            "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 4},
+            "workload": {"requests_per_second": 2.5},
+            "prompt_tokens": 2048,
+            "output_tokens": 512,
+            "output": {"details": True, "suggestions": False},
+        },
+        {
+            "model": {"preset": "llama-3-8b"},
+            "engine": "sglang",
+            "hardware": {"accelerator": "nvidia-l4"},
+            "workload": {"requests_per_second": 500},
+            "output": {"suggestions": False},
+        },
+        {
+            "model": {"preset": "llama-3-8b"},
+            "engine": "tensorrt-llm",
+            "weights": {"precision": "fp8"},
+            "batch_size": 64,
+            "hardware": {"accelerator": "nvidia-h100-sxm-80gb"},
+            "workload": {"prefix_hit_rate": 0.75},
+            "slo": {"percentile": "p99"},
+            "targets": {"time_to_first_token_s": 0.2},
+            "output": {"suggestions": False},
+        },
+        {
+            "model": {"preset": "deepseek-v3"},
+            "weights": {"precision": "fp8"},
+            "batch_size": 32,
+            "prompt_tokens": 1024,
+            "output_tokens": 1024,
+            "hardware": {"accelerator": "nvidia-h200-sxm-141gb", "count": 8},
+            "serving": {"speculative": {"method": "mtp"}, "max_num_batched_tokens": 16384},
+            "output": {"suggestions": False},
+        },
+        {
+            "model": {"preset": "llama-3-8b"},
+            "batch_size": 16,
+            "hardware": {"accelerator": "nvidia-a100-sxm-80gb"},
+            "serving": {"scheduler": "static"},
+            "output": {"suggestions": False},
+        },
     ]
     out += [("inference", e) for e in extras]
     errors: list[dict[str, Any]] = [
+        {
+            "model": {"preset": "llama-3-8b"},
+            "engine": "tensorrt-llm",
+            "prompt_tokens": 6000,
+            "hardware": {"accelerator": "nvidia-h100-sxm-80gb"},
+            "serving": {"max_num_batched_tokens": 4096, "speculative": {"method": "draft_model"}},
+            "workload": {"prefix_hit_rate": 1.5},
+            "slo": {"percentile": "p75"},
+        },
         {"model": {"preset": "llama-3-8b"}, "hardware": {"accelerator": "nvidia-h900"}},
         {"model": {"preset": "llama-3-8b"}, "hardware": {"accelerator": "nvidia-l4", "count": 0}},
         {

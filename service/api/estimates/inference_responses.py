@@ -90,9 +90,10 @@ class LatencyBoundSchema(Answer):
 
 
 class InferenceLatencyHumanSchema(Answer):
+    OPTIONAL = frozenset({"time_to_first_token", "time_per_output_token"})
     end_to_end = text(example="2.1 s")
-    time_to_first_token = text("Token models only")
-    time_per_output_token = text("Token models only")
+    time_to_first_token = text("Token models only; absent when the offered rate is saturated")
+    time_per_output_token = text("Token models only; absent when the offered rate is saturated")
 
 
 class PercentileSecondsSchema(Answer):
