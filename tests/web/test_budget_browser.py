@@ -418,7 +418,8 @@ def test_details_table_says_the_price_source_in_words(page):
     cells = [c.text for c in page.all("#training-results table td")]
     assert cells
     assert not [c for c in cells if c.startswith("{") or "'provider'" in c], cells
-    assert any("lambda" in c and "skypilot" in c for c in cells)
+    # provider · instance · pricing model · date · source, whichever offer the price rule picked
+    assert any(" · on-demand · " in c and "skypilot" in c for c in cells), cells
 
 
 # --- the changed views on a phone ----------------------------------------------------------------------------------

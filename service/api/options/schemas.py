@@ -27,6 +27,9 @@ OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "weights.format": engine.FORMATS,
         "kv_cache_precision": engine.KV_PRECISIONS,
         "engine": engine.ENGINES,
+        "serving.scheduler": engine.SCHEDULERS,
+        "serving.speculative.method": engine.SPECULATIVE_METHODS,
+        "slo.percentile": engine.PERCENTILES,
     },
     "training_plan": {
         "objective": engine.PLAN_OBJECTIVES,

@@ -110,6 +110,9 @@ export const INFERENCE = [
       { path: "batch_size", type: "int", value: 1 },
       { path: "prompt_tokens", type: "int", value: 512 },
       { path: "output_tokens", type: "int", value: 256 },
+      { path: "workload.requests_per_second", type: "float" },
+      { path: "serving.scheduler", type: "select", choices: "inference", auto: true },
+      { path: "serving.speculative.method", type: "select", choices: "inference", auto: "opt.none" },
     ],
   },
   {
@@ -127,6 +130,7 @@ export const INFERENCE = [
       { path: "targets.output_tokens_per_second", type: "float" },
       { path: "targets.time_to_first_token_s", type: "float" },
       { path: "targets.time_per_output_token_s", type: "float" },
+      { path: "slo.percentile", type: "select", choices: "inference", auto: true },
     ],
   },
   { id: "cost", fields: COST },
