@@ -231,3 +231,11 @@ def test_speculative_settings_outside_their_sources_are_refused(
     speculative: dict[str, Any], field: str
 ) -> None:
     assert field in errors_of(**{**NIM, "serving": {"speculative": speculative}})
+
+
+def test_max_num_seqs_caps_the_requests_in_flight_under_a_rate() -> None:
+    free = estimate(**NIM, workload={"requests_per_second": 0.3})
+    capped = estimate(**NIM, workload={"requests_per_second": 0.3}, serving={"max_num_seqs": 1})
+    assert not free["load"]["saturated"] and capped["load"]["saturated"]
+    assert capped["load"]["sustainable_requests_per_second"] < free["load"]["sustainable_requests_per_second"]
+    assert "serving.max_num_seqs" in errors_of(**NIM, serving={"max_num_seqs": 0})

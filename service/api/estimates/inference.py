@@ -140,6 +140,13 @@ class ServingSchema(ma.Schema):
             "(1 − α^(k+1))/(1 − α) tokens on average (continuous scheduler)"
         },
     )
+    max_num_seqs = Integer(
+        validate=validate.Range(1, 100_000),
+        metadata={
+            "description": "Most requests in flight under an arrival rate (vLLM --max-num-seqs), 1 to 100,000 "
+            "(default: the largest batch that fits)"
+        },
+    )
     max_num_batched_tokens = Integer(
         validate=validate.Range(16, 1_048_576),
         metadata={
@@ -169,8 +176,8 @@ class InferenceWorkloadRequestSchema(ma.Schema):
         validate=validate.Range(min=1e-9, max=1e7, min_inclusive=False),
         metadata={
             "description": "Poisson arrival rate, requests/s (above 0, at most 1e7; continuous scheduler): the "
-            "answer gives the concurrency it implies, or saturated with the sustainable rate. batch_size, when "
-            "given, caps the requests in flight (max_num_seqs)",
+            "answer gives the concurrency it implies, or saturated with the sustainable rate (batch_size is not "
+            "used; serving.max_num_seqs caps the requests in flight, default: the largest batch that fits)",
             "example": 2.5,
         },
     )

@@ -101,13 +101,16 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
         )
         percentile = "p90"
     speculative = _speculative(serving.get("speculative"), scheduler, bad)
-    given_batch = request.get("batch_size")
+    seqs = serving.get("max_num_seqs")
+    if seqs is not None and (isinstance(seqs, bool) or not isinstance(seqs, int) or not 1 <= seqs <= 100_000):
+        bad("serving.max_num_seqs", _("Must be an integer {low}-{high}.").format(low=1, high=100_000))
+        seqs = None
     return Schedule(
         scheduler=scheduler,
         chunked_prefill=chunk,
         max_num_batched_tokens=budget,
         requests_per_second=float(rate) if rate is not None else None,
-        max_concurrency=given_batch if rate is not None and isinstance(given_batch, int) else None,
+        max_concurrency=seqs,
         percentile=percentile,
         prefix_hit_rate=float(hit),
         speculative=speculative,

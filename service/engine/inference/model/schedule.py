@@ -83,7 +83,9 @@ class Schedule:
     chunked_prefill: bool | None = None
     max_num_batched_tokens: int | None = None
     requests_per_second: float | None = None  # Poisson arrivals; None = closed loop at batch_size concurrency
-    max_concurrency: int | None = None  # with a rate: batch_size as given (max_num_seqs); None = what fits
+    max_concurrency: int | None = (
+        None  # with a rate: serving.max_num_seqs; None = the largest batch that fits
+    )
     prefix_hit_rate: float = 0.0  # share of each prompt found in the prefix cache (not prefilled again)
     speculative: Speculative | None = None
     percentile: str = DEFAULT_PERCENTILE
