@@ -181,15 +181,6 @@ class PriceWriteSchema(ma.Schema):
         metadata={"description": "What the price pays for: the whole instance, or the accelerator alone"},
     )
 
-    @ma.validates_schema
-    def _instance_within_limit(self, data, **kwargs):
-        per, most = data.get("accelerators_per_instance"), data.get("max_accelerators")
-        if per is not None and most is not None and per > most:
-            raise ma.ValidationError(
-                _("Must not exceed max_accelerators ({value}).").format(value=most),
-                "accelerators_per_instance",
-            )
-
 
 class PriceDeleteQuerySchema(ma.Schema):
     pricing_model = String(validate=validate.OneOf(PRICING_MODELS))
@@ -288,6 +279,12 @@ def _refuse_unstorable(provider: str, body: dict) -> None:
             provider=provider, length=len(provider.lower()), limit=limit
         )
         raise InvalidRequest({"provider": [message]})
+    per, most = body.get("accelerators_per_instance"), body.get("max_accelerators")
+    if (
+        per is not None and most is not None and per > most
+    ):  # a combination: an impossible request, not a field
+        message = _("Must not exceed max_accelerators ({value}).").format(value=most)
+        raise InvalidRequest({"accelerators_per_instance": [message]})
     starts = body.get("effective_from")
     today = dt.date.today()
     if starts is not None and price_bounds.date_problem(starts, today):
@@ -307,8 +304,8 @@ class ProviderPrice(MethodView):
     @blp.problem(
         422,
         "Invalid price, a provider named with a reserved word of this path (`history`), a provider longer than 64 "
-        "characters once lower-cased or with a control character, or an effective_from before 2000-01-01 or more "
-        "than 366 days after today.",
+        "characters once lower-cased or with a control character, an effective_from before 2000-01-01 or more "
+        "than 366 days after today, or accelerators_per_instance above max_accelerators.",
     )
     @blp.doc(operationId="setAcceleratorPrice")
     def put(self, body, accelerator_id: str, provider: str):
