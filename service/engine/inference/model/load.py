@@ -65,22 +65,28 @@ def _load_terms(ls: LoadSpeeds) -> dict[str, float]:
     }
 
 
+def _load(
+    ls: LoadSpeeds, conc: float, rate: float, saturated: bool, sustainable: float | None
+) -> dict[str, Any]:
+    """The answer's `load` section from the steady state read at the request's concurrency or rate."""
+    return {
+        "scheduler": "continuous",
+        "concurrency": conc,
+        "requests_per_second": rate,
+        "saturated": saturated,
+        "sustainable_requests_per_second": sustainable,
+        "prefill_queue_saturated": bool(ls.prefill_saturated[0]),
+        "prefill_time_share": _prefill_share(ls),
+        "max_num_batched_tokens": ls.budget_tokens,
+    }
+
+
 def _speed(w: Workload, acc: Accelerator, count: int, ls: LoadSpeeds, sustainable: float | None) -> Speed:
     x = float(ls.requests_per_second[0])
     conc = float(ls.concurrency[0])
     static = _static_parts(w, acc, count, conc)
     ttft = {n: float(ls.ttft[n][0]) for n in NAMES}
     tpot = {n: float(ls.tpot[n][0]) for n in NAMES}
-    load: dict[str, Any] = {
-        "scheduler": "continuous",
-        "concurrency": conc,
-        "requests_per_second": x,
-        "saturated": False,
-        "sustainable_requests_per_second": sustainable,
-        "prefill_queue_saturated": bool(ls.prefill_saturated[0]),
-        "prefill_time_share": _prefill_share(ls),
-        "max_num_batched_tokens": ls.budget_tokens,
-    }
     return replace(
         static,
         time_to_first_token_s=ttft["p50"],
@@ -91,7 +97,7 @@ def _speed(w: Workload, acc: Accelerator, count: int, ls: LoadSpeeds, sustainabl
         requests_per_second=x,
         terms={**static.terms, **_load_terms(ls)},
         percentiles={"time_to_first_token_s": ttft, "time_per_output_token_s": tpot},
-        load=load,
+        load=_load(ls, conc, x, False, sustainable),
     )
 
 
@@ -99,16 +105,6 @@ def _saturated(
     w: Workload, acc: Accelerator, count: int, top: LoadSpeeds, cap: int, sustainable: float
 ) -> Speed:
     static = _static_parts(w, acc, count, cap)
-    load = {
-        "scheduler": "continuous",
-        "concurrency": float(cap),
-        "requests_per_second": sustainable,
-        "saturated": True,
-        "sustainable_requests_per_second": sustainable,
-        "prefill_queue_saturated": bool(top.prefill_saturated[0]),
-        "prefill_time_share": _prefill_share(top),
-        "max_num_batched_tokens": top.budget_tokens,
-    }
     return replace(
         static,
         time_to_first_token_s=None,
@@ -119,5 +115,5 @@ def _saturated(
         requests_per_second=sustainable,
         terms={**static.terms, **_load_terms(top)},
         percentiles=None,
-        load=load,
+        load=_load(top, float(cap), sustainable, True, sustainable),
     )
