@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from flask.views import MethodView
 from flask_smorest import abort
 
 from ...engine.i18n import _
 from ...store.catalog import CatalogRepository, default_price, prices_on
-from ...store.models import PRECISION_COLUMNS, Accelerator
+from ...store.models import PRECISION_COLUMNS, Accelerator, AcceleratorPrice
 from ..extensions.db import db_session
 from ..extensions.smorest import Blueprint
 from .schemas import AcceleratorQuerySchema, AcceleratorSchema
@@ -24,8 +26,18 @@ blp = Blueprint(
 ETAG_SCHEMA = AcceleratorSchema(exclude=("prices.age_days", "prices.stale"))
 
 
-def accelerator_to_dict(acc: Accelerator) -> dict:
-    best = default_price(acc)
+# A listing's accelerators each carry at most this many prices (issue 28: imported regions and instance types
+# made 100-accelerator pages of 1.1 MB, whose serialisation held a worker's loop for a second).
+LISTED_PRICES_MAX = 64
+
+
+def accelerator_to_dict(
+    acc: Accelerator, listed: Sequence[AcceleratorPrice] | None = None, total: int | None = None
+) -> dict:
+    """The answer for one accelerator: every current price row, or, in a listing, `listed` (the cheapest row
+    per provider, pricing model and covers) of `total` rows."""
+    current = prices_on(acc) if listed is None else list(listed)
+    best = default_price(acc, current)
     return {
         "id": acc.id,
         "name": acc.name,
@@ -40,7 +52,8 @@ def accelerator_to_dict(acc: Accelerator) -> dict:
         "scale_out_bandwidth_bytes_per_s": acc.scale_out_bandwidth_bytes_per_s,
         "release_year": acc.release_year,
         "default_usd_per_hour": best.usd_per_hour if best else None,
-        "prices": prices_on(acc),
+        "prices": current[:LISTED_PRICES_MAX] if listed is not None else current,
+        "prices_total": len(current) if total is None else total,
         "sources": {"specs": acc.source_specs, "notes": acc.notes},
     }
 
@@ -53,15 +66,20 @@ class Accelerators(MethodView):
     @blp.paginate()
     @blp.doc(operationId="listAccelerators")
     def get(self, query, pagination_parameters):
-        """List accelerators, filtered by vendor, kind and minimum memory; paginated (X-Pagination header)."""
+        """List accelerators, filtered by vendor, kind and minimum memory; paginated (X-Pagination header).
+
+        Each accelerator lists the cheapest current price per provider, pricing model and what the price covers
+        (at most 64; `prices_total` counts every current row): GET /v1/accelerators/{id} lists them all, with
+        their regions and instance types."""
         repo = CatalogRepository(db_session())
-        items, total = repo.page(
+        items, total = repo.listing_page(
             repo.query(**query),
             offset=pagination_parameters.first_item,
             limit=pagination_parameters.page_size,
         )
         pagination_parameters.item_count = total
-        return [accelerator_to_dict(a) for a in items]
+        cheapest, totals = repo.cheapest_current([a.id for a in items])
+        return [accelerator_to_dict(a, cheapest[a.id], totals.get(a.id, 0)) for a in items]
 
 
 @blp.route("/<string:accelerator_id>")

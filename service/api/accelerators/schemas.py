@@ -174,7 +174,21 @@ class AcceleratorSchema(ma.Schema):
             "format": "decimal",
         },
     )
-    prices = ma.fields.List(ma.fields.Nested(PriceSchema), metadata={"description": "Current prices"})
+    prices = ma.fields.List(
+        ma.fields.Nested(PriceSchema),
+        metadata={
+            "description": "Current prices. GET /v1/accelerators/{id}: every current row. In a listing: the "
+            "cheapest current row per provider, pricing model and `covers`, cheapest first, at most 64 "
+            "(prices_total counts every row)"
+        },
+    )
+    prices_total = ma.fields.Integer(
+        metadata={
+            "description": "How many current price rows the accelerator has (regions and instance types "
+            "included)",
+            "example": 3,
+        }
+    )
     sources = ma.fields.Nested(
         AcceleratorSourcesSchema, metadata={"description": "Where the specs come from, and notes"}
     )
