@@ -36,6 +36,19 @@ def db_downgrade(url: str | None, revision: str) -> None:
     click.echo(f"database at {revision}")
 
 
+@db.command("reconcile-costs")
+@click.option("--url")
+def db_reconcile_costs(url: str | None) -> None:
+    """Track the saved scenarios' costs at today's prices for scenarios saved by replicas of an older version
+    (run once the last replica of a rolling upgrade runs this version; idempotent)."""
+    from ..usecases import price_moves
+    from .connection import transaction
+
+    with transaction(url) as session:
+        checked, written = price_moves.reconcile(session)
+    click.echo(f"scenarios without a current cost row: {checked}; rows written: {written}")
+
+
 def _sqlite_file(url: str | None, what: str) -> Path:
     """The file of a SQLite database URL; for PostgreSQL, where pg_dump / pg_restore are explained."""
     from sqlalchemy.engine import make_url

@@ -162,3 +162,29 @@ def changes(session: Session, scenario_ids: Sequence[int]) -> dict[int, Scenario
         return {}
     rows = session.scalars(select(ScenarioCost).where(ScenarioCost.scenario_id.in_(list(scenario_ids))))
     return {r.scenario_id: r for r in rows}
+
+
+def unmatched(session: Session, after_id: int, limit: int) -> list[tuple[int, int, str, Any, Any, Any]]:
+    """Scenarios (id > after_id, by id, at most `limit`) whose current version has no row: saved or updated
+    by a replica that predates this table (a rolling upgrade), or whose price cannot move (no row is right).
+    (id, version, kind, request, prices, summary)."""
+    stmt = (
+        select(
+            Scenario.id, Scenario.version, Scenario.kind, Scenario.request, Scenario.prices, Scenario.summary
+        )
+        .outerjoin(ScenarioCost, ScenarioCost.scenario_id == Scenario.id)
+        .where(
+            Scenario.id > after_id,
+            (ScenarioCost.scenario_id.is_(None)) | (ScenarioCost.scenario_version != Scenario.version),
+        )
+        .order_by(Scenario.id)
+        .limit(limit)
+    )
+    return [(i, v, k, r, p, s) for i, v, k, r, p, s in session.execute(stmt)]
+
+
+def rewrite(session: Session, scenario_ids: Sequence[int], rows: Sequence[dict[str, Any]]) -> None:
+    """Replace these scenarios' rows by `rows` (those whose price can move)."""
+    session.execute(delete(ScenarioCost).where(ScenarioCost.scenario_id.in_(list(scenario_ids))))
+    if rows:
+        session.execute(insert(ScenarioCost), list(rows))

@@ -172,3 +172,28 @@ def attach(session: Session, scenarios: Sequence[Scenario]) -> None:
             "provider": row.provider or None,
             "updated_at": row.updated_at,
         }
+
+
+def reconcile(session: Session, batch: int = 1000) -> tuple[int, int]:
+    """Give every scenario whose current version has no scenario_costs row the row its save would have
+    written, then bring the rows to today's prices (the saved price was the price of the day it was saved).
+    For a rolling upgrade: replicas of a version before this table save scenarios without a row, and the
+    listing's cost_changed_by_more_than cannot see them until this runs (`scalecost db reconcile-costs`).
+    Returns (scenarios checked, rows written)."""
+    checked = written = 0
+    after = 0
+    accelerators: set[str] = set()
+    while batch_rows := scenario_costs.unmatched(session, after, batch):
+        rows = [
+            row
+            for i, v, kind, request, prices, summary in batch_rows
+            if (row := scenario_costs.row_for(i, v, kind, request, prices, summary)) is not None
+        ]
+        scenario_costs.rewrite(session, [r[0] for r in batch_rows], rows)
+        accelerators.update(r["accelerator_id"] for r in rows)
+        checked += len(batch_rows)
+        written += len(rows)
+        after = batch_rows[-1][0]
+    if accelerators:
+        refresh(session, sorted(accelerators))
+    return checked, written

@@ -278,3 +278,51 @@ def test_the_command_line_dry_run_apply_and_a_malformed_file(tmp_path, migrated_
     )
     stale = run_cli(["prices", "stale"], tmp_path, migrated_url)
     assert stale.returncode == 0 and "older than 90 days" in stale.stdout
+
+
+def test_scenarios_saved_by_an_older_replica_are_tracked_after_reconcile_costs(
+    app, client, admin_headers, editor_headers, migrated_url, tmp_path
+):
+    """Issue 28: during a rolling upgrade, replicas of a version before scenario_costs save and update
+    scenarios without a row, and cost_changed_by_more_than never finds them. `scalecost db reconcile-costs`
+    writes the missing rows and prices them today."""
+    from sqlalchemy import delete, update
+
+    from scalecost.store.models import Scenario, ScenarioCost
+
+    created = save(client, editor_headers, "saved-by-old", "training", TRAINING)
+    updated = save(client, editor_headers, "updated-by-old", "training", TRAINING)
+    own = save(
+        client,
+        editor_headers,
+        "own-price",
+        "training",
+        {**TRAINING, "cost": {"usd_per_accelerator_hour": 2.0}},
+    )
+    database = app.extensions["scalecost.db"]
+    with database.transaction() as session:  # what an older replica leaves behind
+        session.execute(delete(ScenarioCost).where(ScenarioCost.scenario_id == created["id"]))
+        session.execute(
+            update(Scenario).where(Scenario.id == updated["id"]).values(version=Scenario.version + 1)
+        )
+    etag = client.get("/v1/accelerators/nvidia-a100-sxm-40gb").headers["ETag"]
+    put = client.put(
+        "/v1/accelerators/nvidia-a100-sxm-40gb/prices/gcp",
+        json={"usd_per_hour": 4.5, "instance_type": "a2-highgpu-1g", "region": "us-central1"},
+        headers={**admin_headers, "If-Match": etag},
+    )
+    assert put.status_code == 200, put.json
+    query = {"cost_changed_by_more_than": 20}
+    assert [
+        s["id"] for s in client.get("/v1/scenarios", query_string=query, headers=editor_headers).json
+    ] == [updated["id"]], "the row of the older version still moves; the scenario saved without one is missed"
+
+    result = run_cli(["db", "reconcile-costs"], tmp_path, migrated_url)
+    assert result.returncode == 0, result.stderr
+    assert "rows written: 2" in result.stdout, result.stdout
+    listed = client.get("/v1/scenarios", query_string=query, headers=editor_headers).json
+    assert sorted(s["id"] for s in listed) == sorted([created["id"], updated["id"]])
+    assert all(s["cost_change"]["percent"] == pytest.approx((4.5 - 3.67) / 3.67 * 100) for s in listed)
+    assert own["id"] not in {s["id"] for s in listed}
+    again = run_cli(["db", "reconcile-costs"], tmp_path, migrated_url)
+    assert "rows written: 0" in again.stdout, again.stdout
