@@ -286,9 +286,8 @@ def test_scenarios_saved_by_an_older_replica_are_tracked_after_reconcile_costs(
     """Issue 28: during a rolling upgrade, replicas of a version before scenario_costs save and update
     scenarios without a row, and cost_changed_by_more_than never finds them. `scalecost db reconcile-costs`
     writes the missing rows and prices them today."""
-    from sqlalchemy import delete, update
-
     from scalecost.store.models import Scenario, ScenarioCost
+    from sqlalchemy import delete, update
 
     created = save(client, editor_headers, "saved-by-old", "training", TRAINING)
     updated = save(client, editor_headers, "updated-by-old", "training", TRAINING)
