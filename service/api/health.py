@@ -31,6 +31,15 @@ class _ProbeSchema(ma.Schema):
         },
     )
 
+    connection_pool = ma.fields.String(
+        metadata={
+            "description": "The requests' connection pool: `ok`, or `saturated` when every connection is in use "
+            "(requests beyond wait up to 5 s, then answer 503 'in use'); the probes have a connection of their "
+            "own, so a saturated pool is not reported as a database that is down",
+            "enum": ["ok", "saturated"],
+        }
+    )
+
 
 class HealthSchema(_ProbeSchema):
     version = ma.fields.String(
@@ -60,8 +69,9 @@ class Health(MethodView):
     @blp.doc(operationId="getHealth")
     def get(self):
         """Health check: 200 when the database answers and is migrated to head, 503 otherwise."""
-        db, migrations = database_status(database().engine)
+        db, migrations = database_status(database().probe_engine)
         body = {"status": "ok", "database": db, "migrations": migrations, "version": API_VERSION}
+        body["connection_pool"] = "saturated" if database().pool_saturated() else "ok"
         if body["database"] != "ok" or body["migrations"] != "current":
             body["status"] = "degraded"
             response = jsonify(body)
@@ -128,8 +138,9 @@ class Ready(MethodView):
     @blp.doc(operationId="getReadiness")
     def get(self):
         """Readiness: 200 when the database answers at the head revision and the limiter's store answers."""
-        db, migrations = database_status(database().engine)
+        db, migrations = database_status(database().probe_engine)
         body = {"status": "ok", "database": db, "migrations": migrations, "rate_limiter": limiter_status()}
+        body["connection_pool"] = "saturated" if database().pool_saturated() else "ok"
         if db != "ok" or migrations != "current" or body["rate_limiter"] == "unavailable":
             body["status"] = "degraded"
             response = jsonify(body)

@@ -78,6 +78,9 @@ class _CooperativeConnection(sqlite3.Connection):
         _off_the_loop(super().commit)
 
 
+PROBE_STATEMENT_TIMEOUT_MS = 2000  # a probe's SELECT 1 and revision read; a probe answers within ~3 s
+
+
 def make_engine(
     url: str,
     pool_size: int = 5,
@@ -86,6 +89,7 @@ def make_engine(
     *,
     lock_timeout_ms: int | None = None,
     busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS,
+    pool_timeout_s: float = 5,
 ) -> Engine:
     url = normalise_url(url)
     backend = make_url(url).get_backend_name()
@@ -100,7 +104,7 @@ def make_engine(
         }
     elif backend == "postgresql":
         if not single_use:
-            kwargs.update(pool_size=pool_size, max_overflow=pool_size, pool_timeout=5)
+            kwargs.update(pool_size=pool_size, max_overflow=pool_size, pool_timeout=pool_timeout_s)
         connect_args: dict = {"connect_timeout": 3}
         timeouts = [
             *([f"-c statement_timeout={int(statement_timeout_ms)}"] if statement_timeout_ms else []),
@@ -143,6 +147,7 @@ class Database:
         self._lock_timeout_ms = lock_timeout_ms
         self._busy_timeout_ms = busy_timeout_ms
         self._engine: Engine | None = None
+        self._probe_engine: Engine | None = None
         self._factory: sessionmaker[Session] | None = None
 
     @property
@@ -157,6 +162,28 @@ class Database:
             )
             self._factory = sessionmaker(self._engine, expire_on_commit=False)
         return self._engine
+
+    @property
+    def probe_engine(self) -> Engine:
+        """The probes' own connection (one, a second on overflow, 1 s to get one): requests that hold every
+        connection of the main pool make the probes neither wait 5 s nor report the database down (issue 28)."""
+        if self._probe_engine is None:
+            self._probe_engine = make_engine(
+                self.url,
+                1,
+                PROBE_STATEMENT_TIMEOUT_MS,
+                busy_timeout_ms=PROBE_STATEMENT_TIMEOUT_MS,
+                pool_timeout_s=1,
+            )
+        return self._probe_engine
+
+    def pool_saturated(self) -> bool:
+        """Every connection of the main pool is checked out (requests beyond wait, then answer 503 'in use')."""
+        pool = self.engine.pool
+        size, overflow = getattr(pool, "size", None), getattr(pool, "_max_overflow", None)
+        if not callable(size) or not isinstance(overflow, int) or overflow < 0:
+            return False  # NullPool / StaticPool: nothing to exhaust
+        return pool.checkedout() >= size() + overflow  # type: ignore[attr-defined]
 
     def session(self) -> Session:
         self.engine  # noqa: B018 - initialises the factory
@@ -174,8 +201,9 @@ class Database:
             session.close()
 
     def dispose(self) -> None:
-        if self._engine is not None:
-            self._engine.dispose()
+        for engine in (self._engine, self._probe_engine):
+            if engine is not None:
+                engine.dispose()
 
 
 # Unique constraints a client can run into, by the name the naming convention gives them (and, for SQLite,

@@ -149,3 +149,32 @@ def test_an_exhausted_pool_is_a_busy_503_not_an_unavailable_database(app, migrat
         for conn in held:
             conn.close()
         other.extensions["scalecost.db"].dispose()
+
+
+def test_the_probes_answer_from_their_own_connection_when_the_pool_is_exhausted(
+    app, migrated_url, db_backend
+):
+    """Issue 28: with every pooled connection held (200 readers behind a lock), /healthz waited the pool's 5 s
+    and said the database was unavailable (503). The probes have their own connection: 200, the database ok,
+    the pool said to be saturated."""
+    if db_backend != "postgresql":
+        pytest.skip("the PostgreSQL pool (pool_size = DB_POOL_SIZE, as many overflow, 5 s timeout)")
+    other = create_app(
+        {"DATABASE_URL": migrated_url, "TESTING": True, "LOG_LEVEL": "ERROR", "DB_POOL_SIZE": 1}
+    )
+    database = other.extensions["scalecost.db"]
+    client = other.test_client()
+    assert client.get("/healthz").json["connection_pool"] == "ok"
+    held = [database.engine.connect(), database.engine.connect()]
+    try:
+        for path in ("/healthz", "/readyz"):
+            started = time.perf_counter()
+            response = client.get(path)
+            assert time.perf_counter() - started < 2.0
+            assert response.status_code == 200, response.json
+            assert response.json["database"] == "ok" and response.json["connection_pool"] == "saturated"
+    finally:
+        for conn in held:
+            conn.close()
+        database.dispose()
+    assert client.get("/healthz").json["connection_pool"] == "ok"

@@ -20,6 +20,7 @@ def test_healthz_ok_when_database_answers_and_is_at_head(client):
         "status": "ok",
         "database": "ok",
         "migrations": "current",
+        "connection_pool": "ok",
         "version": API_VERSION,
     }
 
@@ -39,6 +40,7 @@ def test_healthz_503_when_migrations_are_pending(empty_db_url):
         "status": "degraded",
         "database": "ok",
         "migrations": "pending",
+        "connection_pool": "ok",
         "version": API_VERSION,
     }
 

@@ -152,6 +152,7 @@ def test_readyz_and_livez_when_all_is_well(migrated_url):
         "database": "ok",
         "migrations": "current",
         "rate_limiter": "ok",
+        "connection_pool": "ok",
     }
     assert client.get("/livez").status_code == 200
     app.extensions["scalecost.db"].dispose()
