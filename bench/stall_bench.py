@@ -9,6 +9,10 @@ devices over every pricing model and recomputation mode; BENCH_BATCHES clients s
 estimates with `count` and `parallelism` "auto". Meanwhile one client probes `/healthz` every 50 ms and one sends
 the README's 7B estimate every 100 ms. Prints p50/p99/max of both and what the heavy requests got. Every loop is
 bounded in time; the server is stopped at the end. Only 127.0.0.1 is contacted.
+
+Also (issue 28's smaller defects), off by default: BENCH_LISTINGS clients read `GET /v1/accelerators?page_size=100`
+back to back after BENCH_LISTING_PRICES (8,000) regional prices were imported (pages were 1.1-3.4 MB), and
+BENCH_IMPORTS admin clients send dry runs of a BENCH_IMPORT_OFFERS-offer (100,000) CSV price file.
 """
 
 from __future__ import annotations
@@ -31,6 +35,15 @@ SECONDS = float(os.environ.get("BENCH_SECONDS", "30"))
 PLANS = int(os.environ.get("BENCH_PLANS", "8"))
 BATCHES = int(os.environ.get("BENCH_BATCHES", "4"))
 PORT = int(os.environ.get("BENCH_PORT", "8781"))
+LISTINGS = int(os.environ.get("BENCH_LISTINGS", "0"))
+LISTING_PRICES = int(os.environ.get("BENCH_LISTING_PRICES", "8000"))
+IMPORTS = int(os.environ.get("BENCH_IMPORTS", "0"))
+IMPORT_OFFERS = int(os.environ.get("BENCH_IMPORT_OFFERS", "100000"))
+PRICE_HEADER = (
+    "accelerator_id,provider,instance_type,accelerators_per_instance,region,pricing_model,"
+    "usd_per_accelerator_hour,as_of,source,effective_from\n"
+)
+PRICED = ["nvidia-h100-sxm-80gb", "nvidia-a100-sxm-80gb", "nvidia-l4", "nvidia-h200-sxm-141gb", "amd-mi300x"]
 BASE = f"http://127.0.0.1:{PORT}"
 
 WORST_PLAN = {
@@ -61,11 +74,15 @@ ORDINARY = {
 
 
 def call(
-    method: str, path: str, body: dict | None = None, timeout: float = 120.0
+    method: str,
+    path: str,
+    body: dict | bytes | None = None,
+    timeout: float = 120.0,
+    headers: dict | None = None,
 ) -> tuple[int, float, bytes]:
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(BASE + path, data=data, method=method)
-    if data is not None:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(BASE + path, data=data, method=method, headers=headers or {})
+    if data is not None and not isinstance(body, bytes):
         request.add_header("Content-Type", "application/json")
     started = time.perf_counter()
     try:
@@ -89,6 +106,21 @@ def start_server(workdir: Path) -> subprocess.Popen:
     }
     for args in (["db", "upgrade"], ["catalog", "seed"]):
         subprocess.run([str(BIN / "scalecost"), *args], env=env, check=True, capture_output=True)
+    if LISTINGS:
+        (workdir / "regional.csv").write_bytes(price_file(LISTING_PRICES))
+        imported = [
+            str(BIN / "scalecost"),
+            "prices",
+            "import",
+            str(workdir / "regional.csv"),
+            "--source",
+            "csv",
+        ]
+        subprocess.run(imported, env=env, check=True, capture_output=True)
+    if IMPORTS:
+        created = [str(BIN / "scalecost"), "keys", "create", "--name", "bench-admin", "--role", "admin"]
+        key = subprocess.run(created, env=env, check=True, capture_output=True, text=True).stdout.split()[-1]
+        ADMIN["Authorization"] = f"Bearer {key}"
     log = open(workdir / "gunicorn.log", "w")  # noqa: SIM115  # closed with the process
     proc = subprocess.Popen(
         [str(BIN / "gunicorn"), "-c", "service/gunicorn_conf.py", "scalecost:create_app()"],
@@ -106,9 +138,30 @@ def start_server(workdir: Path) -> subprocess.Popen:
     raise SystemExit("gunicorn did not start: " + (workdir / "gunicorn.log").read_text()[-2000:])
 
 
-def loop(stop: threading.Event, out: list, method: str, path: str, body: dict | None, pause: float) -> None:
+ADMIN: dict[str, str] = {"Content-Type": "text/csv"}
+
+
+def price_file(n: int) -> bytes:
+    """n on-demand offers of a few accelerators over 2 providers and 500 regions, in the project's CSV format."""
+    rows = [
+        f"{PRICED[i % len(PRICED)]},regional-{i % 2},inst-{i},8,r{i % 500},on-demand,{1 + (i % 997) / 100:.4f},"
+        f"2026-11,bench,2026-11-01\n"
+        for i in range(n)
+    ]
+    return (PRICE_HEADER + "".join(rows)).encode()
+
+
+def loop(
+    stop: threading.Event,
+    out: list,
+    method: str,
+    path: str,
+    body: dict | bytes | None,
+    pause: float,
+    headers: dict | None = None,
+) -> None:
     while not stop.is_set():
-        status, seconds, payload = call(method, path, body)
+        status, seconds, payload = call(method, path, body, headers=headers)
         out.append((status, seconds, _summary(payload)))
         stop.wait(pause)
 
@@ -165,10 +218,25 @@ def main() -> None:
             )
             for _ in range(BATCHES)
         ]
+        listings: list = []
+        imports: list = []
+        threads += [
+            threading.Thread(
+                target=loop, args=(stop, listings, "GET", "/v1/accelerators?page_size=100", None, 0.0)
+            )
+            for _ in range(LISTINGS)
+        ]
+        dry_run = "/v1/price-imports?source=csv&dry_run=true"
+        big = price_file(IMPORT_OFFERS) if IMPORTS else b""
+        threads += [
+            threading.Thread(target=loop, args=(stop, imports, "POST", dry_run, big, 0.0, ADMIN))
+            for _ in range(IMPORTS)
+        ]
         for thread in threads:
             thread.daemon = True
             thread.start()
         time.sleep(SECONDS)
+        page_bytes = len(call("GET", "/v1/accelerators?page_size=100")[2]) if LISTINGS else 0
         stop.set()
         for thread in threads[:2]:
             thread.join(timeout=5)
@@ -188,6 +256,11 @@ def main() -> None:
     describe("POST /v1/estimates/training (7B)", ordinary)
     describe("POST /v1/plans/training (worst)", plans)
     describe("POST .../training/batch (1,000 auto items)", batches)
+    if LISTINGS:
+        describe(f"GET /v1/accelerators?page_size=100 ({LISTING_PRICES:,} prices)", listings)
+        print(f"listing page bytes: {page_bytes:,}")
+    if IMPORTS:
+        describe(f"POST /v1/price-imports dry run ({IMPORT_OFFERS:,} offers)", imports)
     for label, rows in (("plans", plans), ("batches", batches)):
         complete = [json.loads(p)["complete"] for status, _, p in rows if status == 200 and p]
         print(f"{label} answered 200: complete {complete.count(True)}, incomplete {complete.count(False)}")

@@ -92,4 +92,9 @@ def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         # The most prices one POST /v1/price-imports applies: what fits REQUEST_BUDGET_SECONDS (bench/import_bench.py:
         # 20,000 changes in 5 s on a busy 2-core machine, SQLite). More is a 413 naming the CLI, which batches.
         "PRICE_IMPORT_API_MAX_CHANGES": int(env.get("PRICE_IMPORT_API_MAX_CHANGES", "20000")),
+        # The most price offers one POST /v1/price-imports reads, dry run or not (issue 28: a 24 MiB file of 300,000
+        # offers took 12 s to parse and diff); and the most rows each list of its answer names (the summary counts
+        # every row; the CLI lists all).
+        "PRICE_IMPORT_API_MAX_OFFERS": int(env.get("PRICE_IMPORT_API_MAX_OFFERS", "100000")),
+        "PRICE_IMPORT_API_LISTED_MAX": int(env.get("PRICE_IMPORT_API_LISTED_MAX", "1000")),
     }

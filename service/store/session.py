@@ -15,7 +15,7 @@ Lock waits are bounded and never freeze a gevent worker:
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
 from typing import Any
@@ -25,7 +25,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
-from ..greenlets import gevent_running
+from ..greenlets import off_the_loop
 
 
 def normalise_url(url: str) -> str:
@@ -42,14 +42,7 @@ SQLITE_BUSY_TIMEOUT_MS = (
 )
 
 
-def _off_the_loop(call: Callable[..., Any], *args: Any) -> Any:
-    """`call(*args)` in gevent's native thread pool when gevent runs (this greenlet waits, the others run);
-    else here."""
-    if not gevent_running():
-        return call(*args)
-    import gevent
-
-    return gevent.get_hub().threadpool.apply(call, args)
+_off_the_loop = off_the_loop
 
 
 def _may_wait(sql: str) -> bool:

@@ -24,6 +24,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -115,13 +116,24 @@ def _engine_price(c: Candidate, starts: dt.date) -> EnginePrice:
 
 
 def _prices_after(
-    session: Session, d: Diff, current: Sequence[AcceleratorPrice], providers: set[str], also: set[str]
+    session: Session,
+    d: Diff,
+    current: Sequence[AcceleratorPrice],
+    providers: set[str],
+    also: set[str],
+    off: Callable[..., Any],
 ) -> tuple[dict[str, list[EnginePrice]], dict[str, list[EnginePrice]]]:
     """Today's prices of the accelerators the diff touches (and of `also`), before and after it (engine
-    form). `current`: the open rows of `providers`, read already; the other providers' are read here."""
+    form). `current`: the open rows of `providers`, read already; the other providers' are read here. The
+    conversion (no database) runs through `off`."""
     touched = {c.accelerator_id for c in d.added} | {c.accelerator_id for c, _ in d.changed} | also
-    rows = [r for r in current if r.accelerator_id in touched]
-    rows += store.open_prices(session, accelerator_ids=touched, other_providers=providers)
+    others = store.open_prices(session, accelerator_ids=touched, other_providers=providers)
+    return off(_before_after, d, [r for r in current if r.accelerator_id in touched] + list(others), touched)
+
+
+def _before_after(
+    d: Diff, rows: list[AcceleratorPrice], touched: set[str]
+) -> tuple[dict[str, list[EnginePrice]], dict[str, list[EnginePrice]]]:
     rows.sort(key=lambda r: r.id)
     closed = {row.id for _, row in d.changed}
     before: dict[str, list[EnginePrice]] = {a: [] for a in touched}
@@ -160,6 +172,9 @@ def run(
     commit: Callable[[], None] | None = None,
     max_changes: int | None = None,
     pause: Callable[[], None] | None = None,
+    max_offers: int | None = None,
+    listed_max: int | None = None,
+    offload: Callable[..., Any] | None = None,
 ) -> dict[str, Any]:
     """The import's answer; when not a dry run, its writes are in `session` (the caller commits). Raises
     PriceFileError for a malformed file (nothing written) and ValueError for an unknown source.
@@ -171,24 +186,33 @@ def run(
 
     `max_changes`: more added and changed prices than this raise TooManyChanges before anything is written
     (the API: its request budget). `pause`: called between batches (the API: yield the event loop, so that a
-    long apply does not stall the worker's other requests)."""
+    long apply does not stall the worker's other requests). `max_offers`: files with more price offers than this
+    raise TooManyOffers before the diff (the API: parse and diff of a 32 MiB file took 12 s). `listed_max`: the
+    answer lists at most this many rows per list (the summary counts them all; `listed_max`, `truncated` say
+    so). `offload(call, *args)`: runs the steps that touch no database (parse, mapping, diff, the answer) off
+    the event loop (the API: a 100,000-offer dry run held the loop for 8 s)."""
     today = today or dt.datetime.now(dt.UTC).date()
-    parsed = read_files(source, files)
+    off = offload or _here
+    parsed = off(read_files, source, files)
+    offers = sum(len(p.offers) for p in parsed)
+    if max_offers is not None and offers > max_offers:
+        raise TooManyOffers(offers, max_offers)
     table = instance_map() if table is None else table
-    mapped = map_offers(parsed, source, table, store.accelerator_ids(session), today)
-    candidates = dedupe(mapped.candidates, mapped.refused)
+    mapped = off(map_offers, parsed, source, table, store.accelerator_ids(session), today)
+    candidates = off(dedupe, mapped.candidates, mapped.refused)
     providers = {c.provider for c in candidates}
     current = store.open_prices(session, providers=providers)
-    d = diff(candidates, current, force=force, today=today)
+    d = off(partial(diff, force=force, today=today), candidates, current)
     also = {c.accelerator_id for c in candidates} if commit is not None else set()
-    before, after = _prices_after(session, d, current, providers, also)
+    before, after = _prices_after(session, d, current, providers, also, off)
     moves = price_moves.plan(session, before, after)
     digest, described = digest_of(source, files)
     for f, p in zip(described, parsed, strict=True):
         f["published"] = p.published.isoformat() if p.published else None
         f["ignored"] = p.ignored
     earlier = store.earlier_import(session, digest)
-    answer = _answer(source, described, d, mapped, moves, dry_run=dry_run, force=force)
+    answer = off(partial(_answer, dry_run=dry_run, force=force), source, described, d, mapped, moves)
+    _shorten(answer, listed_max)
     answer["already_imported"] = (
         {"import_id": earlier.id, "at": earlier.created_at.isoformat(), "by": earlier.actor}
         if earlier
@@ -225,6 +249,34 @@ class TooManyChanges(Exception):
     def __init__(self, changes: int, limit: int):
         super().__init__(f"{changes} price changes, more than {limit}")
         self.changes, self.limit = changes, limit
+
+
+def _here(call: Callable[..., Any], *args: Any) -> Any:
+    return call(*args)
+
+
+class TooManyOffers(Exception):
+    """The files hold more price offers than the caller reads in one go (the API's PRICE_IMPORT_API_MAX_OFFERS);
+    nothing was read further or written."""
+
+    def __init__(self, offers: int, limit: int):
+        super().__init__(f"{offers} price offers, more than {limit}")
+        self.offers, self.limit = offers, limit
+
+
+LISTS = ("added", "changed", "unchanged", "kept", "not_in_file", "unmapped", "refused")
+
+
+def _shorten(answer: dict[str, Any], listed_max: int | None) -> None:
+    """At most `listed_max` rows in each of the answer's lists (None: all); `truncated` names the lists cut."""
+    answer["listed_max"] = listed_max
+    answer["truncated"] = []
+    if listed_max is None:
+        return
+    for name in LISTS:
+        if len(answer[name]) > listed_max:
+            answer[name] = answer[name][:listed_max]
+            answer["truncated"].append(name)
 
 
 class PartialImport(Exception):

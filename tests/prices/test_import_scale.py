@@ -221,3 +221,55 @@ def test_the_api_stays_writable_while_the_cli_imports(app, admin_headers, migrat
     assert cli.returncode == 0, err
     assert len(statuses) >= 3, f"the import ended before the API wrote: {statuses}"
     assert set(statuses) == {200}, statuses
+
+
+def test_the_api_reads_at_most_its_offer_limit_and_lists_at_most_its_rows(app, client, admin_headers):
+    """Issue 28: a dry run of a 24 MiB file (300,000 offers) parsed and diffed for 12 s on the worker's loop and
+    answered every row. The API reads at most PRICE_IMPORT_API_MAX_OFFERS offers (else a 413 naming the CLI,
+    dry run or not) and lists at most PRICE_IMPORT_API_LISTED_MAX rows per list (the summary counts all)."""
+    app.config["PRICE_IMPORT_API_MAX_OFFERS"] = 40
+    app.config["PRICE_IMPORT_API_LISTED_MAX"] = 10
+
+    def post(n: int, dry_run: bool):
+        (file,) = price_file(n, 1.0, dt.date(2026, 1, 1))
+        return client.post(
+            "/v1/price-imports",
+            query_string={"source": "csv", "dry_run": str(dry_run).lower(), "name": "scale.csv"},
+            data=file.data,
+            headers={**admin_headers, "Content-Type": "text/csv"},
+        )
+
+    for dry_run in (True, False):
+        refused = post(41, dry_run)
+        assert refused.status_code == 413 and refused.mimetype == "application/problem+json", refused.json
+        assert "41" in refused.json["detail"] and "scalecost prices import" in refused.json["detail"]
+    dry = post(40, True)
+    assert dry.status_code == 200 and dry.json["summary"]["added"] == 40, dry.json
+    assert (
+        len(dry.json["added"]) == 10 and dry.json["listed_max"] == 10 and dry.json["truncated"] == ["added"]
+    )
+    applied = post(40, False)
+    assert applied.status_code == 201 and applied.json["summary"]["added"] == 40
+    again = post(40, True)
+    assert again.json["summary"]["unchanged"] == 40 and again.json["truncated"] == ["unchanged"]
+    with app.extensions["scalecost.db"].session() as session:
+        assert session.scalar(select(func.count()).where(AcceleratorPrice.import_id.is_not(None))) == 40
+
+
+def test_the_use_case_parses_through_the_callers_offload(app):
+    """The API passes greenlets.off_the_loop: every step that touches no database (parse, mapping, diff, the
+    answer) runs in gevent's thread pool, where the loop keeps answering other requests."""
+    calls = []
+
+    def offload(call, *args):
+        calls.append(getattr(call, "func", call).__name__)
+        return call(*args)
+
+    with app.extensions["scalecost.db"].transaction() as session:
+        answer = price_imports.run(
+            session, "csv", price_file(5, 1.0, dt.date(2026, 1, 1)), dry_run=True, actor="t", today=TODAY,
+            offload=offload,
+        )  # fmt: skip
+    assert calls == ["read_files", "map_offers", "dedupe", "diff", "_before_after", "_answer"]
+    assert answer["summary"]["added"] == 5
+    assert answer["listed_max"] is None and answer["truncated"] == []

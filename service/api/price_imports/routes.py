@@ -10,6 +10,7 @@ from flask.views import MethodView
 from flask_smorest import abort
 
 from ...engine.i18n import _
+from ...greenlets import off_the_loop
 from ...store import price_imports as import_store
 from ...store.errors import ConcurrentChange
 from ...usecases import price_imports
@@ -93,7 +94,8 @@ class PriceImports(MethodView):
     @blp.problem(
         413,
         "The file is larger than PRICE_IMPORT_MAX_BYTES, or applying it would change more than "
-        "PRICE_IMPORT_API_MAX_CHANGES prices (what fits the request budget): use scalecost prices import.",
+        "PRICE_IMPORT_API_MAX_CHANGES prices, or it holds more than PRICE_IMPORT_API_MAX_OFFERS offers (what fits "
+        "the request budget): use scalecost prices import.",
     )
     @blp.problem(415, "The body is not JSON or CSV as the source requires.")
     @blp.doc(operationId="importPrices")
@@ -129,6 +131,9 @@ class PriceImports(MethodView):
                 table=_instance_map(),
                 max_changes=current_app.config["PRICE_IMPORT_API_MAX_CHANGES"],
                 pause=work.yield_loop,
+                max_offers=current_app.config["PRICE_IMPORT_API_MAX_OFFERS"],
+                listed_max=current_app.config["PRICE_IMPORT_API_LISTED_MAX"],
+                offload=off_the_loop,
             )
             if answer["applied"]:
                 session.commit()
@@ -151,6 +156,16 @@ class PriceImports(MethodView):
                     "(PRICE_IMPORT_API_MAX_CHANGES). Nothing was written: apply it with `scalecost prices "
                     "import`, which commits in batches, or split the file."
                 ).format(changes=error.changes, limit=error.limit),
+            )
+        except price_imports.TooManyOffers as error:
+            session.rollback()
+            return errors.problem(
+                413,
+                _(
+                    "This file holds {offers} price offers; one request reads at most {limit} "
+                    "(PRICE_IMPORT_API_MAX_OFFERS). Nothing was written: import it with `scalecost prices "
+                    "import`, or split the file."
+                ).format(offers=error.offers, limit=error.limit),
             )
         except ConcurrentChange:
             session.rollback()

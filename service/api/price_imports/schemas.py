@@ -181,6 +181,19 @@ class ImportResultSchema(ma.Schema):
         metadata={"description": "An earlier applied import of the same files"},
     )
     summary = ma.fields.Nested(SummarySchema)
+    listed_max = ma.fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "The most rows each list below names (PRICE_IMPORT_API_LISTED_MAX over the API; null: "
+            "all); `summary` counts every row"
+        },
+    )
+    truncated = ma.fields.List(
+        String(
+            metadata={"enum": ["added", "changed", "unchanged", "kept", "not_in_file", "unmapped", "refused"]}
+        ),
+        metadata={"description": "The lists cut at listed_max (their full counts are in summary)"},
+    )
     added = ma.fields.List(ma.fields.Nested(OfferRowSchema))
     changed = ma.fields.List(
         ma.fields.Nested(ChangedRowSchema), metadata={"description": "Largest % change first"}
