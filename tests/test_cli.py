@@ -5,6 +5,7 @@ stray scalecost.db, and prints no traceback."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -98,3 +99,42 @@ def test_version_prints_pyprojects_version(tmp_path):
     result = run(["--version"], tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"scalecost {pyproject['project']['version']}\n"
+
+
+def test_the_last_admin_key_is_revoked_with_yes(tmp_path, migrated_url, app):
+    assert (
+        run(["keys", "create", "--name", "last-admin", "--role", "admin"], tmp_path, migrated_url).returncode
+        == 0
+    )
+    refused = run(["keys", "revoke", "last-admin"], tmp_path, migrated_url)
+    assert refused.returncode == 1 and "--yes" in refused.stderr, refused.stderr
+    assert run(["keys", "revoke", "last-admin", "--yes"], tmp_path, migrated_url).returncode == 0
+
+
+def test_db_downgrade_asks_first(tmp_path):
+    """Issue 32: `scalecost db downgrade` with no argument dropped every table without asking."""
+    url = f"sqlite:///{tmp_path / 'downgrade.db'}"
+    assert run(["db", "upgrade"], tmp_path, url).returncode == 0
+    env = {**{k: v for k, v in os.environ.items() if k != "DATABASE_URL"}, "DATABASE_URL": url}
+
+    def downgrade(*extra: str, answer: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(SCALECOST), "db", "downgrade", *extra], cwd=tmp_path, env=env, input=answer,
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+
+    def tables() -> set[str]:
+        with sqlite3.connect(tmp_path / "downgrade.db") as conn:
+            return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    for answer in ("", "n\n"):
+        refused = downgrade(answer=answer)
+        assert refused.returncode == 1 and "Tables and columns" in refused.stdout, (
+            refused.stdout,
+            refused.stderr,
+        )
+        assert "scenarios" in tables()
+    assert downgrade(answer="y\n").returncode == 0
+    assert "scenarios" not in tables()
+    assert run(["db", "upgrade"], tmp_path, url).returncode == 0
+    assert downgrade("--yes", answer="").returncode == 0 and "scenarios" not in tables()

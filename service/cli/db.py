@@ -28,10 +28,18 @@ def db_upgrade(url: str | None, revision: str) -> None:
 @db.command("downgrade")
 @click.option("--url")
 @click.option("--revision", default="base", show_default=True)
-def db_downgrade(url: str | None, revision: str) -> None:
-    """Revert migrations down to REVISION."""
+@click.option("--yes", is_flag=True, help="Do not ask: a downgrade drops tables and columns, and their data")
+def db_downgrade(url: str | None, revision: str, yes: bool) -> None:
+    """Revert migrations down to REVISION (base: drop every table). Asks first, unless --yes; without a
+    terminal to answer on, it refuses (exit 1)."""
     from ..store import migrate
 
+    if not yes:
+        click.confirm(
+            f"Downgrade the database to {revision}? Tables and columns of later revisions are dropped with their "
+            "data (scalecost db backup first)",
+            abort=True,
+        )
     migrate.downgrade(database_url(url), revision)
     click.echo(f"database at {revision}")
 

@@ -51,18 +51,24 @@ def keys_list(url: str | None) -> None:
 @keys.command("revoke")
 @click.argument("name")
 @click.option("--url")
-def keys_revoke(name: str, url: str | None) -> None:
-    """Revoke the key NAME (it stops working at once)."""
+@click.option(
+    "--yes",
+    is_flag=True,
+    help="Also revoke the last live admin key (nobody can then manage keys over the API)",
+)
+def keys_revoke(name: str, url: str | None, yes: bool) -> None:
+    """Revoke the key NAME (it stops working at once). The last live admin key needs --yes."""
     from ..store import keys as key_store
 
     try:
         with transaction(url) as session:
-            key_store.revoke(session, name, actor="cli")
+            key_store.revoke(session, name, actor="cli", last_admin=yes)
     except key_store.KeyError_:
         raise click.ClickException(f"no live key named '{name}'") from None
     except key_store.LastAdminKey:
         raise click.ClickException(
             f"'{name}' is the last live admin key; revoking it would leave nobody able to manage keys or the "
-            "catalog. Create another admin key first (scalecost keys create --role admin …)."
+            "catalog over the API. Create another admin key first (scalecost keys create --role admin …), or "
+            "add --yes."
         ) from None
     click.echo(f"revoked '{name}'")

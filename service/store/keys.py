@@ -83,9 +83,12 @@ def get(session: Session, name: str) -> ApiKey | None:
     return session.scalars(select(ApiKey).where(ApiKey.name == name)).one_or_none()
 
 
-def revoke(session: Session, name: str, *, actor: str, request_id: str | None = None) -> ApiKey:
+def revoke(
+    session: Session, name: str, *, actor: str, request_id: str | None = None, last_admin: bool = False
+) -> ApiKey:
     """Revoke the live key `name`. Raises KeyError_ when there is none, LastAdminKey when it is the last live
-    admin key; the caller then rolls the transaction back.
+    admin key (unless `last_admin`: the command line's --yes, which can create another); the caller then rolls
+    the transaction back.
 
     Two admins revoking each other's keys at once must not both succeed. On PostgreSQL the live admin rows are
     locked (SELECT … FOR UPDATE, in id order) before the count, so the second revocation waits for the first
@@ -118,7 +121,7 @@ def revoke(session: Session, name: str, *, actor: str, request_id: str | None = 
             .select_from(ApiKey)
             .where(ApiKey.role == "admin", ApiKey.revoked_at.is_(None))
         )
-        if not left:
+        if not left and not last_admin:
             raise LastAdminKey(name)
     session.refresh(key)
     audit.record(
