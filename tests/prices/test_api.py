@@ -83,6 +83,15 @@ def test_aws_csv_through_the_endpoint_and_content_types(client, admin_headers):
         client, admin_headers, "csv", "catalog-prices.csv", dry_run=True, content_type="text/plain"
     )
     assert wrong.status_code == 415 and "text/csv" in wrong.json["detail"]
+    assert "application/octet-stream" in wrong.json["detail"]
+    for source, name in (("azure-retail", "azure-retail-page.json"), ("csv", "catalog-prices.csv")):
+        as_bytes = post_file(
+            client, admin_headers, source, name, dry_run=True, content_type="application/octet-stream"
+        )  # what generated clients send for a file (issue 32)
+        plain = post_file(client, admin_headers, source, name, dry_run=True)
+        assert as_bytes.status_code == 200 and as_bytes.json["summary"] == plain.json["summary"], (
+            as_bytes.json
+        )
 
 
 def test_a_file_past_the_size_limit_is_a_413(app, client, admin_headers):

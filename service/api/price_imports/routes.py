@@ -46,6 +46,7 @@ CONTENT_TYPES = {
     "gcp-billing": {"application/json"},
     "csv": {"text/csv"},
 }
+OCTET_STREAM = "application/octet-stream"  # any source: the file's bytes, read in the source's format
 BODY_DOC = {
     "required": True,
     "description": "The price list file as published: JSON (aws-price-list, azure-retail, gcp-billing) or CSV "
@@ -63,6 +64,14 @@ BODY_DOC = {
                 "type": "string",
                 "format": "binary",
                 "description": "An AWS CSV offer file, or the catalog's columns",
+            }
+        },
+        OCTET_STREAM: {
+            "schema": {
+                "type": "string",
+                "format": "binary",
+                "description": "The file's bytes, whatever its format, read as the source's: what generated "
+                "clients send for a file upload (openapi-python-client reads no text/csv body)",
             }
         },
     },
@@ -109,10 +118,10 @@ class PriceImports(MethodView):
         nothing. A malformed file is a 422 naming the line or JSON path; nothing is written."""
         source = query["source"]
         wanted = CONTENT_TYPES[source]
-        if request.mimetype not in set().union(*CONTENT_TYPES.values()):
+        if request.mimetype not in set().union(*CONTENT_TYPES.values(), {OCTET_STREAM}):
             return errors.problem(
                 415,
-                f"Send the {source} file with Content-Type: {' or '.join(sorted(wanted))} "
+                f"Send the {source} file with Content-Type: {' or '.join(sorted(wanted | {OCTET_STREAM}))} "
                 f"(got {request.mimetype or 'none'}).",
             )
         # A body of the operation's other media type (a JSON price list labelled text/csv) is read as the source's
