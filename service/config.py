@@ -75,6 +75,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "REQUEST_BUDGET_SECONDS": float(env.get("REQUEST_BUDGET_SECONDS", "10")),
         # Planner and batch requests one process runs at once; more wait (within their budget) for a slot.
         "HEAVY_WORK_CONCURRENCY": int(env.get("HEAVY_WORK_CONCURRENCY", "1")),
+        # How much lower the OS priority (niceness) of the threads running the planners' searches is (0: the same)
+        "HEAVY_WORK_NICE": int(env.get("HEAVY_WORK_NICE", "10")),
         "CATALOG_CACHE_TTL_S": float(env.get("CATALOG_CACHE_TTL_S", "1.0")),
         "DB_POOL_SIZE": int(env.get("DB_POOL_SIZE", "5")),
         "DB_STATEMENT_TIMEOUT_MS": int(env.get("DB_STATEMENT_TIMEOUT_MS", "5000")),

@@ -168,3 +168,63 @@ def test_every_stderr_line_is_json_with_tracebacks_as_a_field(tmp_path):
     # the metrics directory gunicorn_conf made for itself (no PROMETHEUS_MULTIPROC_DIR) is gone at exit
     (started,) = [r["message"] for r in records if "PROMETHEUS_MULTIPROC_DIR=" in r.get("message", "")]
     assert not Path(started.rsplit("=", 1)[1]).exists()
+
+
+def _post(server: Gunicorn, path: str, body: dict, language: str):
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{server.port}{path}",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "Accept-Language": language},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_planner_searches_run_off_the_loop_in_the_callers_language(tmp_path):
+    """The planners' searches run in a native thread of the gevent worker (work.offload): the answer is the
+    same, in the request's language (the language is a context variable, copied into the thread), and an
+    impossible request is still the 422 it was."""
+    url = f"sqlite:///{tmp_path}/ops.db"
+    cli = str(Path(sys.executable).with_name("scalecost"))
+    for args in (["db", "upgrade"], ["catalog", "seed"]):
+        subprocess.run([cli, *args], env={**os.environ, "DATABASE_URL": url}, check=True, capture_output=True)
+    server = Gunicorn(tmp_path, WEB_CONCURRENCY="1")
+    training = {
+        "model": {"preset": "llama-2-7b"},
+        "training": {"tokens": "20B", "global_batch_size": 512, "sequence_length": 4096},
+        "search": {"accelerators": ["nvidia-h100-sxm-80gb"], "device_counts": [8, 16]},
+    }
+    serving = {
+        "model": {"preset": "llama-3-8b"},
+        "workload": {"requests_per_second": 5, "prompt_tokens": 512, "output_tokens": 256},
+        "slo": {"time_to_first_token_s": 1.0, "time_per_output_token_s": 0.05},
+        "search": {"accelerators": ["nvidia-l4"], "engines": ["vllm"]},
+    }
+    try:
+        server.wait_up()
+        status, english = _post(server, "/v1/plans/training", training, "en")
+        assert status == 200, english
+        status, spanish = _post(server, "/v1/plans/training", training, "es")
+        assert (
+            status == 200
+            and spanish["best"]["estimate"]["time"]["human"] != english["best"]["estimate"]["time"]["human"]
+        )
+        assert (
+            spanish["best"]["estimate"]["cost"]["total_usd"]
+            == english["best"]["estimate"]["cost"]["total_usd"]
+        )
+        assert "días" in spanish["best"]["estimate"]["time"]["human"], spanish["best"]["estimate"]["time"][
+            "human"
+        ]
+        status, served = _post(server, "/v1/plans/inference", serving, "fr")
+        assert status == 200 and served["plan"] is not None, served
+        status, refused = _post(
+            server, "/v1/plans/training", {**training, "model": {"preset": "no-such"}}, "en"
+        )
+        assert status == 422, refused
+    finally:
+        assert server.stop() == 0

@@ -13,10 +13,13 @@ Under a worker without gevent (tests, sync workers) the yield is a no-op; the bu
 
 from __future__ import annotations
 
+import contextvars
+import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from flask import current_app, g
 from flask_smorest import abort
@@ -26,6 +29,10 @@ from ...greenlets import gevent_running
 from .metrics import HEAVY_IN_USE
 
 _SLOTS: dict[int, threading.BoundedSemaphore] = {}
+_POOLS: dict[
+    int, Any
+] = {}  # HEAVY_WORK_CONCURRENCY -> this process's gevent ThreadPool for the planners' searches
+_NICED = threading.local()
 
 
 def yield_loop() -> None:
@@ -52,6 +59,50 @@ def checkpoint() -> bool:
     """For the engine's searches and the batch loop: yield, then go on while the budget lasts."""
     yield_loop()
     return time.perf_counter() < deadline()
+
+
+def detached_checkpoint() -> Callable[[], bool]:
+    """A checkpoint for work run off the loop (`offload`): the budget's end, read now (the thread has no request
+    context), and no yield (the loop runs on its own meanwhile)."""
+    end = deadline()
+    return lambda: time.perf_counter() < end
+
+
+def offload(call: Callable[..., Any], *args: Any) -> Any:
+    """`call(*args)` (pure engine work: no database, no request context) in a native thread of this process's
+    heavy-work pool, at HEAVY_WORK_NICE lower OS priority, when gevent runs; else here. This greenlet waits; the
+    event loop keeps answering: the search gives the GIL back every sys.getswitchinterval() (5 ms) and the OS
+    runs the loop's thread first when the cores are busy (issue 28: cooperative yields left /healthz p99 at
+    0.26-0.5 s behind the worst plans, a search's ranking being one block of seconds). The caller's context
+    variables (the answer's language) go with it."""
+    if not gevent_running():
+        return call(*args)
+    size = int(current_app.config["HEAVY_WORK_CONCURRENCY"])
+    nice = int(current_app.config["HEAVY_WORK_NICE"])
+    pool = _POOLS.get(size)
+    if pool is None:  # made in the worker after the fork, as the slots are
+        from gevent.threadpool import ThreadPool
+
+        pool = _POOLS[size] = ThreadPool(size)
+    context = contextvars.copy_context()
+
+    def run() -> Any:
+        _lower_priority(nice)
+        return context.run(call, *args)
+
+    return pool.apply(run)
+
+
+def _lower_priority(nice: int) -> None:
+    """Once per pool thread: `nice` more niceness for this thread alone (Linux applies PRIO_PROCESS 0 to the
+    calling thread); where that is refused, the thread runs at the process's priority."""
+    if getattr(_NICED, "done", False) or nice <= 0:
+        return
+    _NICED.done = True
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, min(19, os.getpriority(os.PRIO_PROCESS, 0) + nice))
+    except (AttributeError, OSError):  # not Linux, or not allowed
+        pass
 
 
 def _slots() -> threading.BoundedSemaphore:

@@ -40,6 +40,12 @@ class InferencePlan(MethodView):
         cost-vs-latency frontier, exclusions by reason and a POST /v1/estimates/inference body reproducing it.
         Nothing feasible is a 200 with `plan: null` and the nearest misses."""
         with work.heavy():
-            answer = plans.plan_serving(body, db_session(), cache=catalog_cache(), checkpoint=work.checkpoint)
+            answer = plans.plan_serving(
+                body,
+                db_session(),
+                cache=catalog_cache(),
+                checkpoint=work.detached_checkpoint(),
+                offload=work.offload,
+            )
         g.work_units = limits.plan_cost(answer["search"]["configurations_evaluated"])
         return jsonify(answer)

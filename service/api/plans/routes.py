@@ -44,7 +44,11 @@ class TrainingPlan(MethodView):
         that reproduces it."""
         with work.heavy():
             answer = plans.plan_training(
-                body, db_session(), cache=catalog_cache(), checkpoint=work.checkpoint
+                body,
+                db_session(),
+                cache=catalog_cache(),
+                checkpoint=work.detached_checkpoint(),
+                offload=work.offload,
             )
         g.work_units = limits.plan_cost(answer["search"]["configurations_evaluated"])
         return jsonify(answer)
