@@ -1,0 +1,53 @@
+"""The serving answer's prediction intervals: p10/p90 of the throughput, TTFT, TPOT and $ per million output tokens
+a deployment will measure.
+
+Each metric has its own class (accuracy/intervals.py): inference/<metric>/<family>, the family of the engine's build
+(cuda, rocm, gaudi, neuron, …: stacks.py), falling back to inference/<metric> over every family. The cost per
+million output tokens is the hourly price ÷ the throughput, so its p10 is the price at the throughput's p90 and its
+p90 the price at the throughput's p10.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..accuracy import lookup
+from ..hardware import Accelerator
+from .model.stacks import accelerator_family
+
+METRICS = ("output_tokens_per_second", "time_to_first_token_s", "time_per_output_token_s")
+
+
+def interval_class(metric: str, acc: Accelerator) -> str:
+    """e.g. inference/time_per_output_token_s/neuron."""
+    return f"inference/{metric}/{accelerator_family(acc)}"
+
+
+def intervals(result: dict[str, Any], acc: Accelerator) -> dict[str, Any] | None:
+    """The answer's `intervals` from its own figures (`result`: the answer without them); None when it does not fit
+    or no metric has a class."""
+    if not result["memory"]["fits"] or result["load"].get("saturated"):
+        return None
+    predicted = {
+        "output_tokens_per_second": result["throughput"]["output_tokens_per_second"],
+        "time_to_first_token_s": result["latency"]["time_to_first_token_s"],
+        "time_per_output_token_s": result["latency"]["time_per_output_token_s"],
+    }
+    out: dict[str, Any] = {"throughput": {}, "latency": {}, "cost": {}, "basis": {}}
+    for metric, value in predicted.items():
+        found = lookup(interval_class(metric, acc)) if value else None
+        if found is None:
+            continue
+        name, row = found
+        section = "throughput" if metric == "output_tokens_per_second" else "latency"
+        out[section][metric] = {"p10": value * row.p10_factor, "p90": value * row.p90_factor}
+        out["basis"][metric] = {"class": name, "points": row.points}
+    usd = result["cost"]["usd_per_million_output_tokens"]
+    tokens = out["throughput"].get("output_tokens_per_second")
+    if usd is not None and tokens is not None:  # $ = price ÷ throughput: the bounds swap
+        thr = predicted["output_tokens_per_second"]
+        out["cost"]["usd_per_million_output_tokens"] = {
+            "p10": usd * thr / tokens["p90"],
+            "p90": usd * thr / tokens["p10"],
+        }
+    return out if out["basis"] else None
