@@ -23,31 +23,37 @@ def interval_class(metric: str, acc: Accelerator) -> str:
     return f"inference/{metric}/{accelerator_family(acc)}"
 
 
-def intervals(result: dict[str, Any], acc: Accelerator) -> dict[str, Any] | None:
-    """The answer's `intervals` from its own figures (`result`: the answer without them); None when it does not fit
-    or no metric has a class."""
+def intervals(
+    result: dict[str, Any], acc: Accelerator
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The answer's `intervals` from its own figures (`result`: the answer without them) and the class behind each
+    metric (assumptions.intervals); (None, None) when it does not fit, a rate saturates it, or no metric has a
+    class. A metric the answer has no figure for, or no class for, is null."""
     if not result["memory"]["fits"] or result["load"].get("saturated"):
-        return None
+        return None, None
     predicted = {
         "output_tokens_per_second": result["throughput"]["output_tokens_per_second"],
         "time_to_first_token_s": result["latency"]["time_to_first_token_s"],
         "time_per_output_token_s": result["latency"]["time_per_output_token_s"],
     }
-    out: dict[str, Any] = {"throughput": {}, "latency": {}, "cost": {}, "basis": {}}
+    bounds: dict[str, dict[str, float] | None] = dict.fromkeys(METRICS)
+    basis: dict[str, dict[str, Any] | None] = dict.fromkeys(METRICS)
     for metric, value in predicted.items():
         found = lookup(interval_class(metric, acc)) if value else None
-        if found is None:
-            continue
-        name, row = found
-        section = "throughput" if metric == "output_tokens_per_second" else "latency"
-        out[section][metric] = {"p10": value * row.p10_factor, "p90": value * row.p90_factor}
-        out["basis"][metric] = {"class": name, "points": row.points}
-    usd = result["cost"]["usd_per_million_output_tokens"]
-    tokens = out["throughput"].get("output_tokens_per_second")
+        if value and found is not None:
+            name, row = found
+            bounds[metric] = {"p10": value * row.p10_factor, "p90": value * row.p90_factor}
+            basis[metric] = {"class": name, "points": row.points}
+    if not any(basis.values()):
+        return None, None
+    usd, tokens = result["cost"]["usd_per_million_output_tokens"], bounds["output_tokens_per_second"]
+    per_million = None
     if usd is not None and tokens is not None:  # $ = price ÷ throughput: the bounds swap
         thr = predicted["output_tokens_per_second"]
-        out["cost"]["usd_per_million_output_tokens"] = {
-            "p10": usd * thr / tokens["p90"],
-            "p90": usd * thr / tokens["p10"],
-        }
-    return out if out["basis"] else None
+        per_million = {"p10": usd * thr / tokens["p90"], "p90": usd * thr / tokens["p10"]}
+    section = {
+        "throughput": {"output_tokens_per_second": tokens},
+        "latency": {m: bounds[m] for m in ("time_to_first_token_s", "time_per_output_token_s")},
+        "cost": {"usd_per_million_output_tokens": per_million},
+    }
+    return section, basis

@@ -5,7 +5,8 @@ stack. A request whose answer includes the run-level losses (interruptions, stra
 run, compared with published complete runs; one without them (the request sets the interruption rate and straggler
 share to 0, or goodput 1) is steady-state stepping, compared with published benchmark throughput. The time's
 interval is predicted seconds × the class's factors; the hours scale with it and the cost follows through the one
-cost formula (billing increments and minimums included), so p10 ≤ estimate ≤ p90 need not hold.
+cost formula (billing increments and minimums included). Where a class's residuals lean one way (complete runs
+take longer than the model predicts), the interval need not contain the estimate.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from ..accuracy import lookup
 from ..hardware import Accelerator
+from ..units import human_duration, human_usd
 from .model.cost import cost
 from .model.evaluate import Evaluation
 from .model.framework import JAX_STACKS
@@ -45,22 +47,30 @@ def time_factors(plan: TrainingPlan, ev: Evaluation) -> tuple[str, int, float, f
     return name, row.points, row.p10_factor, row.p90_factor
 
 
-def intervals(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any] | None:
-    """The answer's `intervals`: time.seconds, cost.accelerator_hours and cost.total_usd at p10 and p90, and the
-    class behind them; None when the plan does not fit or no class answers."""
+def intervals(plan: TrainingPlan, ev: Evaluation) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The answer's `intervals` (time.seconds, cost.accelerator_hours and cost.total_usd at p10 and p90, human strings
+    beside) and the class behind them (assumptions.intervals); (None, None) when the plan does not fit or no class
+    answers."""
     factors = time_factors(plan, ev) if ev.fits else None
     if factors is None:
-        return None
+        return None, None
     name, points, low, high = factors
-    devices = plan.par.devices
-    at = {"p10": cost(plan, devices, ev.seconds * low), "p90": cost(plan, devices, ev.seconds * high)}
-    return {
-        "time": {"seconds": {"p10": ev.seconds * low, "p90": ev.seconds * high}},
+    devices, dec = plan.par.devices, plan.decimals
+    seconds = {"p10": ev.seconds * low, "p90": ev.seconds * high}
+    money = {q: cost(plan, devices, s) for q, s in seconds.items()}
+    low_usd, high_usd = money["p10"].total_usd, money["p90"].total_usd
+    priced = low_usd is not None and high_usd is not None
+    section = {
+        "time": {"seconds": seconds},
         "cost": {
-            "accelerator_hours": {q: money.accelerator_hours for q, money in at.items()},
-            "total_usd": {q: money.total_usd for q, money in at.items()}
-            if plan.usd_per_hour is not None
+            "accelerator_hours": {q: m.accelerator_hours for q, m in money.items()},
+            "total_usd": {"p10": low_usd, "p90": high_usd} if priced else None,
+        },
+        "human": {
+            "time": f"{human_duration(seconds['p10'], dec)} – {human_duration(seconds['p90'], dec)}",
+            "total": f"{human_usd(low_usd)} – {human_usd(high_usd)}"
+            if low_usd is not None and high_usd is not None
             else None,
         },
-        "basis": {"class": name, "points": points},
     }
+    return section, {"class": name, "points": points}
