@@ -2,8 +2,8 @@
 do not edit; tests/engine/test_residuals.py fails when it drifts from what the engine now predicts.
 
 Per class: (residuals, mean and sd of log(measured / predicted), p10 and p90 multipliers on a prediction:
-exp(mean ∓ t(0.90, n − 1) · sd · √(1 + 1/n)), accuracy/intervals.py). Classes under MIN_POINTS residuals
-are listed but answer with their parent's."""
+the empirical 10th/90th percentiles widened for the sample's size, accuracy/intervals.interval_factors).
+Classes under MIN_POINTS residuals are listed but answer with their parent's."""
 
 ROWS: dict[str, tuple[int, float, float, float, float]] = {
     "inference/end_to_end_s": (12, 0.0388, 0.0851, 0.9549, 1.1945),
