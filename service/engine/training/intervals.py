@@ -2,8 +2,9 @@
 
 The class of a request (accuracy/intervals.py): kind, metric, the kind of source its prediction compares with, and the
 stack. A request whose answer includes the run-level losses (interruptions, stragglers: goodput.py) is a complete
-run, compared with published complete runs; one without them (the request sets the interruption rate and straggler
-share to 0, or goodput 1) is steady-state stepping, compared with published benchmark throughput. The time's
+run, compared with published complete runs; one that sets them off (training.goodput 1 or
+interruptions_per_device_hour 0, and straggler_share 0) is steady-state stepping, compared with published benchmark
+throughput. The time's
 interval is predicted seconds × the class's factors; the hours scale with it and the cost follows through the one
 cost formula (billing increments and minimums included). Where a class's residuals lean one way (complete runs
 take longer than the model predicts), the interval need not contain the estimate.
@@ -11,11 +12,12 @@ take longer than the model predicts), the interval need not contain the estimate
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..accuracy import lookup
 from ..hardware import Accelerator
-from ..units import human_duration, human_usd
+from ..units import SECONDS_PER_HOUR, human_duration, human_usd
 from .model.cost import cost
 from .model.evaluate import Evaluation
 from .model.framework import JAX_STACKS
@@ -33,14 +35,19 @@ def interval_class(framework: str, acc: Accelerator, source: str) -> str:
     return f"training/time/{source}/{family}"
 
 
-def source_kind(ev: Evaluation) -> str:
-    """complete_run when the answer's time includes run-level losses, else benchmark (module docstring)."""
-    return "benchmark" if ev.interruptions_s == 0.0 and ev.stragglers_s == 0.0 else "complete_run"
+def source_kind(plan: TrainingPlan) -> str:
+    """benchmark when the plan leaves the run-level losses out (no interruptions: goodput 1 or a zero interruption
+    rate; straggler share 0), else complete_run (module docstring)."""
+    no_interruptions = plan.goodput == 1.0 or (
+        plan.goodput is None and plan.interruptions_per_device_hour == 0.0
+    )
+    return "benchmark" if no_interruptions and plan.straggler_share == 0.0 else "complete_run"
 
 
-def time_factors(plan: TrainingPlan, ev: Evaluation) -> tuple[str, int, float, float] | None:
-    """(class, points, p10 factor, p90 factor) on the predicted time, or None when no class has enough points."""
-    found = lookup(interval_class(plan.framework, plan.accelerator, source_kind(ev)))
+def time_factors(plan: TrainingPlan) -> tuple[str, int, float, float] | None:
+    """(class, points, p10 factor, p90 factor) on the predicted time, or None when no class has enough points. A dict
+    lookup: the planner calls it once per candidate."""
+    found = lookup(interval_class(plan.framework, plan.accelerator, source_kind(plan)))
     if found is None:
         return None
     name, row = found
@@ -48,29 +55,38 @@ def time_factors(plan: TrainingPlan, ev: Evaluation) -> tuple[str, int, float, f
 
 
 def intervals(plan: TrainingPlan, ev: Evaluation) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """The answer's `intervals` (time.seconds, cost.accelerator_hours and cost.total_usd at p10 and p90, human strings
-    beside) and the class behind them (assumptions.intervals); (None, None) when the plan does not fit or no class
-    answers."""
-    factors = time_factors(plan, ev) if ev.fits else None
+    """The estimate's `intervals` and the class behind them (assumptions.intervals); (None, None) when the plan does
+    not fit or no class answers."""
+    if not ev.fits:
+        return None, None
+    devices = plan.par.devices
+    return bounds(plan, devices, ev.seconds, lambda s: cost(plan, devices, s).total_usd)
+
+
+def bounds(
+    plan: TrainingPlan, devices: int, seconds: float, usd_at: Callable[[float], float | None]
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """time.seconds, cost.accelerator_hours and cost.total_usd at p10 and p90 (human strings beside) of a run of
+    `seconds` on `devices`, `usd_at(seconds)` its cost (None: no price), and the class behind them. The estimate and
+    the planner's answered plans both call it."""
+    factors = time_factors(plan)
     if factors is None:
         return None, None
     name, points, low, high = factors
-    devices, dec = plan.par.devices, plan.decimals
-    seconds = {"p10": ev.seconds * low, "p90": ev.seconds * high}
-    money = {q: cost(plan, devices, s) for q, s in seconds.items()}
-    low_usd, high_usd = money["p10"].total_usd, money["p90"].total_usd
-    priced = low_usd is not None and high_usd is not None
+    at = {"p10": seconds * low, "p90": seconds * high}
+    low_usd, high_usd = usd_at(at["p10"]), usd_at(at["p90"])
+    total = None
+    if low_usd is not None and high_usd is not None:
+        total = {"p10": low_usd, "p90": high_usd}
     section = {
-        "time": {"seconds": seconds},
+        "time": {"seconds": at},
         "cost": {
-            "accelerator_hours": {q: m.accelerator_hours for q, m in money.items()},
-            "total_usd": {"p10": low_usd, "p90": high_usd} if priced else None,
+            "accelerator_hours": {q: devices * s / SECONDS_PER_HOUR for q, s in at.items()},
+            "total_usd": total,
         },
         "human": {
-            "time": f"{human_duration(seconds['p10'], dec)} – {human_duration(seconds['p90'], dec)}",
-            "total": f"{human_usd(low_usd)} – {human_usd(high_usd)}"
-            if low_usd is not None and high_usd is not None
-            else None,
+            "time": f"{human_duration(at['p10'], plan.decimals)} – {human_duration(at['p90'], plan.decimals)}",
+            "total": f"{human_usd(total['p10'])} – {human_usd(total['p90'])}" if total else None,
         },
     }
     return section, {"class": name, "points": points}
