@@ -18,7 +18,7 @@ from typing import Any
 from ..accuracy import lookup
 from ..hardware import Accelerator
 from ..units import SECONDS_PER_HOUR, human_duration, human_usd
-from .model.cost import cost
+from .model.cost import total_usd
 from .model.evaluate import Evaluation
 from .model.framework import JAX_STACKS
 from .model.plan import TrainingPlan
@@ -59,8 +59,12 @@ def intervals(plan: TrainingPlan, ev: Evaluation) -> tuple[dict[str, Any] | None
     not fit or no class answers."""
     if not ev.fits:
         return None, None
-    devices = plan.par.devices
-    return bounds(plan, devices, ev.seconds, lambda s: cost(plan, devices, s).total_usd)
+    devices, usd = plan.par.devices, plan.usd_per_hour
+
+    def usd_at(seconds: float) -> float | None:  # the one cost formula, as cost.total_usd computes it
+        return float(total_usd(float(devices), seconds, usd, plan)) if usd is not None else None
+
+    return bounds(plan, devices, ev.seconds, usd_at)
 
 
 def bounds(
