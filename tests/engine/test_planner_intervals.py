@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from scalecost.engine import PLAN_OBJECTIVES, estimate_training, plan_training
+from scalecost.engine import PLAN_OBJECTIVES, estimate_inference, estimate_training, plan_training
 from scalecost.engine.accuracy.intervals import TABLE
 
 from .reference_catalog import load_catalog
@@ -65,3 +65,23 @@ def test_every_answered_plan_has_the_intervals_its_estimate_has(objective):
             estimate["intervals"]["cost"]["total_usd"][q], rel=1e-9
         )
     assert all(p["intervals"] is not None for p in answer["frontier"])
+
+
+def test_the_serving_plan_carries_the_intervals_its_estimate_request_answers():
+    from scalecost.engine import plan_serving
+
+    from .test_planner import BODY
+
+    answer = plan_serving(BODY, CATALOG)
+    plan = answer["plan"]
+    estimate = estimate_inference(plan["estimate_request"], CATALOG)
+    assert plan["interval_basis"] == estimate["assumptions"]["intervals"]
+    for metric in ("time_to_first_token_s", "time_per_output_token_s"):
+        for q in ("p10", "p90"):
+            assert plan["intervals"]["latency"][metric][q] == pytest.approx(
+                estimate["intervals"]["latency"][metric][q], rel=1e-9
+            )
+    per_replica = plan["intervals"]["throughput"]["output_tokens_per_second_per_replica"]
+    assert per_replica == pytest.approx(
+        estimate["intervals"]["throughput"]["output_tokens_per_second"], rel=1e-9
+    )

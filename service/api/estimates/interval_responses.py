@@ -85,6 +85,20 @@ class InferenceIntervalsSchema(Answer):
     cost = section(InferenceCostIntervalsSchema, "cost.usd_per_million_output_tokens at p10 and p90")
 
 
+class PlanLatencyIntervalsSchema(Answer):
+    time_to_first_token_s = bounds("One replica's time to first token at p10 and p90, s")
+    time_per_output_token_s = bounds("One replica's time per output token at p10 and p90, s")
+
+
+class PlanThroughputIntervalsSchema(Answer):
+    output_tokens_per_second_per_replica = bounds("One replica's output tokens per second at p10 and p90")
+
+
+class PlanDeploymentIntervalsSchema(Answer):
+    latency = section(PlanLatencyIntervalsSchema, "latency.time_to_first_token_s and time_per_output_token_s")
+    throughput = section(PlanThroughputIntervalsSchema, "throughput.output_tokens_per_second_per_replica")
+
+
 def basis(description: str) -> F.Nested:
     return F.Nested(IntervalBasisSchema, allow_none=True, metadata={"description": description})
 

@@ -31,25 +31,18 @@ def intervals(
     class. A metric the answer has no figure for, or no class for, is null."""
     if not result["memory"]["fits"] or result["load"].get("saturated"):
         return None, None
+    thr = result["throughput"]["output_tokens_per_second"]
     predicted = {
-        "output_tokens_per_second": result["throughput"]["output_tokens_per_second"],
+        "output_tokens_per_second": thr,
         "time_to_first_token_s": result["latency"]["time_to_first_token_s"],
         "time_per_output_token_s": result["latency"]["time_per_output_token_s"],
     }
-    bounds: dict[str, dict[str, float] | None] = dict.fromkeys(METRICS)
-    basis: dict[str, dict[str, Any] | None] = dict.fromkeys(METRICS)
-    for metric, value in predicted.items():
-        found = lookup(interval_class(metric, acc)) if value else None
-        if value and found is not None:
-            name, row = found
-            bounds[metric] = {"p10": value * row.p10_factor, "p90": value * row.p90_factor}
-            basis[metric] = {"class": name, "points": row.points}
+    bounds, basis = metric_bounds(predicted, acc)
     if not any(basis.values()):
         return None, None
     usd, tokens = result["cost"]["usd_per_million_output_tokens"], bounds["output_tokens_per_second"]
     per_million = None
     if usd is not None and tokens is not None:  # $ = price ÷ throughput: the bounds swap
-        thr = predicted["output_tokens_per_second"]
         per_million = {"p10": usd * thr / tokens["p90"], "p90": usd * thr / tokens["p10"]}
     section = {
         "throughput": {"output_tokens_per_second": tokens},
@@ -57,3 +50,20 @@ def intervals(
         "cost": {"usd_per_million_output_tokens": per_million},
     }
     return section, basis
+
+
+def metric_bounds(
+    predicted: dict[str, float | None], acc: Accelerator
+) -> tuple[dict[str, dict[str, float] | None], dict[str, dict[str, Any] | None]]:
+    """p10/p90 of each of METRICS given its predicted value (None or 0: no figure, no interval) and the class behind
+    each; the estimate and the serving planner's answered deployments both call it (a dict lookup per metric)."""
+    bounds: dict[str, dict[str, float] | None] = dict.fromkeys(METRICS)
+    basis: dict[str, dict[str, Any] | None] = dict.fromkeys(METRICS)
+    for metric in METRICS:
+        value = predicted.get(metric)
+        found = lookup(interval_class(metric, acc)) if value else None
+        if value and found is not None:
+            name, row = found
+            bounds[metric] = {"p10": value * row.p10_factor, "p90": value * row.p90_factor}
+            basis[metric] = {"class": name, "points": row.points}
+    return bounds, basis
