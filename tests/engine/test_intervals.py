@@ -139,3 +139,16 @@ def test_a_saturated_rate_has_no_intervals():
     answer = _serving("nvidia-h100-sxm-80gb", workload={"requests_per_second": 1e5})
     assert answer["load"]["saturated"]
     assert answer["intervals"] is None and answer["assumptions"]["intervals"] is None
+
+
+def test_a_given_utilization_has_no_interval_from_the_engines_errors():
+    """The residuals measure the engine's predicted utilization; a figure the request gives is the client's own."""
+    request = {
+        "model": {"preset": "llama-2-7b"},
+        "training": {"tokens": 2e11},
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 64, "utilization": 0.4},
+        "output": {"recommendations": False},
+    }
+    given = estimate_training(request, CATALOG)
+    assert given["time"]["utilization_source"] == "given"
+    assert given["intervals"] is None and given["assumptions"]["intervals"] is None

@@ -45,8 +45,11 @@ def source_kind(plan: TrainingPlan) -> str:
 
 
 def time_factors(plan: TrainingPlan) -> tuple[str, int, float, float] | None:
-    """(class, points, p10 factor, p90 factor) on the predicted time, or None when no class has enough points. A dict
-    lookup: the planner calls it once per candidate."""
+    """(class, points, p10 factor, p90 factor) on the predicted time, or None when no class has enough points or the
+    request gives the utilization (the residuals measure the engine's predicted one, not a given figure: `range`
+    spreads that). A dict lookup: the planner calls it once per candidate."""
+    if plan.utilization is not None:
+        return None
     found = lookup(interval_class(plan.framework, plan.accelerator, source_kind(plan)))
     if found is None:
         return None
