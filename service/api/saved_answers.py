@@ -15,6 +15,8 @@ from typing import Any
 from apispec import APISpec
 
 ROOTS = ("TrainingEstimate", "InferenceEstimate")
+# top-level sections added since answers were first saved: required in fresh answers, not in saved ones
+ADDED_SINCE = frozenset({"intervals"})
 PREFIX = "#/components/schemas/"
 
 
@@ -72,5 +74,5 @@ def register(spec: APISpec) -> None:
     for name in names:
         component = _lenient(copy.deepcopy(schemas[name]), set(names))
         if name in ROOTS:
-            component["required"] = list(schemas[name]["required"])
+            component["required"] = [r for r in schemas[name]["required"] if r not in ADDED_SINCE]
         spec.components.schema(saved(name), component=component)

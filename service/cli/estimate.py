@@ -50,13 +50,19 @@ def training(
 def training_summary(data: dict[str, Any]) -> list[str]:
     memory, cost = data["memory"], data["cost"]
     fits = "fits" if memory["fits"] else "does not fit"
-    return [
+    lines = [
         f"{data['model']['name']}",
         f"  time:              {data['time']['human']}",
         f"  cost:              {cost['human']['total']}",
         f"  accelerator-hours: {cost['human']['accelerator_hours']}",
         f"  memory per device: {memory['human']['per_device']} of {memory['human']['device_capacity']} ({fits})",
     ]
+    intervals = data.get("intervals")
+    if intervals:  # p10/p90 from the measured errors of the request's class
+        lines.append(f"  time p10 – p90:    {intervals['human']['time']}")
+        if intervals["human"]["total"]:
+            lines.append(f"  cost p10 – p90:    {intervals['human']['total']}")
+    return lines
 
 
 @estimate.command("inference", epilog=EXIT_CODES)

@@ -56,6 +56,16 @@ class Estimate(Answer):
         """The peak memory fits in one device."""
         return bool(self._data["memory"]["fits"])
 
+    @property
+    def intervals(self) -> dict[str, Any] | None:
+        """p10/p90 of what will be measured given this estimate (the answer's `intervals`); None when it has none."""
+        return self._get("intervals")
+
+    @property
+    def interval_basis(self) -> dict[str, Any] | None:
+        """The class of public measurements behind `intervals` and their number (`assumptions.intervals`)."""
+        return self._get("assumptions", "intervals")
+
 
 class TrainingEstimate(Estimate):
     """POST /v1/estimates/training's answer."""

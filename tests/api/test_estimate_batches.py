@@ -76,3 +76,16 @@ def test_a_batch_refused_for_the_remaining_budget_is_not_charged(migrated_url):
     assert client.post("/v1/estimates/training/batch", json={"items": [GOOD] * 2}).status_code == 200
     assert client.post("/v1/estimates/training", json=GOOD).status_code == 429  # now all 10 are spent
     app.extensions["scalecost.db"].dispose()
+
+
+def test_each_answer_of_a_batch_carries_its_estimates_intervals(client):
+    """A batch reuses the single estimate: its answers have the same prediction intervals (issue 31 §3)."""
+    body = GOOD
+    response = client.post("/v1/estimates/training", json=body)
+    assert response.status_code == 200, response.json
+    single = response.json
+    assert single["intervals"]["time"]["seconds"]["p10"] < single["intervals"]["time"]["seconds"]["p90"]
+    batch = client.post("/v1/estimates/training/batch", json={"items": [body]}).json["results"][0]["estimate"]
+    assert batch["intervals"] == single["intervals"]
+    assert batch["assumptions"]["intervals"] == single["assumptions"]["intervals"]
+    assert single["assumptions"]["intervals"]["class"] == "training/time/complete_run/cuda"

@@ -48,6 +48,10 @@ def test_the_training_example(client):
     _quoted(f'"total_usd": {round(cost["total_usd"])}')
     for name in ("interruptions_s", "stragglers_s", "compute_s", "pipeline_bubble_s", "communication_s"):
         _quoted(f'"{name}": {round(time["breakdown"][name])}')
+    human = answer["intervals"]["human"]
+    _quoted(f'"intervals": {{"human": {{"time": "{human["time"]}", "total": "{human["total"]}"}}')
+    assert META_GPU_HOURS < answer["intervals"]["cost"]["accelerator_hours"]["p10"]  # "under the p10"
+    _quoted(f"measured errors of {answer['assumptions']['intervals']['points']} complete runs")
     _quoted(f"the estimate is {round(100 * (cost['accelerator_hours'] / META_GPU_HOURS - 1))} % above")
     auto = {**TRAINING, "hardware": {**TRAINING["hardware"], "parallelism": "auto"}}
     hours = client.post("/v1/estimates/training", json=auto).json["cost"]["accelerator_hours"]

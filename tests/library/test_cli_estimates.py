@@ -49,6 +49,8 @@ def test_the_summary_speaks_langs_language():
     in_spanish = scalecost.estimate_training(BODY, language="es")
     assert in_spanish.human["time"] in spanish.output and in_spanish.human["cost"] in spanish.output
     assert in_spanish.human["cost"] != estimate.human["cost"]
+    assert estimate.intervals is not None and estimate.intervals["human"]["time"] in english.output
+    assert estimate.interval_basis is not None and estimate.interval_basis["points"] >= 8
 
 
 def test_invalid_input_is_one_line_naming_the_fields_and_exit_2():

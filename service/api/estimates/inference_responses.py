@@ -16,6 +16,7 @@ from .common_responses import (
     section,
     text,
 )
+from .interval_responses import INFERENCE_INTERVALS, InferenceIntervalBasisSchema, InferenceIntervalsSchema
 
 F = ma.fields
 
@@ -245,6 +246,11 @@ class InferenceAssumptionsSchema(Answer):
     usd_per_accelerator_hour = num("Price used, USD per device-hour; null when none is known")
     infrastructure_overhead = number("Fraction added to the device price (storage, network, …)")
     moe_expert_efficiency = number("MoE models only: efficiency of the routed-expert GEMMs")
+    intervals = F.Nested(
+        InferenceIntervalBasisSchema,
+        allow_none=True,
+        metadata={"description": "The class behind each metric of `intervals`; null without"},
+    )
 
 
 class InferenceEstimateSchema(Answer):
@@ -261,6 +267,12 @@ class InferenceEstimateSchema(Answer):
         data_key="load",
     )
     cost = F.Nested(InferenceCostSchema, required=True)
+    intervals = F.Nested(
+        InferenceIntervalsSchema,
+        allow_none=True,
+        required=True,
+        metadata={"description": INFERENCE_INTERVALS},
+    )
     devices_needed = section(
         DevicesNeededSchema, "Devices to fit, and to meet the targets if given", required=True
     )

@@ -16,6 +16,7 @@ from .common_responses import (
     section,
     text,
 )
+from .interval_responses import TRAINING_INTERVALS, IntervalBasisSchema, TrainingIntervalsSchema
 
 F = ma.fields
 
@@ -351,6 +352,11 @@ class TrainingAssumptionsSchema(Answer):
     goodput = section(GoodputAssumptionsSchema, "Interruptions, restarts and checkpoint interval")
     notes = F.List(F.String())
     auto = section(AutoChoiceSchema, 'What hardware.count / hardware.parallelism "auto" chose (only then)')
+    intervals = F.Nested(
+        IntervalBasisSchema,
+        allow_none=True,
+        metadata={"description": "The class behind `intervals`; null without"},
+    )
 
 
 class TrainingEstimateSchema(Answer):
@@ -370,6 +376,9 @@ class TrainingEstimateSchema(Answer):
     )
     assumptions = section(
         TrainingAssumptionsSchema, "Bytes per parameter, overheads and efficiency figures used", required=True
+    )
+    intervals = F.Nested(
+        TrainingIntervalsSchema, allow_none=True, required=True, metadata={"description": TRAINING_INTERVALS}
     )
     scaling = F.Nested(
         ScalingSchema,

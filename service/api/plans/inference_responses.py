@@ -8,6 +8,7 @@ import marshmallow as ma
 from ...engine import SERVING_PLAN_REASONS as REASONS
 from ..estimates.common_responses import AsIs, integer, num, number, price_source, section, text
 from ..estimates.inference import InferenceRequestSchema
+from ..estimates.interval_responses import InferenceIntervalBasisSchema, PlanDeploymentIntervalsSchema
 
 F = ma.fields
 
@@ -89,6 +90,11 @@ class DeploymentSchema(ma.Schema):
     throughput = section(PlanThroughputSchema, "Capacity")
     memory = section(PlanMemorySchema, "Memory per device")
     cost = section(PlanCostFiguresSchema, "Cost")
+    intervals = section(
+        PlanDeploymentIntervalsSchema,
+        "p10/p90 of one replica's TTFT, TPOT and output tokens/s from the measured residuals of each metric's class",
+    )
+    interval_basis = section(InferenceIntervalBasisSchema, "The class behind each metric of `intervals`")
     estimate_request = AsIs(
         InferenceRequestSchema,
         metadata={

@@ -8,6 +8,7 @@ from marshmallow import validate
 from ... import engine
 from ..estimates.common import MAX_PRICE_AGE_DAYS, PRICE_OVERRIDES, QUOTAS
 from ..estimates.common_responses import AsIs, integer, num, number, price_source, text
+from ..estimates.interval_responses import IntervalBasisSchema, TrainingIntervalsSchema
 from ..estimates.training import MAX_DEVICES, RECOMPUTATION, TrainingRequestSchema, TrainingRunSchema
 from ..estimates.training_responses import ParallelismUsedSchema, TrainingEstimateSchema
 from ..extensions.fields import Deadline, Float, Integer, String, fraction_range
@@ -145,8 +146,9 @@ class TrainingPlanRequestSchema(ma.Schema):
     objective = String(
         validate=validate.OneOf(OBJECTIVES),
         metadata={
-            "description": "cheapest: least total USD; fastest: least time; pareto (default): the frontier, "
-            "results ranked cheapest first"
+            "description": "cheapest: least total USD; cheapest_p90: least total USD at the p90 of the time "
+            "(the plans' intervals; constraints hold the estimate), for a budget that must hold; fastest: least "
+            "time; pareto (default): the frontier, results ranked cheapest first"
         },
     )
     results = Integer(validate=validate.Range(1, 100), metadata={"description": "Plans to return. Default 5"})
@@ -192,6 +194,18 @@ class TrainingPlanPointSchema(ma.Schema):
     memory_per_device = text("Human bytes")
     memory_capacity_bytes = number("Usable bytes of one device")
     utilization = number("Predicted model-FLOPs utilization (fraction)")
+    intervals = F.Nested(
+        TrainingIntervalsSchema,
+        allow_none=True,
+        metadata={
+            "description": "p10/p90 of seconds, accelerator-hours and total USD, as an estimate of the plan has"
+        },
+    )
+    interval_basis = F.Nested(
+        IntervalBasisSchema,
+        allow_none=True,
+        metadata={"description": "The residual class behind `intervals`"},
+    )
     estimate_request = AsIs(
         TrainingRequestSchema,
         metadata={"description": "A POST /v1/estimates/training body reproducing this plan"},

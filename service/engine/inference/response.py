@@ -12,6 +12,7 @@ from typing import Any
 from ..hardware import Accelerator
 from ..i18n import _
 from ..units import SECONDS_PER_HOUR, human_bytes, human_duration
+from .intervals import intervals
 from .model.cost import usd_per_hour
 from .model.efficiency import (
     MOE_EXPERT_EFFICIENCY,
@@ -65,6 +66,7 @@ def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
             "samples_per_second": speed.samples_per_second,
         },
         "cost": _cost_section(w, speed, count, p),
+        "intervals": None,
         "devices_needed": {
             "to_fit": ev.to_fit,
             "to_meet_targets": ev.to_meet,
@@ -73,6 +75,8 @@ def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
         "assumptions": _assumptions_section(p),
         "notes": notes,
     }
+    # p10/p90 from the measured residuals of each metric's class (intervals.py), the classes in the assumptions
+    result["intervals"], result["assumptions"]["intervals"] = intervals(result, acc)
     if p.details:
         result["details"] = _details(w, acc, ev.memory, speed)
     return result

@@ -17,6 +17,8 @@ from ..i18n import _
 from ..parallelism import builds_training_clusters
 from ..units import human_bytes, human_duration, human_usd
 from .estimate import estimate_training
+from .intervals import bounds
+from .model.cost import total_usd
 from .search.rank import Point, search
 from .search.request import parse_plan_request
 
@@ -120,8 +122,23 @@ def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
         "memory_per_device": human_bytes(p.memory_bytes),
         "memory_capacity_bytes": acc.memory_bytes,
         "utilization": p.utilization,
+        **_intervals(p, priced),
         "estimate_request": estimate_body(p, request),
     }
+
+
+def _intervals(p: Point, priced: bool) -> dict[str, Any]:
+    """The plan's p10/p90 of time, hours and cost and their class (training/intervals.py), as an estimate of it has
+    them: computed for the answered plans only, never in the search."""
+    plan, terms = p.plan, p.offer.terms
+
+    def usd_at(seconds: float) -> float | None:
+        return (
+            float(total_usd(float(p.devices), seconds, p.offer.usd_per_hour, plan, terms)) if priced else None
+        )
+
+    section, basis = bounds(plan, p.devices, p.seconds, usd_at)
+    return {"intervals": section, "interval_basis": basis}
 
 
 def stale_marker(source: Any) -> bool | None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..i18n import _, num
 from ..units import PFLOP_DAY, human_bytes, human_duration, human_flops, human_usd
+from .intervals import intervals
 from .model.compute import best_gemm_efficiency
 from .model.cost import cost, total_usd
 from .model.evaluate import Evaluation
@@ -30,9 +31,12 @@ def build_response(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "time": _time(plan, ev),
         "cost": _cost(plan, ev),
         "range": _range(plan, ev),
+        "intervals": None,
         "assumptions": assumptions(plan, ev),
         "scaling": _scaling(plan),
     }
+    # p10/p90 from the measured residuals of the request's class (intervals.py), the class in the assumptions
+    response["intervals"], response["assumptions"]["intervals"] = intervals(plan, ev)
     if plan.details:
         response["details"] = details(plan, ev)
     return response

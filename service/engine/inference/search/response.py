@@ -12,6 +12,7 @@ from typing import Any
 from ...i18n import N_, _, num
 from ...offers import instances
 from ...units import SECONDS_PER_HOUR, human_duration
+from ..intervals import metric_bounds
 from ..model.cost import usd_per_hour
 from .rank import Deployment, PlanResult
 from .request import ServingSearch
@@ -120,8 +121,26 @@ def deployment_json(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
             "fits": ev.memory.fits,
         },
         "cost": _cost(space, dep, ttft, e2e),
+        **_intervals(dep),
         "estimate_request": estimate_request(space, dep),
     }
+
+
+def _intervals(dep: Deployment) -> dict[str, Any]:
+    """p10/p90 of one replica's TTFT, TPOT and output tokens/s and their classes (inference/intervals.py), for the
+    answered deployments only."""
+    speed = dep.evaluation.speed
+    predicted = {
+        "output_tokens_per_second": speed.output_tokens_per_second,
+        "time_to_first_token_s": speed.time_to_first_token_s,
+        "time_per_output_token_s": speed.time_per_output_token_s,
+    }
+    bounds, basis = metric_bounds(predicted, dep.group.accelerator)
+    section = {
+        "latency": {m: bounds[m] for m in ("time_to_first_token_s", "time_per_output_token_s")},
+        "throughput": {"output_tokens_per_second_per_replica": bounds["output_tokens_per_second"]},
+    }
+    return {"intervals": section, "interval_basis": basis}
 
 
 def _cost(space: ServingSearch, dep: Deployment, ttft: float, e2e: float) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..model.arrays import LayoutNumbers, Layouts
 
-COLUMNS = ("candidate", "offer", "row", "part", "seconds", "usd", "memory", "fits", "devices")
+COLUMNS = ("candidate", "offer", "row", "part", "seconds", "usd", "usd_p90", "memory", "fits", "devices")
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,8 @@ def objective_order(
     rows: np.ndarray,
     objective: str,
 ) -> np.ndarray:
-    """`rows` best first for a ranking objective: fastest, fewest_devices, else cheapest."""
+    """`rows` best first for a ranking objective: fastest, fewest_devices, else cheapest (cheapest_p90: the caller
+    passes the p90 cost as `usd`)."""
     s, u, m = seconds[rows], usd[rows], memory[rows]
     if objective == "fastest":
         return rows[np.lexsort((m, u, s))]
@@ -102,8 +103,8 @@ class Pool:
     """The kept rows of every part as parallel arrays, and the counts of all rows."""
 
     limits: Limits
-    parts: list[tuple[int, int, Layouts, LayoutNumbers, np.ndarray, np.ndarray, np.ndarray]] = field(
-        default_factory=list
+    parts: list[tuple[int, int, Layouts, LayoutNumbers, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = (
+        field(default_factory=list)
     )
     evaluated: int = 0
     feasible: int = 0
@@ -119,9 +120,11 @@ class Pool:
         numbers: LayoutNumbers,
         usd: np.ndarray,
         sold: np.ndarray | None = None,
+        usd_p90: np.ndarray | None = None,
     ) -> None:
         """Count the part's rows and keep those an answer can name (module docstring). `sold`: the rows whose device
-        count the offer sells (engine/offers.py buyable); the others are counted as not_sold and never kept."""
+        count the offer sells (engine/offers.py buyable); the others are counted as not_sold and never kept. `usd_p90`:
+        the cost at the time's p90 (objective cheapest_p90 ranks by it; the constraints hold the estimate)."""
         sold = np.ones(len(usd), dtype=bool) if sold is None else sold
         fits_sold = numbers.fits.astype(bool) & sold
         fits, in_time, in_budget = feasibility(numbers.seconds, usd, fits_sold, self.limits)
@@ -134,8 +137,12 @@ class Pool:
         self.feasible += len(feasible)
         seconds, memory = numbers.seconds, numbers.memory_bytes
         keep = [frontier(seconds, usd, memory, feasible)]
+        usd_p90 = usd if usd_p90 is None else usd_p90
         if self.limits.objective != "pareto":
-            order = objective_order(seconds, usd, memory, numbers.devices, feasible, self.limits.objective)
+            ranked_usd = usd_p90 if self.limits.objective == "cheapest_p90" else usd
+            order = objective_order(
+                seconds, ranked_usd, memory, numbers.devices, feasible, self.limits.objective
+            )
             keep.append(order[: self.limits.limit])
         if not self.feasible:  # nothing feasible yet: the nearest misses may name this part's rows
             on_sale = np.flatnonzero(sold)
@@ -143,14 +150,14 @@ class Pool:
             picks = miss_rows(seconds[on_sale], usd[on_sale], memory[on_sale], sold_masks)
             keep.append(on_sale[picks])
         rows = np.unique(np.concatenate(keep).astype(np.int64))  # sorted: the part's own order
-        self.parts.append((candidate, offer, layouts, numbers, usd, rows, fits_sold))
+        self.parts.append((candidate, offer, layouts, numbers, usd, rows, fits_sold, usd_p90))
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The kept rows, parts in order and rows in their order within each."""
         if not self.parts:
             return {k: np.zeros(0) for k in COLUMNS}
         cols: dict[str, list[np.ndarray]] = {k: [] for k in COLUMNS}
-        for index, (candidate, offer, _layouts, numbers, usd, rows, fits) in enumerate(self.parts):
+        for index, (candidate, offer, _layouts, numbers, usd, rows, fits, usd_p90) in enumerate(self.parts):
             n = len(rows)
             cols["candidate"].append(np.full(n, candidate))
             cols["offer"].append(np.full(n, offer))
@@ -158,6 +165,7 @@ class Pool:
             cols["part"].append(np.full(n, index))
             cols["seconds"].append(numbers.seconds[rows])
             cols["usd"].append(usd[rows])
+            cols["usd_p90"].append(usd_p90[rows])
             cols["memory"].append(numbers.memory_bytes[rows])
             cols["fits"].append(fits[rows])
             cols["devices"].append(numbers.devices[rows])

@@ -19,13 +19,16 @@ from ...budget import Checkpoint, unlimited
 from ...i18n import _
 from ...offers import NEUTRAL, Terms, billed_seconds, buyable, instances
 from ...units import human_duration, human_usd
+from ..intervals import time_factors
 from ..model.arrays import Layouts, evaluate_layouts
+from ..model.cost import total_usd
 from ..model.plan import TrainingPlan
 from .misses import nearest_misses
 from .pool import Limits, Pool, feasibility, frontier, objective_order
 from .space import SearchSpace, enumerate_layouts
 
-OBJECTIVES = ("cheapest", "fastest", "pareto")
+# cheapest_p90: the cheapest at the p90 of the cost (training/intervals.py), for a budget that must hold
+OBJECTIVES = ("cheapest", "cheapest_p90", "fastest", "pareto")
 EXCLUSION_REASONS = ("invalid_layout", "not_sold", "does_not_fit", "misses_deadline", "over_budget")
 FRONTIER_POINTS = 40  # the frontier is thinned to at most this many points, ends kept
 
@@ -177,10 +180,19 @@ def search(
             continue
         numbers = evaluate_layouts(candidate.plan, layouts, checkpoint_bytes_per_s)
         layouts_evaluated += len(layouts.data)
+        p90 = _p90_factor(candidate.plan) if objective == "cheapest_p90" else None
         for oi, offer in enumerate(candidate.offers):
             usd = numbers.usd(offer.usd_per_hour, candidate.plan, offer.terms)
             sold = buyable(numbers.devices, offer.terms, constraints.quota(offer.provider))
-            pool.add(ci, oi, layouts, numbers, usd, sold)
+            usd_p90 = None
+            if (
+                p90 is not None
+            ):  # the same cost formula at the time's p90: one more array pass, this objective only
+                seconds_p90 = numbers.seconds * p90
+                usd_p90 = total_usd(
+                    numbers.devices, seconds_p90, offer.usd_per_hour, candidate.plan, offer.terms
+                )
+            pool.add(ci, oi, layouts, numbers, usd, sold, usd_p90)
     a = pool.arrays()  # the kept rows only (pool.py): the ranking below is exact on them
     fits, in_time, in_budget = feasibility(a["seconds"], a["usd"], a["fits"], pool.limits)
     feasible = np.flatnonzero(fits & in_time & in_budget)
@@ -207,13 +219,21 @@ def search(
 def _rank(
     a: dict[str, np.ndarray], rows: np.ndarray, objective: str, frontier_rows: np.ndarray
 ) -> np.ndarray:
-    """Feasible rows, best first: cheapest (then faster, then less memory), fastest (then cheaper, less memory);
-    pareto ranks its frontier by cost, so its first result is the cheapest plan that meets the constraints."""
+    """Feasible rows, best first: cheapest (then faster, then less memory), cheapest_p90 (the same at the p90 cost),
+    fastest (then cheaper, less memory); pareto ranks its frontier by cost, so its first result is the cheapest plan
+    that meets the constraints."""
     if not len(rows):
         return rows
     if objective == "pareto":
         return objective_order(a["seconds"], a["usd"], a["memory"], a["devices"], frontier_rows, "cheapest")
-    return objective_order(a["seconds"], a["usd"], a["memory"], a["devices"], rows, objective)
+    usd = a["usd_p90"] if objective == "cheapest_p90" else a["usd"]
+    return objective_order(a["seconds"], usd, a["memory"], a["devices"], rows, objective)
+
+
+def _p90_factor(plan: TrainingPlan) -> float:
+    """The p90 multiplier on the time of the candidate's class (one lookup per candidate, not per row)."""
+    factors = time_factors(plan)
+    return factors[3] if factors is not None else 1.0
 
 
 def _thin(rows: np.ndarray, most: int) -> np.ndarray:
@@ -226,7 +246,7 @@ def _thin(rows: np.ndarray, most: int) -> np.ndarray:
 def _pointer(candidates: list[Candidate], pool: Pool, a: dict[str, np.ndarray]) -> Any:
     def point(i: int) -> Point:
         ci, oi, part, row = int(a["candidate"][i]), int(a["offer"][i]), int(a["part"][i]), int(a["row"][i])
-        _candidate, _offer, lay, numbers, usd, _rows, _fits = pool.parts[part]
+        _candidate, _offer, lay, numbers, usd, _rows, _fits, _p90 = pool.parts[part]
         terms = candidates[ci].offers[oi].terms
         billed = billed_seconds(float(numbers.seconds[row]), terms)
         return Point(
