@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -22,9 +23,15 @@ def estimate(
     *,
     cache: CatalogCache | None = None,
     as_of: dt.date | None = None,
+    offload: Callable[..., Any] | None = None,
 ) -> dict[str, Any]:
-    """`request` is the validated body. Raises the engine's InvalidRequest for impossible input."""
-    return estimate_on(kind, request, lambda day: engine_catalog(session, day, cache), as_of=as_of)
+    """`request` is the validated body. Raises the engine's InvalidRequest for impossible input. With
+    `offload(call, *args)` (a batch in the api: off the event loop), the catalog is read here and the engine's
+    work runs through it."""
+    if offload is None:
+        return estimate_on(kind, request, lambda day: engine_catalog(session, day, cache), as_of=as_of)
+    catalog = engine_catalog(session, (request.get("cost") or {}).get("as_of") or as_of, cache)
+    return offload(partial(estimate_on, as_of=as_of), kind, request, lambda _day: catalog)
 
 
 def estimate_on(

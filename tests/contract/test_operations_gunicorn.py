@@ -185,7 +185,7 @@ def _post(server: Gunicorn, path: str, body: dict, language: str):
 
 
 def test_planner_searches_run_off_the_loop_in_the_callers_language(tmp_path):
-    """The planners' searches run in a native thread of the gevent worker (work.offload): the answer is the
+    """The planners' searches and a batch's estimates run in a native thread of the gevent worker (work.offload): the answer is the
     same, in the request's language (the language is a context variable, copied into the thread), and an
     impossible request is still the 422 it was."""
     url = f"sqlite:///{tmp_path}/ops.db"

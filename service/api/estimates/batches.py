@@ -131,7 +131,7 @@ def _answer(kind: str, schema: ma.Schema, body: dict[str, Any], index: int) -> d
         problem = _problem(422, INVALID_FIELD, _("Unprocessable Entity"), flatten_messages(err.messages))
         return {"index": index, "status": 422, "estimate": None, "problem": problem}
     try:
-        estimate = run_estimate(kind, loaded)
+        estimate = run_estimate(kind, loaded, offload=work.offload)  # the engine's part off the event loop
     except InvalidRequest as err:
         problem = _problem(422, IMPOSSIBLE_REQUEST, _("Impossible request"), err.errors)
         return {"index": index, "status": 422, "estimate": None, "problem": problem}

@@ -4,6 +4,7 @@ cache, and the estimate use case bound to both."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, current_app, g
@@ -48,8 +49,16 @@ def invalidate_catalog() -> None:
     catalog_cache().invalidate()
 
 
-def run_estimate(kind: str, request: dict[str, Any], *, as_of: dt.date | None = None) -> dict[str, Any]:
-    return estimates.estimate(kind, request, db_session(), cache=catalog_cache(), as_of=as_of)
+def run_estimate(
+    kind: str,
+    request: dict[str, Any],
+    *,
+    as_of: dt.date | None = None,
+    offload: Callable[..., Any] | None = None,
+) -> dict[str, Any]:
+    return estimates.estimate(
+        kind, request, db_session(), cache=catalog_cache(), as_of=as_of, offload=offload
+    )
 
 
 def init_app(app: Flask) -> None:
