@@ -5,9 +5,11 @@ minute (gevent workers run one loop per process), so /healthz waited behind it a
 - Every request has REQUEST_BUDGET_SECONDS of server time, counted from its arrival (`g.started`).
 - Heavy work (the planners, batches) takes one of HEAVY_WORK_CONCURRENCY slots of its process; a request that
   cannot get one within its budget is a 503 with Retry-After, not a queue without end.
-- The engine's searches call `checkpoint()` between units of work (budget.py): it yields the event loop, so
-  probes and ordinary estimates are served meanwhile, and answers False once the budget is spent (the search
-  stops and says `complete: false`). Batches check it between items.
+- The engine's part of heavy work (the planners' searches, each batch item's estimate) runs in a native thread of
+  the process (`offload`, at a lower OS priority), so the event loop keeps serving probes and ordinary estimates
+  meanwhile; the searches call a `detached_checkpoint()` between units of work (budget.py) that answers False
+  once the budget is spent (the search stops and says `complete: false`). Batches `checkpoint()` between items
+  on the loop (it yields it, too).
 Under a worker without gevent (tests, sync workers) the yield is a no-op; the budget and the cap still hold.
 """
 
