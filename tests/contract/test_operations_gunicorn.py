@@ -226,5 +226,20 @@ def test_planner_searches_run_off_the_loop_in_the_callers_language(tmp_path):
             server, "/v1/plans/training", {**training, "model": {"preset": "no-such"}}, "en"
         )
         assert status == 422, refused
+        item = {
+            "model": {"preset": "llama-2-7b"},
+            "training": {"tokens": "1B", "global_batch_size": 64, "sequence_length": 4096},
+            "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 8},
+        }
+        impossible = {**item, "hardware": {"accelerator": "nvidia-a100-sxm-80gb", "count": 3}}
+        answers = {}
+        for language in ("es", "en"):
+            status, batch = _post(
+                server, "/v1/estimates/training/batch", {"items": [item, impossible]}, language
+            )
+            assert status == 200 and [r["status"] for r in batch["results"]] == [200, 422], batch
+            answers[language] = batch["results"][0]["estimate"]["time"]
+        assert answers["es"]["seconds"] == answers["en"]["seconds"]
+        assert answers["es"]["human"] != answers["en"]["human"], answers
     finally:
         assert server.stop() == 0
