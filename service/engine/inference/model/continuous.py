@@ -181,7 +181,7 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
     return curve
 
 
-def queue_wait(load: FloatArray, service: FloatArray) -> FloatArray:
+def queue_wait(load: FloatArray, service: FloatArray | float) -> FloatArray:
     """Mean wait of a prompt behind others in an M/D/1 queue at utilisation `load` (< 1), deterministic `service`
     seconds each: load/(2(1 − load))·service (Pollaczek-Khinchine with zero service variance)."""
     return load / (2.0 * (1.0 - load)) * service
