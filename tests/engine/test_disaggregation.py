@@ -1,0 +1,204 @@
+"""Disaggregated prefill/decode (issue 30 §3): separate pools in the estimate and the serving planner."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from scalecost.engine.errors import InvalidRequest
+from scalecost.engine.inference.estimate import estimate_inference
+from scalecost.engine.inference.model.continuous import REQUEST_OVERHEAD_S
+from scalecost.engine.inference.model.engine_step import step_parts, step_seconds
+from scalecost.engine.inference.model.memory import kv_bytes_per_token
+from scalecost.engine.inference.planner import plan_serving
+from scalecost.engine.inference.request import parse_request
+
+from .reference_catalog import load_catalog
+
+CATALOG = load_catalog()
+H100 = "nvidia-h100-sxm-80gb"
+LONG = {  # Llama 3.1 70B FP8 on H100 (vLLM), 8k-token prompts
+    "model": {"preset": "llama-3.1-70b"},
+    "weights": {"precision": "fp8"},
+    "engine": "vllm",
+    "prompt_tokens": 8000,
+    "output_tokens": 500,
+    "hardware": {"accelerator": H100, "count": 4},
+    "output": {"suggestions": False, "recommendations": False},
+}
+
+
+def pools(prefill: int, decode: int, tp_p: int = 4, tp_d: int = 4, **extra: Any) -> dict[str, Any]:
+    return {
+        "disaggregation": {
+            "prefill": {"tensor_parallel": tp_p, "replicas": prefill},
+            "decode": {"tensor_parallel": tp_d, "replicas": decode},
+            **extra,
+        }
+    }
+
+
+def estimate(**request: Any) -> dict[str, Any]:
+    return estimate_inference({**LONG, **request}, CATALOG)
+
+
+def errors_of(**request: Any) -> dict[str, list[str]]:
+    with pytest.raises(InvalidRequest) as exc:
+        estimate(**request)
+    return exc.value.errors
+
+
+def test_ttft_at_a_light_load_is_front_end_plus_one_prefill_plus_the_kv_transfer() -> None:
+    r = estimate(serving=pools(2, 1), workload={"requests_per_second": 0.01})
+    d = r["load"]["disaggregation"]
+    p = step_parts(parse_request({**LONG}, CATALOG).workload, CATALOG.accelerators[H100], 4)
+    one_prefill = float(step_seconds(p, np.array(0.0), np.array(8000.0)))  # 8000 tokens fit the 8192 budget
+    assert d["prefill"]["prefill_s"] == pytest.approx(one_prefill, rel=1e-9)
+    assert d["prefill"]["queue_wait_s"] < 1e-3 * one_prefill
+    expected = REQUEST_OVERHEAD_S + one_prefill + d["kv_transfer"]["seconds"]
+    assert r["latency"]["time_to_first_token_s"] == pytest.approx(expected, rel=1e-3)
+
+
+def test_the_kv_transfer_moves_each_decode_ranks_shard_over_the_network_or_the_fabric() -> None:
+    w = parse_request({**LONG}, CATALOG).workload
+    apart = estimate(serving=pools(2, 1), workload={"requests_per_second": 1.0})["load"]["disaggregation"]
+    assert apart["kv_transfer"]["bytes_per_request_per_decode_rank"] == 8000 * kv_bytes_per_token(w, 4)
+    assert apart["kv_transfer"]["link"] == "scale-out"  # 12 devices: more than one 8-GPU node
+    near = estimate(serving=pools(1, 1), workload={"requests_per_second": 1.0})["load"]["disaggregation"]
+    assert near["kv_transfer"]["link"] == "scale-up"  # 8 devices: one NVLink domain
+    assert near["kv_transfer"]["seconds"] < apart["kv_transfer"]["seconds"] / 3
+    streamed = estimate(
+        serving=pools(2, 1, layerwise_kv_transfer=True), workload={"requests_per_second": 1.0}
+    )
+    assert streamed["load"]["disaggregation"]["kv_transfer"]["seconds"] < apart["kv_transfer"]["seconds"]
+
+
+def test_decode_only_steps_keep_tpot_below_the_co_located_tpot_with_long_prompts() -> None:
+    """The point of disaggregation (DistServe §2): no prefill chunk slows a decode step."""
+    rate = {"requests_per_second": 1.0}
+    split = estimate(serving=pools(1, 1), workload=rate)
+    colocated = estimate(workload=rate)  # one 4-GPU replica prefilling and decoding
+    decode = split["load"]["disaggregation"]["decode"]
+    assert split["latency"]["time_per_output_token_s"] == pytest.approx(decode["step_s"], rel=1e-12)
+    tpot = split["latency"]["percentiles"]["time_per_output_token_s"]
+    assert tpot["p50"] == tpot["p99"]  # no prefill chunks: no spread
+    p90 = colocated["latency"]["percentiles"]["time_per_output_token_s"]["p90"]
+    assert split["latency"]["time_per_output_token_s"] < 0.5 * p90
+
+
+def test_throughput_is_limited_by_the_slower_pool_and_a_rate_past_it_is_saturated() -> None:
+    one = estimate(serving=pools(1, 4), workload={"requests_per_second": 0.5})
+    load = one["load"]
+    assert load["disaggregation"]["bottleneck"] == "prefill"
+    assert load["sustainable_requests_per_second"] == pytest.approx(
+        load["disaggregation"]["prefill"]["capacity_requests_per_second"], rel=1e-12
+    )
+    more = estimate(serving=pools(3, 4), workload={"requests_per_second": 0.5})
+    assert more["load"]["sustainable_requests_per_second"] == pytest.approx(
+        3 * load["sustainable_requests_per_second"], rel=1e-9
+    )
+    p90 = [r["latency"]["percentiles"]["time_to_first_token_s"]["p90"] for r in (more, one)]
+    assert p90[0] < p90[1]  # a shorter prompt queue
+    past = estimate(
+        serving=pools(1, 4), workload={"requests_per_second": 2 * load["sustainable_requests_per_second"]}
+    )
+    assert past["load"]["saturated"] is True and past["latency"]["percentiles"] is None
+
+
+def test_a_concurrency_is_the_whole_deployments_and_littles_law_holds() -> None:
+    r = estimate(serving=pools(2, 2), batch_size=64)
+    x, e2e = r["throughput"]["requests_per_second"], r["latency"]["end_to_end_s"]
+    assert x * e2e == pytest.approx(64, rel=1e-9)
+    decoding = x * 499 * r["latency"]["time_per_output_token_s"]  # Little's law on the decode pool alone
+    assert 2 * r["load"]["disaggregation"]["decode"]["batch_per_replica"] == pytest.approx(decoding, rel=0.02)
+    assert decoding < 64  # the rest wait for, or are in, the prefill pool
+
+
+def test_cost_is_both_pools_and_input_tokens_pay_the_prefill_pool() -> None:
+    r = estimate(
+        serving=pools(3, 1), workload={"requests_per_second": 1.0}, cost={"usd_per_accelerator_hour": 2.0}
+    )
+    assert r["cost"]["usd_per_hour"] == pytest.approx(16 * 2.0)
+    assert r["cost"]["usd_per_million_input_tokens"] == pytest.approx(12 * 2.0 / 3600 / (1.0 * 8000) * 1e6)
+
+
+def test_pools_on_different_accelerators_are_priced_each_at_its_own_rate() -> None:
+    split = {
+        "disaggregation": {
+            "prefill": {"accelerator": "nvidia-b200", "tensor_parallel": 4, "replicas": 1},
+            "decode": {"tensor_parallel": 4, "replicas": 1},
+        }
+    }
+    prices = {H100: 2.0, "nvidia-b200": 5.0}
+    r = estimate(serving=split, workload={"requests_per_second": 1.0}, prices=prices)
+    assert r["cost"]["usd_per_hour"] == pytest.approx(4 * 5.0 + 4 * 2.0)
+    assert r["load"]["disaggregation"]["prefill"]["accelerator"] == "nvidia-b200"
+    assert r["load"]["disaggregation"]["kv_transfer"]["link"] == "scale-out"
+
+
+def test_bad_pools_are_refused_naming_the_field() -> None:
+    bad = {
+        "disaggregation": {
+            "prefill": {"tensor_parallel": 3, "replicas": 1},
+            "decode": {"accelerator": "no-such-gpu", "tensor_parallel": 4, "replicas": 0},
+        }
+    }
+    errors = errors_of(serving=bad)
+    assert "serving.disaggregation.decode.accelerator" in errors
+    assert "serving.disaggregation.decode.replicas" in errors
+    assert any(
+        "valid degrees" in m
+        for m in errors_of(serving=pools(1, 1, tp_p=3))["serving.disaggregation.prefill.tensor_parallel"]
+    )
+    static = errors_of(serving={"scheduler": "static", **pools(1, 1)})
+    assert "continuous scheduler" in static["serving.disaggregation"][0]
+    small = errors_of(serving=pools(1, 1, tp_p=1))  # 70B FP8 weights alone exceed one 80 GB device
+    assert "do not fit" in small["serving.disaggregation.prefill.tensor_parallel"][0]
+
+
+PLAN = {
+    "model": {"preset": "llama-3.1-70b"},
+    "search": {"accelerators": [H100], "engines": ["vllm"], "disaggregation": True},
+}
+
+
+def plan(prompt: int, output: int, ttft: float, tpot: float, rps: float) -> dict[str, Any]:
+    workload = {"requests_per_second": rps, "prompt_tokens": prompt, "output_tokens": output}
+    slo = {"time_to_first_token_s": ttft, "time_per_output_token_s": tpot}
+    return plan_serving({**PLAN, "workload": workload, "slo": slo}, CATALOG)
+
+
+def test_the_planner_picks_separate_pools_for_long_prompts_under_a_tight_tpot() -> None:
+    r = plan(8000, 300, 1.5, 0.02, 20.0)
+    section = r["disaggregated_serving"]
+    assert r["disaggregated"] is True and section["wins"] is True
+    pools_plan = section["plan"]
+    assert pools_plan["cost"]["usd_per_hour"] < r["plan"]["cost"]["usd_per_hour"]
+    # the estimate body reproduces the pools and meets the objectives at the demand
+    body = pools_plan["estimate_request"]
+    again = estimate_inference(body, CATALOG)
+    assert again["devices_needed"]["targets_met"] is True
+    assert again["cost"]["usd_per_hour"] == pytest.approx(pools_plan["cost"]["usd_per_hour"])
+    p90 = again["latency"]["percentiles"]["time_to_first_token_s"]["p90"]
+    assert p90 == pytest.approx(pools_plan["latency"]["time_to_first_token_s"], rel=1e-9)
+
+
+def test_the_planner_keeps_co_located_replicas_for_short_prompts() -> None:
+    r = plan(200, 500, 1.0, 0.05, 10.0)
+    assert r["disaggregated"] is False and r["disaggregated_serving"]["wins"] is False
+    assert r["disaggregated_serving"]["plan"]["cost"]["usd_per_hour"] > r["plan"]["cost"]["usd_per_hour"]
+
+
+def test_the_planner_does_not_search_pools_unless_asked() -> None:
+    workload = {"requests_per_second": 20.0, "prompt_tokens": 8000, "output_tokens": 300}
+    slo = {"time_to_first_token_s": 1.5, "time_per_output_token_s": 0.02}
+    search = {**PLAN["search"], "disaggregation": False}
+    r = plan_serving({**PLAN, "search": search, "workload": workload, "slo": slo}, CATALOG)
+    assert r["disaggregated"] is False
+    assert r["disaggregated_serving"] == {
+        "offered": False,
+        "wins": None,
+        "reason": r["disaggregated_serving"]["reason"],
+        "plan": None,
+    }
