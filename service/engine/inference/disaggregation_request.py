@@ -25,23 +25,24 @@ Prices = dict[str, tuple[float | None, Any]]  # pool → (USD per accelerator-ho
 
 def parse_disaggregation(
     request: Mapping[str, Any], catalog: Catalog, default: Accelerator | None, bad: Any
-) -> Disaggregation | None:
-    """The pools as given (None when the request has none or a pool is unreadable: the errors say why)."""
+) -> tuple[Disaggregation | None, dict[str, Pool]]:
+    """The pools as given (None when the request has none or a pool is unreadable: the errors say why), and each
+    readable pool by name (check_disaggregation checks those even when the other is not)."""
     spec = (request.get("serving") or {}).get("disaggregation")
     if not spec:
-        return None
+        return None, {}
     if not isinstance(spec, Mapping):
         bad("serving.disaggregation", _("Must be an object: prefill, decode."))
-        return None
-    pools = [_pool(spec.get(name), name, catalog, default, bad) for name in POOLS]
+        return None, {}
+    pools = {name: _pool(spec.get(name), name, catalog, default, bad) for name in POOLS}
+    readable = {name: pool for name, pool in pools.items() if pool is not None}
     layerwise = spec.get("layerwise_kv_transfer", False)
     if not isinstance(layerwise, bool):
         bad("serving.disaggregation.layerwise_kv_transfer", _("Must be true or false."))
         layerwise = False
-    prefill, decode = pools
-    if prefill is None or decode is None:
-        return None
-    return Disaggregation(prefill, decode, layerwise)
+    if len(readable) < len(POOLS):
+        return None, readable
+    return Disaggregation(readable["prefill"], readable["decode"], layerwise), readable
 
 
 def _pool(spec: Any, name: str, catalog: Catalog, default: Accelerator | None, bad: Any) -> Pool | None:
@@ -56,9 +57,9 @@ def _pool(spec: Any, name: str, catalog: Catalog, default: Accelerator | None, b
             bad(f"{path}.accelerator", catalog.missing_message(spec["accelerator"]))
     degree = _integer(spec.get("tensor_parallel", 1), f"{path}.tensor_parallel", MAX_POOL_DEGREE, bad)
     replicas = _integer(spec.get("replicas"), f"{path}.replicas", MAX_POOL_REPLICAS, bad)
-    if acc is None or degree is None or replicas is None:
+    if acc is None or degree is None:
         return None
-    return Pool(acc, degree, replicas)
+    return Pool(acc, degree, replicas or 1)  # an unreadable count is named above; the degree is still checked
 
 
 def _integer(value: Any, path: str, high: int, bad: Any) -> int | None:
@@ -68,11 +69,10 @@ def _integer(value: Any, path: str, high: int, bad: Any) -> int | None:
     return value
 
 
-def check_disaggregation(w: Workload, problems: Any, bad: Any) -> None:
-    """What the pools cannot do with this workload: the scheduler, each degree, the engine on each part, memory.
-    `problems(w, acc)` is request.hardware_problems without the format (the engine's parts)."""
-    d = w.schedule.disaggregation
-    if d is None:
+def check_disaggregation(w: Workload, pools: Mapping[str, Pool], problems: Any, bad: Any) -> None:
+    """What the readable `pools` cannot do with this workload: the scheduler, each degree, the engine on each part,
+    memory. `problems(w, acc)` is request.hardware_problems without the format (the engine's parts)."""
+    if not pools:
         return
     if not w.schedule.continuous or w.mode != "token":
         bad(
@@ -81,7 +81,7 @@ def check_disaggregation(w: Workload, problems: Any, bad: Any) -> None:
         )
         return
     s = w.model.shape
-    for name, pool in zip(POOLS, (d.prefill, d.decode), strict=True):
+    for name, pool in pools.items():
         path = f"serving.disaggregation.{name}"
         reason = tensor_degree_error(s.attention_heads, s.kv_heads, pool.tensor_parallel) if s else None
         if reason:

@@ -74,7 +74,7 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan
         places = 1
 
     schedule = parse_schedule(request, engine, bad)
-    split = parse_disaggregation(request, catalog, acc, bad)
+    split, pools = parse_disaggregation(request, catalog, acc, bad)
     schedule = replace(schedule, disaggregation=split)
     if model is not None and fmt is not None and acc is not None and engine in ENGINES:
         kv = kv or default_kv_precision(engine, fmt)
@@ -82,7 +82,7 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan
         check_schedule(workload, acc, bad)
         _check_hardware(workload, acc, count, (request.get("weights") or {}).get("format"), bad)
         _check_context(workload, bad)
-        check_disaggregation(workload, lambda w, part: hardware_problems(w, part, None), bad)
+        check_disaggregation(workload, pools, lambda w, part: hardware_problems(w, part, None), bad)
     prices = pool_prices(request, split, catalog, (usd, price_source), bad)
     if errors:
         raise InvalidRequest(errors)
