@@ -224,3 +224,23 @@ def test_the_kv_moved_per_request_is_the_published_size() -> None:
     answer = estimate_inference(body, CATALOG)
     per_rank = answer["load"]["disaggregation"]["kv_transfer"]["bytes_per_request_per_decode_rank"]
     assert 8 * per_rank == pytest.approx(12.62e9, rel=0.005)
+
+
+def test_a_light_load_on_a_small_prefill_pool_and_a_large_decode_pool_is_not_saturated() -> None:
+    """The grid starts where both pools are idle, however many decode replicas there are (it once started at a fixed
+    share of the largest batch, where 64 decode replicas already outran one prefill replica)."""
+    for given in ({"workload": {"requests_per_second": 0.05}}, {"batch_size": 1}):
+        r = estimate(serving=pools(1, 64), **given)
+        assert r["load"]["saturated"] is False
+        prefill = r["load"]["disaggregation"]["prefill"]
+        rate = r["throughput"]["requests_per_second"]
+        assert prefill["utilization"] == pytest.approx(rate / prefill["capacity_requests_per_second"], rel=1e-6)
+        assert prefill["utilization"] < 0.25
+        one_prefill = r["load"]["disaggregation"]["prefill"]["prefill_s"]
+        assert r["latency"]["time_to_first_token_s"] < 1.1 * (REQUEST_OVERHEAD_S + one_prefill) + 0.05
+
+
+def test_no_output_beyond_the_first_token_leaves_the_decode_pool_idle() -> None:
+    r = estimate(serving=pools(1, 1), output_tokens=1, batch_size=1)
+    assert r["load"]["saturated"] is False
+    assert r["throughput"]["requests_per_second"] == pytest.approx(1.0 / r["latency"]["end_to_end_s"])

@@ -120,8 +120,7 @@ def pool_speeds(w: Workload, by: str, value: float) -> PoolSpeeds:
     service = float(prefill_seconds(pp))
     capacity = d.prefill.replicas * float(prefill_capacity(pp))
     transfer, received, link = kv_transfer(w, d, service)
-    top = max(1, decode_slots(w, d.decode))
-    batch = top * (1e-4 ** (1.0 - _UNIT))  # decoding requests per decode replica
+    batch = _grid(dp, max(1, decode_slots(w, d.decode)), capacity / d.decode.replicas)
     step, rate = decode_rate(dp, batch)
     x = d.decode.replicas * rate
     decode_cap = float(x[-1])
@@ -136,7 +135,9 @@ def pool_speeds(w: Workload, by: str, value: float) -> PoolSpeeds:
     at = min(value, float(key[last]))
     b = float(np.exp(np.interp(np.log(max(at, 1e-300)), np.log(key[: last + 1]), np.log(batch[: last + 1]))))
     t, r = (float(v[0]) for v in decode_rate(dp, np.array([b])))
-    xr = min(d.decode.replicas * r, MAX_PREFILL_LOAD * capacity)
+    # the rate the prefill pool sees: the given one under Poisson arrivals, else the decode pool's at that batch
+    xr = value if by != "concurrency" and not saturated else d.decode.replicas * r
+    xr = min(xr, MAX_PREFILL_LOAD * capacity)
     rho = xr / capacity
     wait = float(queue_wait(np.array(rho), np.array(service)))
     ttft = {n: fixed + float(queued_at(np.array(rho), np.array(wait), quantile_q(n))) for n in NAMES}
@@ -166,6 +167,14 @@ def pool_speeds(w: Workload, by: str, value: float) -> PoolSpeeds:
         bottleneck="prefill" if capacity * MAX_PREFILL_LOAD < decode_cap else "decode",
         saturated=saturated,
     )
+
+
+def _grid(p: StepParts, top: int, prefill_rate: float) -> FloatArray:
+    """Decoding requests per decode replica, geometric from a load where the pools are idle (a replica's requests/s
+    under 1e-3 of its share of the prefill pool's capacity, and 1e-4 of the largest batch) to the largest batch."""
+    t0, r0 = (float(v[0]) for v in decode_rate(p, np.array([1.0])))
+    idle = min(1e-4 * top, 1e-3 * prefill_rate / r0) if r0 > 0 else 1e-4 * top
+    return top * (idle / top) ** (1.0 - _UNIT)
 
 
 def decode_slots(w: Workload, pool: Pool) -> int:
