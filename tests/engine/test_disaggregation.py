@@ -234,7 +234,9 @@ def test_a_light_load_on_a_small_prefill_pool_and_a_large_decode_pool_is_not_sat
         assert r["load"]["saturated"] is False
         prefill = r["load"]["disaggregation"]["prefill"]
         rate = r["throughput"]["requests_per_second"]
-        assert prefill["utilization"] == pytest.approx(rate / prefill["capacity_requests_per_second"], rel=1e-6)
+        assert prefill["utilization"] == pytest.approx(
+            rate / prefill["capacity_requests_per_second"], rel=1e-6
+        )
         assert prefill["utilization"] < 0.25
         one_prefill = r["load"]["disaggregation"]["prefill"]["prefill_s"]
         assert r["latency"]["time_to_first_token_s"] < 1.1 * (REQUEST_OVERHEAD_S + one_prefill) + 0.05
