@@ -154,7 +154,8 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         t_seen = seen * seen_mix + (1.0 - seen) * seen_dec
         service = own_prefill(p, others)
         busy = others_share if closed else 1.0 - np.exp(-d)
-        load = np.minimum(f, MAX_PREFILL_LOAD)
+        # the share of the prefill's time (not of steps) the other requests' prompts fill: an M/D/1 utilisation
+        load = np.minimum(x * others_share / prefill_rate(p, others), MAX_PREFILL_LOAD)
         wait = queue_wait(load, service)
         ttft_mean = REQUEST_OVERHEAD_S + service + busy * t_mean / 2.0 + wait
         conc = x * (ttft_mean + o1 * t_seen)
@@ -179,6 +180,16 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         mixed = np.clip(seen + quantile_z(name) * spread, 0.0, 1.0)
         curve["tpot_" + name] = (seen_dec + (seen_mix - seen_dec) * mixed) / p.tokens_per_step
     return curve
+
+
+def prefill_rate(p: StepParts, decoding: FloatArray) -> FloatArray:
+    """Prompts/s the engine's prefill takes at most with `decoding` requests beside: every step full of prompt tokens
+    (chunked: the budget less the decode rows; unchunked: as many whole prompts as the room holds, at least one).
+    Prompts queue for it as for an M/D/1 server at utilisation X/prefill_rate (its share of time)."""
+    room = np.maximum(p.budget - decoding * p.verify_rows, 1.0)
+    whole = np.maximum(np.floor(room / p.prompt), 1.0) * p.prompt
+    tokens = np.where(p.chunked, room, whole)
+    return tokens / (p.prompt * step_seconds(p, decoding, tokens))
 
 
 def queue_wait(load: FloatArray, service: FloatArray | float) -> FloatArray:

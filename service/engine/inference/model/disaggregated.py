@@ -34,6 +34,7 @@ from .continuous import (
     NAMES,
     REQUEST_OVERHEAD_S,
     own_prefill,
+    prefill_rate,
     queue_wait,
     queued_at,
 )
@@ -69,11 +70,8 @@ class PoolSpeeds:
 
 
 def prefill_capacity(p: StepParts) -> FloatArray:
-    """Prompts/s of one prefill replica running full steps (chunked: `budget` tokens of any prompts; unchunked: as
-    many whole prompts as the budget holds, at least one)."""
-    whole = np.maximum(np.floor(p.budget / p.prompt), 1.0) * p.prompt
-    tokens = np.where(p.chunked, p.budget, whole)
-    return tokens / (p.prompt * step_seconds(p, np.zeros_like(tokens), tokens))
+    """Prompts/s of one prefill replica running full steps with no decoding request (continuous.prefill_rate)."""
+    return prefill_rate(p, np.zeros_like(np.asarray(p.prompt, dtype=float)))
 
 
 def prefill_seconds(p: StepParts) -> FloatArray:
