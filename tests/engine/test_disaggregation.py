@@ -13,6 +13,9 @@ from scalecost.engine.inference.model.engine_step import step_parts, step_second
 from scalecost.engine.inference.model.memory import kv_bytes_per_token
 from scalecost.engine.inference.planner import plan_serving
 from scalecost.engine.inference.request import parse_request
+from scalecost.engine.inference.search.disaggregated import best_disaggregated
+from scalecost.engine.inference.search.rank import search as rank_search
+from scalecost.engine.inference.search.request import parse_plan_request
 
 from .disaggregation_calibration import load, medians, report, request, table
 from .reference_catalog import load_catalog
@@ -246,3 +249,24 @@ def test_no_output_beyond_the_first_token_leaves_the_decode_pool_idle() -> None:
     r = estimate(serving=pools(1, 1), output_tokens=1, batch_size=1)
     assert r["load"]["saturated"] is False
     assert r["throughput"]["requests_per_second"] == pytest.approx(1.0 / r["latency"]["end_to_end_s"])
+
+
+def test_the_pools_search_stops_when_the_time_budget_is_spent() -> None:
+    """Checked between families: a spent budget keeps the first family's pools only."""
+    workload = {"requests_per_second": 20.0, "prompt_tokens": 8000, "output_tokens": 300}
+    slo = {"time_to_first_token_s": 1.5, "time_per_output_token_s": 0.02}
+    search = {"accelerators": [H100, "nvidia-h200-sxm-141gb"], "engines": ["vllm"], "disaggregation": True}
+    space = parse_plan_request({**PLAN, "search": search, "workload": workload, "slo": slo}, CATALOG)
+    groups = rank_search(space).groups
+    calls: list[int] = []
+
+    def spent() -> bool:
+        calls.append(1)
+        return False
+
+    first = best_disaggregated(space, groups, spent)
+    everything = best_disaggregated(space, groups)
+    assert len(calls) == 1
+    assert first is not None and everything is not None
+    assert first.group.accelerator.id == groups[0].accelerator.id
+    assert everything.usd_per_hour <= first.usd_per_hour

@@ -27,5 +27,5 @@ def plan_serving(
     is called between deployment groups and ends the search when it answers False (`search.complete` false)."""
     space = parse_plan_request(request, catalog)
     result = search(space, checkpoint)
-    pools = best_disaggregated(space, result.groups) if space.disaggregation else None
+    pools = best_disaggregated(space, result.groups, checkpoint) if space.disaggregation else None
     return build_plan_response(result, pools)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ...budget import Checkpoint, unlimited
 from ...offers import limit_of
 from ..model.continuous import MAX_PREFILL_LOAD, REQUEST_OVERHEAD_S, queue_wait, queued_at
 from ..model.disaggregated import decode_rate, kv_transfer, prefill_capacity, prefill_seconds
@@ -53,14 +54,19 @@ class _Pair:
     decode: tuple[int, int, int]  # (degree, replicas, batch per replica)
 
 
-def best_disaggregated(space: ServingSearch, groups: list[Group]) -> PoolPlan | None:
-    """The cheapest pair of pools over the groups' families (accelerator × workload × offer), or None."""
+def best_disaggregated(
+    space: ServingSearch, groups: list[Group], checkpoint: Checkpoint = unlimited
+) -> PoolPlan | None:
+    """The cheapest pair of pools over the groups' families (accelerator × workload × offer), or None; stops between
+    families when `checkpoint` says the caller's time budget is spent (the best found so far is kept)."""
     families: dict[tuple, list[Group]] = {}
     for g in groups:
         if g.workload.schedule.continuous and g.workload.layout == "tensor":
             families.setdefault((g.accelerator.id, id(g.workload), id(g.price)), []).append(g)
     best: _Pair | None = None
-    for family in families.values():
+    for k, family in enumerate(families.values()):
+        if k and not checkpoint():
+            break
         found = _family(space, family)
         if found is not None and (best is None or found.usd_per_hour < best.usd_per_hour):
             best = found
