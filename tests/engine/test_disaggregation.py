@@ -270,3 +270,16 @@ def test_the_pools_search_stops_when_the_time_budget_is_spent() -> None:
     assert first is not None and everything is not None
     assert first.group.accelerator.id == groups[0].accelerator.id
     assert everything.usd_per_hour <= first.usd_per_hour
+
+
+def test_every_pool_of_a_plan_holds_one_request() -> None:
+    """Llama-3-70B FP8 does not fit one 80 GB H100 PCIe with a request's KV: neither pool may use one device (the
+    prefill degrees once went unchecked, and the estimate body of such pools was refused)."""
+    workload = {"requests_per_second": 50.0, "prompt_tokens": 512, "output_tokens": 256}
+    slo = {"time_to_first_token_s": 1.0, "time_per_output_token_s": 0.04}
+    search = {"accelerators": ["nvidia-h100-pcie-80gb"], "engines": ["vllm"], "disaggregation": True}
+    body = {**PLAN, "weights": {"precision": "fp8"}, "search": search, "workload": workload, "slo": slo}
+    pools_plan = plan_serving(body, CATALOG)["disaggregated_serving"]["plan"]
+    assert pools_plan["prefill"]["tensor_parallel"] >= 2 and pools_plan["decode"]["tensor_parallel"] >= 2
+    again = estimate_inference(pools_plan["estimate_request"], CATALOG)
+    assert again["devices_needed"]["targets_met"] is True

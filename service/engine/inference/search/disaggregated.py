@@ -80,9 +80,15 @@ def best_disaggregated(
 def _family(space: ServingSearch, family: list[Group]) -> _Pair | None:
     """The cheapest pair of degrees of one family, or None."""
     w, acc = family[0].workload, family[0].accelerator
+    fits = {g.devices: max_batch_size(w, acc, g.devices, upper=space.max_batch) for g in family}
+    family = [g for g in family if fits[g.devices]]  # one request must fit a replica of either pool
     parts = {g.devices: step_parts(w, acc, g.devices) for g in family}
-    decode = {g.devices: _decode_pool(space, g, parts[g.devices]) for g in family}
-    most = limit_of(family[0].price.terms, space.quotas.get(family[0].price.provider.lower()))
+    decode = {g.devices: _decode_pool(space, g, parts[g.devices], fits[g.devices]) for g in family}
+    most = (
+        limit_of(family[0].price.terms, space.quotas.get(family[0].price.provider.lower()))
+        if family
+        else None
+    )
     best = None
     for g in family:
         prefill = _prefill_pool(space, g, parts[g.devices], decode)
@@ -94,11 +100,9 @@ def _family(space: ServingSearch, family: list[Group]) -> _Pair | None:
     return best
 
 
-def _decode_pool(space: ServingSearch, g: Group, p: StepParts) -> tuple[int, int, float] | None:
-    """(replicas, batch, $/h) of the cheapest decode pool of degree g.devices meeting the TPOT objective."""
-    fit = max_batch_size(g.workload, g.accelerator, g.devices, upper=space.max_batch)
-    if not fit:
-        return None
+def _decode_pool(space: ServingSearch, g: Group, p: StepParts, fit: int) -> tuple[int, int, float] | None:
+    """(replicas, batch, $/h) of the cheapest decode pool of degree g.devices (`fit` requests fit a replica)
+    meeting the TPOT objective."""
     batch = np.arange(1, fit + 1, dtype=float)
     step, rate = decode_rate(p, batch)
     replicas = replicas_needed(space.requests_per_second, rate, space.max_utilization)
