@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scalecost.engine.errors import InvalidRequest
 from scalecost.engine.inference.estimate import estimate_inference
-from scalecost.engine.inference.model.continuous import REQUEST_OVERHEAD_S
+from scalecost.engine.inference.model.continuous import MAX_PREFILL_LOAD, REQUEST_OVERHEAD_S
 from scalecost.engine.inference.model.engine_step import step_parts, step_seconds
 from scalecost.engine.inference.model.memory import kv_bytes_per_token
 from scalecost.engine.inference.planner import plan_serving
@@ -95,9 +95,13 @@ def test_throughput_is_limited_by_the_slower_pool_and_a_rate_past_it_is_saturate
     one = estimate(serving=pools(1, 4), workload={"requests_per_second": 0.5})
     load = one["load"]
     assert load["disaggregation"]["bottleneck"] == "prefill"
-    assert load["sustainable_requests_per_second"] == pytest.approx(
-        load["disaggregation"]["prefill"]["capacity_requests_per_second"], rel=1e-12
+    assert load["sustainable_requests_per_second"] == pytest.approx(  # the M/D/1 queue's cap, as co-located
+        MAX_PREFILL_LOAD * load["disaggregation"]["prefill"]["capacity_requests_per_second"], rel=1e-12
     )
+    near = estimate(
+        serving=pools(1, 4), workload={"requests_per_second": 0.95 * load["sustainable_requests_per_second"]}
+    )
+    assert near["load"]["saturated"] is False and near["latency"]["percentiles"] is not None
     more = estimate(serving=pools(3, 4), workload={"requests_per_second": 0.5})
     assert more["load"]["sustainable_requests_per_second"] == pytest.approx(
         3 * load["sustainable_requests_per_second"], rel=1e-9

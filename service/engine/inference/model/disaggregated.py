@@ -65,6 +65,9 @@ class PoolSpeeds:
     prefill_utilization: float
     prefill_capacity_rps: float  # the prefill pool's most prompts/s
     decode_capacity_rps: float  # the decode pool's most requests/s at its largest batch
+    sustainable_rps: (
+        float  # the slower pool's: min(the prefill queue's cap × its capacity, the decode pool's)
+    )
     bottleneck: str  # prefill | decode: the pool that limits throughput
     saturated: bool  # the concurrency or rate is past what the pools sustain
 
@@ -126,10 +129,13 @@ def pool_speeds(w: Workload, by: str, value: float) -> PoolSpeeds:
     fixed = REQUEST_OVERHEAD_S + service + transfer
     steps = max(w.output_tokens - 1.0, 0.0) / float(dp.tokens_per_step)
     conc = x * (fixed + queue_wait(load, service) + steps * step)
-    ok = x < MAX_PREFILL_LOAD * capacity
+    # a rate is sustainable below both pools' capacities (the prefill queue's cap); a concurrency below the grid's
+    # last point whose prefill load is under the cap
+    ok = x < MAX_PREFILL_LOAD * capacity if by == "concurrency" else np.ones_like(x, dtype=bool)
     last = int(np.flatnonzero(ok)[-1]) if ok.any() else 0
     key = np.maximum.accumulate(conc if by == "concurrency" else x)
-    saturated = bool(not ok.any() or value > key[last] * (1.0 + 1e-9))
+    top = key[last] if by == "concurrency" else min(MAX_PREFILL_LOAD * capacity, decode_cap)
+    saturated = bool(not ok.any() or value > top * (1.0 + 1e-9))
     at = min(value, float(key[last]))
     b = float(np.exp(np.interp(np.log(max(at, 1e-300)), np.log(key[: last + 1]), np.log(batch[: last + 1]))))
     t, r = (float(v[0]) for v in decode_rate(dp, np.array([b])))
@@ -162,6 +168,7 @@ def pool_speeds(w: Workload, by: str, value: float) -> PoolSpeeds:
         prefill_utilization=rho,
         prefill_capacity_rps=capacity,
         decode_capacity_rps=decode_cap,
+        sustainable_rps=min(MAX_PREFILL_LOAD * capacity, decode_cap),
         bottleneck="prefill" if capacity * MAX_PREFILL_LOAD < decode_cap else "decode",
         saturated=saturated,
     )

@@ -159,7 +159,7 @@ def disaggregated_speed(w: Workload) -> Speed:
             "concurrency": ps.concurrency,
             "requests_per_second": ps.requests_per_second,
             "saturated": gone,
-            "sustainable_requests_per_second": min(ps.prefill_capacity_rps, ps.decode_capacity_rps),
+            "sustainable_requests_per_second": ps.sustainable_rps,
             "prefill_queue_saturated": ps.saturated and ps.bottleneck == "prefill",
             "prefill_time_share": d.prefill.devices / (d.prefill.devices + d.decode.devices),
             "max_num_batched_tokens": int(budget),
