@@ -287,3 +287,34 @@ def test_every_pool_of_a_plan_holds_one_request() -> None:
     assert pools_plan["prefill"]["tensor_parallel"] >= 2 and pools_plan["decode"]["tensor_parallel"] >= 2
     again = estimate_inference(pools_plan["estimate_request"], CATALOG)
     assert again["devices_needed"]["targets_met"] is True
+
+
+@pytest.mark.parametrize(
+    "model, prompt, tpot, rps",
+    [
+        ("llama-3-8b", 4000, 0.03, 40.0),
+        ("llama-3-70b", 512, 0.08, 5.0),
+        (
+            "mixtral-8x7b",
+            512,
+            0.03,
+            40.0,
+        ),  # its pools once read as saturated at the demand (grid-step saturation)
+        ("mixtral-8x7b", 4000, 0.08, 5.0),
+    ],
+)
+def test_the_pools_estimate_body_reproduces_their_cost_and_meets_the_objectives(
+    model, prompt, tpot, rps
+) -> None:
+    accelerators = ["nvidia-l4", "nvidia-a100-sxm-80gb", "nvidia-h100-sxm-80gb", "amd-mi300x", "nvidia-b200"]
+    body = {
+        "model": {"preset": model},
+        "workload": {"requests_per_second": rps, "prompt_tokens": prompt, "output_tokens": 200},
+        "slo": {"time_to_first_token_s": 2.0, "time_per_output_token_s": tpot},
+        "search": {"accelerators": accelerators, "disaggregation": True, "max_batch_size": 256},
+    }
+    pools_plan = plan_serving(body, CATALOG)["disaggregated_serving"]["plan"]
+    assert pools_plan is not None
+    again = estimate_inference(pools_plan["estimate_request"], CATALOG)
+    assert again["devices_needed"]["targets_met"] is True and again["load"]["saturated"] is False
+    assert again["cost"]["usd_per_hour"] == pytest.approx(pools_plan["cost"]["usd_per_hour"], rel=1e-9)
