@@ -129,15 +129,14 @@ def pool_speeds(w: Workload, by: str, value: float) -> PoolSpeeds:
     fixed = REQUEST_OVERHEAD_S + service + transfer
     steps = max(w.output_tokens - 1.0, 0.0) / float(dp.tokens_per_step)
     conc = x * (fixed + queue_wait(load, service) + steps * step)
-    # a rate is sustainable below both pools' capacities (the prefill queue's cap); a concurrency below the grid's
-    # last point whose prefill load is under the cap
-    ok = x < MAX_PREFILL_LOAD * capacity if by == "concurrency" else np.ones_like(x, dtype=bool)
-    last = int(np.flatnonzero(ok)[-1]) if ok.any() else 0
-    key = np.maximum.accumulate(conc if by == "concurrency" else x)
-    top = key[last] if by == "concurrency" else min(MAX_PREFILL_LOAD * capacity, decode_cap)
-    saturated = bool(not ok.any() or value > top * (1.0 + 1e-9))
-    at = min(value, float(key[last]))
-    b = float(np.exp(np.interp(np.log(max(at, 1e-300)), np.log(key[: last + 1]), np.log(batch[: last + 1]))))
+    cap = (
+        MAX_PREFILL_LOAD * capacity
+    )  # a concurrency: the grid's points under the prefill queue's cap; a rate: the
+    # slower pool's capacity, judged on the rate itself (not on the grid point below it)
+    if by == "concurrency":
+        b, saturated = _locate(value, batch, conc, x < cap, None)
+    else:
+        b, saturated = _locate(value, batch, x, np.ones_like(x, dtype=bool), min(cap, decode_cap))
     t, r = (float(v[0]) for v in decode_rate(dp, np.array([b])))
     # the rate the prefill pool sees: the given one under Poisson arrivals, else the decode pool's at that batch
     xr = value if by != "concurrency" and not saturated else d.decode.replicas * r
@@ -172,6 +171,20 @@ def pool_speeds(w: Workload, by: str, value: float) -> PoolSpeeds:
         bottleneck="prefill" if capacity * MAX_PREFILL_LOAD < decode_cap else "decode",
         saturated=saturated,
     )
+
+
+def _locate(
+    value: float, batch: FloatArray, key: FloatArray, ok: FloatArray, top: float | None
+) -> tuple[float, bool]:
+    """(decode batch per replica, saturated) where `key` (concurrency or rate at each batch of the grid) reaches
+    `value`, by interpolation in log over the sustainable points `ok`; saturated past `top` (None: the last
+    sustainable point's key)."""
+    last = int(np.flatnonzero(ok)[-1]) if ok.any() else 0
+    key = np.maximum.accumulate(key)
+    limit = float(key[last]) if top is None else top
+    saturated = bool(not ok.any() or value > limit * (1.0 + 1e-9))
+    at = np.log(max(min(value, float(key[last])), 1e-300))
+    return float(np.exp(np.interp(at, np.log(key[: last + 1]), np.log(batch[: last + 1])))), saturated
 
 
 def _grid(p: StepParts, top: int, prefill_rate: float) -> FloatArray:
