@@ -9,6 +9,8 @@
    evaluated, server seconds, configurations per second.
 3. The issue's worked example: Llama-3-70B at 50 requests/s, TTFT <= 1 s, TPOT <= 40 ms, cheapest across
    every accelerator of the catalog.
+4. Disaggregated prefill/decode (search.disaggregation): the worked example and a long-prompt workload, with and
+   without the pools searched: server seconds, the co-located plan and the pools.
 """
 
 from __future__ import annotations
@@ -45,7 +47,13 @@ SEARCHES = {
     "~100k": {"engines": ["vllm"], "formats": [{"precision": "fp8"}, {"precision": "int4"}], "max_batch_size": 256},
     "~1M": {"engines": ["vllm", "tensorrt-llm"], "kv_cache_precisions": ["fp16", "fp8"], "max_batch_size": 512},
     "~4M (defaults, batch to 1024)": {"max_batch_size": 1024},
+    "~4M + search.disaggregation": {"max_batch_size": 1024, "disaggregation": True},
 }  # fmt: skip
+LONG = {  # issue 30 §3: long prompts under a tight TPOT, where separate prefill and decode pools win
+    "model": {"preset": "llama-3-70b"},
+    "workload": {"requests_per_second": 20, "prompt_tokens": 6000, "output_tokens": 300},
+    "slo": {"time_to_first_token_s": 1.5, "time_per_output_token_s": 0.025},
+}
 
 
 def median_seconds(fn) -> float:
@@ -87,7 +95,7 @@ def searches(catalog) -> None:
             f"{plan['replicas']} x {plan['devices_per_replica']} {plan['accelerator']} {plan['engine']} "
             f"{plan['weights']['format']} b={plan['batch_size']} ${plan['cost']['usd_per_hour']:,.2f}/h"
             if plan else "none"
-        )  # fmt: skip
+        ) + (" (pools cheaper)" if answer["disaggregated"] else "")  # fmt: skip
         print(
             f"   {label:<30} {s['configurations_considered']:>11,} {s['configurations_evaluated']:>10,} "
             f"{s['deployment_groups']:>7,} {seconds:>9.3f} {s['configurations_considered'] / seconds:>12,.0f}  {best}"
@@ -110,11 +118,32 @@ def worked_example(catalog) -> None:
     )
 
 
+def disaggregated(catalog) -> None:
+    print("\n4. search.disaggregation: separate prefill and decode pools, every accelerator (batch to 1024)")
+    for label, base in (
+        ("512/256, 50 req/s, 1 s / 40 ms", BASE),
+        ("6000/300, 20 req/s, 1.5 s / 25 ms", LONG),
+    ):
+        for searched in (False, True):
+            body = {**base, "search": {"max_batch_size": 1024, "disaggregation": searched}}
+            answer = plan_serving(body, catalog)
+            seconds = median_seconds(lambda body=body: plan_serving(body, catalog))
+            p, pools = answer["plan"], answer["disaggregated_serving"]["plan"]
+            colocated = f"{p['replicas']} x {p['devices_per_replica']} {p['accelerator']} ${p['cost']['usd_per_hour']:,.2f}/h"
+            split = (
+                f"prefill {pools['prefill']['replicas']} x {pools['prefill']['tensor_parallel']} + decode "
+                f"{pools['decode']['replicas']} x {pools['decode']['tensor_parallel']} {pools['accelerator']} "
+                f"${pools['cost']['usd_per_hour']:,.2f}/h" if pools else "-"
+            )  # fmt: skip
+            print(f"   {label:<34} pools searched {searched!s:<5} {seconds:7.3f} s  {colocated}  |  {split}")
+
+
 def main() -> None:
     catalog = build_catalog()
     vectorised_model(catalog)
     searches(catalog)
     worked_example(catalog)
+    disaggregated(catalog)
 
 
 if __name__ == "__main__":

@@ -388,7 +388,9 @@ def test_serving_plan_basis_and_preset_notes_are_translated(client):
     assert english["slo"]["basis"].startswith("steady state of the estimator's batching model")
     assert french["slo"]["basis"].startswith("régime permanent du modèle de batching")
     assert french["disaggregated_serving"]["offered"] is False
-    assert french["disaggregated_serving"]["reason"].startswith("Séparer les pools de prefill et de décodage")
+    assert french["disaggregated_serving"]["reason"].startswith(
+        "Non cherché : mettez search.disaggregation à true"
+    )
     gpt3 = client.get("/v1/models/gpt-3-175b", headers={"Accept-Language": "pt-BR"}).json
     assert gpt3["notes"] == [
         "O GPT-3 alterna atenção densa e atenção esparsa em bandas locais; aqui ela é contada como densa."

@@ -89,11 +89,21 @@ def compare(point: ServingPoint, catalog: Catalog, scheduler: str | None = None)
     if not answer["memory"]["fits"]:
         return Compared(point, seen, nothing, "predicted not to fit")
     predicted = {
-        "ttft": lat["time_to_first_token_s"],
+        "ttft": _ttft_like(point, answer),
         "tpot": lat["time_per_output_token_s"],
         "throughput": answer["throughput"]["output_tokens_per_second"],
     }
     return Compared(point, seen, predicted)
+
+
+def _ttft_like(point: ServingPoint, answer: dict[str, Any]) -> float:
+    """The model's TTFT in the source's statistic: the p50 against a published median, the mean against a mean-only
+    source (NIM's AIPerf averages). The answer's mean TTFT is end_to_end_s − (O − 1)·TPOT: end_to_end_s is the mean,
+    and the TPOT p50 is the mean (its spread is symmetric, a normal approximation); static batches have one value."""
+    lat = answer["latency"]
+    if point.ttft_s_median is not None or lat["percentiles"] is None:
+        return float(lat["time_to_first_token_s"])
+    return float(lat["end_to_end_s"] - (point.output_tokens - 1) * lat["time_per_output_token_s"])
 
 
 def table(catalog: Catalog, scheduler: str | None = None) -> list[Compared]:

@@ -411,6 +411,37 @@ def _inference() -> list[Request]:
             "serving": {"scheduler": "static"},
             "output": {"suggestions": False},
         },
+        # disaggregated prefill/decode (issue 30 §3): at a rate, and a concurrency with pools on two parts
+        {
+            "model": {"preset": "llama-3-70b"},
+            "weights": {"precision": "fp8"},
+            "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 4},
+            "prompt_tokens": 6000,
+            "output_tokens": 300,
+            "workload": {"requests_per_second": 4.0},
+            "serving": {
+                "disaggregation": {
+                    "prefill": {"tensor_parallel": 4, "replicas": 3},
+                    "decode": {"tensor_parallel": 8, "replicas": 1},
+                }
+            },
+            "targets": {"time_to_first_token_s": 1.5, "time_per_output_token_s": 0.025},
+            "output": {"details": True, "suggestions": False},
+        },
+        {
+            "model": {"preset": "llama-3-8b"},
+            "hardware": {"accelerator": "nvidia-h100-sxm-80gb"},
+            "batch_size": 128,
+            "prompt_tokens": 4096,
+            "serving": {
+                "disaggregation": {
+                    "prefill": {"accelerator": "nvidia-b200", "replicas": 1},
+                    "decode": {"tensor_parallel": 2, "replicas": 2},
+                    "layerwise_kv_transfer": True,
+                }
+            },
+            "output": {"suggestions": False},
+        },
     ]
     out += [("inference", e) for e in extras]
     errors: list[dict[str, Any]] = [
@@ -422,6 +453,16 @@ def _inference() -> list[Request]:
             "serving": {"max_num_batched_tokens": 4096, "speculative": {"method": "draft_model"}},
             "workload": {"prefix_hit_rate": 1.5},
             "slo": {"percentile": "p75"},
+        },
+        {
+            "model": {"preset": "llama-3-8b"},
+            "hardware": {"accelerator": "nvidia-h100-sxm-80gb"},
+            "serving": {
+                "disaggregation": {
+                    "prefill": {"accelerator": "nvidia-h900", "tensor_parallel": 3, "replicas": 1},
+                    "decode": {"tensor_parallel": 5, "replicas": 1},
+                }
+            },
         },
         {"model": {"preset": "llama-3-8b"}, "hardware": {"accelerator": "nvidia-h900"}},
         {"model": {"preset": "llama-3-8b"}, "hardware": {"accelerator": "nvidia-l4", "count": 0}},

@@ -115,6 +115,43 @@ class SpeculativeSchema(ma.Schema):
     )
 
 
+class PoolSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    accelerator = String(
+        validate=validate.Length(1, 128),
+        metadata={"description": "Catalog id of the pool's part (default: hardware.accelerator)"},
+    )
+    tensor_parallel = Integer(
+        validate=validate.Range(1, 1024),
+        metadata={
+            "description": "Devices per replica of the pool (tensor-parallel degree), 1 to 1,024 (default 1)"
+        },
+    )
+    replicas = Integer(
+        required=True,
+        validate=validate.Range(1, 10_000),
+        metadata={"description": "Engines (replicas) in the pool, 1 to 10,000"},
+    )
+
+
+class DisaggregationSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+    prefill = ma.fields.Nested(
+        PoolSchema, required=True, metadata={"description": "Engines that run prompts only"}
+    )
+    decode = ma.fields.Nested(PoolSchema, required=True, metadata={"description": "Engines that only decode"})
+    layerwise_kv_transfer = ma.fields.Boolean(
+        metadata={
+            "description": "Stream the prompt's KV cache layer by layer under the prefill (Splitwise, Mooncake); "
+            "default false: sent after the prefill"
+        }
+    )
+
+
 class ServingSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
@@ -138,6 +175,15 @@ class ServingSchema(ma.Schema):
         metadata={
             "description": "Speculative decoding: k drafted tokens verified in one step accept "
             "(1 − α^(k+1))/(1 − α) tokens on average (continuous scheduler)"
+        },
+    )
+    disaggregation = ma.fields.Nested(
+        DisaggregationSchema,
+        metadata={
+            "description": "Separate prefill and decode pools (continuous scheduler; default: co-located): TTFT = "
+            "prefill queue + prefill + KV transfer, TPOT from decode-only steps, throughput of the slower pool, "
+            "cost of both; batch_size (or workload.requests_per_second) is the whole deployment's, hardware.count "
+            "is not used"
         },
     )
     max_num_seqs = Integer(

@@ -130,9 +130,48 @@ class InferenceLatencySchema(Answer):
     human = section(InferenceLatencyHumanSchema, "Human-readable strings")
 
 
+class PoolAnswerSchema(Answer):
+    OPTIONAL = frozenset(
+        {
+            "utilization",
+            "prefill_s",
+            "queue_wait_s",
+            "batch_per_replica",
+            "step_s",
+        }
+    )
+    accelerator = text("Catalog id of the pool's part", example="nvidia-h100-sxm-80gb")
+    tensor_parallel = integer("Devices per replica (tensor-parallel degree)")
+    replicas = integer("Engines in the pool")
+    devices = integer("tensor_parallel × replicas")
+    capacity_requests_per_second = number(
+        "Most requests/s the pool serves (prefill: all steps full of prompts)"
+    )
+    utilization = number("Prefill pool: offered prompts ÷ capacity")
+    prefill_s = number("Prefill pool: one prompt's own prefill steps, seconds")
+    queue_wait_s = number("Prefill pool: mean wait before them (M/D/1), seconds")
+    batch_per_replica = number("Decode pool: mean decoding requests per replica")
+    step_s = number("Decode pool: one decode step (no prefill chunks), seconds")
+
+
+class KvTransferSchema(Answer):
+    bytes_per_request_per_decode_rank = number("Prompt KV each decode rank receives per request, bytes")
+    seconds = number("Time the transfer adds to TTFT, seconds")
+    link = text("scale-up (both pools in one domain) or scale-out (network)", example="scale-out")
+    layerwise = F.Boolean(metadata={"description": "Streamed layer by layer under the prefill"})
+
+
+class DisaggregationAnswerSchema(Answer):
+    prefill = section(PoolAnswerSchema, "The prefill pool")
+    decode = section(PoolAnswerSchema, "The decode pool")
+    kv_transfer = section(KvTransferSchema, "The prompt's KV cache moved from prefill to decode")
+    bottleneck = text("The pool that limits throughput: prefill or decode", example="decode")
+
+
 class InferenceLoadSchema(Answer):
     OPTIONAL = frozenset(
         {
+            "disaggregation",
             "chunked_prefill",
             "max_num_batched_tokens",
             "max_num_batched_tokens_source",
@@ -164,7 +203,15 @@ class InferenceLoadSchema(Answer):
     )
     prefill_time_share = number(
         "Share of the engine's time the prefill chunks add to the steps that carry them (what input tokens are "
-        "charged; the decode rows of those steps are charged to output tokens)"
+        "charged; the decode rows of those steps are charged to output tokens); disaggregated: the prefill pool's "
+        "share of the devices"
+    )
+    disaggregation = F.Nested(
+        DisaggregationAnswerSchema,
+        allow_none=True,
+        metadata={
+            "description": "serving.disaggregation: both pools and the KV transfer; null when co-located"
+        },
     )
 
 

@@ -133,6 +133,12 @@ class PlanSearchSchema(ma.Schema):
         validate=validate.Range(1, 1_000_000),
         metadata={"description": "Most replicas a plan may use (default 10,000)"},
     )
+    disaggregation = ma.fields.Boolean(
+        metadata={
+            "description": "Also search separate prefill and decode pools of each accelerator, engine and format "
+            "at any two of the searched tensor degrees (default false: the search is about twice as long)"
+        }
+    )
 
 
 class PlanCostSchema(ma.Schema):

@@ -156,9 +156,71 @@ class PlanSloEchoSchema(ma.Schema):
     basis = text("What the objectives are measured on")
 
 
+class PlanPoolSchema(ma.Schema):
+    tensor_parallel = integer("Devices per replica of the pool")
+    replicas = integer("Engines in the pool")
+    utilization = num("Prefill pool: demand ÷ its capacity (the M/D/1 queue's load)")
+    batch_size = integer(
+        "Decode pool: the batch per replica the pool was sized at (the objective's worst case)"
+    )
+
+
+class PlanPoolsLatencySchema(ma.Schema):
+    time_to_first_token_s = num(
+        "At slo.percentile: front end + prefill queue + prefill + KV transfer, seconds"
+    )
+    time_per_output_token_s = num("At slo.percentile: one decode-only step, seconds")
+    end_to_end_s = number("Mean TTFT + (output_tokens − 1) × TPOT, seconds")
+    kv_transfer_s = num("What moving the prompt's KV cache adds to TTFT, seconds")
+
+
+class PlanPoolsCostSchema(ma.Schema):
+    usd_per_hour = number("USD per hour of both pools")
+    prefill_usd_per_hour = number("USD per hour of the prefill pool")
+    usd_per_request = number("Cost per request at the demand")
+    usd_per_million_input_tokens = number("The prefill pool's cost ÷ input tokens at the demand")
+    usd_per_million_output_tokens = number("The decode pool's cost ÷ output tokens at the demand")
+
+
+class PoolsDeploymentSchema(ma.Schema):
+    accelerator = text("Catalog id (both pools)", example="nvidia-h100-sxm-80gb")
+    name = text("Accelerator name")
+    provider = text("Provider whose price is used")
+    engine = text("Serving engine", example="vllm")
+    weights = section(PlanWeightsSchema, "Weight format")
+    kv_cache_precision = text("KV-cache precision")
+    prefill = section(PlanPoolSchema, "Engines that run prompts only")
+    decode = section(PlanPoolSchema, "Engines that only decode")
+    total_devices = integer("Devices of both pools")
+    latency = section(PlanPoolsLatencySchema, "The single estimate's figures at the demand")
+    cost = section(PlanPoolsCostSchema, "Cost")
+    estimate_request = AsIs(
+        InferenceRequestSchema,
+        metadata={
+            "description": "POST /v1/estimates/inference body with serving.disaggregation and the demand as "
+            "workload.requests_per_second: reproduces these numbers"
+        },
+    )
+
+
 class DisaggregatedSchema(ma.Schema):
-    offered = F.Boolean(metadata={"description": "Whether disaggregated prefill/decode pools are candidates"})
+    offered = F.Boolean(
+        metadata={
+            "description": "Whether disaggregated prefill/decode pools were searched (search.disaggregation)"
+        }
+    )
+    wins = F.Boolean(
+        allow_none=True,
+        metadata={
+            "description": "Whether the pools are cheaper than every co-located plan; null when not searched"
+        },
+    )
     reason = text("Why")
+    plan = F.Nested(
+        PoolsDeploymentSchema,
+        allow_none=True,
+        metadata={"description": "The cheapest pair of pools that meets the objectives"},
+    )
 
 
 class ServingPlanSchema(ma.Schema):
@@ -172,6 +234,13 @@ class ServingPlanSchema(ma.Schema):
         F.Nested(DeploymentSchema),
         required=True,
         metadata={"description": "Cost vs end-to-end latency Pareto points"},
+    )
+    disaggregated = F.Boolean(
+        required=True,
+        metadata={
+            "description": "true: separate prefill and decode pools (disaggregated_serving.plan) are the cheapest "
+            "answer; `plan` stays the cheapest co-located deployment"
+        },
     )
     nearest_misses = F.List(F.Nested(NearestMissSchema), required=True)
     exclusions = section(ExclusionsSchema, "Configurations excluded, by first failing reason", required=True)

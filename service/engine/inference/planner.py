@@ -12,6 +12,7 @@ from typing import Any
 
 from ..budget import Checkpoint, unlimited
 from ..hardware import Catalog
+from .search.disaggregated import best_disaggregated
 from .search.rank import search
 from .search.request import parse_plan_request
 from .search.response import build_plan_response
@@ -24,4 +25,7 @@ def plan_serving(
 ) -> dict[str, Any]:
     """The cheapest deployment of `request` on the catalog; raises InvalidRequest for impossible input. `checkpoint`
     is called between deployment groups and ends the search when it answers False (`search.complete` false)."""
-    return build_plan_response(search(parse_plan_request(request, catalog), checkpoint))
+    space = parse_plan_request(request, catalog)
+    result = search(space, checkpoint)
+    pools = best_disaggregated(space, result.groups, checkpoint) if space.disaggregation else None
+    return build_plan_response(result, pools)

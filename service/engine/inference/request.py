@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..errors import InvalidRequest
@@ -10,6 +11,7 @@ from ..hardware import Accelerator, Catalog
 from ..i18n import _
 from ..models import ModelSpec, resolve_model
 from ..pricing import priced_cost, resolve_price
+from .disaggregation_request import check_disaggregation, parse_disaggregation, pool_prices
 from .model.formats import (
     ENGINE_KV_PRECISIONS,
     ENGINES,
@@ -72,12 +74,16 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan
         places = 1
 
     schedule = parse_schedule(request, engine, bad)
+    split, pools = parse_disaggregation(request, catalog, acc, bad)
+    schedule = replace(schedule, disaggregation=split)
     if model is not None and fmt is not None and acc is not None and engine in ENGINES:
         kv = kv or default_kv_precision(engine, fmt)
         workload = Workload(model, engine, fmt, kv, batch, prompt, output, float(fraction), schedule)
         check_schedule(workload, acc, bad)
         _check_hardware(workload, acc, count, (request.get("weights") or {}).get("format"), bad)
         _check_context(workload, bad)
+        check_disaggregation(workload, pools, lambda w, part: hardware_problems(w, part, None), bad)
+    prices = pool_prices(request, split, catalog, (usd, price_source), bad)
     if errors:
         raise InvalidRequest(errors)
     assert model is not None and fmt is not None and acc is not None
@@ -93,6 +99,7 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan
         details=bool(output_opts.get("details", False)),
         decimal_places=places,
         suggestions=bool(output_opts.get("suggestions", True)),
+        pool_prices=prices,
     )
 
 

@@ -7,6 +7,7 @@ serving time to output tokens, cost per million input tokens charges only the pr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..hardware import Accelerator
@@ -104,6 +105,7 @@ def _load_section(p: InferencePlan, speed: Speed) -> dict[str, Any]:
         "sustainable_requests_per_second": speed.load["sustainable_requests_per_second"],
         "prefill_queue_saturated": speed.load["prefill_queue_saturated"],
         "prefill_time_share": speed.load["prefill_time_share"],
+        "disaggregation": speed.load.get("disaggregation"),
     }
 
 
@@ -262,11 +264,21 @@ def _cost_section(w: Workload, speed: Speed, count: int, p: InferencePlan) -> di
             "priced_as_of": None,
         }
     per_hour = usd_per_hour(count, usd, p.infrastructure_overhead)
+    split = w.schedule.disaggregation
+    prefill_hour = None
+    if split is not None and p.pool_prices is not None:  # both pools; input tokens pay the prefill pool
+        (pre_usd, _), (dec_usd, _) = p.pool_prices["prefill"], p.pool_prices["decode"]
+        if pre_usd is None or dec_usd is None:
+            return _cost_section(w, speed, count, replace(p, usd_per_accelerator_hour=None))
+        prefill_hour = usd_per_hour(split.prefill.devices, pre_usd, p.infrastructure_overhead)
+        per_hour = prefill_hour + usd_per_hour(split.decode.devices, dec_usd, p.infrastructure_overhead)
     per_second = per_hour / SECONDS_PER_HOUR
     out = in_ = samples = None
     if speed.output_tokens_per_second:
         out = per_second / speed.output_tokens_per_second * 1e6
-    if speed.load is not None:  # continuous batching: the prefill chunks' share of the engine's time
+    if prefill_hour is not None:
+        in_ = prefill_hour / SECONDS_PER_HOUR / (speed.requests_per_second * w.prompt_tokens) * 1e6
+    elif speed.load is not None:  # continuous batching: the prefill chunks' share of the engine's time
         in_ = (
             per_second
             * speed.load["prefill_time_share"]

@@ -129,7 +129,7 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
     d = a * o1
     # a first estimate of the concurrency: the own prefill beside every decoding request, no queueing
     t0 = step_seconds(p, d, zeros)
-    conc = a / t0 * (REQUEST_OVERHEAD_S + _own_prefill(p, d) + o1 * t0)
+    conc = a / t0 * (REQUEST_OVERHEAD_S + own_prefill(p, d) + o1 * t0)
     tried: list[tuple[FloatArray, FloatArray]] = []  # (concurrency in, concurrency out) of each pass
     for _ in range(PASSES):
         if len(tried) == 2:  # a secant step on C ↦ C_out − C: the map is nearly linear, one step lands on it
@@ -152,10 +152,11 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         seen = f * others_share
         seen_mix, seen_dec = step_seconds(p, 1.0 + others, c), step_seconds(p, 1.0 + others, zeros)
         t_seen = seen * seen_mix + (1.0 - seen) * seen_dec
-        service = _own_prefill(p, others)
+        service = own_prefill(p, others)
         busy = others_share if closed else 1.0 - np.exp(-d)
-        load = np.minimum(f, MAX_PREFILL_LOAD)
-        wait = load / (2.0 * (1.0 - load)) * service
+        # the share of the prefill's time (not of steps) the other requests' prompts fill: an M/D/1 utilisation
+        load = np.minimum(x * others_share / prefill_rate(p, others), MAX_PREFILL_LOAD)
+        wait = queue_wait(load, service)
         ttft_mean = REQUEST_OVERHEAD_S + service + busy * t_mean / 2.0 + wait
         conc = x * (ttft_mean + o1 * t_seen)
         d = x * o1 * t_seen
@@ -173,17 +174,38 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         "saturated": a * p.prompt > room,
     }
     spread = np.sqrt(seen * (1.0 - seen) / np.maximum(o1, 1.0))
-    tail = np.where(load > 0, wait / np.maximum(load, 1e-12), 0.0)  # mean wait of those who wait
     for name in NAMES:
         q = quantile_q(name)
-        queued = np.where(load > 1.0 - q, tail * np.log(np.maximum(load, 1e-12) / (1.0 - q)), 0.0)
-        curve["ttft_" + name] = REQUEST_OVERHEAD_S + service + busy * t_mean * q + queued
+        curve["ttft_" + name] = REQUEST_OVERHEAD_S + service + busy * t_mean * q + queued_at(load, wait, q)
         mixed = np.clip(seen + quantile_z(name) * spread, 0.0, 1.0)
         curve["tpot_" + name] = (seen_dec + (seen_mix - seen_dec) * mixed) / p.tokens_per_step
     return curve
 
 
-def _own_prefill(p: StepParts, others: FloatArray) -> FloatArray:
+def prefill_rate(p: StepParts, decoding: FloatArray) -> FloatArray:
+    """Prompts/s the engine's prefill takes at most with `decoding` requests beside: every step full of prompt tokens
+    (chunked: the budget less the decode rows; unchunked: as many whole prompts as the room holds, at least one).
+    Prompts queue for it as for an M/D/1 server at utilisation X/prefill_rate (its share of time)."""
+    room = np.maximum(p.budget - decoding * p.verify_rows, 1.0)
+    whole = np.maximum(np.floor(room / p.prompt), 1.0) * p.prompt
+    tokens = np.where(p.chunked, room, whole)
+    return tokens / (p.prompt * step_seconds(p, decoding, tokens))
+
+
+def queue_wait(load: FloatArray, service: FloatArray | float) -> FloatArray:
+    """Mean wait of a prompt behind others in an M/D/1 queue at utilisation `load` (< 1), deterministic `service`
+    seconds each: load/(2(1 − load))·service (Pollaczek-Khinchine with zero service variance)."""
+    return load / (2.0 * (1.0 - load)) * service
+
+
+def queued_at(load: FloatArray, wait: FloatArray, q: float) -> FloatArray:
+    """The wait at quantile q: a prompt waits with probability `load`, the wait of those who wait exponential with
+    mean wait/load, so the q-quantile is (wait/load)·ln(load/(1 − q)) when load > 1 − q, else 0."""
+    tail = np.where(load > 0, wait / np.maximum(load, 1e-12), 0.0)  # mean wait of those who wait
+    return np.where(load > 1.0 - q, tail * np.log(np.maximum(load, 1e-12) / (1.0 - q)), 0.0)
+
+
+def own_prefill(p: StepParts, others: FloatArray) -> FloatArray:
     """Seconds of the steps that carry one request's own prompt: chunks of at most budget − d_o tokens beside the
     other requests' decodes (without chunking, the whole prompt in one step)."""
     room = np.maximum(p.budget - others * p.verify_rows, 1.0)

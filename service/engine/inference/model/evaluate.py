@@ -45,6 +45,9 @@ class InferenceEvaluation:
 def evaluate(p: InferencePlan) -> InferenceEvaluation:
     """Numbers for a validated plan; `count` "auto" is the fewest devices that fit."""
     w, acc = p.workload, p.accelerator
+    split = w.schedule.disaggregation
+    if split is not None:  # the pools are given: memory and speed of a decode replica
+        return _evaluate_pools(p, split.decode.accelerator, split.decode.tensor_parallel)
     to_fit = fewest_fitting(w, acc)
     note = None
     if p.count is not None:
@@ -69,6 +72,20 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
         speed=speed,
         targets_met=meets_targets(speed, p.targets, w.schedule.percentile) if p.targets else None,
         count_note=note,
+    )
+
+
+def _evaluate_pools(p: InferencePlan, acc: Accelerator, count: int) -> InferenceEvaluation:
+    speed = serving_speed(p.workload, acc, count)
+    met = meets_targets(speed, p.targets, p.workload.schedule.percentile) if p.targets else None
+    return InferenceEvaluation(
+        plan=p,
+        count=count,
+        to_fit=fewest_fitting(p.workload, acc),
+        to_meet=None,
+        memory=memory_layout(p.workload, acc, count),
+        speed=speed,
+        targets_met=met,
     )
 
 

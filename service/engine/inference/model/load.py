@@ -16,7 +16,9 @@ import numpy as np
 
 from ...hardware import Accelerator
 from .continuous import NAMES, LoadSpeeds, closed_loop, open_loop
+from .disaggregated import PoolSpeeds, pool_speeds
 from .memory import Workload, max_batch_size
+from .schedule import Pool, batched_tokens
 from .speed import Speed, estimate_speed, token_speed
 
 SUSTAINABLE_SHARE = 0.98  # a rate within 2 % of the largest batch's throughput has no steady state
@@ -25,6 +27,8 @@ SUSTAINABLE_SHARE = 0.98  # a rate within 2 % of the largest batch's throughput 
 def serving_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
     """The estimate's speed under the workload's scheduler: continuous batching here, else speed.py's static batch
     (and sample models)."""
+    if w.mode == "token" and w.schedule.disaggregation is not None:
+        return disaggregated_speed(w)
     if w.mode == "token" and w.schedule.continuous:
         return continuous_speed(w, acc, count)
     return estimate_speed(w, acc, count)
@@ -117,3 +121,85 @@ def _saturated(
         percentiles=None,
         load=_load(top, float(cap), sustainable, True, sustainable),
     )
+
+
+def disaggregated_speed(w: Workload) -> Speed:
+    """Separate prefill and decode pools (disaggregated.py) at the request's concurrency (`batch_size`, the whole
+    deployment's) or arrival rate; the static model's bounds and terms describe a decode replica's steps."""
+    d = w.schedule.disaggregation
+    assert d is not None
+    rate = w.schedule.requests_per_second
+    ps = (
+        pool_speeds(w, "requests_per_second", rate) if rate else pool_speeds(w, "concurrency", float(w.batch))
+    )
+    static = _static_parts(w, d.decode.accelerator, d.decode.tensor_parallel, ps.decode_batch)
+    gone = ps.saturated and rate is not None  # a rate past the pools' capacity: no steady state
+    ttft = None if gone else ps.ttft
+    tpot = None if gone else ps.tpot
+    budget = float(batched_tokens(w.schedule, w.engine, d.prefill.accelerator)[0])
+    return replace(
+        static,
+        time_to_first_token_s=ttft["p50"] if ttft else None,
+        time_per_output_token_s=tpot["p50"] if tpot else None,
+        end_to_end_s=ps.end_to_end_s,
+        output_tokens_per_second=ps.requests_per_second * w.output_tokens,
+        per_sequence_tokens_per_second=1.0 / tpot["p50"] if tpot else None,
+        requests_per_second=ps.requests_per_second,
+        terms={
+            **static.terms,
+            "decode_step_s": ps.decode_step_s,
+            "prefill_step_share": 0.0,
+            "max_num_batched_tokens": budget,
+        },
+        percentiles={"time_to_first_token_s": ttft, "time_per_output_token_s": tpot}
+        if ttft and tpot
+        else None,
+        load={
+            "scheduler": "continuous",
+            "concurrency": ps.concurrency,
+            "requests_per_second": ps.requests_per_second,
+            "saturated": gone,
+            "sustainable_requests_per_second": ps.sustainable_rps,
+            "prefill_queue_saturated": ps.saturated and ps.bottleneck == "prefill",
+            "prefill_time_share": d.prefill.devices / (d.prefill.devices + d.decode.devices),
+            "max_num_batched_tokens": int(budget),
+            "disaggregation": _pools(w, ps),
+        },
+    )
+
+
+def _pools(w: Workload, ps: PoolSpeeds) -> dict[str, Any]:
+    """The answer's `load.disaggregation`: both pools and what moves between them."""
+    d = w.schedule.disaggregation
+    assert d is not None
+    return {
+        "prefill": {
+            **_pool(d.prefill),
+            "utilization": ps.prefill_utilization,
+            "capacity_requests_per_second": ps.prefill_capacity_rps,
+            "prefill_s": ps.prefill_s,
+            "queue_wait_s": ps.prefill_wait_s,
+        },
+        "decode": {
+            **_pool(d.decode),
+            "batch_per_replica": ps.decode_batch,
+            "capacity_requests_per_second": ps.decode_capacity_rps,
+            "step_s": ps.decode_step_s,
+        },
+        "kv_transfer": {
+            "bytes_per_request_per_decode_rank": ps.kv_transfer_bytes,
+            "seconds": ps.kv_transfer_s,
+            "link": ps.kv_link,
+            "layerwise": d.layerwise_kv_transfer,
+        },
+        "bottleneck": ps.bottleneck,
+    }
+
+
+def _pool(p: Pool) -> dict[str, Any]:
+    return {
+        "accelerator": p.accelerator.id,
+        "tensor_parallel": p.tensor_parallel,
+        "replicas": p.replicas,
+        "devices": p.devices,
+    }

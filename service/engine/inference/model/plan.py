@@ -23,3 +23,5 @@ class InferencePlan:
     details: bool
     decimal_places: int
     suggestions: bool
+    # serving.disaggregation: each pool's (USD per accelerator-hour, price source); None when co-located
+    pool_prices: Mapping[str, tuple[float | None, Any]] | None = None

@@ -76,6 +76,30 @@ class Speculative:
 
 
 @dataclass(frozen=True)
+class Pool:
+    """One pool of a disaggregated deployment: `replicas` engines of `tensor_parallel` devices of `accelerator`."""
+
+    accelerator: Accelerator
+    tensor_parallel: int
+    replicas: int
+
+    @property
+    def devices(self) -> int:
+        return self.tensor_parallel * self.replicas
+
+
+@dataclass(frozen=True)
+class Disaggregation:
+    """Separate prefill and decode pools (disaggregated.py); the prompt's KV moves from one to the other."""
+
+    prefill: Pool
+    decode: Pool
+    layerwise_kv_transfer: bool = (
+        False  # the transfer overlaps the prefill layer by layer (Splitwise, Mooncake)
+    )
+
+
+@dataclass(frozen=True)
 class Schedule:
     """The request's `serving` and `workload` choices; None = the engine's default on the accelerator."""
 
@@ -89,6 +113,7 @@ class Schedule:
     prefix_hit_rate: float = 0.0  # share of each prompt found in the prefix cache (not prefilled again)
     speculative: Speculative | None = None
     percentile: str = DEFAULT_PERCENTILE
+    disaggregation: Disaggregation | None = None  # None: every replica prefills and decodes (co-located)
 
     @property
     def continuous(self) -> bool:

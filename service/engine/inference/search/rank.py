@@ -100,6 +100,7 @@ class PlanResult:
     groups_checked: int
     misses: list[dict[str, Any]] = field(default_factory=list)
     complete: bool = True  # False: the caller's time budget ended the search before every group
+    groups: list[Group] = field(default_factory=list)  # those that passed their checks (disaggregated.py)
 
 
 def search(space: ServingSearch, checkpoint: Checkpoint = unlimited) -> PlanResult:
@@ -139,6 +140,7 @@ def search(space: ServingSearch, checkpoint: Checkpoint = unlimited) -> PlanResu
         evaluated=evaluated,
         groups_checked=len(groups),
         complete=complete,
+        groups=groups,
     )
     if best is None:
         result.misses = nearest_misses(
@@ -180,9 +182,8 @@ def _groups(space: ServingSearch) -> Iterator[tuple[int, str | None, Group | Non
                         if reason is not None:
                             yield multiplicity, reason, None
                             continue
-                        for k, price in enumerate(
-                            offers
-                        ):  # the configurations are counted once, on the first
+                        # the configurations are counted once, on the first
+                        for k, price in enumerate(offers):
                             yield (
                                 (multiplicity if k == 0 else 0),
                                 None,
@@ -386,9 +387,8 @@ def _deployment(space: ServingSearch, groups: list[Group], point: _Point) -> Dep
     group = groups[point.group]
     plan = group_plan(space, group, point.batch)
     ev = evaluate(plan)
-    replicas = int(
-        replicas_needed(space.requests_per_second, ev.speed.requests_per_second, space.max_utilization)
-    )
+    rps = ev.speed.requests_per_second
+    replicas = int(replicas_needed(space.requests_per_second, rps, space.max_utilization))
     return Deployment(group, plan, ev, replicas, float(fleet_usd_per_hour(space, group, replicas)))
 
 

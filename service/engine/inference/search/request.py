@@ -88,6 +88,7 @@ class ServingSearch:
     # no search.kv_cache_precisions: the engine's default and an FP8 cache where engine and part support one,
     # the FP8 option skipped silently (not an exclusion) where they do not or where it is the default already
     kv_searched_by_default: bool = False
+    disaggregation: bool = False  # search.disaggregation: also search separate prefill/decode pools
 
     @property
     def groups(self) -> int:
@@ -138,6 +139,7 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> ServingS
         max_utilization=float(slo.get("max_utilization", 1.0)),
         max_batch=int(search.get("max_batch_size", DEFAULT_MAX_BATCH)),
         max_replicas=int(search.get("max_replicas", DEFAULT_MAX_REPLICAS)),
+        disaggregation=bool(search.get("disaggregation", False)),
         infrastructure_overhead=float(cost.get("infrastructure_overhead", 0.0) or 0.0),
         frontier_points=int((request.get("output") or {}).get("frontier_points", DEFAULT_FRONTIER_POINTS)),
         as_of=str(cost["as_of"]) if cost.get("as_of") else None,

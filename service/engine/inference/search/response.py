@@ -14,6 +14,8 @@ from ...offers import instances
 from ...units import SECONDS_PER_HOUR, human_duration
 from ..intervals import metric_bounds
 from ..model.cost import usd_per_hour
+from .disaggregated import PoolPlan
+from .pools_response import disaggregated_section
 from .rank import Deployment, PlanResult
 from .request import ServingSearch
 
@@ -25,20 +27,16 @@ SLO_BASIS = N_(
     "for every request in steady state; queueing for a free slot is not modelled (slo.max_utilization leaves "
     "headroom for it)."
 )
-# disaggregated_serving.reason, translated where the answer is built
-DISAGGREGATED_REASON = N_(
-    "Separate prefill and decode pools (DistServe, Splitwise, NVIDIA Dynamo) need a model of the KV-cache "
-    "transfer between pools and of each pool's scheduling that the estimator does not have; every candidate "
-    "is a co-located replica that prefills and decodes on the same devices."
-)
 
 
-def build_plan_response(result: PlanResult) -> dict[str, Any]:
+def build_plan_response(result: PlanResult, pools: PoolPlan | None = None) -> dict[str, Any]:
     space = result.search
+    disaggregated, section = disaggregated_section(space, result.best, pools, estimate_request)
     rps = space.requests_per_second
     feasible = result.considered - sum(result.exclusions.values())
     return {
-        "feasible": result.best is not None,
+        "feasible": result.best is not None or pools is not None,
+        "disaggregated": disaggregated,
         "plan": deployment_json(space, result.best) if result.best else None,
         "frontier": [deployment_json(space, d) for d in result.frontier],
         "nearest_misses": [
@@ -69,7 +67,7 @@ def build_plan_response(result: PlanResult) -> dict[str, Any]:
             "max_utilization": space.max_utilization,
             "basis": _(SLO_BASIS),
         },
-        "disaggregated_serving": {"offered": False, "reason": _(DISAGGREGATED_REASON)},
+        "disaggregated_serving": section,
         "notes": _notes(result),
     }
 
