@@ -4,12 +4,14 @@ saved scenario keeps of it (its prices and its summary)."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from ..engine import Catalog, estimate_inference, estimate_training
+from ..engine.calibration import estimate_calibrated
+from . import calibrations
 from .catalog import CatalogCache, engine_catalog
 
 ESTIMATORS = {"training": estimate_training, "inference": estimate_inference}
@@ -23,8 +25,13 @@ def estimate(
     cache: CatalogCache | None = None,
     as_of: dt.date | None = None,
 ) -> dict[str, Any]:
-    """`request` is the validated body. Raises the engine's InvalidRequest for impossible input."""
-    return estimate_on(kind, request, lambda day: engine_catalog(session, day, cache), as_of=as_of)
+    """`request` is the validated body. Raises the engine's InvalidRequest for impossible input. A body naming a
+    `calibration` profile is estimated on that profile's factors (engine/calibration/apply.py)."""
+    ref = request.get("calibration")
+    profile = calibrations.profile_for(session, ref) if ref else None
+    return estimate_on(
+        kind, request, lambda day: engine_catalog(session, day, cache), as_of=as_of, profile=profile
+    )
 
 
 def estimate_on(
@@ -33,13 +40,21 @@ def estimate_on(
     catalog_on: Callable[[dt.date | None], Catalog],
     *,
     as_of: dt.date | None = None,
+    profile: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """`estimate` on the catalog `catalog_on(day)` answers (the library's catalogs need no session)."""
-    body = dict(request)  # the engine never mutates its input; only `cost.as_of` is taken out here
+    """`estimate` on the catalog `catalog_on(day)` answers (the library's catalogs need no session), with the
+    calibration `profile` when given."""
+    body = dict(
+        request
+    )  # the engine never mutates its input; `cost.as_of` and `calibration` are taken out here
+    body.pop("calibration", None)
     cost = dict(body.get("cost") or {})
     day = cost.pop("as_of", None) or as_of
     body["cost"] = cost
-    estimate = ESTIMATORS[kind](body, catalog_on(day))
+    if profile is not None:
+        estimate = estimate_calibrated(kind, body, catalog_on(day), profile)
+    else:
+        estimate = ESTIMATORS[kind](body, catalog_on(day))
     if day is not None:
         estimate.setdefault("cost", {})["priced_as_of"] = day.isoformat()
     return estimate

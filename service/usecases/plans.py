@@ -11,6 +11,8 @@ from sqlalchemy.orm import Session
 
 from .. import engine
 from ..engine.budget import Checkpoint, unlimited
+from ..engine.calibration import used_profile
+from . import calibrations
 from .catalog import CatalogCache, engine_catalog
 
 
@@ -23,9 +25,12 @@ def plan_training(
 ) -> dict[str, Any]:
     """`request` is the validated body. Raises the engine's InvalidRequest for impossible input. The catalog is read
     first; `checkpoint` then bounds the search (the engine's budget.py)."""
+    profile, request = _profile(request, session)
     catalog = engine_catalog(session, None, cache)
     session.rollback()  # read-only: end the transaction before the long search (no connection held meanwhile)
-    return engine.plan_training(request, catalog, checkpoint)
+    if profile is not None:
+        catalog = calibrations.planner_catalog("training", catalog, profile)
+    return _named(engine.plan_training(request, catalog, checkpoint), profile)
 
 
 def plan_serving(
@@ -36,13 +41,30 @@ def plan_serving(
     checkpoint: Checkpoint = unlimited,
 ) -> dict[str, Any]:
     """`request` is the validated body. Raises the engine's InvalidRequest for impossible input."""
+    profile, request = _profile(request, session)
 
     def catalog_on(day: dt.date | None) -> engine.Catalog:
         catalog = engine_catalog(session, day, cache)
         session.rollback()  # read-only: end the transaction before the long search (no connection held meanwhile)
-        return catalog
+        return catalog if profile is None else calibrations.planner_catalog("inference", catalog, profile)
 
-    return plan_serving_on(request, catalog_on, checkpoint=checkpoint)
+    return _named(plan_serving_on(request, catalog_on, checkpoint=checkpoint), profile)
+
+
+def _profile(request: dict[str, Any], session: Session) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The calibration profile the request names (None without one) and the request without the name."""
+    ref = request.get("calibration")
+    if not ref:
+        return None, request
+    body = {k: v for k, v in request.items() if k != "calibration"}
+    return calibrations.profile_for(session, ref), body
+
+
+def _named(answer: dict[str, Any], profile: dict[str, Any] | None) -> dict[str, Any]:
+    """A planner's answer names the profile it searched with: its part (every part with apply_to "any") was scaled."""
+    if profile is not None:
+        answer["calibration"] = used_profile(profile)
+    return answer
 
 
 def plan_serving_on(

@@ -7,6 +7,7 @@ import marshmallow as ma
 
 from .common_responses import (
     Answer,
+    CalibrationUsedSchema,
     DetailSchema,
     RecommendationSchema,
     integer,
@@ -234,7 +235,7 @@ class ComputeEfficiencySchema(Answer):
 
 
 class InferenceAssumptionsSchema(Answer):
-    OPTIONAL = frozenset({"moe_expert_efficiency"})
+    OPTIONAL = frozenset({"moe_expert_efficiency", "calibration"})
     workload = section(InferenceWorkloadSchema, "The workload estimated")
     memory_bandwidth_efficiency = section(SourcedFactorSchema, "Achieved / datasheet bandwidth (MBU)")
     kv_bandwidth_efficiency = number("MBU of the KV-cache reads")
@@ -245,10 +246,11 @@ class InferenceAssumptionsSchema(Answer):
     usd_per_accelerator_hour = num("Price used, USD per device-hour; null when none is known")
     infrastructure_overhead = number("Fraction added to the device price (storage, network, …)")
     moe_expert_efficiency = number("MoE models only: efficiency of the routed-expert GEMMs")
+    calibration = section(CalibrationUsedSchema, "The calibration profile used (only with `calibration`)")
 
 
 class InferenceEstimateSchema(Answer):
-    OPTIONAL = frozenset({"details"})
+    OPTIONAL = frozenset({"details", "calibration"})
     model = section(InferenceResolvedModelSchema, "The resolved model", required=True)
     hardware = section(InferenceResolvedHardwareSchema, "The resolved hardware")
     memory = F.Nested(InferenceMemorySchema, required=True)
@@ -271,3 +273,6 @@ class InferenceEstimateSchema(Answer):
         F.Nested(DetailSchema), metadata={"description": "Step-by-step calculation: present when asked"}
     )
     notes = F.List(F.String(), required=True)
+    calibration = section(
+        CalibrationUsedSchema, "The calibration profile and revision used (only when the request names one)"
+    )

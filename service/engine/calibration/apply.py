@@ -64,7 +64,8 @@ def annotate(answer: dict[str, Any], profile: Mapping[str, Any]) -> dict[str, An
     answer["calibration"] = used
     assumptions = answer.setdefault("assumptions", {})
     assumptions["calibration"] = used
-    notes = assumptions.setdefault("notes", [])
+    # training answers keep their notes in the assumptions, serving answers at the top
+    notes = assumptions["notes"] if "notes" in assumptions else answer.setdefault("notes", [])
     notes.append(
         _(
             "Calibrated with profile {name} (id {id}, revision {revision}): compute × {compute:.3g}, memory "

@@ -95,8 +95,10 @@ def default_shares(kind: str, answer: Mapping[str, Any]) -> dict[str, float]:
 
 def stack_of(kind: str, answer: Mapping[str, Any]) -> str | None:
     """The software stack the answer ran on (e.g. rocm/vllm, cuda/megatron)."""
-    assumptions = answer.get("assumptions") or {}
-    stack = assumptions.get("training_stack" if kind == "training" else "serving_stack")
+    if kind == "training":
+        stack = (answer.get("assumptions") or {}).get("training_stack")
+    else:
+        stack = (answer.get("hardware") or {}).get("serving_stack")
     return str(stack) if stack else None
 
 
