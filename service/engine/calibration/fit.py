@@ -257,7 +257,7 @@ def _notes(sol, bounds, lo, hi) -> list[str]:
         if share < INFORMED_SHARE:
             notes.append(
                 _(
-                    "No point informs {factor} (e.g. single-device points for network): it stays at the default, 1."
+                    "Almost no point informs {factor} (e.g. single-device points for network): it stays near the default, 1."
                 ).format(factor=name)
             )
         if _clamped(sol, k, lo, hi):
