@@ -3,8 +3,8 @@
 Each file comes with the estimate request it measured (model, engine, accelerator, count…); what the file says
 of the load (lengths, concurrency or rate) fills the request, and its figures become `measured`:
 - vllm-benchmark-serving: the `--save-result` JSON of vLLM's benchmarks/benchmark_serving.py (`vllm bench serve`):
-  output_throughput (tok/s), median_ttft_ms / mean_ttft_ms, median_tpot_ms / mean_tpot_ms, max_concurrency,
-  request_rate, completed, total_input_tokens, total_output_tokens.
+  output_throughput (tok/s), median_ttft_ms / mean_ttft_ms, median_tpot_ms / mean_tpot_ms (else median_itl_ms /
+  mean_itl_ms), max_concurrency, request_rate, completed, total_input_tokens, total_output_tokens.
 - sglang-bench-serving: the JSONL of SGLang's python/sglang/bench_serving.py `--output-file` (one JSON record per
   run appended; same field names): one point per record.
 - csv: a header row, one point per row; columns are measured figures and request fields (docs/guide/calibration.md).
@@ -13,6 +13,7 @@ Content is data only: it is parsed, never evaluated, and nothing of it is render
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import json
@@ -58,7 +59,7 @@ def points_from_file(kind: str, file: Mapping[str, Any]) -> list[dict[str, Any]]
                 format=fmt
             )
         )
-    return [_benchmark_point(request, record) for record in _records(content)]
+    return [_benchmark_point(copy.deepcopy(request), record) for record in _records(content)]
 
 
 def _records(content: Any) -> list[Mapping[str, Any]]:
@@ -115,7 +116,8 @@ def _benchmark_point(request: dict[str, Any], record: Mapping[str, Any]) -> dict
             request["workload"] = {"requests_per_second": rate}
     measured: dict[str, Any] = {}
     ttft = _finite(record, "median_ttft_ms", "mean_ttft_ms")
-    tpot = _finite(record, "median_tpot_ms", "mean_tpot_ms")
+    # SGLang's files of late 2024 carry the inter-token latency alone: its median is the TPOT a stream shows
+    tpot = _finite(record, "median_tpot_ms", "mean_tpot_ms", "median_itl_ms", "mean_itl_ms")
     if ttft:
         measured["time_to_first_token_s"] = ttft / 1000.0
     if tpot:
@@ -142,7 +144,7 @@ def _csv_points(kind: str, request: dict[str, Any], content: Any) -> list[dict[s
         )
     points = []
     for line, row in enumerate(reader, start=2):
-        body = json.loads(json.dumps(request))  # a deep copy per row
+        body = copy.deepcopy(request)
         measured: dict[str, Any] = {}
         for column, cell in row.items():
             if cell is None or not cell.strip():
