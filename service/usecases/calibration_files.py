@@ -21,6 +21,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..engine import CALIBRATION_MEASURED as MEASURED
 from ..engine.i18n import _
 
 FORMATS = ("vllm-benchmark-serving", "sglang-bench-serving", "csv")
@@ -131,9 +132,13 @@ def _benchmark_point(request: dict[str, Any], record: Mapping[str, Any]) -> dict
 def _csv_points(kind: str, request: dict[str, Any], content: Any) -> list[dict[str, Any]]:
     if not isinstance(content, str):
         raise FileProblem(_("A csv file's content is its text."))
-    reader = csv.DictReader(io.StringIO(content))
-    from ..engine.calibration import MEASURED
+    try:
+        return _csv_rows(kind, request, csv.DictReader(io.StringIO(content)))
+    except csv.Error as exc:
+        raise FileProblem(_("The content is not CSV: {error}.").format(error=exc)) from None
 
+
+def _csv_rows(kind: str, request: dict[str, Any], reader: csv.DictReader) -> list[dict[str, Any]]:
     known = set(MEASURED[kind]) | set(CSV_REQUEST_COLUMNS[kind])
     unknown = [c for c in reader.fieldnames or [] if c not in known]
     if not reader.fieldnames or unknown:
@@ -146,6 +151,8 @@ def _csv_points(kind: str, request: dict[str, Any], content: Any) -> list[dict[s
     for line, row in enumerate(reader, start=2):
         body = copy.deepcopy(request)
         measured: dict[str, Any] = {}
+        if None in row:  # more cells than the header names
+            raise FileProblem(_("Line {line} has more cells than the header.").format(line=line))
         for column, cell in row.items():
             if cell is None or not cell.strip():
                 continue
@@ -155,6 +162,12 @@ def _csv_points(kind: str, request: dict[str, Any], content: Any) -> list[dict[s
                 target = body
                 for key in parents:
                     target = target.setdefault(key, {})
+                    if not isinstance(target, dict):
+                        raise FileProblem(
+                            _("Column {column}: request.{key} is not an object.").format(
+                                column=column, key=key
+                            )
+                        )
                 target[leaf] = int(value) if column in INTEGER_FIELDS and value.is_integer() else value
             elif math.isfinite(value) and value > 0:
                 measured[column] = value

@@ -175,3 +175,14 @@ def test_training_points_across_nodes_inform_the_network(catalog):
     assert profile["factors"]["compute"]["high"] == pytest.approx(1 / 0.8)
     assert profile["factors"]["memory_bandwidth"]["high"] == 1.0
     assert profile["fit"]["median_abs_error_after"] < 0.5 * profile["fit"]["median_abs_error_before"]
+
+
+def test_points_past_the_time_budget_are_refused_as_not_reached(catalog):
+    profile = fit_profile("inference", _points(catalog), catalog, checkpoint=lambda: False)
+    status = [p["status"] for p in profile["points"]]
+    assert status[:16] == ["fitted"] * 16 and status[16:] == ["refused"] * 4
+    assert "points.16" in profile["points"][16]["problems"]
+    assert not profile["fit"]["complete"] and profile["fit"]["iterations"] == 0
+    assert profile["factors"]["compute"]["value"] == pytest.approx(
+        1.0
+    )  # nothing moved: the defaults, said so

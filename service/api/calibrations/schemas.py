@@ -71,12 +71,11 @@ class CalibrationFileSchema(ma.Schema):
             "request columns (docs/guide/calibration.md)"
         },
     )
-    request = ma.fields.Raw(
+    request = ma.fields.Dict(
         required=True,
         metadata={
             "description": "The estimate request the file measured (model, engine, accelerator, count); the file's "
-            "lengths, concurrency or rate fill what it leaves out",
-            "type": "object",
+            "lengths, concurrency or rate fill what it leaves out"
         },
     )
     content = ma.fields.Raw(

@@ -23,7 +23,7 @@ from ..inference.estimate import estimate_inference
 from ..training.estimate import estimate_training
 from . import factors as fx
 from .metrics import default_shares, measured_problems, predicted, stack_of
-from .solver import MAX_ITERATIONS, solve
+from .solver import MAX_ITERATIONS, BudgetSpent, solve
 
 ESTIMATORS = {"training": estimate_training, "inference": estimate_inference}
 INFORMED_SHARE = 0.05  # a factor whose posterior precision is less than 5 % data is reported as not informed
@@ -66,7 +66,7 @@ def fit_profile(
     """The fitted profile (JSON-ready). `refused` holds the caller's own per-point problems (schema errors) by
     index; those points are answered as refused. Raises InvalidRequest when no point can be fitted."""
     problems: dict[int, dict[str, list[str]]] = {i: dict(p) for i, p in (refused or {}).items()}
-    accepted, where, shares = _accept(kind, points, catalog, problems)
+    accepted, where, shares = _accept(kind, points, catalog, problems, checkpoint)
     if not accepted:
         raise InvalidRequest.single(
             "points",
@@ -74,42 +74,25 @@ def fit_profile(
                 count=len(points)
             ),
         )
-    keys = [(a, m) for a in accepted for m in a.measured if math.isfinite(a.before[m])]
-    measured_log = np.array([math.log(a.measured[m]) for a, m in keys])
+    residuals = _Residuals(kind, accepted, catalog, where["accelerator"], checkpoint)
     bounds = fx.bounds(kind, shares)
     lo = np.log([bounds[f].low for f in fx.FACTORS])
     hi = np.log([bounds[f].high for f in fx.FACTORS])
-    acc_id = where["accelerator"]
-
-    def residuals(theta: np.ndarray) -> np.ndarray:
-        scaled = fx.scaled_catalog(catalog, _factors(theta), (acc_id,))
-        out = np.full(len(keys), np.nan)
-        answers: dict[int, dict[str, float]] = {}
-        for i, (a, m) in enumerate(keys):
-            if a.index not in answers:
-                try:
-                    answers[a.index] = predicted(kind, a.request, run(kind, a.request, scaled))
-                except InvalidRequest:
-                    answers[a.index] = {}
-            value = answers[a.index].get(m, math.nan)
-            out[i] = math.log(value) - measured_log[i] if value > 0 else math.nan
-        return out
-
     sol = solve(
         residuals,
         lo,
         hi,
         fx.PRIOR_SIGMA,
         fx.NOISE_SIGMA,
+        start=residuals.before(),
         checkpoint=checkpoint,
         max_iterations=max_iterations,
     )
-    fitted = _factors(sol.theta)
-    after_catalog = fx.scaled_catalog(catalog, fitted, (acc_id,))
+    keys = residuals.keys
     return {
         **where,
         "factors": _factor_rows(sol, bounds, lo, hi),
-        "points": _point_rows(kind, points, accepted, problems, after_catalog),
+        "points": _point_rows(len(points), accepted, problems, keys, sol.residuals),
         "residuals": [
             {"point": a.index, "metric": m, "log_ratio": float(r)}
             for (a, m), r in zip(keys, sol.residuals, strict=True)
@@ -119,19 +102,64 @@ def fit_profile(
     }
 
 
+class _Residuals:
+    """r(θ) = ln(predicted / measured) of every measured figure of every accepted point, each evaluation the real
+    estimate on the part scaled by exp(θ). Asks the budget checkpoint every few points (BudgetSpent)."""
+
+    EVERY = 16  # points between checkpoints
+
+    def __init__(
+        self, kind: str, accepted: list[_Accepted], catalog: Catalog, acc_id: str, checkpoint: Checkpoint
+    ):
+        self.kind, self.catalog, self.acc_id, self.checkpoint = kind, catalog, acc_id, checkpoint
+        self.accepted = accepted
+        self.keys = [(a, m) for a in accepted for m in a.measured]
+        self.measured_log = np.array([math.log(a.measured[m]) for a, m in self.keys])
+
+    def before(self) -> np.ndarray:
+        """r at the defaults (θ = 0), from the answers the points were accepted on."""
+        return np.array([math.log(a.before[m]) for a, m in self.keys]) - self.measured_log
+
+    def __call__(self, theta: np.ndarray) -> np.ndarray:
+        scaled = fx.scaled_catalog(self.catalog, _factors(theta), (self.acc_id,))
+        answers: dict[int, dict[str, float]] = {}
+        for n, a in enumerate(self.accepted):
+            if n % self.EVERY == 0 and n and not self.checkpoint():
+                raise BudgetSpent
+            try:
+                answers[a.index] = predicted(self.kind, a.request, run(self.kind, a.request, scaled))
+            except InvalidRequest:
+                answers[a.index] = {}
+        values = np.array([answers[a.index].get(m, math.nan) for a, m in self.keys])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(values > 0, np.log(np.where(values > 0, values, 1.0)), np.nan) - self.measured_log
+
+
 def _factors(theta: np.ndarray) -> dict[str, float]:
     return {f: float(math.exp(t)) for f, t in zip(fx.FACTORS, theta, strict=True)}
 
 
 def _accept(
-    kind: str, points: Sequence[Point], catalog: Catalog, problems: dict[int, dict[str, list[str]]]
+    kind: str,
+    points: Sequence[Point],
+    catalog: Catalog,
+    problems: dict[int, dict[str, list[str]]],
+    checkpoint: Checkpoint,
 ) -> tuple[list[_Accepted], dict[str, Any], dict[str, float]]:
-    """The points that can be fitted, the accelerator and stack of the profile, and the default shares (bounds)."""
+    """The points that can be fitted, the accelerator and stack of the profile, and the default shares (bounds).
+    Points the request's time budget does not reach are refused as such (a profile of part of the points)."""
     accepted: list[_Accepted] = []
     where: dict[str, Any] = {}
     shares: dict[str, float] = {}
+    budget_left = True
     for index, point in enumerate(points):
         if index in problems:
+            continue
+        budget_left = budget_left and (index % _Residuals.EVERY != 0 or not index or checkpoint())
+        if not budget_left:
+            problems[index] = {
+                f"points.{index}": [_("Not reached within the request's time budget: send fewer points.")]
+            }
             continue
         errors = _point_errors(kind, index, point, catalog, where)
         if isinstance(errors, dict):
@@ -207,26 +235,28 @@ def _clamped(sol, k: int, lo: np.ndarray, hi: np.ndarray) -> bool:
     return bool(at_high or at_low)
 
 
-def _point_rows(kind, points, accepted, problems, after_catalog) -> list[dict[str, Any]]:
+def _point_rows(count: int, accepted, problems, keys, residuals: np.ndarray) -> list[dict[str, Any]]:
+    """Each point: refused with its problems, or its figures before and after (after = measured × exp(r) at the
+    fitted factors: the residuals are the last evaluation of the model there)."""
+    after: dict[int, dict[str, float]] = {}
+    for (a, m), r in zip(keys, residuals, strict=True):
+        after.setdefault(a.index, {})[m] = a.measured[m] * math.exp(r) if math.isfinite(r) else math.nan
     by_index = {a.index: a for a in accepted}
     rows = []
-    for index in range(len(points)):
+    for index in range(count):
         a = by_index.get(index)
         if a is None:
             rows.append({"index": index, "status": "refused", "problems": problems.get(index, {})})
             continue
-        after = predicted(kind, a.request, run(kind, a.request, after_catalog))
         rows.append(
             {
                 "index": index,
                 "status": "fitted",
                 "measured": a.measured,
                 "predicted_before": {m: a.before[m] for m in a.measured},
-                "predicted_after": {m: after[m] for m in a.measured},
+                "predicted_after": after[index],
                 "error_before": {m: a.before[m] / v - 1.0 for m, v in a.measured.items()},
-                "error_after": {
-                    m: after[m] / v - 1.0 if after[m] > 0 else None for m, v in a.measured.items()
-                },
+                "error_after": {m: after[index][m] / v - 1.0 for m, v in a.measured.items()},
             }
         )
     return rows
