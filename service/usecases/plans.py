@@ -61,10 +61,27 @@ def _profile(request: dict[str, Any], session: Session) -> tuple[dict[str, Any] 
 
 
 def _named(answer: dict[str, Any], profile: dict[str, Any] | None) -> dict[str, Any]:
-    """A planner's answer names the profile it searched with: its part (every part with apply_to "any") was scaled."""
+    """A planner's answer names the profile it searched with: its part (every part with apply_to "any") was scaled,
+    and each `estimate_request` on such a part names the profile too, so that it reproduces the plan."""
     if profile is not None:
         answer["calibration"] = used_profile(profile)
+        _name_in_bodies(answer, profile)
     return answer
+
+
+def _name_in_bodies(node: Any, profile: dict[str, Any]) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _name_in_bodies(item, profile)
+    elif isinstance(node, dict):
+        body = node.get("estimate_request")
+        if isinstance(body, dict):
+            part = (body.get("hardware") or {}).get("accelerator")
+            if profile.get("apply_to") == "any" or part == profile["accelerator"]:
+                body["calibration"] = profile["name"]
+        for key, value in node.items():
+            if key != "estimate_request":
+                _name_in_bodies(value, profile)
 
 
 def plan_serving_on(

@@ -263,6 +263,11 @@ def test_planners_search_with_a_profile_and_name_it(client, editor_headers):
     assert plain.status_code == 200 and calibrated.status_code == 200, calibrated.json
     assert calibrated.json["calibration"]["name"] == "mi300x" and "calibration" not in plain.json
     assert calibrated.json != plain.json
+    plan = calibrated.json["plan"]
+    assert plan is not None  # the plan's body reproduces it with the profile
+    assert plan["estimate_request"]["calibration"] == "mi300x"
+    again = client.post("/v1/estimates/inference", json=plan["estimate_request"])
+    assert again.status_code == 200 and again.json["calibration"]["name"] == "mi300x"
     training = {
         "model": {"preset": "llama-2-7b"},
         "training": {"tokens": "20B", "global_batch_size": 256, "sequence_length": 4096},
@@ -271,3 +276,40 @@ def test_planners_search_with_a_profile_and_name_it(client, editor_headers):
     }
     refused = client.post("/v1/plans/training", json=training)
     assert refused.status_code == 422 and "calibration" in refused.json["errors"]
+
+
+def test_a_training_profile_slows_the_training_planner_and_its_bodies_reproduce(client, editor_headers):
+    h100 = "nvidia-h100-sxm-80gb"
+    points = []
+    for count in (8, 16):
+        request = {
+            "model": {"preset": "llama-2-7b"},
+            "training": {"tokens": "1B", "global_batch_size": 256, "sequence_length": 4096},
+            "hardware": {"accelerator": h100, "count": count, "parallelism": {"data": count}},
+            "output": {"recommendations": False},
+        }
+        answer = client.post("/v1/estimates/training", json=request).json
+        points.append(
+            {"request": request, "measured": {"tokens_per_second": answer["time"]["tokens_per_second"] / 1.4}}
+        )
+    created = client.post(
+        "/v1/calibrations",
+        json={"name": "h100-train", "kind": "training", "points": points},
+        headers=editor_headers,
+    )
+    assert created.status_code == 201, created.json
+    assert created.json["stack"] == "cuda/megatron" and created.json["factors"]["compute"]["value"] < 1.0
+    body = {
+        "model": {"preset": "llama-2-7b"},
+        "training": {"tokens": "20B", "global_batch_size": 1024, "sequence_length": 4096},
+        "search": {"accelerators": [h100], "device_counts": [8, 16]},
+        "objective": "fastest",
+    }
+    plain = client.post("/v1/plans/training", json=body).json
+    calibrated = client.post("/v1/plans/training", json={**body, "calibration": "h100-train"}).json
+    assert calibrated["calibration"]["name"] == "h100-train"
+    assert calibrated["best"]["seconds"] > plain["best"]["seconds"]
+    again = client.post("/v1/estimates/training", json=calibrated["best"]["estimate_request"])
+    assert again.status_code == 200 and again.json["time"]["seconds"] == pytest.approx(
+        calibrated["best"]["seconds"]
+    )
