@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import marshmallow as ma
 from flask import g, request, url_for
 from flask.views import MethodView
 from flask_smorest import abort
@@ -16,7 +15,6 @@ from ...usecases import calibrations
 from ..extensions import work
 from ..extensions.auth import actor
 from ..extensions.db import catalog_cache, db_session
-from ..extensions.errors import abort_invalid_fields, flatten_messages
 from ..extensions.smorest import Blueprint
 from .schemas import (
     CalibrationListItemSchema,
@@ -120,7 +118,7 @@ class Calibrations(MethodView):
         before and after the fit, and the points refused with their problems (the rest still fit). No point that
         can be fitted, a figure ≤ 0 or not finite, more than 10,000 points, an unknown file format: 422."""
         _name_free(data["name"])
-        content = _fitted(data["name"], data["kind"], data["apply_to"], data["all_points"])
+        content = _fitted(data["name"], data["kind"], data["apply_to"], _loaded(data))
         session = db_session()
         profile = store.create(session, content, owner=actor(), request_id=g.request_id)
         session.commit()
@@ -153,7 +151,7 @@ class CalibrationItem(MethodView):
         profile = _get_or_404(profile_id)
         blp.check_etag(_etag_data(profile))
         _name_free(data["name"], except_id=profile_id)
-        content = _fitted(data["name"], data["kind"], data["apply_to"], data["all_points"])
+        content = _fitted(data["name"], data["kind"], data["apply_to"], _loaded(data))
         session = db_session()
         store.refit(session, profile, content, author=actor(), request_id=g.request_id)
         session.commit()
@@ -190,7 +188,7 @@ class CalibrationRefit(MethodView):
         profile = _get_or_404(profile_id)
         _check_if_match(profile)
         points = [*(profile.points or []), *(data.get("points") or [])]
-        loaded = _load_or_422(profile.kind, points, data.get("files") or [])
+        loaded = load_points(profile.kind, points, data.get("files") or [])
         content = _fitted(profile.name, profile.kind, profile.apply_to, loaded)
         session = db_session()
         store.refit(session, profile, content, author=actor(), request_id=g.request_id)
@@ -210,11 +208,8 @@ def _check_if_match(profile: CalibrationProfile) -> None:
         )
 
 
-def _load_or_422(kind: str, points: list[dict], files: list[dict]) -> dict[str, Any]:
-    try:
-        return load_points(kind, points, files)
-    except ma.ValidationError as err:
-        abort_invalid_fields(flatten_messages(err.messages))
+def _loaded(data: dict[str, Any]) -> dict[str, Any]:
+    return load_points(data["kind"], data.get("points") or [], data.get("files") or [])
 
 
 @blp.route("/<int(min=1, max=2147483647):profile_id>/revisions")

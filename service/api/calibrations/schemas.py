@@ -9,6 +9,7 @@ from marshmallow import validate
 
 from ...engine import CALIBRATION_FACTORS as FACTORS
 from ...engine import CALIBRATION_MEASURED as MEASURED
+from ...engine import InvalidRequest
 from ...engine.i18n import _
 from ...usecases.calibration_files import FORMATS, FileProblem, points_from_file
 from ...usecases.calibrations import MAX_POINTS
@@ -19,22 +20,40 @@ from ..extensions.fields import Float, String
 
 KINDS = ["training", "inference"]
 REQUEST_SCHEMAS = {"training": TrainingRequestSchema, "inference": InferenceRequestSchema}
-ALL_MEASURED = sorted({name for names in MEASURED.values() for name in names})
 MAX_FILES = 100
 MAX_FILE_CHARS = 4 * 1024 * 1024
 
 
-def _measured_field() -> ma.fields.Dict:
-    return ma.fields.Dict(
-        keys=String(validate=validate.OneOf(ALL_MEASURED)),
-        values=Float(validate=validate.Range(min=0, min_inclusive=False), allow_nan=False),
+def _figure(description: str) -> Float:
+    return Float(
+        validate=validate.Range(min=0, min_inclusive=False),
+        allow_nan=False,
+        metadata={"description": f"{description}; a finite number above 0"},
+    )
+
+
+class MeasuredSchema(ma.Schema):
+    """What was measured on the point's request (figures of the profile's kind; at least one speed figure)."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+    tokens_per_second = _figure("Training: tokens per second of the whole run")
+    step_seconds = _figure("Training: seconds per optimizer step")
+    peak_memory_bytes = _figure("Training: peak memory per device, bytes")
+    output_tokens_per_second = _figure("Inference: output tokens per second of the deployment")
+    time_to_first_token_s = _figure("Inference: time to first token, seconds (median)")
+    time_per_output_token_s = _figure("Inference: time per output token after the first, seconds (median)")
+
+
+def _measured_field() -> ma.fields.Nested:
+    return ma.fields.Nested(
+        MeasuredSchema,
         required=True,
-        validate=validate.Length(min=1),
         metadata={
-            "description": "What was measured, each a finite number above 0. Training: tokens_per_second (tokens/s "
-            "of the whole run) or step_seconds (seconds per optimizer step), optionally peak_memory_bytes (bytes per "
-            "device). Inference: output_tokens_per_second (tokens/s of the deployment), time_to_first_token_s and "
-            "time_per_output_token_s (seconds, median)",
+            "description": "What was measured. Training: tokens_per_second or step_seconds, optionally "
+            "peak_memory_bytes; inference: output_tokens_per_second, time_to_first_token_s, time_per_output_token_s. "
+            "A point without a speed figure is refused on its own",
             "example": {"output_tokens_per_second": 1850.0, "time_per_output_token_s": 0.021},
         },
     )
@@ -116,54 +135,35 @@ class CalibrationWriteSchema(ma.Schema):
         metadata={"description": "Benchmark result files, each with the estimate request it measured"},
     )
 
-    @ma.post_load
-    def _points(self, data: dict[str, Any], **kwargs) -> dict[str, Any]:
-        data["all_points"] = load_points(data["kind"], data.get("points") or [], data.get("files") or [])
-        return data
-
 
 def load_points(kind: str, points: list[dict], files: list[dict]) -> dict[str, Any]:
     """Every point (the files' after the listed ones) with its request loaded by the estimate schema, and the
-    problems of the points whose request or figures are refused, by index. Raises ValidationError for the profile's
-    own problems: no point, too many, a file that cannot be read, a figure of the other kind."""
+    problems of the points whose request is refused, by index. Raises InvalidRequest (422 impossible-request: each
+    field is valid, the combination is not) for the profile's own problems: no point, more than MAX_POINTS in all,
+    a file that cannot be read, a figure of the other kind."""
     raw = [dict(p) for p in points]
     for i, file in enumerate(files):
         if isinstance(file["content"], str) and len(file["content"]) > MAX_FILE_CHARS:
-            raise ma.ValidationError({"files": {i: {"content": [_("At most 4 MiB per file.")]}}})
+            raise InvalidRequest.single(f"files.{i}.content", _("At most 4 MiB per file."))
         try:
             raw += points_from_file(kind, file)
         except FileProblem as exc:
-            raise ma.ValidationError({"files": {i: {"content": [str(exc)]}}}) from None
+            raise InvalidRequest.single(f"files.{i}.content", str(exc)) from None
     if not raw:
-        raise ma.ValidationError({"points": [_("Give at least one point (points or files).")]})
+        raise InvalidRequest.single("points", _("Give at least one point (points or files)."))
     if len(raw) > MAX_POINTS:
-        raise ma.ValidationError(
-            {
-                "points": [
-                    _("At most {count} points in one profile (got {got}).").format(
-                        count=MAX_POINTS, got=len(raw)
-                    )
-                ]
-            }
+        raise InvalidRequest.single(
+            "points",
+            _("At most {count} points in one profile (got {got}).").format(count=MAX_POINTS, got=len(raw)),
         )
     loaded, refused = [], {}
     for i, point in enumerate(raw):
         other = [m for m in point.get("measured") or {} if m not in MEASURED[kind]]
         if other:
-            valid = ", ".join(MEASURED[kind])
-            raise ma.ValidationError(
-                {
-                    "points": {
-                        i: {
-                            "measured": [
-                                _("Not a {kind} figure: {names}; valid: {valid}.").format(
-                                    kind=kind, names=", ".join(other), valid=valid
-                                )
-                            ]
-                        }
-                    }
-                }
+            message = _("Not a {kind} figure: {names}; valid: {valid}.").format(
+                kind=kind, names=", ".join(other), valid=", ".join(MEASURED[kind])
             )
+            raise InvalidRequest.single(f"points.{i}.measured", message)
         try:
             request = REQUEST_SCHEMAS[kind]().load(point.get("request") or {})
         except ma.ValidationError as err:
