@@ -331,8 +331,7 @@ class ScenarioCost(Base):
 
 
 class CalibrationProfile(Base):
-    """A calibration profile: the points a team measured and the factors fitted on them (the current revision).
-    Every fit is also an immutable CalibrationRevision; a refit keeps the old revisions."""
+    """A team's measured points and the factors fitted on them (the current fit; each fit is a revision)."""
 
     __tablename__ = "calibration_profiles"
 
