@@ -68,6 +68,7 @@ def test_create_fits_factors_with_uncertainty_and_errors_before_and_after(client
     assert {"point", "metric", "log_ratio"} <= set(body["residuals"][0])
     assert body["fit"]["median_abs_error_after"] < body["fit"]["median_abs_error_before"]
     assert body["inputs"][0]["request"]["batch_size"] == 1
+    assert StrictContract(committed_spec()).errors("Calibration", body) == []
 
 
 def test_an_invalid_point_is_refused_alone(client, editor_headers):
