@@ -84,3 +84,13 @@ def planner_catalog(kind: str, catalog: Catalog, profile: Mapping[str, Any]) -> 
     from ..engine.calibration import calibrated_catalog
 
     return calibrated_catalog(kind, profile, catalog, tuple(catalog.accelerators))
+
+
+def refuse_without_store(request: Mapping[str, Any]) -> None:
+    """A request naming a profile where no store is at hand (the library's in-process estimates): 422 rather than
+    an answer silently without the profile."""
+    if request.get("calibration"):
+        raise InvalidRequest.single(
+            "calibration",
+            _("Calibration profiles are kept by the service: send this request to its API to use one."),
+        )

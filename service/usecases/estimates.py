@@ -44,10 +44,10 @@ def estimate_on(
 ) -> dict[str, Any]:
     """`estimate` on the catalog `catalog_on(day)` answers (the library's catalogs need no session), with the
     calibration `profile` when given."""
-    body = dict(
-        request
-    )  # the engine never mutates its input; `cost.as_of` and `calibration` are taken out here
-    body.pop("calibration", None)
+    if profile is None:
+        calibrations.refuse_without_store(request)
+    # the engine never mutates its input; `cost.as_of` and `calibration` are taken out here
+    body = {k: v for k, v in request.items() if k != "calibration"}
     cost = dict(body.get("cost") or {})
     day = cost.pop("as_of", None) or as_of
     body["cost"] = cost

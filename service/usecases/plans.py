@@ -91,6 +91,7 @@ def plan_serving_on(
     checkpoint: Checkpoint = unlimited,
 ) -> dict[str, Any]:
     """`plan_serving` on the catalog `catalog_on(day)` answers (the library's catalogs need no session)."""
+    calibrations.refuse_without_store(request)  # plan_serving took the service's profile out already
     body = dict(request)
     cost = dict(body.get("cost") or {})
     day: dt.date | None = cost.get("as_of")
