@@ -13,6 +13,7 @@ from .. import API_VERSION
 from . import audit, health, keys, saved_answers
 from .accelerators import admin as catalog_admin
 from .accelerators import routes as accelerators
+from .calibrations import routes as calibrations
 from .estimates import batches as estimate_batches
 from .estimates import routes as estimates
 from .estimates.training import ParallelismSchema
@@ -41,7 +42,7 @@ from .scenarios.schemas import SCENARIO_BODY_DOC, InferenceScenarioWriteSchema, 
 
 BLUEPRINTS = (
     *(health, accelerators, catalog_admin, keys, audit, models, estimates, estimate_batches),
-    *(plans_training, plans_inference, scenarios, price_imports, options),
+    *(plans_training, plans_inference, scenarios, calibrations, price_imports, options),
 )
 
 
@@ -63,7 +64,7 @@ def register(app: Flask) -> Api:
     languages.init_app(app)
     json_body.init_app(
         app,
-        batch_endpoints=estimate_batches.BATCH_ENDPOINTS,
+        batch_endpoints=estimate_batches.BATCH_ENDPOINTS | calibrations.LARGE_BODY_ENDPOINTS,
         raw_body_endpoints=price_imports.RAW_BODY_ENDPOINTS,
     )
     api = Api(app)
@@ -72,7 +73,7 @@ def register(app: Flask) -> Api:
     _components(api)
     app.extensions["scalecost.limiter"] = limits.init_app(
         app,
-        write_blueprints=[catalog_admin.blp, scenarios.blp, price_imports.blp],
+        write_blueprints=[catalog_admin.blp, scenarios.blp, calibrations.blp, price_imports.blp],
         all_method_blueprints=[keys.blp],
         estimate_blueprints=[estimates.blp],
         batch_blueprints=[estimate_batches.blp],

@@ -14,6 +14,8 @@ This module is the public surface: the api, use cases, tests of the contract and
 """
 
 from .architecture import ARCHITECTURES, FFN_TYPES
+from .calibration import FACTORS as CALIBRATION_FACTORS
+from .calibration import MEASURED as CALIBRATION_MEASURED
 from .errors import InvalidRequest
 from .hardware import KINDS, PRECISIONS, SPEC_BOUNDS, Accelerator, Catalog, Price
 from .inference.estimate import estimate_inference
@@ -38,6 +40,8 @@ from .training.search.request import DURATION_PATTERN, MAX_DURATION_S, duration_
 from .units import parse_count
 
 __all__ = [
+    "CALIBRATION_FACTORS",
+    "CALIBRATION_MEASURED",
     "MAX_STRAGGLER_SHARE",
     "PIPELINE_SCHEDULES",
     "PERCENTILES",

@@ -85,9 +85,11 @@ def plan_training(
 ) -> TrainingPlans:
     """POST /v1/plans/training in-process."""
     from .. import engine
+    from ..usecases.calibrations import refuse_without_store
 
     with speaking(language):
         body = load("training-plan", request)
+        refuse_without_store(body)
         return TrainingPlans(engine.plan_training(body, _catalog_on(catalog)(None)))
 
 

@@ -330,6 +330,60 @@ class ScenarioCost(Base):
     )
 
 
+class CalibrationProfile(Base):
+    """A team's measured points and the factors fitted on them (the current fit; each fit is a revision)."""
+
+    __tablename__ = "calibration_profiles"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))  # training | inference
+    accelerator_id: Mapped[str] = mapped_column(String(64))  # the part the points ran on
+    stack: Mapped[str | None] = mapped_column(String(64))  # e.g. rocm/vllm, cuda/megatron
+    apply_to: Mapped[str] = mapped_column(String(16), default="same", server_default="same")  # same | any
+    revision: Mapped[int] = mapped_column(Integer, default=1, server_default="1")  # the current fit
+    points: Mapped[list] = mapped_column(JSON, default=list)  # [{request, measured}] (files converted)
+    factors: Mapped[dict] = mapped_column(JSON, default=dict)  # {name: {value, standard_deviation, ...}}
+    point_errors: Mapped[list] = mapped_column(JSON, default=list)  # errors before/after, or problems
+    residuals: Mapped[list] = mapped_column(JSON, default=list)  # [{point, metric, log_ratio}] after the fit
+    fit: Mapped[dict] = mapped_column(JSON, default=dict)  # iterations, sigmas, median errors
+    notes: Mapped[list] = mapped_column(JSON, default=list)
+    owner: Mapped[str] = mapped_column(String(128))
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
+
+    __table_args__ = (Index("ix_calibration_profiles_updated_at_id", "updated_at", "id"), NEVER_REUSE_IDS)
+    __mapper_args__ = {"version_id_col": version}
+
+
+class CalibrationRevision(Base):
+    """An immutable copy of one fit of a profile (revision 1 = creation; a refit adds one; deletion closes)."""
+
+    __tablename__ = "calibration_revisions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    profile_id: Mapped[int] = mapped_column(Integer, index=True)  # kept after the profile is deleted
+    revision: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(String(16))  # create | refit | delete
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(16))
+    accelerator_id: Mapped[str] = mapped_column(String(64))
+    stack: Mapped[str | None] = mapped_column(String(64))
+    apply_to: Mapped[str] = mapped_column(String(16), default="same", server_default="same")
+    points: Mapped[list] = mapped_column(JSON, default=list)
+    factors: Mapped[dict] = mapped_column(JSON, default=dict)
+    point_errors: Mapped[list] = mapped_column(JSON, default=list)
+    residuals: Mapped[list] = mapped_column(JSON, default=list)
+    fit: Mapped[dict] = mapped_column(JSON, default=dict)
+    notes: Mapped[list] = mapped_column(JSON, default=list)
+    author: Mapped[str] = mapped_column(String(128))
+    request_id: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[dt.datetime] = mapped_column(UTCDateTime, default=_utcnow)
+
+    __table_args__ = (UniqueConstraint("profile_id", "revision"), NEVER_REUSE_IDS)
+
+
 __all__ = [
     "PRECISION_COLUMNS",
     "Accelerator",
@@ -337,6 +391,8 @@ __all__ = [
     "ApiKey",
     "AuditEvent",
     "Base",
+    "CalibrationProfile",
+    "CalibrationRevision",
     "PriceImport",
     "Scenario",
     "ScenarioCost",

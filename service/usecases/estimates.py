@@ -4,13 +4,15 @@ saved scenario keeps of it (its prices and its summary)."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from ..engine import Catalog, estimate_inference, estimate_training
+from ..engine.calibration import estimate_calibrated
+from . import calibrations
 from .catalog import CatalogCache, engine_catalog
 
 ESTIMATORS = {"training": estimate_training, "inference": estimate_inference}
@@ -25,13 +27,18 @@ def estimate(
     as_of: dt.date | None = None,
     offload: Callable[..., Any] | None = None,
 ) -> dict[str, Any]:
-    """`request` is the validated body. Raises the engine's InvalidRequest for impossible input. With
-    `offload(call, *args)` (a batch in the api: off the event loop), the catalog is read here and the engine's
-    work runs through it."""
+    """`request` is the validated body. Raises the engine's InvalidRequest for impossible input. A body naming a
+    `calibration` profile is estimated on that profile's factors (engine/calibration/apply.py). With
+    `offload(call, *args)` (a batch in the api: off the event loop), the catalog and the profile are read here
+    and the engine's work runs through it."""
+    ref = request.get("calibration")
+    profile = calibrations.profile_for(session, ref) if ref else None
     if offload is None:
-        return estimate_on(kind, request, lambda day: engine_catalog(session, day, cache), as_of=as_of)
+        return estimate_on(
+            kind, request, lambda day: engine_catalog(session, day, cache), as_of=as_of, profile=profile
+        )
     catalog = engine_catalog(session, (request.get("cost") or {}).get("as_of") or as_of, cache)
-    return offload(partial(estimate_on, as_of=as_of), kind, request, lambda _day: catalog)
+    return offload(partial(estimate_on, as_of=as_of, profile=profile), kind, request, lambda _day: catalog)
 
 
 def estimate_on(
@@ -40,13 +47,21 @@ def estimate_on(
     catalog_on: Callable[[dt.date | None], Catalog],
     *,
     as_of: dt.date | None = None,
+    profile: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """`estimate` on the catalog `catalog_on(day)` answers (the library's catalogs need no session)."""
-    body = dict(request)  # the engine never mutates its input; only `cost.as_of` is taken out here
+    """`estimate` on the catalog `catalog_on(day)` answers (the library's catalogs need no session), with the
+    calibration `profile` when given."""
+    if profile is None:
+        calibrations.refuse_without_store(request)
+    # the engine never mutates its input; `cost.as_of` and `calibration` are taken out here
+    body = {k: v for k, v in request.items() if k != "calibration"}
     cost = dict(body.get("cost") or {})
     day = cost.pop("as_of", None) or as_of
     body["cost"] = cost
-    estimate = ESTIMATORS[kind](body, catalog_on(day))
+    if profile is not None:
+        estimate = estimate_calibrated(kind, body, catalog_on(day), profile)
+    else:
+        estimate = ESTIMATORS[kind](body, catalog_on(day))
     if day is not None:
         estimate.setdefault("cost", {})["priced_as_of"] = day.isoformat()
     return estimate

@@ -138,3 +138,15 @@ def test_the_top_level_offers_exactly_the_librarys_names():
     assert scalecost.LIBRARY == set(scalecost.library.__all__)
     for name in scalecost.LIBRARY:
         assert getattr(scalecost, name) is getattr(scalecost.library, name)
+
+
+def test_a_calibration_profile_is_refused_in_process_not_ignored():
+    from scalecost.engine import InvalidRequest
+
+    for call, body in (
+        (scalecost.estimate_inference, INFERENCE),
+        (scalecost.estimate_training, TRAINING),
+    ):
+        with pytest.raises(InvalidRequest) as err:
+            call({**body, "calibration": "my-cluster"})
+        assert "calibration" in err.value.errors

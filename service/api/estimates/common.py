@@ -117,3 +117,17 @@ class OutputSchema(ma.Schema):
             "description": "Inference only: rank the catalog's accelerators for this request (default true)"
         }
     )
+
+
+def calibration_field() -> String:
+    """`calibration`: a profile's name or id (POST /v1/calibrations)."""
+    return String(
+        validate=validate.Length(1, 200),
+        metadata={
+            "description": "Estimate with this calibration profile (its name or id, GET /v1/calibrations): the "
+            "profile's fitted compute, memory-bandwidth and network factors scale the accelerator it was fitted on. "
+            "The answer names the profile and revision (`calibration`); another accelerator or stack is a 422 unless "
+            'the profile was created with apply_to "any"',
+            "example": "mi300x-vllm-prod",
+        },
+    )

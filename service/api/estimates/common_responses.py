@@ -176,3 +176,25 @@ class DetailSchema(Answer):
     )
     unit = F.String(allow_none=True)
     source = F.String(allow_none=True)
+
+
+class CalibrationFactorsUsedSchema(Answer):
+    """The factor values an answer applied: achieved rate ÷ the defaults' (1 = the defaults)."""
+
+    compute = ma.fields.Float(metadata={"description": "× every precision's dense peak FLOP/s"})
+    memory_bandwidth = ma.fields.Float(metadata={"description": "× the memory bandwidth, bytes/s"})
+    network = ma.fields.Float(metadata={"description": "× the scale-up fabric and NIC bandwidths, bytes/s"})
+
+
+class CalibrationUsedSchema(Answer):
+    """The calibration profile an answer used (engine/calibration/apply.py used_profile)."""
+
+    id = ma.fields.Integer()
+    name = ma.fields.String()
+    revision = ma.fields.Integer()
+    accelerator = ma.fields.String()
+    stack = ma.fields.String(allow_none=True)
+    apply_to = ma.fields.String(metadata={"enum": ["same", "any"]})
+    factors = ma.fields.Nested(
+        CalibrationFactorsUsedSchema, metadata={"description": "The factor values applied (1 = the defaults)"}
+    )

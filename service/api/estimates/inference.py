@@ -9,7 +9,7 @@ from ... import engine
 from ...engine.i18n import N_
 from ..extensions.fields import Float, Integer, String, fraction_range
 from ..models.schemas import ModelSpecField
-from .common import PRICE_OVERRIDES, CostSchema, OutputSchema
+from .common import PRICE_OVERRIDES, CostSchema, OutputSchema, calibration_field
 
 # one source for every enum: the engine's tuples
 WEIGHT_PRECISIONS = list(engine.WEIGHT_PRECISIONS)
@@ -261,4 +261,5 @@ class InferenceRequestSchema(ma.Schema):
     slo = ma.fields.Nested(InferenceSloSchema)
     cost = ma.fields.Nested(CostSchema)
     output = ma.fields.Nested(OutputSchema)
+    calibration = calibration_field()
     prices = PRICE_OVERRIDES

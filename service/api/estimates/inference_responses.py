@@ -7,6 +7,7 @@ import marshmallow as ma
 
 from .common_responses import (
     Answer,
+    CalibrationUsedSchema,
     DetailSchema,
     RecommendationSchema,
     integer,
@@ -282,7 +283,7 @@ class ComputeEfficiencySchema(Answer):
 
 
 class InferenceAssumptionsSchema(Answer):
-    OPTIONAL = frozenset({"moe_expert_efficiency"})
+    OPTIONAL = frozenset({"moe_expert_efficiency", "calibration"})
     workload = section(InferenceWorkloadSchema, "The workload estimated")
     memory_bandwidth_efficiency = section(SourcedFactorSchema, "Achieved / datasheet bandwidth (MBU)")
     kv_bandwidth_efficiency = number("MBU of the KV-cache reads")
@@ -298,10 +299,11 @@ class InferenceAssumptionsSchema(Answer):
         allow_none=True,
         metadata={"description": "The class behind each metric of `intervals`; null without"},
     )
+    calibration = section(CalibrationUsedSchema, "The calibration profile used (only with `calibration`)")
 
 
 class InferenceEstimateSchema(Answer):
-    OPTIONAL = frozenset({"details"})
+    OPTIONAL = frozenset({"details", "calibration"})
     model = section(InferenceResolvedModelSchema, "The resolved model", required=True)
     hardware = section(InferenceResolvedHardwareSchema, "The resolved hardware")
     memory = F.Nested(InferenceMemorySchema, required=True)
@@ -330,3 +332,6 @@ class InferenceEstimateSchema(Answer):
         F.Nested(DetailSchema), metadata={"description": "Step-by-step calculation: present when asked"}
     )
     notes = F.List(F.String(), required=True)
+    calibration = section(
+        CalibrationUsedSchema, "The calibration profile and revision used (only when the request names one)"
+    )

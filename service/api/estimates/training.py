@@ -10,7 +10,7 @@ from ...engine import MAX_STRAGGLER_SHARE, PIPELINE_SCHEDULES
 from ...engine.i18n import N_
 from ..extensions.fields import AutoOr, Boolean, Count, Deadline, Float, Integer, String, fraction_range
 from ..models.schemas import ModelSpecField
-from .common import PRICE_OVERRIDES, CostSchema, OutputSchema
+from .common import PRICE_OVERRIDES, CostSchema, OutputSchema, calibration_field
 
 # one source for every enum: the engine's tuples (the schema refuses early, the engine relies on it)
 TRAINING_PRECISIONS = list(engine.TRAINING_PRECISIONS)
@@ -376,5 +376,6 @@ class TrainingRequestSchema(ma.Schema):
     hardware = ma.fields.Nested(TrainingHardwareSchema, required=True)
     cost = ma.fields.Nested(CostSchema)
     output = ma.fields.Nested(OutputSchema)
+    calibration = calibration_field()
     prices = PRICE_OVERRIDES
     constraints = ma.fields.Nested(EstimateConstraintsSchema)

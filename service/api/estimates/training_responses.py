@@ -7,6 +7,7 @@ import marshmallow as ma
 
 from .common_responses import (
     Answer,
+    CalibrationUsedSchema,
     DetailSchema,
     RecommendationSchema,
     integer,
@@ -298,7 +299,7 @@ class GoodputAssumptionsSchema(Answer):
 
 
 class TrainingAssumptionsSchema(Answer):
-    OPTIONAL = frozenset({"auto"})
+    OPTIONAL = frozenset({"auto", "calibration"})
     bytes_per_parameter = section(BytesPerParameterSchema, "Weights, gradients and optimizer states")
     overhead = section(MemoryOverheadSchema, "Memory overheads")
     efficiency = section(TrainingEfficiencySchema, "Peak and efficiency figures")
@@ -357,10 +358,11 @@ class TrainingAssumptionsSchema(Answer):
         allow_none=True,
         metadata={"description": "The class behind `intervals`; null without"},
     )
+    calibration = section(CalibrationUsedSchema, "The calibration profile used (only with `calibration`)")
 
 
 class TrainingEstimateSchema(Answer):
-    OPTIONAL = frozenset({"details", "notes"})
+    OPTIONAL = frozenset({"details", "notes", "calibration"})
     model = section(
         TrainingResolvedModelSchema, "The resolved model (parameter counts, shape, notes)", required=True
     )
@@ -394,3 +396,6 @@ class TrainingEstimateSchema(Answer):
         metadata={"description": "Step-by-step calculation (output.details): present when asked"},
     )
     notes = F.List(F.String(), metadata={"description": "Not sent at present: see assumptions.notes"})
+    calibration = section(
+        CalibrationUsedSchema, "The calibration profile and revision used (only when the request names one)"
+    )

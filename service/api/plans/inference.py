@@ -8,7 +8,7 @@ from marshmallow import validate
 
 from ...engine import SERVING_MAX_BATCH as MAX_BATCH
 from ...engine import SERVING_MAX_GROUPS as MAX_GROUPS
-from ..estimates.common import PRICE_OVERRIDES, QUOTAS
+from ..estimates.common import PRICE_OVERRIDES, QUOTAS, calibration_field
 from ..estimates.inference import ENGINES, KV_PRECISIONS, PERCENTILES, WeightsSchema
 from ..extensions.fields import Float, Integer, String, fraction_range
 from ..models.schemas import ModelSpecField
@@ -194,3 +194,4 @@ class InferencePlanRequestSchema(ma.Schema):
     output = ma.fields.Nested(PlanOutputSchema)
     constraints = ma.fields.Nested(ServingConstraintsSchema)
     prices = PRICE_OVERRIDES
+    calibration = calibration_field()

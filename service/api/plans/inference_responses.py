@@ -6,7 +6,16 @@ from __future__ import annotations
 import marshmallow as ma
 
 from ...engine import SERVING_PLAN_REASONS as REASONS
-from ..estimates.common_responses import AsIs, integer, num, number, price_source, section, text
+from ..estimates.common_responses import (
+    AsIs,
+    CalibrationUsedSchema,
+    integer,
+    num,
+    number,
+    price_source,
+    section,
+    text,
+)
 from ..estimates.inference import InferenceRequestSchema
 from ..estimates.interval_responses import InferenceIntervalBasisSchema, PlanDeploymentIntervalsSchema
 
@@ -224,6 +233,10 @@ class DisaggregatedSchema(ma.Schema):
 
 
 class ServingPlanSchema(ma.Schema):
+    calibration = F.Nested(
+        CalibrationUsedSchema,
+        metadata={"description": "The calibration profile the search used (only when the request names one)"},
+    )
     feasible = F.Boolean(
         required=True, metadata={"description": "Whether any deployment meets every objective"}
     )

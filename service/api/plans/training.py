@@ -6,8 +6,8 @@ import marshmallow as ma
 from marshmallow import validate
 
 from ... import engine
-from ..estimates.common import MAX_PRICE_AGE_DAYS, PRICE_OVERRIDES, QUOTAS
-from ..estimates.common_responses import AsIs, integer, num, number, price_source, text
+from ..estimates.common import MAX_PRICE_AGE_DAYS, PRICE_OVERRIDES, QUOTAS, calibration_field
+from ..estimates.common_responses import AsIs, CalibrationUsedSchema, integer, num, number, price_source, text
 from ..estimates.interval_responses import IntervalBasisSchema, TrainingIntervalsSchema
 from ..estimates.training import MAX_DEVICES, RECOMPUTATION, TrainingRequestSchema, TrainingRunSchema
 from ..estimates.training_responses import ParallelismUsedSchema, TrainingEstimateSchema
@@ -154,6 +154,7 @@ class TrainingPlanRequestSchema(ma.Schema):
     results = Integer(validate=validate.Range(1, 100), metadata={"description": "Plans to return. Default 5"})
     cost = F.Nested(TrainingPlanCostSchema)
     prices = PRICE_OVERRIDES
+    calibration = calibration_field()
 
 
 class TrainingPlanPointSchema(ma.Schema):
@@ -284,6 +285,10 @@ class TrainingPlanConstraintsUsedSchema(ma.Schema):
 
 class TrainingPlanSchema(ma.Schema):
     objective = text(enum=OBJECTIVES)
+    calibration = F.Nested(
+        CalibrationUsedSchema,
+        metadata={"description": "The calibration profile the search used (only when the request names one)"},
+    )
     constraints = F.Nested(TrainingPlanConstraintsUsedSchema)
     best = F.Nested(
         TrainingBestPlanSchema, allow_none=True, metadata={"description": "Null when nothing qualifies"}

@@ -1,0 +1,1 @@
+"""Calibration profiles: POST/GET/PUT/DELETE /v1/calibrations."""
