@@ -5,9 +5,18 @@ Screenshots: tests/web/artifacts/share-*.png."""
 
 from __future__ import annotations
 
+import json
+import time
 import uuid
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
-from .test_budget_browser import NARROW, WIDE, estimate, no_sideways_scrolling
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+
+from .conftest import Page
+from .harness import start_browser
+from .test_budget_browser import NARROW, WIDE, api, estimate, no_sideways_scrolling
 
 SMALL_TRAINING = {
     "model": {"preset": "llama-2-7b"},
@@ -115,4 +124,154 @@ def test_filter_with_no_match_says_so(page, live):
     page.type("#scenario-name", f"nothing-{uuid.uuid4().hex}")
     page.wait(lambda d: "No scenario matches" in page.css("#scenarios-list").text)
     assert not page.all("#scenarios-next")
-    _ = estimate  # shared helper, used by the tests below
+
+
+# --- shareable ---------------------------------------------------------------------------------------------------
+
+
+def cards(page, kind: str) -> list[str]:
+    return [c.text for c in page.all(f"#{kind}-results .cards .card")]
+
+
+def plan_training(page) -> None:
+    page.type("#plan-training-training-tokens", "100B")
+    page.type("#plan-deadline", "30")
+    page.type("#plan-max-devices", "16")
+    page.css("#plan-training-form button[type=submit]").click()
+    page.wait(lambda d: page.all("#plan-results-table tbody tr"), 60)
+
+
+def test_a_copied_link_reopens_the_same_answers_in_a_fresh_browser(page, live):
+    """The inputs of the estimate and the planner ride in the address; a browser that never saw them gets the
+    same figures from it (its own session, cache and storage)."""
+    page.open("?lang=fr#training", WIDE)
+    page.select("#training-model-preset", "llama-2-70b")
+    page.type("#training-training-tokens", "2T")
+    page.type("#training-hardware-count", "512")
+    estimate(page)
+    shared = parse_qs(urlsplit(page.driver.current_url).query)
+    request = json.loads(shared["training"][0])
+    assert request["hardware"]["count"] == 512 and request["model"] == {"preset": "llama-2-70b"}
+    assert shared["lang"] == ["fr"]
+    training_url, training_cards = page.driver.current_url, cards(page, "training")
+    assert api(live, "/v1/estimates/training", request, "fr")["time"]["human"] in " ".join(training_cards)
+    page.css("#training-results .copy-link").click()
+    page.wait(lambda d: page.css("#toast").text)  # copied, or the link said where copying is refused
+
+    page.tab("planner")
+    plan_training(page)
+    planner_url = page.driver.current_url
+    assert "plan_training=" in planner_url and "training=" in planner_url
+    best = page.css("#plan-best").text
+
+    driver, stop = start_browser(*WIDE)
+    try:
+        fresh = Page(driver, live)
+        fresh.open(urlsplit(training_url).query and f"?{urlsplit(training_url).query}#training", WIDE)
+        fresh.wait(lambda d: len(cards(fresh, "training")) == len(training_cards), 30)
+        assert cards(fresh, "training") == training_cards
+        assert fresh.css("#training-hardware-count").get_attribute("value") == "512"
+        assert fresh.js("return document.documentElement.lang") == "fr"
+        fresh.open(f"?{urlsplit(planner_url).query}#planner", WIDE)
+        fresh.wait(lambda d: fresh.all("#plan-best"), 60)
+        assert fresh.css("#plan-best").text == best
+        assert fresh.css("#plan-deadline").get_attribute("value") == "30"
+        assert fresh.css("#plan-max-devices").get_attribute("value") == "16"
+    finally:
+        stop()
+
+
+def test_scenario_filters_and_the_prices_view_are_in_the_address(page, live):
+    page.open("#scenarios", WIDE)
+    page.use_key(live.key(f"addr-{uuid.uuid4().hex[:6]}", "viewer"))
+    page.type("#scenario-name", "fleet")
+    page.wait(lambda d: "name=fleet" in page.driver.current_url)
+    page.tab("admin")
+    page.select("#admin-accelerator", "nvidia-a100-sxm-80gb")
+    page.wait(lambda d: "accelerator=nvidia-a100-sxm-80gb" in page.driver.current_url)
+    page.open(f"?{urlsplit(page.driver.current_url).query}#admin", WIDE)
+    assert page.css("#admin-accelerator").get_attribute("value") == "nvidia-a100-sxm-80gb"
+    page.wait(lambda d: "A100" in page.css("#admin-current").text)
+    page.tab("scenarios")
+    assert page.css("#scenario-name").get_attribute("value") == "fleet"
+
+
+# --- exportable ---------------------------------------------------------------------------------------------------
+
+
+def downloads_to(page, directory: Path) -> None:
+    page.driver.execute_cdp_cmd(
+        "Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(directory)}
+    )
+
+
+def downloaded(page, directory: Path, name: str) -> str:
+    path = directory / name
+    page.wait(lambda d: path.exists() and path.stat().st_size > 0, 15)
+    time.sleep(0.1)
+    return path.read_bytes().decode("utf-8")
+
+
+def test_results_suggestions_and_plans_export_as_csv_and_json_and_charts_as_svg(page, live, tmp_path):
+    page.open("#training", WIDE)
+    downloads_to(page, tmp_path)
+    estimate(page)
+    request = json.loads(parse_qs(urlsplit(page.driver.current_url).query)["training"][0])
+    answer = api(live, "/v1/estimates/training", request)
+    page.css("#training-results .export-json").click()
+    saved = json.loads(downloaded(page, tmp_path, "scalecost-training-estimate.json"))
+    assert saved["request"] == request
+    assert saved["estimate"]["cost"]["total_usd"] == answer["cost"]["total_usd"]
+    page.css("#training-results .export-csv").click()
+    csv = downloaded(page, tmp_path, "scalecost-training-estimate.csv")
+    assert csv.startswith("field,value\r\n")
+    assert f"\r\nestimate.cost.total_usd,{answer['cost']['total_usd']}\r\n" in csv
+
+    page.css("#training-results figure.chart .download-svg").click()
+    svg = next(tmp_path.glob("*.svg"), None) or page.wait(lambda d: next(tmp_path.glob("*.svg"), False))
+    text = downloaded(page, tmp_path, svg.name)
+    assert text.startswith("<?xml") and 'xmlns="http://www.w3.org/2000/svg"' in text and "rect" in text
+
+    page.tab("inference")
+    estimate(page, "inference")
+    page.wait(lambda d: page.all("#suggestions-table .export-csv"))
+    page.css("#suggestions-table .export-csv").click()
+    lines = downloaded(page, tmp_path, "scalecost-suggestions.csv").strip().split("\r\n")
+    assert len(lines) == 1 + len(page.all("#suggestions-table tbody tr"))
+    assert "accelerator" in lines[0].split(",") and "usd_per_hour" in lines[0].split(",")
+
+    page.tab("planner")
+    plan_training(page)
+    page.css("#plan-training-results .export-csv").click()
+    lines = downloaded(page, tmp_path, "scalecost-training-plans.csv").strip().split("\r\n")
+    assert "total_usd" in lines[0].split(",") and len(lines) >= 2
+    page.screenshot("share-planner-export-1366")
+
+
+def test_chart_marks_say_their_values_on_hover_and_keyboard(page):
+    page.open("#training", WIDE)
+    estimate(page)
+    page.wait(lambda d: len(page.all("#training-sweep circle.point")) >= 3, 60)
+    chart = page.all("#training-sweep figure.chart")[0]
+    marks = chart.find_elements("css selector", "[data-say]")
+    readout = chart.find_element("css selector", ".readout")
+    # one tab stop per chart, arrows move along it
+    assert [m.get_attribute("tabindex") for m in marks].count("0") == 1
+    page.js("arguments[0].focus()", marks[0])
+    page.wait(lambda d: readout.text == marks[0].get_attribute("data-say"))
+    assert "$" in readout.text or "h" in readout.text
+    page.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+    page.wait(lambda d: readout.text == marks[1].get_attribute("data-say"))
+    assert page.driver.switch_to.active_element.get_attribute("data-say") == marks[1].get_attribute(
+        "data-say"
+    )
+    bars = page.all("#training-results figure.chart rect.bar")
+    ActionChains(page.driver).move_to_element(bars[0]).perform()
+    memory = bars[0].find_element("xpath", "ancestor::figure").find_element("css selector", ".readout")
+    page.wait(lambda d: memory.text == bars[0].get_attribute("data-say") and memory.text)
+    page.screenshot("share-training-readout-1366")
+    page.open("#training", NARROW)
+    estimate(page)
+    page.wait(lambda d: len(page.all("#training-sweep circle.point")) >= 3, 60)
+    assert no_sideways_scrolling(page)
+    page.screenshot("share-training-390")

@@ -7,9 +7,11 @@ import { announce, h } from "./dom.js";
 import { badge, boundText, fitsBadge, headlineUsd, ifRuns, layoutText, priceLine, priceNote } from "./doubt.js";
 import * as forms from "./forms.js";
 import { compact, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
+import { answerCsv, exportButtons, flatten, toCsv } from "./exporting.js";
 import { usdDigits } from "./numbers.js";
 import * as planner from "./planner.js";
 import * as scenarios from "./scenarios.js";
+import { copyLink, readShared, share } from "./share.js";
 import { sweep, sweepContent } from "./sweep.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -200,6 +202,7 @@ async function runEstimate(kind, request, { scenario = null } = {}) {
   try {
     const { data } = await call("POST", `v1/estimates/${kind}`, { body: request });
     state[kind] = { request, estimate: data, scenario };
+    share({ [kind]: request });
     if (kind === "training") {
       renderTraining();
       sweep(request, data);
@@ -319,6 +322,22 @@ function notesSection(estimate) {
     h("details", { class: "more" }, h("summary", {}, t("r.json")), h("pre", { class: "json" }, JSON.stringify(estimate, null, 2))));
 }
 
+/** Copy link (the address holds the request) and the answer as CSV or JSON. */
+function shareRow(kind) {
+  const copy = h("button", { type: "button", class: "small copy-link", onclick: async () => {
+    const done = await copyLink();
+    toast(done ? t("share.copied") : t("share.copy_failed", { url: location.href }));
+  } }, t("share.copy"));
+  const get = () => ({
+    name: `scalecost-${kind}-estimate`,
+    csv: () => answerCsv({ request: state[kind].request, estimate: state[kind].estimate }),
+    json: () => ({ request: state[kind].request, estimate: state[kind].estimate }),
+  });
+  const row = exportButtons(get, t("export.label", { what: t("r.result") }));
+  row.prepend(copy);
+  return row;
+}
+
 function saveRow(kind) {
   const current = state[kind];
   const request = current.request;
@@ -333,6 +352,7 @@ function saveRow(kind) {
     rows.push(h("button", { type: "button", class: "save-update", onclick: () => scenarios.updateScenario(kind, input.value.trim()) }, t("scenarios.update", { name: current.scenario.name })));
   }
   return h("div", {},
+    shareRow(kind),
     current.scenario ? h("p", { class: "hint" }, t("scenarios.opened_hint", { name: current.scenario.name, id: current.scenario.id })) : null,
     h("div", { class: "save-row" }, rows),
     apiKey() ? null : h("p", { class: "hint" }, t("scenarios.need_key")));
@@ -453,8 +473,10 @@ function suggestionTable() {
       "aria-label": t("s.use_label", { name: accName(s.accelerator), count: s.count }),
       onclick: () => applyRecommendation("inference", { code: "suggestion", change: { hardware: { accelerator: s.accelerator, count: s.count }, cost: { provider: null } } }),
     }, t("s.use"))))));
-  return h("div", { class: "table-wrap", id: "suggestions-table" }, h("table", {},
-    h("caption", {}, t("s.caption", { n: (state.inference.estimate.suggestions || []).length })), h("thead", {}, head), body));
+  const get = () => ({ name: "scalecost-suggestions", csv: () => toCsv(sortedSuggestions().map((s) => flatten(s))), json: () => sortedSuggestions() });
+  return h("div", { id: "suggestions-table" }, exportButtons(get, t("export.label", { what: t("s.title") })),
+    h("div", { class: "table-wrap" }, h("table", {},
+      h("caption", {}, t("s.caption", { n: (state.inference.estimate.suggestions || []).length })), h("thead", {}, head), body)));
 }
 
 function renderInference() {
@@ -544,6 +566,18 @@ async function loadChoices() {
   }
 }
 
+/** A shared link's requests: filled in and asked again, so the link reopens the same answer. */
+async function restoreShared(shared) {
+  const runs = [];
+  for (const kind of ["training", "inference"]) {
+    if (!shared[kind]) continue;
+    fillRequest(kind, shared[kind]);
+    runs.push(runEstimate(kind, shared[kind]));
+  }
+  runs.push(planner.restore(shared));
+  await Promise.all(runs);
+}
+
 async function boot() {
   const [, choicesError] = await Promise.all([setLanguage(pickLanguage()), loadChoices()]);
   $("#lang").value = lang();
@@ -555,15 +589,25 @@ async function boot() {
   bindLanguage();
   bindEstimateForm("training");
   bindEstimateForm("inference");
-  scenarios.init({ state, renderTraining, renderInference, fillRequest, showView, toast, problemBox, accName, card, loadAdmin: admin.loadAdmin });
+  scenarios.init({
+    state, renderTraining, renderInference, fillRequest, showView, toast, problemBox, accName, card, loadAdmin: admin.loadAdmin,
+    onFilter: () => share({ ...scenarios.listing.filter, compare: null }),
+    onCompare: (ids) => share({ compare: ids }),
+    compareExtras: (rows) => exportButtons(() => ({ name: "scalecost-compare", csv: () => toCsv(rows), json: () => rows }), t("export.label", { what: t("scenarios.pick") })),
+  });
   admin.init({ state, problemBox, toast, accName, refreshProviders });
   planner.init({ h, problemBox, accName, bytes, openTraining: openTrainingEstimate, openInference: openInferenceEstimate });
   scenarios.updateKeyState();
+  const shared = readShared(location.search);
+  if (shared.filter) scenarios.setFilter(shared.filter);
+  if (shared.compare) scenarios.listing.pendingCompare = shared.compare;
   const view = location.hash.slice(1);
   showView(VIEWS.includes(view) ? view : "training");
   await loadCatalog();
   if (choicesError) $("#training-results").replaceChildren(problemBox(choicesError));
+  if (shared.accelerator && state.byId[shared.accelerator]) $("#admin-accelerator").value = shared.accelerator;
   if (!$("#view-admin").hidden) admin.loadAdmin($("#admin-accelerator").value);
+  await restoreShared(shared);
   document.body.dataset.ready = "true";
 }
 

@@ -84,7 +84,7 @@ export function showCompare(ids) {
 const PAGE_SIZE = 50;
 /** What the listing asks for (name substring, tag, kind: the API's own filters), the scenarios ticked to compare
  * (kept across pages and searches) and the request in flight. */
-export const listing = { filter: { name: "", tag: "", kind: "" }, ticked: new Map(), inflight: null };
+export const listing = { filter: { name: "", tag: "", kind: "" }, ticked: new Map(), inflight: null, pendingCompare: null };
 
 /** GET /v1/scenarios with the filters, a page of PAGE_SIZE, after `cursor` (X-Pagination's next_cursor). */
 export function listPath(filter, cursor = null, pageSize = PAGE_SIZE) {
@@ -124,6 +124,10 @@ export async function loadScenarios({ more = false } = {}) {
     const total = next ? Math.max(meta.total ?? before?.total ?? 0, rows.length) : rows.length;
     ctx.state.scenarios = { rows, total, atLeast: !!next && !!(meta.total_is_lower_bound ?? before?.atLeast), next };
     renderScenarioList();
+    if (listing.pendingCompare) {
+      showCompare(listing.pendingCompare);
+      listing.pendingCompare = null;
+    }
     if (more && data?.length) $(`#scenarios-table tr[data-id="${data[0].id}"] button.open`)?.focus();
   } catch (error) {
     if (error.name === "AbortError") return;
