@@ -275,3 +275,153 @@ def test_chart_marks_say_their_values_on_hover_and_keyboard(page):
     page.wait(lambda d: len(page.all("#training-sweep circle.point")) >= 3, 60)
     assert no_sideways_scrolling(page)
     page.screenshot("share-training-390")
+
+
+# --- live, light --------------------------------------------------------------------------------------------------
+
+FIRST_LOAD_BUDGET_BYTES = 100_000  # issue 33: the first load is ≤ 100 KB transferred
+
+
+def transferred(page) -> dict[str, int]:
+    """Bytes on the wire per URL since the page was opened (Resource Timing transferSize: headers and the body
+    as sent, compressed or not; 0 for what came from the cache)."""
+    entries = page.js(
+        "return [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]"
+        ".map(e => [e.name, e.transferSize])"
+    )
+    return {name: size for name, size in entries}
+
+
+def wire_bytes(page) -> tuple[int, list[str]]:
+    """Bytes received since the log was last read, as Chromium counts them (CDP Network.loadingFinished
+    encodedDataLength: the real headers and the body as sent), and the URLs asked for."""
+    sizes, urls = {}, []
+    for entry in page.driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+        if message.get("method") == "Network.loadingFinished":
+            sizes[message["params"]["requestId"]] = message["params"]["encodedDataLength"]
+    return sum(sizes.values()), urls
+
+
+def test_the_first_load_is_at_most_100_kb_and_a_reload_revalidates(page, live):
+    page.driver.execute_cdp_cmd("Network.enable", {})
+    page.driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+    wire_bytes(page)
+    page.open("?lang=en#training", WIDE)
+    first = transferred(page)
+    total = sum(first.values())
+    on_the_wire, urls = wire_bytes(page)
+    assert all(u.startswith(live.url) or u.startswith(("data:", "about:")) for u in urls), urls
+    print(
+        f"first load: {total:,} bytes (Resource Timing), {on_the_wire:,} bytes (CDP) over {len(first)} requests"
+    )
+    assert on_the_wire <= FIRST_LOAD_BUDGET_BYTES
+    assert len([u for u in first if u.endswith("/assets/i18n/en.json")]) == 1
+    assert total <= FIRST_LOAD_BUDGET_BYTES, sorted(first.items(), key=lambda kv: -kv[1])[:8]
+    page.open("?lang=en#training", WIDE)  # again: the files are revalidated (304s), not sent again
+    again = transferred(page)
+    assets = {u: n for u, n in again.items() if "/assets/" in u}
+    print(f"reload: {sum(again.values()):,} bytes, assets {sum(assets.values()):,} bytes")
+    assert sum(assets.values()) < 0.25 * sum(n for u, n in first.items() if "/assets/" in u)
+
+
+def test_dictionaries_are_fetched_once_each(page):
+    page.open("?lang=fr#training", WIDE)
+    names = [u for u in transferred(page) if "/assets/i18n/" in u]
+    asked = page.js(
+        "return performance.getEntriesByType('resource').filter(e => e.name.includes('/i18n/')).length"
+    )
+    assert asked == 2 and sorted(n.rsplit("/", 1)[1] for n in names) == ["en.json", "fr.json"]
+    from .test_budget_browser import switch_language
+
+    switch_language(page, "es")
+    switch_language(page, "fr")  # back: already here, not asked again
+    switch_language(page, "es")
+    asked = page.js(
+        "return performance.getEntriesByType('resource').filter(e => e.name.includes('/i18n/')).length"
+    )
+    assert asked == 3
+
+
+def estimate_posts(page) -> int:
+    return page.js(
+        "return performance.getEntriesByType('resource')"
+        ".filter(e => e.initiatorType === 'fetch' && /v1\\/estimates\\/training$/.test(e.name)).length"
+    )
+
+
+def test_after_the_first_estimate_changes_recalculate_once_typing_pauses(page, live):
+    page.open("#training", WIDE)
+    estimate(page)
+    page.wait(lambda d: len(page.all("#training-sweep circle.point")) >= 3, 60)
+    page.js("performance.clearResourceTimings()")
+    before = page.css("#training-results .cards").text
+    field = page.css("#training-training-tokens")
+    field.send_keys(Keys.CONTROL, "a")
+    for key in "20B":  # three changes in quick succession: one request, for the last
+        field.send_keys(key)
+    page.wait(lambda d: page.css("#training-results .cards").text != before, 20)
+    assert page.driver.switch_to.active_element.get_attribute("id") == "training-training-tokens"
+    request = json.loads(parse_qs(urlsplit(page.driver.current_url).query)["training"][0])
+    assert request["training"]["tokens"] == "20B"
+    answer = api(live, "/v1/estimates/training", request)
+    assert answer["time"]["human"] in page.css("#training-results .cards").text
+    # the estimate itself once (the sweep's own requests also go to v1/estimates/training: at most 7 more)
+    assert estimate_posts(page) <= 1 + 7
+
+
+def test_a_newer_change_aborts_the_request_in_flight(page):
+    page.open("#training", WIDE)
+    estimate(page)
+    page.js(
+        "window.__aborted = 0; const f = window.fetch; window.fetch = (u, o) => {"
+        " o?.signal?.addEventListener('abort', () => window.__aborted++);"
+        " return new Promise(r => setTimeout(r, 800)).then(() => f(u, o)); }"
+    )  # a slow network: every answer takes 0.8 s more
+    field = page.css("#training-hardware-count")
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys("16")
+    page.wait(lambda d: page.js("return !!document.querySelector('#training-results[aria-busy]')"), 5)
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys("32")
+    page.wait(lambda d: "32 devices" in page.css("#training-results .layout-card").text, 20)
+    assert page.js("return window.__aborted") >= 1
+    time.sleep(1.0)  # the aborted answer (16 devices) never replaces the newer one
+    assert "32 devices" in page.css("#training-results .layout-card").text
+
+
+# --- prediction intervals (the calibration issue's `intervals`, when answers carry them) -----------------------------
+
+WITH_INTERVALS = """
+const real = window.fetch;
+window.fetch = async (url, options) => {
+  const response = await real(url, options);
+  if (!/v1\\/estimates\\/training$/.test(url) || !response.ok) return response;
+  const body = await response.json();
+  body.intervals = {
+    time: { seconds: { p10: body.time.seconds * 0.8, p90: body.time.seconds * 1.5 } },
+    cost: { total_usd: { p10: body.cost.total_usd * 0.8, p90: body.cost.total_usd * 1.5 } },
+  };
+  return new Response(JSON.stringify(body), { status: 200, headers: { "Content-Type": "application/json" } });
+};
+"""
+
+
+def test_prediction_intervals_show_as_p10_p90_ranges_when_the_answer_has_them(page, live):
+    page.open("#training", WIDE)
+    estimate(page)
+    assert "p10–p90" not in page.css("#training-results .cards").text  # today's answers: nothing
+    page.js(WITH_INTERVALS)
+    page.type("#training-hardware-count", "16")
+    estimate(page)
+    page.wait(lambda d: "p10–p90" in page.css("#training-results .cards").text)
+    request = json.loads(parse_qs(urlsplit(page.driver.current_url).query)["training"][0])
+    answer = api(live, "/v1/estimates/training", request)
+    low, high = answer["cost"]["total_usd"] * 0.8, answer["cost"]["total_usd"] * 1.5
+    money = (lambda v: f"${v:,.0f}") if low >= 1000 else (lambda v: f"${v:,.2f}")
+    cost_card, time_card = page.all("#training-results .cards .card")[:2]
+    assert f"p10–p90: {money(low)} – {money(high)}" in cost_card.text
+    assert "p10–p90: " in time_card.text
+    page.screenshot("share-training-intervals-1366")

@@ -55,3 +55,12 @@ test("chart file names are plain", () => {
   assert.equal(fileName("Coût total (USD) / appareils"), "cout-total-usd-appareils");
   assert.equal(fileName(""), "chart");
 });
+
+test("a prediction interval is read only when it is two finite numbers in order", async () => {
+  const { intervalRange } = await import("../../../service/web/static/js/doubt.js");
+  assert.deepEqual(intervalRange({ p10: 3600, p90: 7200 }), { low: 3600, high: 7200 });
+  assert.equal(intervalRange(undefined), null); // answers before the calibration lands
+  assert.equal(intervalRange({ p10: null, p90: 5 }), null);
+  assert.equal(intervalRange({ p10: 9, p90: 5 }), null);
+  assert.equal(intervalRange({ p10: "x", p90: 5 }), null);
+});

@@ -4,18 +4,30 @@ import * as admin from "./admin.js";
 import { ApiError, apiKey, call, listAll, mergePatch } from "./api.js";
 import { barChart, drawCharts, stackedBar, COLORS } from "./charts.js";
 import { announce, h } from "./dom.js";
-import { badge, boundText, fitsBadge, headlineUsd, ifRuns, layoutText, priceLine, priceNote } from "./doubt.js";
+import { badge, boundText, fitsBadge, headlineUsd, ifRuns, intervalNote, layoutText, ms, priceLine, priceNote } from "./doubt.js";
 import * as forms from "./forms.js";
-import { compact, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
+import { compact, duration, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
 import { answerCsv, exportButtons, flatten, toCsv } from "./exporting.js";
 import { usdDigits } from "./numbers.js";
-import * as planner from "./planner.js";
 import * as scenarios from "./scenarios.js";
 import { copyLink, readShared, share } from "./share.js";
 import { sweep, sweepContent } from "./sweep.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const VIEWS = ["training", "inference", "planner", "scenarios", "admin"];
+
+// The Planner's modules (planner, serving, frontier, plankit: a third of the script) load the first time the view
+// opens or a shared link asks for a plan, not with the page; the view shows once its forms are built.
+const plannerState = { load: null, catalog: null, ready: false };
+function loadPlanner() {
+  plannerState.load ??= import("./planner.js").then((planner) => {
+    planner.init({ h, problemBox, accName, bytes, openTraining: openTrainingEstimate, openInference: openInferenceEstimate });
+    if (plannerState.catalog) planner.catalog(...plannerState.catalog);
+    plannerState.ready = true;
+    return planner;
+  });
+  return plannerState.load;
+}
 
 const state = {
   accelerators: [],
@@ -69,7 +81,8 @@ function bytes(value) {
 }
 
 function card(label, main, base, extra) {
-  return h("div", { class: "card" }, h("dt", {}, label), h("dd", {}, main ?? "—", extra ? [" ", extra] : null, base ? h("span", { class: "base" }, base) : null));
+  const under = [].concat(base ?? []).filter((b) => b !== null && b !== undefined && b !== false && b !== "");
+  return h("div", { class: "card" }, h("dt", {}, label), h("dd", {}, main ?? "—", extra ? [" ", extra] : null, under.length ? h("span", { class: "base" }, under) : null));
 }
 
 function section(titleKey, ...children) {
@@ -86,7 +99,12 @@ function showView(view, { focus = false } = {}) {
     tab.tabIndex = selected ? 0 : -1;
     if (selected && focus) tab.focus();
   }
-  for (const name of VIEWS) $(`#view-${name}`).hidden = name !== view;
+  for (const name of VIEWS) $(`#view-${name}`).hidden = name !== view || (name === "planner" && !plannerState.ready);
+  if (view === "planner" && !plannerState.ready) {
+    loadPlanner().then(() => {
+      if ($("#tab-planner").getAttribute("aria-selected") === "true") showView("planner");
+    });
+  }
   history.replaceState(null, "", `${location.pathname}${location.search}#${view}`);
   if (view === "scenarios" && state.scenarios === null) scenarios.loadScenarios();
   if (view === "admin" && !state.admin.id && state.accelerators.length) admin.loadAdmin($("#admin-accelerator").value);
@@ -122,7 +140,7 @@ function bindLanguage() {
     if (state.inference) await runEstimate("inference", state.inference.request, { scenario: state.inference.scenario });
     if (state.scenarios) scenarios.renderScenarioList();
     scenarios.updateKeyState();
-    planner.retranslate();
+    plannerState.load?.then((planner) => planner.retranslate());
   });
 }
 
@@ -169,7 +187,8 @@ async function loadCatalog() {
       refreshProviders(formEl);
     }
     refreshOptionLabels();
-    planner.catalog(presetItems, accelerators);
+    plannerState.catalog = [presetItems, accelerators];
+    plannerState.load?.then((planner) => planner.catalog(presetItems, accelerators));
     const datalist = $("#price-providers-list");
     const all = [...new Set(accelerators.flatMap((a) => (a.prices || []).map((p) => p.provider)))].sort();
     datalist.replaceChildren(...all.map((p) => h("option", { value: p })));
@@ -192,15 +211,20 @@ function fillRequest(kind, request) {
   forms.fillForm(formEl, request);
 }
 
-async function runEstimate(kind, request, { scenario = null } = {}) {
+const inflight = { training: null, inference: null }; // the estimate request in flight, aborted by a newer one
+
+async function runEstimate(kind, request, { scenario = null, live = false } = {}) {
   const formEl = $(`#${kind}-form`);
   const out = $(`#${kind}-results`);
   const button = $('button[type="submit"]', formEl);
+  inflight[kind]?.abort();
+  const controller = new AbortController();
+  inflight[kind] = controller;
   forms.clearErrors(formEl);
-  button.disabled = true;
+  if (!live) button.disabled = true;
   out.setAttribute("aria-busy", "true");
   try {
-    const { data } = await call("POST", `v1/estimates/${kind}`, { body: request });
+    const { data } = await call("POST", `v1/estimates/${kind}`, { body: request, signal: controller.signal });
     state[kind] = { request, estimate: data, scenario };
     share({ [kind]: request });
     if (kind === "training") {
@@ -210,21 +234,53 @@ async function runEstimate(kind, request, { scenario = null } = {}) {
       state.suggestionSort = { key: null, dir: 1 };
       renderInference();
     }
-    announceCards(kind);
+    if (!live) announceCards(kind);
     return true;
   } catch (error) {
+    if (error.name === "AbortError") return false; // a newer request took its place
     out.replaceChildren(problemBox(error));
-    announce(out.textContent);
+    if (!live) announce(out.textContent);
     const first = forms.showErrors(formEl, error.problem?.errors);
-    if (first) {
+    if (first && !live) {
       first.closest("details")?.setAttribute("open", "");
       first.focus();
     }
     return false;
   } finally {
-    button.disabled = false;
-    out.removeAttribute("aria-busy");
+    if (inflight[kind] === controller) {
+      inflight[kind] = null;
+      button.disabled = false;
+      out.removeAttribute("aria-busy");
+    }
   }
+}
+
+const LIVE_DELAY_MS = 600;
+
+/** After the first estimate of a form, each change asks again once typing pauses (the older answer's request
+ * aborted); a field the page cannot read yet says so in place, focus stays where the person types. */
+function bindLive(kind) {
+  const formEl = $(`#${kind}-form`);
+  let timer;
+  const again = () => {
+    clearTimeout(timer);
+    if (!state[kind]) return;
+    timer = setTimeout(() => {
+      let request;
+      try {
+        request = forms.readForm(formEl);
+      } catch (error) {
+        forms.clearErrors(formEl);
+        forms.showErrors(formEl, { [error.path]: [error.message] });
+        return;
+      }
+      if (JSON.stringify(request) === JSON.stringify(state[kind]?.request)) return;
+      runEstimate(kind, request, { scenario: state[kind]?.scenario || null, live: true });
+    }, LIVE_DELAY_MS);
+  };
+  formEl.addEventListener("input", again);
+  formEl.addEventListener("change", again);
+  formEl.addEventListener("submit", () => clearTimeout(timer));
 }
 
 /** Tell screen readers what the new result says: each card's label and figure. */
@@ -367,10 +423,13 @@ function renderTraining() {
   const compute = e.compute || {};
   const memory = e.memory || {};
   const runs = memory.fits;
+  // the calibration's p10–p90 (answers that carry `intervals`), beside the figures it qualifies
+  const spans = runs === false ? {} : e.intervals || {};
+  const money = (v) => usd(v, usdDigits(v));
   const summary = section("r.result",
     h("dl", { class: "cards" },
-      card(t("r.total_cost"), ifRuns(runs, cost.total_usd != null ? headlineUsd(cost.total_usd) : null), priceNote(cost.price_source, cost.usd_per_accelerator_hour)),
-      card(t("r.time"), ifRuns(runs, time.human), runs !== false && time.seconds ? t("r.seconds", { n: number(time.seconds, { maximumFractionDigits: 0 }) }) : null),
+      card(t("r.total_cost"), ifRuns(runs, cost.total_usd != null ? headlineUsd(cost.total_usd) : null), [priceNote(cost.price_source, cost.usd_per_accelerator_hour), intervalNote(spans.cost?.total_usd, money)]),
+      card(t("r.time"), ifRuns(runs, time.human), [runs !== false && time.seconds ? t("r.seconds", { n: number(time.seconds, { maximumFractionDigits: 0 }) }) : null, intervalNote(spans.time?.seconds, duration)]),
       card(t("r.accelerator_hours"), ifRuns(runs, cost.human?.accelerator_hours || number(cost.accelerator_hours)), null),
       card(t("r.flops"), compute.human?.total_flops, compute.total_flops ? `${number(compute.total_flops, { notation: "scientific", maximumSignificantDigits: 3 })} FLOP` : null),
       card(t("r.memory"), memoryFigure(memory), memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
@@ -487,15 +546,16 @@ function renderInference() {
   const throughput = e.throughput || {};
   const tokens = throughput.output_tokens_per_second ?? null;
   const runs = memory.fits;
+  const spans = runs === false ? {} : e.intervals || {};
   const summary = section("r.result",
     h("dl", { class: "cards" },
       card(t("r.memory"), memoryFigure(memory), memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
       card(t("r.devices_to_fit"), e.devices_needed?.to_fit != null ? number(e.devices_needed.to_fit) : "—", e.hardware ? `${e.hardware.count}× ${e.hardware.name || e.hardware.accelerator}` : null),
-      card(t("r.ttft"), ifRuns(runs, latency.human?.time_to_first_token), runs !== false && latency.bound?.prefill ? t("r.bound", { b: boundText(latency.bound.prefill) }) : null),
-      card(t("r.tpot"), ifRuns(runs, latency.human?.time_per_output_token), runs !== false && latency.bound?.decode ? t("r.bound", { b: boundText(latency.bound.decode) }) : null),
+      card(t("r.ttft"), ifRuns(runs, latency.human?.time_to_first_token), [runs !== false && latency.bound?.prefill ? t("r.bound", { b: boundText(latency.bound.prefill) }) : null, intervalNote(spans.latency?.time_to_first_token_s, duration)]),
+      card(t("r.tpot"), ifRuns(runs, latency.human?.time_per_output_token), [runs !== false && latency.bound?.decode ? t("r.bound", { b: boundText(latency.bound.decode) }) : null, intervalNote(spans.latency?.time_per_output_token_s, ms)]),
       card(t("r.end_to_end"), ifRuns(runs, latency.human?.end_to_end), null),
       card(tokens != null ? t("r.tokens_per_s") : t("r.samples_per_s"), ifRuns(runs, number(tokens ?? throughput.samples_per_second)), runs !== false && throughput.requests_per_second ? t("r.rps", { n: number(throughput.requests_per_second) }) : null),
-      card(t("r.usd_per_hour"), headlineUsd(cost.usd_per_hour), priceNote(cost.price_source, null)),
+      card(t("r.usd_per_hour"), headlineUsd(cost.usd_per_hour), [priceNote(cost.price_source, null), intervalNote(spans.cost?.usd_per_hour, usd)]),
       card(cost.usd_per_million_output_tokens != null ? t("r.usd_per_million") : t("r.usd_per_million_samples"), ifRuns(runs, usd(cost.usd_per_million_output_tokens ?? cost.usd_per_million_samples)), runs !== false && cost.usd_per_million_input_tokens != null ? t("r.usd_per_million_input", { v: usd(cost.usd_per_million_input_tokens) }) : null)),
     priceLine(cost.price_source),
     memory.fits && memory.max_batch_size != null ? h("p", {}, t("r.max_batch", { batch: number(memory.max_batch_size), context: number(memory.max_context_tokens) })) : null,
@@ -574,7 +634,7 @@ async function restoreShared(shared) {
     fillRequest(kind, shared[kind]);
     runs.push(runEstimate(kind, shared[kind]));
   }
-  runs.push(planner.restore(shared));
+  if (shared.plan_training || shared.plan_serving) runs.push(loadPlanner().then((planner) => planner.restore(shared)));
   await Promise.all(runs);
 }
 
@@ -589,6 +649,8 @@ async function boot() {
   bindLanguage();
   bindEstimateForm("training");
   bindEstimateForm("inference");
+  bindLive("training");
+  bindLive("inference");
   scenarios.init({
     state, renderTraining, renderInference, fillRequest, showView, toast, problemBox, accName, card, loadAdmin: admin.loadAdmin,
     onFilter: () => share({ ...scenarios.listing.filter, compare: null }),
@@ -596,7 +658,6 @@ async function boot() {
     compareExtras: (rows) => exportButtons(() => ({ name: "scalecost-compare", csv: () => toCsv(rows), json: () => rows }), t("export.label", { what: t("scenarios.pick") })),
   });
   admin.init({ state, problemBox, toast, accName, refreshProviders });
-  planner.init({ h, problemBox, accName, bytes, openTraining: openTrainingEstimate, openInference: openInferenceEstimate });
   scenarios.updateKeyState();
   const shared = readShared(location.search);
   if (shared.filter) scenarios.setFilter(shared.filter);
@@ -608,6 +669,7 @@ async function boot() {
   if (shared.accelerator && state.byId[shared.accelerator]) $("#admin-accelerator").value = shared.accelerator;
   if (!$("#view-admin").hidden) admin.loadAdmin($("#admin-accelerator").value);
   await restoreShared(shared);
+  await plannerState.load; // opened on the Planner: its forms are there before the page says it is ready
   document.body.dataset.ready = "true";
 }
 
