@@ -425,3 +425,66 @@ def test_prediction_intervals_show_as_p10_p90_ranges_when_the_answer_has_them(pa
     assert f"p10–p90: {money(low)} – {money(high)}" in cost_card.text
     assert "p10–p90: " in time_card.text
     page.screenshot("share-training-intervals-1366")
+
+
+# --- the seeds' explanations ----------------------------------------------------------------------------------------
+
+
+def gib(value: float) -> str:
+    return f"{value / 2**30:.3g} GiB"
+
+
+def test_explanations_faq_with_live_numbers_and_the_compute_optimal_panel(page, live):
+    """Defect 10: the seeds explain parameters, precision, batch, KV cache and ZeRO, answer frequent questions and
+    show the compute-optimal advice; the page showed none of it though the API returns the scaling answer."""
+    page.open("#training", WIDE)
+    for field in ("model-preset", "training-global-batch-size", "training-precision"):
+        assert page.css(f"#training-{field}-hint").text, field
+    assert "ZeRO" in page.css("#training-hardware-parallelism-zero-stage-hint").get_attribute("textContent")
+    estimate(page)
+    request = json.loads(parse_qs(urlsplit(page.driver.current_url).query)["training"][0])
+    scaling = api(live, "/v1/estimates/training", request)["scaling"]
+    panel = page.visible("#scaling").text
+    assert "Compute-optimal (Chinchilla)" in panel
+    assert f"{scaling['compute_optimal_tokens'] / 1e9:.3g}B" in panel  # 134.8B → "135B"
+    assert f"{scaling['predicted_loss']:.3f}" in panel
+
+    page.css("#faq summary").click()
+    page.wait(lambda d: page.all("#faq-quant tbody tr"), 30)
+    base = api(
+        live,
+        "/v1/estimates/inference",
+        {
+            "model": {"preset": "llama-2-7b"},
+            "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 1},
+            "output": {"suggestions": False, "recommendations": False},
+        },
+    )
+    answers = page.css("#faq-answers").text
+    assert "How much memory does a 7B model need?" in answers
+    assert gib(base["memory"]["breakdown"]["weights"]) in answers
+    assert gib(base["memory"]["per_device_bytes"]) in answers
+    rows = [r.text for r in page.all("#faq-quant tbody tr")]
+    int4 = api(
+        live,
+        "/v1/estimates/inference",
+        {
+            "model": {"preset": "llama-2-7b"},
+            "weights": {"precision": "int4"},
+            "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 1},
+            "output": {"suggestions": False, "recommendations": False},
+        },
+    )
+    assert any(r.startswith("int4 ") and gib(int4["memory"]["breakdown"]["weights"]) in r for r in rows), rows
+    page.screenshot("share-faq-1366")
+
+    from .test_budget_browser import switch_language
+
+    switch_language(page, "es")
+    page.wait(lambda d: "¿Cuánta memoria necesita un modelo de 7B?" in page.css("#faq-answers").text, 30)
+    assert "Cómputo óptimo (Chinchilla)" in page.visible("#scaling").text
+    page.open("?lang=fr#training", NARROW)
+    page.css("#faq summary").click()
+    page.wait(lambda d: page.all("#faq-quant tbody tr"), 30)
+    assert no_sideways_scrolling(page)
+    page.screenshot("share-faq-fr-390")

@@ -7,6 +7,7 @@ import { announce, h } from "./dom.js";
 import { badge, boundText, fitsBadge, headlineUsd, ifRuns, intervalNote, layoutText, ms, priceLine, priceNote } from "./doubt.js";
 import * as forms from "./forms.js";
 import { compact, duration, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
+import { bindFaq, retranslateFaq, scalingSection } from "./explain.js";
 import { answerCsv, exportButtons, flatten, toCsv } from "./exporting.js";
 import { usdDigits } from "./numbers.js";
 import * as scenarios from "./scenarios.js";
@@ -141,6 +142,7 @@ function bindLanguage() {
     if (state.scenarios) scenarios.renderScenarioList();
     scenarios.updateKeyState();
     plannerState.load?.then((planner) => planner.retranslate());
+    retranslateFaq({ bytes, problemBox });
   });
 }
 
@@ -440,7 +442,7 @@ function renderTraining() {
       : null,
     saveRow("training"));
   const charts = section("r.charts", memoryChart("training", memory), h("div", { id: "training-sweep" }, sweepContent()));
-  $("#training-results").replaceChildren(summary, charts, recommendationsSection("training", e.recommendations), detailsSection(e.details, e) || "", notesSection(e));
+  $("#training-results").replaceChildren(summary, charts, scalingSection(e.scaling) || "", recommendationsSection("training", e.recommendations), detailsSection(e.details, e) || "", notesSection(e));
   drawCharts($("#training-results"));
 }
 
@@ -658,6 +660,7 @@ async function boot() {
     compareExtras: (rows) => exportButtons(() => ({ name: "scalecost-compare", csv: () => toCsv(rows), json: () => rows }), t("export.label", { what: t("scenarios.pick") })),
   });
   admin.init({ state, problemBox, toast, accName, refreshProviders });
+  bindFaq({ bytes, problemBox });
   scenarios.updateKeyState();
   const shared = readShared(location.search);
   if (shared.filter) scenarios.setFilter(shared.filter);

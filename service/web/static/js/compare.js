@@ -31,7 +31,7 @@ const COLUMNS = [
   ["scenarios.hardware", (r) => [r.hardware, " ", fitsBadge(r.fits)]],
   ["scenarios.cmp_total", (r) => (r.total_usd == null ? "—" : ifRuns(r.fits, usd(r.total_usd, usdDigits(r.total_usd)))), true],
   ["scenarios.cmp_time", (r) => (r.seconds == null ? "—" : ifRuns(r.fits, duration(r.seconds))), true],
-  ["scenarios.cmp_hours", (r) => (r.accelerator_hours == null ? "—" : ifRuns(r.fits, number(r.accelerator_hours, { maximumFractionDigits: 0 }))), true],
+  ["scenarios.cmp_hours", (r) => (r.accelerator_hours == null ? "—" : ifRuns(r.fits, number(r.accelerator_hours, { maximumSignificantDigits: 3 }))), true],
   ["scenarios.cmp_per_hour", (r) => (r.usd_per_hour == null ? "—" : usd(r.usd_per_hour)), true],
   ["scenarios.cmp_per_million", (r) => (r.usd_per_million_output_tokens == null ? "—" : ifRuns(r.fits, usd(r.usd_per_million_output_tokens))), true],
   ["scenarios.cmp_tokens", (r) => (r.output_tokens_per_second == null ? "—" : ifRuns(r.fits, number(r.output_tokens_per_second))), true],
