@@ -37,7 +37,9 @@ def findings(page) -> list[dict]:
     return [f for f in result if f["impact"] in ("serious", "critical", "moderate")]
 
 
-@pytest.mark.skipif(axe_source() is None, reason="axe-core not found: `make axe` (npm) or AXE_CORE_JS=…/axe.min.js")
+@pytest.mark.skipif(
+    axe_source() is None, reason="axe-core not found: `make axe` (npm) or AXE_CORE_JS=…/axe.min.js"
+)
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_no_serious_or_moderate_axe_findings_on_any_view(page, live, language):
     secret = live.key(f"axe-{uuid.uuid4().hex[:6]}", "editor")
