@@ -5,13 +5,15 @@ import { ApiError, apiKey, call, listAll, mergePatch } from "./api.js";
 import { barChart, drawCharts, stackedBar, COLORS } from "./charts.js";
 import { announce, h } from "./dom.js";
 import { badge, boundText, fitsBadge, headlineUsd, ifRuns, intervalNote, layoutText, ms, priceLine, priceNote } from "./doubt.js";
+import { bindFaq, retranslateFaq, scalingSection } from "./explain.js";
+import { answerCsv, exportButtons, toCsv } from "./exporting.js";
 import * as forms from "./forms.js";
 import { compact, duration, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
-import { bindFaq, retranslateFaq, scalingSection } from "./explain.js";
-import { answerCsv, exportButtons, flatten, toCsv } from "./exporting.js";
+import { bindLive } from "./live.js";
 import { usdDigits } from "./numbers.js";
 import * as scenarios from "./scenarios.js";
 import { copyLink, readShared, share } from "./share.js";
+import * as suggestionsView from "./suggestions.js";
 import { sweep, sweepContent } from "./sweep.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -257,34 +259,6 @@ async function runEstimate(kind, request, { scenario = null, live = false } = {}
   }
 }
 
-const LIVE_DELAY_MS = 600;
-
-/** After the first estimate of a form, each change asks again once typing pauses (the older answer's request
- * aborted); a field the page cannot read yet says so in place, focus stays where the person types. */
-function bindLive(kind) {
-  const formEl = $(`#${kind}-form`);
-  let timer;
-  const again = () => {
-    clearTimeout(timer);
-    if (!state[kind]) return;
-    timer = setTimeout(() => {
-      let request;
-      try {
-        request = forms.readForm(formEl);
-      } catch (error) {
-        forms.clearErrors(formEl);
-        forms.showErrors(formEl, { [error.path]: [error.message] });
-        return;
-      }
-      if (JSON.stringify(request) === JSON.stringify(state[kind]?.request)) return;
-      runEstimate(kind, request, { scenario: state[kind]?.scenario || null, live: true });
-    }, LIVE_DELAY_MS);
-  };
-  formEl.addEventListener("input", again);
-  formEl.addEventListener("change", again);
-  formEl.addEventListener("submit", () => clearTimeout(timer));
-}
-
 /** Tell screen readers what the new result says: each card's label and figure. */
 function announceCards(kind) {
   const cards = [...document.querySelectorAll(`#${kind}-results .cards .card`)].slice(0, 4);
@@ -476,70 +450,6 @@ function editLayout(auto) {
 
 // --- inference results ---------------------------------------------------------------------------------
 
-const SUGGESTION_COLUMNS = [
-  { key: "accelerator", label: "s.accelerator", text: true, value: (s) => accName(s.accelerator) },
-  { key: "count", label: "s.count", value: (s) => s.count },
-  { key: "fits", label: "s.fits", value: (s) => (s.fits ? 1 : 0), show: (s) => fitsBadge(s.fits) },
-  { key: "meets_targets", label: "s.meets_targets", value: (s) => (hasTargets() && s.meets_targets ? 1 : 0), show: (s) => (!hasTargets() || s.meets_targets === null || s.meets_targets === undefined ? t("s.na") : s.meets_targets ? t("yes") : t("no")) },
-  { key: "throughput", label: "s.tokens_per_s", value: (s) => (s.fits === false ? null : s.output_tokens_per_second ?? s.samples_per_second), show: (s) => ifRuns(s.fits, number(s.output_tokens_per_second ?? s.samples_per_second)) },
-  { key: "usd_per_hour", label: "s.usd_per_hour", value: (s) => s.usd_per_hour, show: (s) => usd(s.usd_per_hour) },
-  { key: "usd_per_million", label: "s.usd_per_million", value: (s) => (s.fits === false ? null : s.usd_per_million_output_tokens ?? s.usd_per_million_samples), show: (s) => ifRuns(s.fits, usd(s.usd_per_million_output_tokens ?? s.usd_per_million_samples)) },
-];
-
-/** Whether the inference request set any latency or throughput target ("Meets targets" is n/a otherwise). */
-function hasTargets() {
-  const targets = state.inference?.request?.targets;
-  return !!targets && Object.values(targets).some((v) => v !== null && v !== undefined && v !== "");
-}
-
-function sortedSuggestions() {
-  const rows = [...(state.inference.estimate.suggestions || [])];
-  const { key, dir } = state.suggestionSort;
-  if (!key) return rows;
-  const column = SUGGESTION_COLUMNS.find((c) => c.key === key);
-  return rows.sort((a, b) => {
-    const x = column.value(a);
-    const y = column.value(b);
-    if (x === y) return 0;
-    if (x === null || x === undefined || Number.isNaN(x)) return 1;
-    if (y === null || y === undefined || Number.isNaN(y)) return -1;
-    return (column.text ? String(x).localeCompare(String(y), lang()) : x - y) * dir;
-  });
-}
-
-function suggestionTable() {
-  const { key, dir } = state.suggestionSort;
-  const samples = (state.inference.estimate.suggestions || []).some((s) => s.samples_per_second != null && s.output_tokens_per_second == null);
-  const label = (c) => t(samples && c.key === "throughput" ? "s.samples_per_s" : samples && c.key === "usd_per_million" ? "s.usd_per_million_samples" : c.label);
-  const head = h("tr", {}, SUGGESTION_COLUMNS.map((c) => h("th", {
-    scope: "col",
-    class: c.text ? null : "num",
-    "aria-sort": key === c.key ? (dir > 0 ? "ascending" : "descending") : null,
-  }, h("button", {
-    type: "button",
-    class: "sort",
-    dataset: { sort: c.key },
-    onclick: () => {
-      state.suggestionSort = { key: c.key, dir: key === c.key ? -dir : c.text ? 1 : (c.key === "usd_per_hour" || c.key === "usd_per_million" ? 1 : -1) };
-      const wrap = $("#suggestions-table");
-      wrap.replaceWith(suggestionTable());
-      $(`#suggestions-table button[data-sort="${c.key}"]`).focus();
-    },
-  }, label(c)))), h("th", { scope: "col" }, h("span", { class: "sr-only" }, t("s.action"))));
-  const body = h("tbody", {}, sortedSuggestions().map((s) => h("tr", { class: s.accelerator === state.inference.request.hardware?.accelerator ? "current" : null },
-    SUGGESTION_COLUMNS.map((c) => h(c.key === "accelerator" ? "th" : "td", { class: c.text ? null : "num", scope: c.key === "accelerator" ? "row" : null }, c.show ? c.show(s) : String(c.value(s) ?? "—"))),
-    h("td", {}, h("button", {
-      type: "button",
-      class: "small",
-      "aria-label": t("s.use_label", { name: accName(s.accelerator), count: s.count }),
-      onclick: () => applyRecommendation("inference", { code: "suggestion", change: { hardware: { accelerator: s.accelerator, count: s.count }, cost: { provider: null } } }),
-    }, t("s.use"))))));
-  const get = () => ({ name: "scalecost-suggestions", csv: () => toCsv(sortedSuggestions().map((s) => flatten(s))), json: () => sortedSuggestions() });
-  return h("div", { id: "suggestions-table" }, exportButtons(get, t("export.label", { what: t("s.title") })),
-    h("div", { class: "table-wrap" }, h("table", {},
-      h("caption", {}, t("s.caption", { n: (state.inference.estimate.suggestions || []).length })), h("thead", {}, head), body)));
-}
-
 function renderInference() {
   const { estimate: e } = state.inference;
   const memory = e.memory || {};
@@ -589,7 +499,7 @@ function renderInference() {
           color: COLORS[3],
         })),
       h("p", { class: "hint" }, t("s.hint")),
-      suggestionTable()));
+      suggestionsView.suggestionTable()));
   }
   parts.push(recommendationsSection("inference", e.recommendations));
   const details = detailsSection(e.details, e);
@@ -651,8 +561,9 @@ async function boot() {
   bindLanguage();
   bindEstimateForm("training");
   bindEstimateForm("inference");
-  bindLive("training");
-  bindLive("inference");
+  for (const kind of ["training", "inference"]) {
+    bindLive($(`#${kind}-form`), () => state[kind], (request, scenario) => runEstimate(kind, request, { scenario, live: true }));
+  }
   scenarios.init({
     state, renderTraining, renderInference, fillRequest, showView, toast, problemBox, accName, card, loadAdmin: admin.loadAdmin,
     onFilter: () => share({ ...scenarios.listing.filter, compare: null }),
@@ -660,6 +571,7 @@ async function boot() {
     compareExtras: (rows) => exportButtons(() => ({ name: "scalecost-compare", csv: () => toCsv(rows), json: () => rows }), t("export.label", { what: t("scenarios.pick") })),
   });
   admin.init({ state, problemBox, toast, accName, refreshProviders });
+  suggestionsView.init({ state, accName, applyRecommendation });
   bindFaq({ bytes, problemBox });
   scenarios.updateKeyState();
   const shared = readShared(location.search);

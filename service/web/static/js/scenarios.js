@@ -6,7 +6,7 @@ import { apiKey, call, setApiKey } from "./api.js";
 import { h } from "./dom.js";
 import { fitsBadge } from "./doubt.js";
 import { dateTime, number, t, usd } from "./i18n.js";
-import { compare } from "./compare.js";
+import { share } from "./share.js";
 import { sweep } from "./sweep.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -78,7 +78,9 @@ export function setFilter(filter) {
 export function showCompare(ids) {
   for (const id of ids) if (!listing.ticked.has(id)) listing.ticked.set(id, String(id));
   ctx.onCompare?.(ids);
-  return compare(ids, { box: $("#scenario-detail"), accName: ctx.accName, problemBox: ctx.problemBox, extras: ctx.compareExtras });
+  // compare.js loads the first time two scenarios are compared, not with the page
+  return import("./compare.js").then(({ compare }) =>
+    compare(ids, { box: $("#scenario-detail"), accName: ctx.accName, problemBox: ctx.problemBox, extras: ctx.compareExtras }));
 }
 
 const PAGE_SIZE = 50;
@@ -283,6 +285,7 @@ async function openScenario(id) {
       scenario: { id: data.id, name: data.name, etag, description: data.description ?? null, tags: data.tags || [] },
     };
     ctx.showView(kind);
+    share({ [kind]: data.request });
     if (kind === "training") {
       ctx.renderTraining();
       sweep(data.request, data.estimate);
