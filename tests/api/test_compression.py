@@ -29,3 +29,13 @@ def test_an_answer_with_an_etag_is_sent_as_it_is(offline_app):
 def test_a_problem_is_sent_as_it_is(offline_app):
     response = offline_app.test_client().get("/v1/models/no-such-model", headers={"Accept-Encoding": "gzip"})
     assert response.status_code == 404 and response.headers.get("Content-Encoding") is None
+
+
+def test_a_post_answer_is_sent_as_it_is(client):
+    body = {
+        "model": {"preset": "llama-2-7b"},
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 1},
+    }
+    response = client.post("/v1/estimates/inference", json=body, headers={"Accept-Encoding": "gzip"})
+    assert response.status_code == 200, response.json
+    assert len(response.data) > 1024 and response.headers.get("Content-Encoding") is None
