@@ -231,6 +231,10 @@ def test_results_suggestions_and_plans_export_as_csv_and_json_and_charts_as_svg(
     svg = next(tmp_path.glob("*.svg"), None) or page.wait(lambda d: next(tmp_path.glob("*.svg"), False))
     text = downloaded(page, tmp_path, svg.name)
     assert text.startswith("<?xml") and 'xmlns="http://www.w3.org/2000/svg"' in text and "rect" in text
+    page.css("#training-results figure.chart .download-png").click()
+    png = page.wait(lambda d: next((p for p in tmp_path.glob("*.png") if p.stat().st_size > 0), False))
+    time.sleep(0.2)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stem == svg.stem
 
     page.tab("inference")
     estimate(page, "inference")

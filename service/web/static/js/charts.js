@@ -2,8 +2,8 @@
 // horizontal bars. Each is drawn at its container's width and redrawn when the window is resized; every mark
 // carries a <title>, and the figure an aria-label that says what the chart shows in words. Points and bars say
 // their values under the chart on hover and on keyboard focus (Tab to the chart, arrows between marks); every
-// chart downloads as SVG.
-import { download, fileName, svgFile } from "./exporting.js";
+// chart downloads as SVG or PNG.
+import { download, fileName, savePng, svgFile } from "./exporting.js";
 import { t } from "./i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
@@ -72,9 +72,18 @@ export function chartTools(fig, caption) {
     const svg = fig.querySelector(".plot svg");
     if (svg) download(`${fileName(caption)}.svg`, "image/svg+xml", svgFile(svg));
   });
+  const png = document.createElement("button");
+  png.type = "button";
+  png.className = "small download-png";
+  png.textContent = t("chart.download_png");
+  png.setAttribute("aria-label", t("chart.download_png_label", { chart: caption }));
+  png.addEventListener("click", () => {
+    const svg = fig.querySelector(".plot svg");
+    if (svg) savePng(svg, `${fileName(caption)}.png`);
+  });
   const tools = document.createElement("div");
   tools.className = "actions chart-tools";
-  tools.append(button);
+  tools.append(button, png);
   fig.querySelector(".plot").after(readout);
   fig.append(tools);
 }

@@ -35,9 +35,9 @@ export function answerCsv(answer) {
   return toCsv(Object.entries(flatten(answer)).map(([field, value]) => ({ field, value })), ["field", "value"]);
 }
 
-/** Save `text` as a file called `name`. */
-export function download(name, type, text) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+/** Save `content` (text or a Blob) as a file called `name`. */
+export function download(name, type, content) {
+  const url = URL.createObjectURL(new Blob([content], { type }));
   const link = h("a", { href: url, download: name, hidden: true });
   document.body.append(link);
   link.click();
@@ -77,6 +77,27 @@ export function svgFile(svg) {
   copy.setAttribute("font-family", "system-ui, sans-serif");
   for (const node of copy.querySelectorAll("[tabindex]")) node.removeAttribute("tabindex");
   return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(copy)}\n`;
+}
+
+/** A chart as PNG at twice its size on white: the SVG drawn on a canvas (through a data: image, which the page's
+ * CSP allows), then saved. */
+export function savePng(svg, name) {
+  const width = Number(svg.getAttribute("width")) || 560;
+  const height = Number(svg.getAttribute("height")) || 300;
+  const image = new Image();
+  image.addEventListener("load", () => {
+    const scale = 2;
+    const canvas = document.createElement("canvas");
+    canvas.width = width * scale;
+    canvas.height = height * scale;
+    const g = canvas.getContext("2d");
+    g.fillStyle = "#ffffff";
+    g.fillRect(0, 0, canvas.width, canvas.height);
+    g.scale(scale, scale);
+    g.drawImage(image, 0, 0, width, height);
+    canvas.toBlob((blob) => blob && download(name, "image/png", blob), "image/png");
+  });
+  image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svgFile(svg))}`;
 }
 
 /** A file name from a title: letters, digits and dashes. */
