@@ -8,7 +8,7 @@ PORT ?= 8000
 export DATABASE_URL ?= sqlite:///scalecost.db
 
 .PHONY: run test install install-dev migrate seed openapi docs lint fuzz bench bench-compare bench-listing bench-planner bench-stall lint-openapi clean \
-	compile-translations translations lock secrets
+	compile-translations translations lock secrets axe
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -95,6 +95,10 @@ lint: install-dev
 SPECTRAL := @stoplight/spectral-cli@6.16.3
 lint-openapi:
 	npx --yes $(SPECTRAL) lint openapi.yaml --ruleset .spectral.yaml --fail-severity error
+
+# axe-core for tests/web/test_axe_browser.py (npm registry, into .cache/axe; the test skips without it).
+axe:
+	npm install --prefix .cache/axe --no-audit --no-fund --silent axe-core@4
 
 # Load test of the real server (gunicorn + locust, one run per endpoint), then the engine alone.
 # Knobs: BENCH_SECONDS, BENCH_USERS, BENCH_SCENARIOS, WEB_CONCURRENCY, BENCH_DATABASE_URL (docs/benchmarks.md).

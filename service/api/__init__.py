@@ -18,6 +18,7 @@ from .estimates import batches as estimate_batches
 from .estimates import routes as estimates
 from .estimates.training import ParallelismSchema
 from .extensions import (
+    compression,
     db,
     docs_assets,
     errors,
@@ -56,6 +57,7 @@ def register(app: Flask) -> Api:
     """Install the extensions and every resource on `app`; returns the flask-smorest Api (also in app.extensions)."""
     configure(app)
     http.init_app(app)
+    compression.init_app(app)  # first registered, so the last to see each answer
     observability.configure_logging(app.config["LOG_LEVEL"])
     db.init_app(app)
     observability.init_app(app)

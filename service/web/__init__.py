@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Blueprint, Flask, Response, send_from_directory
+from flask import Blueprint, Flask, Response, request, send_from_directory
+
+from ..api.extensions import compression
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -28,6 +30,8 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
 }
 
+COMPRESSIBLE_TYPES = ("text/html", "text/css", "text/javascript", "application/json", "image/svg+xml")
+
 blp = Blueprint("web", __name__, static_folder="static", static_url_path="/assets")
 
 
@@ -39,11 +43,32 @@ def index() -> Response:
     return response
 
 
+# What every file needs; the policy and the framing rule are the document's (they govern what a page may load
+# and who may frame it, and mean nothing on a script, style sheet or dictionary: ~260 bytes saved per file).
+FILE_HEADERS = ("X-Content-Type-Options", "Referrer-Policy")
+
+
 @blp.after_request
 def _security_headers(response: Response) -> Response:
+    document = response.mimetype == "text/html"
     for name, value in SECURITY_HEADERS.items():
-        response.headers.setdefault(name, value)
+        if document or name in FILE_HEADERS:
+            response.headers.setdefault(name, value)
     return response
+
+
+@blp.after_request
+def _compress(response: Response) -> Response:
+    """The page and its files gzipped for clients that accept it (api/extensions/compression.py). Browsers keep
+    them and revalidate on each load (`Cache-Control: public, no-cache` + ETag → 304): the file names carry no
+    version, and the ES modules must all be of one version, so a stale module is never used without asking."""
+    if request.method != "GET" or response.status_code not in (200, 304):
+        return response
+    if response.mimetype not in COMPRESSIBLE_TYPES:
+        return response
+    response.cache_control.public = True
+    response.cache_control.no_cache = True
+    return compression.compress_file(response)
 
 
 def init_app(app: Flask) -> None:

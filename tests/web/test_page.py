@@ -51,6 +51,34 @@ def test_assets_are_served_with_their_types(offline_app, path, mimetype):
     assert response.status_code == 200
     assert response.mimetype == mimetype
     assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["Referrer-Policy"] == "no-referrer"
+    # the document's policy, not repeated on every file it loads
+    assert "Content-Security-Policy" not in response.headers and "X-Frame-Options" not in response.headers
+
+
+@pytest.mark.parametrize("path", ["/", "/assets/js/app.js", "/assets/css/app.css", "/assets/i18n/fr.json"])
+def test_the_page_and_its_assets_are_gzipped_and_revalidated(offline_app, path):
+    import gzip
+
+    client = offline_app.test_client()
+    plain = client.get(path)
+    packed = client.get(path, headers={"Accept-Encoding": "gzip, deflate, br"})
+    assert plain.headers.get("Content-Encoding") is None
+    assert packed.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(packed.data) == plain.data
+    assert len(packed.data) < 0.45 * len(plain.data)
+    for response in (plain, packed):
+        assert "Accept-Encoding" in response.headers["Vary"]
+        assert {"public", "no-cache"} <= {d.strip() for d in response.headers["Cache-Control"].split(",")}
+    # the gzip variant's ETag is weak (same file, other encoding); revalidating it is a 304 without a body
+    assert packed.headers["ETag"].startswith('W/"')
+    again = client.get(path, headers={"Accept-Encoding": "gzip", "If-None-Match": packed.headers["ETag"]})
+    assert again.status_code == 304 and again.data == b""
+
+
+def test_small_files_are_sent_as_they_are(offline_app):
+    response = offline_app.test_client().get("/assets/js/package.json", headers={"Accept-Encoding": "gzip"})
+    assert response.status_code == 200 and response.headers.get("Content-Encoding") is None
 
 
 def test_json_endpoints_keep_their_headers(offline_app):

@@ -6,6 +6,7 @@ import { h } from "./dom.js";
 import { ageCell } from "./doubt.js";
 import * as forms from "./forms.js";
 import { dateTime, t, usd } from "./i18n.js";
+import { share } from "./share.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const ctx = { state: null, problemBox: null, toast: null, accName: (id) => id, refreshProviders: () => {} };
@@ -16,7 +17,10 @@ export function init(helpers) {
 }
 
 function bindAdmin() {
-  $("#admin-accelerator").addEventListener("change", (event) => loadAdmin(event.target.value));
+  $("#admin-accelerator").addEventListener("change", (event) => {
+    share({ accelerator: event.target.value });
+    loadAdmin(event.target.value);
+  });
   $("#price-form").addEventListener("submit", (event) => {
     event.preventDefault();
     savePrice();

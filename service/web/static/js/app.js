@@ -4,16 +4,33 @@ import * as admin from "./admin.js";
 import { ApiError, apiKey, call, listAll, mergePatch } from "./api.js";
 import { barChart, drawCharts, stackedBar, COLORS } from "./charts.js";
 import { announce, h } from "./dom.js";
-import { badge, boundText, fitsBadge, headlineUsd, ifRuns, layoutText, priceLine, priceNote } from "./doubt.js";
+import { badge, boundText, fitsBadge, headlineUsd, ifRuns, intervalNote, layoutText, ms, priceLine, priceNote } from "./doubt.js";
+import { bindFaq, retranslateFaq, scalingSection } from "./explain.js";
+import { answerCsv, exportButtons, toCsv } from "./exporting.js";
 import * as forms from "./forms.js";
-import { compact, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
+import { compact, duration, lang, number, pickLanguage, setLanguage, t, translateStatic, usd } from "./i18n.js";
+import { bindLive } from "./live.js";
 import { usdDigits } from "./numbers.js";
-import * as planner from "./planner.js";
 import * as scenarios from "./scenarios.js";
+import { copyLink, readShared, share } from "./share.js";
+import * as suggestionsView from "./suggestions.js";
 import { sweep, sweepContent } from "./sweep.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const VIEWS = ["training", "inference", "planner", "scenarios", "admin"];
+
+// The Planner's modules (planner, serving, frontier, plankit: a third of the script) load the first time the view
+// opens or a shared link asks for a plan, not with the page; the view shows once its forms are built.
+const plannerState = { load: null, catalog: null, ready: false };
+function loadPlanner() {
+  plannerState.load ??= import("./planner.js").then((planner) => {
+    planner.init({ h, problemBox, accName, bytes, openTraining: openTrainingEstimate, openInference: openInferenceEstimate });
+    if (plannerState.catalog) planner.catalog(...plannerState.catalog);
+    plannerState.ready = true;
+    return planner;
+  });
+  return plannerState.load;
+}
 
 const state = {
   accelerators: [],
@@ -67,7 +84,8 @@ function bytes(value) {
 }
 
 function card(label, main, base, extra) {
-  return h("div", { class: "card" }, h("dt", {}, label), h("dd", {}, main ?? "—", extra ? [" ", extra] : null, base ? h("span", { class: "base" }, base) : null));
+  const under = [].concat(base ?? []).filter((b) => b !== null && b !== undefined && b !== false && b !== "");
+  return h("div", { class: "card" }, h("dt", {}, label), h("dd", {}, main ?? "—", extra ? [" ", extra] : null, under.length ? h("span", { class: "base" }, under) : null));
 }
 
 function section(titleKey, ...children) {
@@ -84,7 +102,12 @@ function showView(view, { focus = false } = {}) {
     tab.tabIndex = selected ? 0 : -1;
     if (selected && focus) tab.focus();
   }
-  for (const name of VIEWS) $(`#view-${name}`).hidden = name !== view;
+  for (const name of VIEWS) $(`#view-${name}`).hidden = name !== view || (name === "planner" && !plannerState.ready);
+  if (view === "planner" && !plannerState.ready) {
+    loadPlanner().then(() => {
+      if ($("#tab-planner").getAttribute("aria-selected") === "true") showView("planner");
+    });
+  }
   history.replaceState(null, "", `${location.pathname}${location.search}#${view}`);
   if (view === "scenarios" && state.scenarios === null) scenarios.loadScenarios();
   if (view === "admin" && !state.admin.id && state.accelerators.length) admin.loadAdmin($("#admin-accelerator").value);
@@ -120,7 +143,8 @@ function bindLanguage() {
     if (state.inference) await runEstimate("inference", state.inference.request, { scenario: state.inference.scenario });
     if (state.scenarios) scenarios.renderScenarioList();
     scenarios.updateKeyState();
-    planner.retranslate();
+    plannerState.load?.then((planner) => planner.retranslate());
+    retranslateFaq({ bytes, problemBox });
   });
 }
 
@@ -167,7 +191,8 @@ async function loadCatalog() {
       refreshProviders(formEl);
     }
     refreshOptionLabels();
-    planner.catalog(presetItems, accelerators);
+    plannerState.catalog = [presetItems, accelerators];
+    plannerState.load?.then((planner) => planner.catalog(presetItems, accelerators));
     const datalist = $("#price-providers-list");
     const all = [...new Set(accelerators.flatMap((a) => (a.prices || []).map((p) => p.provider)))].sort();
     datalist.replaceChildren(...all.map((p) => h("option", { value: p })));
@@ -190,16 +215,22 @@ function fillRequest(kind, request) {
   forms.fillForm(formEl, request);
 }
 
-async function runEstimate(kind, request, { scenario = null } = {}) {
+const inflight = { training: null, inference: null }; // the estimate request in flight, aborted by a newer one
+
+async function runEstimate(kind, request, { scenario = null, live = false } = {}) {
   const formEl = $(`#${kind}-form`);
   const out = $(`#${kind}-results`);
   const button = $('button[type="submit"]', formEl);
+  inflight[kind]?.abort();
+  const controller = new AbortController();
+  inflight[kind] = controller;
   forms.clearErrors(formEl);
-  button.disabled = true;
+  if (!live) button.disabled = true;
   out.setAttribute("aria-busy", "true");
   try {
-    const { data } = await call("POST", `v1/estimates/${kind}`, { body: request });
+    const { data } = await call("POST", `v1/estimates/${kind}`, { body: request, signal: controller.signal });
     state[kind] = { request, estimate: data, scenario };
+    share({ [kind]: request });
     if (kind === "training") {
       renderTraining();
       sweep(request, data);
@@ -207,20 +238,24 @@ async function runEstimate(kind, request, { scenario = null } = {}) {
       state.suggestionSort = { key: null, dir: 1 };
       renderInference();
     }
-    announceCards(kind);
+    if (!live) announceCards(kind);
     return true;
   } catch (error) {
+    if (error.name === "AbortError") return false; // a newer request took its place
     out.replaceChildren(problemBox(error));
-    announce(out.textContent);
+    if (!live) announce(out.textContent);
     const first = forms.showErrors(formEl, error.problem?.errors);
-    if (first) {
+    if (first && !live) {
       first.closest("details")?.setAttribute("open", "");
       first.focus();
     }
     return false;
   } finally {
-    button.disabled = false;
-    out.removeAttribute("aria-busy");
+    if (inflight[kind] === controller) {
+      inflight[kind] = null;
+      button.disabled = false;
+      out.removeAttribute("aria-busy");
+    }
   }
 }
 
@@ -319,6 +354,22 @@ function notesSection(estimate) {
     h("details", { class: "more" }, h("summary", {}, t("r.json")), h("pre", { class: "json" }, JSON.stringify(estimate, null, 2))));
 }
 
+/** Copy link (the address holds the request) and the answer as CSV or JSON. */
+function shareRow(kind) {
+  const copy = h("button", { type: "button", class: "small copy-link", onclick: async () => {
+    const done = await copyLink();
+    toast(done ? t("share.copied") : t("share.copy_failed", { url: location.href }));
+  } }, t("share.copy"));
+  const get = () => ({
+    name: `scalecost-${kind}-estimate`,
+    csv: () => answerCsv({ request: state[kind].request, estimate: state[kind].estimate }),
+    json: () => ({ request: state[kind].request, estimate: state[kind].estimate }),
+  });
+  const row = exportButtons(get, t("export.label", { what: t("r.result") }));
+  row.prepend(copy);
+  return row;
+}
+
 function saveRow(kind) {
   const current = state[kind];
   const request = current.request;
@@ -333,6 +384,7 @@ function saveRow(kind) {
     rows.push(h("button", { type: "button", class: "save-update", onclick: () => scenarios.updateScenario(kind, input.value.trim()) }, t("scenarios.update", { name: current.scenario.name })));
   }
   return h("div", {},
+    shareRow(kind),
     current.scenario ? h("p", { class: "hint" }, t("scenarios.opened_hint", { name: current.scenario.name, id: current.scenario.id })) : null,
     h("div", { class: "save-row" }, rows),
     apiKey() ? null : h("p", { class: "hint" }, t("scenarios.need_key")));
@@ -347,10 +399,13 @@ function renderTraining() {
   const compute = e.compute || {};
   const memory = e.memory || {};
   const runs = memory.fits;
+  // the calibration's p10–p90 (answers that carry `intervals`), beside the figures it qualifies
+  const spans = runs === false ? {} : e.intervals || {};
+  const money = (v) => usd(v, usdDigits(v));
   const summary = section("r.result",
     h("dl", { class: "cards" },
-      card(t("r.total_cost"), ifRuns(runs, cost.total_usd != null ? headlineUsd(cost.total_usd) : null), priceNote(cost.price_source, cost.usd_per_accelerator_hour)),
-      card(t("r.time"), ifRuns(runs, time.human), runs !== false && time.seconds ? t("r.seconds", { n: number(time.seconds, { maximumFractionDigits: 0 }) }) : null),
+      card(t("r.total_cost"), ifRuns(runs, cost.total_usd != null ? headlineUsd(cost.total_usd) : null), [priceNote(cost.price_source, cost.usd_per_accelerator_hour), intervalNote(spans.cost?.total_usd, money)]),
+      card(t("r.time"), ifRuns(runs, time.human), [runs !== false && time.seconds ? t("r.seconds", { n: number(time.seconds, { maximumFractionDigits: 0 }) }) : null, intervalNote(spans.time?.seconds, duration)]),
       card(t("r.accelerator_hours"), ifRuns(runs, cost.human?.accelerator_hours || number(cost.accelerator_hours)), null),
       card(t("r.flops"), compute.human?.total_flops, compute.total_flops ? `${number(compute.total_flops, { notation: "scientific", maximumSignificantDigits: 3 })} FLOP` : null),
       card(t("r.memory"), memoryFigure(memory), memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
@@ -361,7 +416,7 @@ function renderTraining() {
       : null,
     saveRow("training"));
   const charts = section("r.charts", memoryChart("training", memory), h("div", { id: "training-sweep" }, sweepContent()));
-  $("#training-results").replaceChildren(summary, charts, recommendationsSection("training", e.recommendations), detailsSection(e.details, e) || "", notesSection(e));
+  $("#training-results").replaceChildren(summary, charts, scalingSection(e.scaling) || "", recommendationsSection("training", e.recommendations), detailsSection(e.details, e) || "", notesSection(e));
   drawCharts($("#training-results"));
 }
 
@@ -395,68 +450,6 @@ function editLayout(auto) {
 
 // --- inference results ---------------------------------------------------------------------------------
 
-const SUGGESTION_COLUMNS = [
-  { key: "accelerator", label: "s.accelerator", text: true, value: (s) => accName(s.accelerator) },
-  { key: "count", label: "s.count", value: (s) => s.count },
-  { key: "fits", label: "s.fits", value: (s) => (s.fits ? 1 : 0), show: (s) => fitsBadge(s.fits) },
-  { key: "meets_targets", label: "s.meets_targets", value: (s) => (hasTargets() && s.meets_targets ? 1 : 0), show: (s) => (!hasTargets() || s.meets_targets === null || s.meets_targets === undefined ? t("s.na") : s.meets_targets ? t("yes") : t("no")) },
-  { key: "throughput", label: "s.tokens_per_s", value: (s) => (s.fits === false ? null : s.output_tokens_per_second ?? s.samples_per_second), show: (s) => ifRuns(s.fits, number(s.output_tokens_per_second ?? s.samples_per_second)) },
-  { key: "usd_per_hour", label: "s.usd_per_hour", value: (s) => s.usd_per_hour, show: (s) => usd(s.usd_per_hour) },
-  { key: "usd_per_million", label: "s.usd_per_million", value: (s) => (s.fits === false ? null : s.usd_per_million_output_tokens ?? s.usd_per_million_samples), show: (s) => ifRuns(s.fits, usd(s.usd_per_million_output_tokens ?? s.usd_per_million_samples)) },
-];
-
-/** Whether the inference request set any latency or throughput target ("Meets targets" is n/a otherwise). */
-function hasTargets() {
-  const targets = state.inference?.request?.targets;
-  return !!targets && Object.values(targets).some((v) => v !== null && v !== undefined && v !== "");
-}
-
-function sortedSuggestions() {
-  const rows = [...(state.inference.estimate.suggestions || [])];
-  const { key, dir } = state.suggestionSort;
-  if (!key) return rows;
-  const column = SUGGESTION_COLUMNS.find((c) => c.key === key);
-  return rows.sort((a, b) => {
-    const x = column.value(a);
-    const y = column.value(b);
-    if (x === y) return 0;
-    if (x === null || x === undefined || Number.isNaN(x)) return 1;
-    if (y === null || y === undefined || Number.isNaN(y)) return -1;
-    return (column.text ? String(x).localeCompare(String(y), lang()) : x - y) * dir;
-  });
-}
-
-function suggestionTable() {
-  const { key, dir } = state.suggestionSort;
-  const samples = (state.inference.estimate.suggestions || []).some((s) => s.samples_per_second != null && s.output_tokens_per_second == null);
-  const label = (c) => t(samples && c.key === "throughput" ? "s.samples_per_s" : samples && c.key === "usd_per_million" ? "s.usd_per_million_samples" : c.label);
-  const head = h("tr", {}, SUGGESTION_COLUMNS.map((c) => h("th", {
-    scope: "col",
-    class: c.text ? null : "num",
-    "aria-sort": key === c.key ? (dir > 0 ? "ascending" : "descending") : null,
-  }, h("button", {
-    type: "button",
-    class: "sort",
-    dataset: { sort: c.key },
-    onclick: () => {
-      state.suggestionSort = { key: c.key, dir: key === c.key ? -dir : c.text ? 1 : (c.key === "usd_per_hour" || c.key === "usd_per_million" ? 1 : -1) };
-      const wrap = $("#suggestions-table");
-      wrap.replaceWith(suggestionTable());
-      $(`#suggestions-table button[data-sort="${c.key}"]`).focus();
-    },
-  }, label(c)))), h("th", { scope: "col" }, h("span", { class: "sr-only" }, t("s.action"))));
-  const body = h("tbody", {}, sortedSuggestions().map((s) => h("tr", { class: s.accelerator === state.inference.request.hardware?.accelerator ? "current" : null },
-    SUGGESTION_COLUMNS.map((c) => h(c.key === "accelerator" ? "th" : "td", { class: c.text ? null : "num", scope: c.key === "accelerator" ? "row" : null }, c.show ? c.show(s) : String(c.value(s) ?? "—"))),
-    h("td", {}, h("button", {
-      type: "button",
-      class: "small",
-      "aria-label": t("s.use_label", { name: accName(s.accelerator), count: s.count }),
-      onclick: () => applyRecommendation("inference", { code: "suggestion", change: { hardware: { accelerator: s.accelerator, count: s.count }, cost: { provider: null } } }),
-    }, t("s.use"))))));
-  return h("div", { class: "table-wrap", id: "suggestions-table" }, h("table", {},
-    h("caption", {}, t("s.caption", { n: (state.inference.estimate.suggestions || []).length })), h("thead", {}, head), body));
-}
-
 function renderInference() {
   const { estimate: e } = state.inference;
   const memory = e.memory || {};
@@ -465,15 +458,16 @@ function renderInference() {
   const throughput = e.throughput || {};
   const tokens = throughput.output_tokens_per_second ?? null;
   const runs = memory.fits;
+  const spans = runs === false ? {} : e.intervals || {};
   const summary = section("r.result",
     h("dl", { class: "cards" },
       card(t("r.memory"), memoryFigure(memory), memory.human?.headroom ? t("r.headroom", { v: memory.human.headroom }) : null, fitsBadge(memory.fits)),
       card(t("r.devices_to_fit"), e.devices_needed?.to_fit != null ? number(e.devices_needed.to_fit) : "—", e.hardware ? `${e.hardware.count}× ${e.hardware.name || e.hardware.accelerator}` : null),
-      card(t("r.ttft"), ifRuns(runs, latency.human?.time_to_first_token), runs !== false && latency.bound?.prefill ? t("r.bound", { b: boundText(latency.bound.prefill) }) : null),
-      card(t("r.tpot"), ifRuns(runs, latency.human?.time_per_output_token), runs !== false && latency.bound?.decode ? t("r.bound", { b: boundText(latency.bound.decode) }) : null),
+      card(t("r.ttft"), ifRuns(runs, latency.human?.time_to_first_token), [runs !== false && latency.bound?.prefill ? t("r.bound", { b: boundText(latency.bound.prefill) }) : null, intervalNote(spans.latency?.time_to_first_token_s, duration)]),
+      card(t("r.tpot"), ifRuns(runs, latency.human?.time_per_output_token), [runs !== false && latency.bound?.decode ? t("r.bound", { b: boundText(latency.bound.decode) }) : null, intervalNote(spans.latency?.time_per_output_token_s, ms)]),
       card(t("r.end_to_end"), ifRuns(runs, latency.human?.end_to_end), null),
       card(tokens != null ? t("r.tokens_per_s") : t("r.samples_per_s"), ifRuns(runs, number(tokens ?? throughput.samples_per_second)), runs !== false && throughput.requests_per_second ? t("r.rps", { n: number(throughput.requests_per_second) }) : null),
-      card(t("r.usd_per_hour"), headlineUsd(cost.usd_per_hour), priceNote(cost.price_source, null)),
+      card(t("r.usd_per_hour"), headlineUsd(cost.usd_per_hour), [priceNote(cost.price_source, null), intervalNote(spans.cost?.usd_per_hour, usd)]),
       card(cost.usd_per_million_output_tokens != null ? t("r.usd_per_million") : t("r.usd_per_million_samples"), ifRuns(runs, usd(cost.usd_per_million_output_tokens ?? cost.usd_per_million_samples)), runs !== false && cost.usd_per_million_input_tokens != null ? t("r.usd_per_million_input", { v: usd(cost.usd_per_million_input_tokens) }) : null)),
     priceLine(cost.price_source),
     memory.fits && memory.max_batch_size != null ? h("p", {}, t("r.max_batch", { batch: number(memory.max_batch_size), context: number(memory.max_context_tokens) })) : null,
@@ -505,7 +499,7 @@ function renderInference() {
           color: COLORS[3],
         })),
       h("p", { class: "hint" }, t("s.hint")),
-      suggestionTable()));
+      suggestionsView.suggestionTable()));
   }
   parts.push(recommendationsSection("inference", e.recommendations));
   const details = detailsSection(e.details, e);
@@ -544,6 +538,18 @@ async function loadChoices() {
   }
 }
 
+/** A shared link's requests: filled in and asked again, so the link reopens the same answer. */
+async function restoreShared(shared) {
+  const runs = [];
+  for (const kind of ["training", "inference"]) {
+    if (!shared[kind]) continue;
+    fillRequest(kind, shared[kind]);
+    runs.push(runEstimate(kind, shared[kind]));
+  }
+  if (shared.plan_training || shared.plan_serving) runs.push(loadPlanner().then((planner) => planner.restore(shared)));
+  await Promise.all(runs);
+}
+
 async function boot() {
   const [, choicesError] = await Promise.all([setLanguage(pickLanguage()), loadChoices()]);
   $("#lang").value = lang();
@@ -555,15 +561,30 @@ async function boot() {
   bindLanguage();
   bindEstimateForm("training");
   bindEstimateForm("inference");
-  scenarios.init({ state, renderTraining, renderInference, fillRequest, showView, toast, problemBox, accName, card, loadAdmin: admin.loadAdmin });
+  for (const kind of ["training", "inference"]) {
+    bindLive($(`#${kind}-form`), () => state[kind], (request, scenario) => runEstimate(kind, request, { scenario, live: true }));
+  }
+  scenarios.init({
+    state, renderTraining, renderInference, fillRequest, showView, toast, problemBox, accName, card, loadAdmin: admin.loadAdmin,
+    onFilter: () => share({ ...scenarios.listing.filter, compare: null }),
+    onCompare: (ids) => share({ compare: ids }),
+    compareExtras: (rows) => exportButtons(() => ({ name: "scalecost-compare", csv: () => toCsv(rows), json: () => rows }), t("export.label", { what: t("scenarios.pick") })),
+  });
   admin.init({ state, problemBox, toast, accName, refreshProviders });
-  planner.init({ h, problemBox, accName, bytes, openTraining: openTrainingEstimate, openInference: openInferenceEstimate });
+  suggestionsView.init({ state, accName, applyRecommendation });
+  bindFaq({ bytes, problemBox });
   scenarios.updateKeyState();
+  const shared = readShared(location.search);
+  if (shared.filter) scenarios.setFilter(shared.filter);
+  if (shared.compare) scenarios.listing.pendingCompare = shared.compare;
   const view = location.hash.slice(1);
   showView(VIEWS.includes(view) ? view : "training");
   await loadCatalog();
   if (choicesError) $("#training-results").replaceChildren(problemBox(choicesError));
+  if (shared.accelerator && state.byId[shared.accelerator]) $("#admin-accelerator").value = shared.accelerator;
   if (!$("#view-admin").hidden) admin.loadAdmin($("#admin-accelerator").value);
+  await restoreShared(shared);
+  await plannerState.load; // opened on the Planner: its forms are there before the page says it is ready
   document.body.dataset.ready = "true";
 }
 

@@ -1,6 +1,11 @@
 // Hand-written SVG charts (no library): a stacked bar against a capacity, a line over categories and
 // horizontal bars. Each is drawn at its container's width and redrawn when the window is resized; every mark
-// carries a <title>, and the figure an aria-label that says what the chart shows in words.
+// carries a <title>, and the figure an aria-label that says what the chart shows in words. Points and bars say
+// their values under the chart on hover and on keyboard focus (Tab to the chart, arrows between marks); every
+// chart downloads as SVG or PNG.
+import { download, fileName, savePng, svgFile } from "./exporting.js";
+import { t } from "./i18n.js";
+
 const NS = "http://www.w3.org/2000/svg";
 export const COLORS = ["#0b5cad", "#c8501e", "#1e7b3c", "#7d3c98", "#8a6d00", "#4f5b66"];
 
@@ -47,8 +52,69 @@ function figure(caption, label, draw) {
     const svg = svgEl("svg", { role: "img", "aria-label": label, xmlns: NS });
     draw(svg, width);
     plot.replaceChildren(svg);
+    bindReadout(fig, svg);
   };
+  chartTools(fig, caption);
   return fig;
+}
+
+/** Under a chart: the line that says the value of the mark pointed at or focused, and "Download SVG". */
+export function chartTools(fig, caption) {
+  const readout = document.createElement("p");
+  readout.className = "hint readout";
+  readout.setAttribute("aria-live", "polite");
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "small download-svg";
+  button.textContent = t("chart.download_svg");
+  button.setAttribute("aria-label", t("chart.download_svg_label", { chart: caption }));
+  button.addEventListener("click", () => {
+    const svg = fig.querySelector(".plot svg");
+    if (svg) download(`${fileName(caption)}.svg`, "image/svg+xml", svgFile(svg));
+  });
+  const png = document.createElement("button");
+  png.type = "button";
+  png.className = "small download-png";
+  png.textContent = t("chart.download_png");
+  png.setAttribute("aria-label", t("chart.download_png_label", { chart: caption }));
+  png.addEventListener("click", () => {
+    const svg = fig.querySelector(".plot svg");
+    if (svg) savePng(svg, `${fileName(caption)}.png`);
+  });
+  const tools = document.createElement("div");
+  tools.className = "actions chart-tools";
+  tools.append(button, png);
+  fig.querySelector(".plot").after(readout);
+  fig.append(tools);
+}
+
+/** Marks with data-say: one tab stop for the chart, arrow keys from mark to mark, the values said on hover and
+ * focus in the readout line (and as each mark's accessible name). The svg becomes a labelled group. */
+export function bindReadout(fig, svg) {
+  const readout = fig.querySelector(".readout");
+  const marks = [...svg.querySelectorAll("[data-say]")];
+  if (!marks.length || !readout) return;
+  svg.setAttribute("role", "group");
+  const show = (mark) => {
+    for (const other of marks) other.classList.toggle("active", other === mark);
+    readout.textContent = mark.dataset.say;
+  };
+  marks.forEach((mark, i) => {
+    mark.setAttribute("tabindex", i === 0 ? "0" : "-1");
+    mark.setAttribute("role", "img");
+    mark.setAttribute("aria-label", mark.dataset.say);
+    mark.addEventListener("mouseenter", () => show(mark));
+    mark.addEventListener("focus", () => {
+      for (const other of marks) other.setAttribute("tabindex", other === mark ? "0" : "-1");
+      show(mark);
+    });
+    mark.addEventListener("keydown", (event) => {
+      const next = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: marks.length - 1 }[event.key];
+      if (next === undefined) return;
+      event.preventDefault();
+      marks[Math.min(marks.length - 1, Math.max(0, next))].focus();
+    });
+  });
 }
 
 function legend(items) {
@@ -107,6 +173,7 @@ export function stackedBar({ caption, label, parts, capacity, capacityLabel, fmt
         class: "bar", "data-part": p.key,
       }, svg);
       titled(rect, `${p.label}: ${p.human}`);
+      rect.dataset.say = `${p.label}: ${p.human}`;
       at += p.value;
     });
     if (capacity > 0) {
@@ -164,6 +231,7 @@ export function lineChart({ caption, label, points, current, fmtY, xTitle, color
         "stroke-width": 2.5, class: "point",
       }, svg);
       titled(dot, `${p.x}: ${p.human}`);
+      dot.dataset.say = `${xTitle} ${p.x}: ${p.human}`;
     }
   });
   if (legendItems) fig.appendChild(legend(legendItems));
@@ -198,6 +266,7 @@ export function barChart({ caption, label, items, color = COLORS[0], fmt, limit 
         x: labelW, y: yy + 4, width: Math.max(1, x(r.value) - labelW), height: rowH - 8, fill: color, class: "bar",
       }, svg);
       titled(rect, `${r.label}: ${r.human}`);
+      rect.dataset.say = `${r.label}: ${r.human}`;
       text(svg, x(r.value) + 4, yy + 16, r.human, { "font-size": 11 });
     });
   });

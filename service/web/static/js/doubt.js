@@ -85,3 +85,20 @@ export function fitsBadge(fits) {
   if (fits === null || fits === undefined) return null;
   return fits ? badge("ok", t("r.fits")) : badge("bad", t("r.does_not_fit"));
 }
+
+/** A prediction interval of the calibration ({p10, p90}, e.g. an answer's intervals.time.seconds) as numbers, or
+ * null when the answer has none or it is not two finite numbers in order. */
+export function intervalRange(interval) {
+  if (!interval || typeof interval !== "object") return null;
+  const low = Number(interval.p10);
+  const high = Number(interval.p90);
+  if (interval.p10 == null || interval.p90 == null || !Number.isFinite(low) || !Number.isFinite(high) || low > high) return null;
+  return { low, high };
+}
+
+/** "p10–p90: a – b" under a headline figure when the answer carries that interval; nothing otherwise. */
+export function intervalNote(interval, format) {
+  const range = intervalRange(interval);
+  if (!range) return null;
+  return h("span", { class: "interval" }, t("doubt.interval", { low: format(range.low), high: format(range.high) }));
+}

@@ -5,7 +5,7 @@
 export const MODEL_MODES = ["preset", "parameters", "shape", "hf"];
 
 const model = (preset, request) => [
-  { path: "model.preset", type: "select", options: "presets", value: preset, modes: ["preset"], wide: true },
+  { path: "model.preset", type: "select", options: "presets", value: preset, modes: ["preset"], wide: true, hint: true },
   { path: "model.architecture", type: "select", choices: request, modes: ["parameters"] },
   { path: "model.parameters", type: "count", modes: ["parameters"], placeholder: "7B", hint: true },
   { path: "model.flops_per_sample", type: "count", modes: ["parameters"], placeholder: "8.2e9", hint: true },
@@ -37,9 +37,9 @@ export const TRAINING = [
     id: "training",
     fields: [
       { path: "training.tokens", type: "count", value: "1B", placeholder: "1B", hint: true },
-      { path: "training.global_batch_size", type: "int", value: 64 },
+      { path: "training.global_batch_size", type: "int", value: 64, hint: true },
       { path: "training.sequence_length", type: "int", value: 4096 },
-      { path: "training.precision", type: "select", choices: "training", auto: true },
+      { path: "training.precision", type: "select", choices: "training", auto: true, hint: true },
       { path: "training.optimizer", type: "select", choices: "training", auto: true },
       { path: "training.activation_recomputation", type: "select", choices: "training", auto: true },
       { path: "training.framework", type: "select", choices: "training", auto: true },
@@ -65,7 +65,7 @@ export const TRAINING = [
       { path: "hardware.parallelism.expert", type: "int", layout: true },
       { path: "hardware.parallelism.expert_overlap", type: "bool", layout: true },
       { path: "hardware.parallelism.expert_tensor", type: "int", layout: true },
-      { path: "hardware.parallelism.zero_stage", type: "select", options: ["0", "1", "2", "3"], auto: true, number: true, layout: true },
+      { path: "hardware.parallelism.zero_stage", type: "select", options: ["0", "1", "2", "3"], auto: true, number: true, layout: true, hint: true },
       { path: "hardware.parallelism.data_shard", type: "int", layout: true },
       { path: "hardware.parallelism.pipeline_schedule", type: "select", choices: "training", auto: true, layout: true },
       // automatic: on with tensor parallelism (the server's default), so a select, not a checkbox that cannot say "off"
@@ -98,16 +98,16 @@ export const INFERENCE = [
   {
     id: "weights",
     fields: [
-      { path: "weights.precision", type: "select", choices: "inference", auto: true },
+      { path: "weights.precision", type: "select", choices: "inference", auto: true, hint: true },
       { path: "weights.format", type: "select", choices: "inference", auto: "opt.none" },
-      { path: "kv_cache_precision", type: "select", choices: "inference", auto: true },
+      { path: "kv_cache_precision", type: "select", choices: "inference", auto: true, hint: true },
       { path: "engine", type: "select", choices: "inference", auto: true },
     ],
   },
   {
     id: "workload",
     fields: [
-      { path: "batch_size", type: "int", value: 1 },
+      { path: "batch_size", type: "int", value: 1, hint: true },
       { path: "prompt_tokens", type: "int", value: 512 },
       { path: "output_tokens", type: "int", value: 256 },
       { path: "workload.requests_per_second", type: "float" },

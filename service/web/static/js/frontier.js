@@ -1,5 +1,6 @@
 // The training planner's time-vs-cost frontier: a hand-written SVG (log scales, time ticks round in the unit the
 // values are read in, the chosen plan marked, deadline and budget dashed) with a table as its text alternative.
+import { bindReadout, chartTools } from "./charts.js";
 import { t, number, usd } from "./i18n.js";
 import { logTicks, timeTicks } from "./numbers.js";
 import { ctx, tableOf } from "./plankit.js";
@@ -100,9 +101,12 @@ export function frontierChart(points, best, constraints) {
         stroke: isBest ? "#1a1d21" : "#ffffff", "stroke-width": 2, class: isBest ? "point chosen" : "point",
       }, svg);
       svgEl("title", {}, dot).textContent = `${isBest ? t("planner.chart.chosen") + ": " : ""}${p.count} × ${ctx.accName(p.accelerator)} (${p.provider}): ${p.time}, ${p.cost}`;
+      dot.dataset.say = dot.textContent;
     });
     plot.replaceChildren(svg);
+    bindReadout(fig, svg);
   };
+  chartTools(fig, title);
   const legend = h("ul", { class: "legend" },
     h("li", {}, h("span", { class: "swatch frontier-line" }), t("planner.chart.frontier")),
     best ? h("li", {}, h("span", { class: "swatch frontier-chosen" }), t("planner.chart.chosen")) : null);

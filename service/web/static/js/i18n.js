@@ -21,12 +21,17 @@ export function pickLanguage() {
   return "en";
 }
 
-async function load(code) {
-  if (!dictionaries[code]) {
-    const response = await fetch(`assets/i18n/${code}.json`, { headers: { Accept: "application/json" } });
-    dictionaries[code] = response.ok ? await response.json() : {};
-  }
-  return dictionaries[code];
+const loading = {}; // one request per dictionary, however many ask for it at once
+
+function load(code) {
+  loading[code] ??= fetch(`assets/i18n/${code}.json`, { headers: { Accept: "application/json" } })
+    .then((response) => (response.ok ? response.json() : {}))
+    .catch(() => {
+      delete loading[code]; // asked again next time
+      return {};
+    })
+    .then((words) => (dictionaries[code] = words));
+  return loading[code];
 }
 
 export async function setLanguage(code) {

@@ -5,11 +5,14 @@
 import { ApiError, call } from "./api.js";
 import { announce } from "./dom.js";
 import { priceLine, priceNote } from "./doubt.js";
+import { planExport } from "./exporting.js";
 import * as forms from "./forms.js";
 import { frontierChart, samePlan } from "./frontier.js";
 import { compact, duration, number, t, usd } from "./i18n.js";
 import { $, card, checked, checks, clearOwnErrors, ctx, deadlineValue, field, input, layout, missesSection, numberOrText, percent, plan, recomputation, section, select, showOwnErrors, tableOf } from "./plankit.js";
-import { buildServingForm, probeServing, renderServing, submitServing } from "./serving.js";
+import { deadlineText } from "./numbers.js";
+import { buildServingForm, probeServing, renderServing, restoreServing, submitServing } from "./serving.js";
+import { share } from "./share.js";
 
 const TRAINING_FIELDS = ["training.tokens", "training.global_batch_size", "training.sequence_length", "training.precision"];
 
@@ -104,6 +107,13 @@ async function submitTraining() {
     forms.showErrors(formEl, { [error.path]: [error.message] })?.focus();
     return;
   }
+  await runTraining(body);
+}
+
+/** Ask for a training plan with `body` (the form's, or a shared link's) and show it. */
+async function runTraining(body) {
+  const formEl = $("#plan-training-form");
+  const out = $("#plan-training-results");
   const button = $('button[type="submit"]', formEl);
   button.disabled = true;
   out.setAttribute("aria-busy", "true");
@@ -111,6 +121,7 @@ async function submitTraining() {
   try {
     const { data } = await call("POST", "v1/plans/training", { body });
     plan.training = { request: body, answer: data };
+    share({ plan_training: body });
     renderTraining();
     announce(data.best ? `${t("planner.best")}: ${data.best.count} × ${ctx.accName(data.best.accelerator)}, ${data.best.time}, ${data.best.cost}` : t("planner.nothing"));
   } catch (error) {
@@ -129,6 +140,33 @@ async function submitTraining() {
     button.disabled = false;
     out.removeAttribute("aria-busy");
   }
+}
+
+/** A shared training plan request back in the form (to edit), then asked again. */
+function fillTraining(body) {
+  const formEl = $("#plan-training-form");
+  forms.fillForm(formEl, body);
+  const c = body.constraints || {};
+  $("#plan-deadline").value = deadlineText(c.deadline);
+  $("#plan-budget").value = c.budget_usd ?? "";
+  $("#plan-max-devices").value = c.max_devices ?? "";
+  if (body.objective) $("#plan-objective").value = body.objective;
+  const accs = body.search?.accelerators;
+  for (const o of $("#plan-accelerators").options) o.selected = !accs || accs.includes(o.value);
+  for (const o of $("#plan-providers").options) o.selected = (body.search?.providers || []).includes(o.value);
+  const pricing = body.search?.pricing_models || ["on-demand"];
+  for (const box of formEl.querySelectorAll('input[name="plan-pricing"]')) box.checked = pricing.includes(box.value);
+}
+
+/** The planner requests of a shared link (?plan_training=…, ?plan_serving=…): filled in and asked again. */
+export async function restore(shared) {
+  const runs = [];
+  if (shared.plan_training) {
+    fillTraining(shared.plan_training);
+    runs.push(runTraining(shared.plan_training));
+  }
+  if (shared.plan_serving) runs.push(restoreServing(shared.plan_serving));
+  await Promise.all(runs);
 }
 
 function bestSection(best) {
@@ -220,7 +258,7 @@ function renderTraining() {
   if (a.best) {
     parts.push(bestSection(a.best));
     if ((a.frontier || []).length || a.best) parts.push(ctx.h("section", {}, frontierChart(a.frontier || [], a.best, a.constraints)));
-    parts.push(section(t("planner.results"), resultsTable(a.results || [], a.best)));
+    parts.push(section(t("planner.results"), planExport("scalecost-training-plans", a.results || [], t("export.label", { what: t("planner.results") })), resultsTable(a.results || [], a.best)));
   } else {
     parts.push(missesSection(a.nearest_misses || [], (p, id) => ctx.h("button", { type: "button", class: "small", "aria-describedby": id, onclick: () => ctx.openTraining(p.estimate_request) }, t("planner.open"))));
     if ((a.frontier || []).length) parts.push(ctx.h("section", {}, frontierChart(a.frontier, null, a.constraints)));

@@ -1,10 +1,12 @@
-// The Scenarios view: an API key kept for the tab, the saved scenarios (open, re-price, rename, delete; focus
-// stays in the list), and saving the estimate on screen as a new scenario or over the one it came from.
+// The Scenarios view: an API key kept for the tab, the saved scenarios found by name, tag and kind a page at a
+// time by cursor, with descriptions and tags (open, re-price, rename, delete; focus stays in the list; tick two or
+// more to compare them side by side), and saving the estimate on screen as a new scenario or over the one it came from.
 // app.js calls init() once with what it shares.
 import { apiKey, call, setApiKey } from "./api.js";
 import { h } from "./dom.js";
 import { fitsBadge } from "./doubt.js";
 import { dateTime, number, t, usd } from "./i18n.js";
+import { share } from "./share.js";
 import { sweep } from "./sweep.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -37,30 +39,104 @@ export function bindScenarios() {
     ctx.state.scenarios = null;
     $("#scenarios-list").replaceChildren(h("p", { class: "notice" }, t("scenarios.need_key")));
     $("#scenario-detail").replaceChildren();
+    $("#scenarios-more").replaceChildren();
   });
   $("#scenarios-refresh").addEventListener("click", () => loadScenarios());
+  bindFilter();
+  $("#scenarios-compare").addEventListener("click", () => showCompare([...listing.ticked.keys()]));
 }
 
-export async function loadScenarios() {
+/** The filter bar: the API's name, tag and kind filters, asked as one types (after a pause) or on Search. */
+function bindFilter() {
+  const formEl = $("#scenario-filter");
+  let timer;
+  const apply = () => {
+    clearTimeout(timer);
+    listing.filter = { name: $("#scenario-name").value.trim(), tag: $("#scenario-tag").value.trim(), kind: $("#scenario-kind").value };
+    ctx.onFilter?.();
+    loadScenarios();
+  };
+  formEl.addEventListener("submit", (event) => {
+    event.preventDefault();
+    apply();
+  });
+  formEl.addEventListener("input", (event) => {
+    if (event.target.matches("select")) return apply();
+    clearTimeout(timer);
+    timer = setTimeout(apply, 350);
+  });
+}
+
+/** Set the filter fields (a shared link) without asking yet. */
+export function setFilter(filter) {
+  listing.filter = { name: filter.name || "", tag: filter.tag || "", kind: filter.kind || "" };
+  $("#scenario-name").value = listing.filter.name;
+  $("#scenario-tag").value = listing.filter.tag;
+  $("#scenario-kind").value = listing.filter.kind;
+}
+
+export function showCompare(ids) {
+  for (const id of ids) if (!listing.ticked.has(id)) listing.ticked.set(id, String(id));
+  ctx.onCompare?.(ids);
+  // compare.js loads the first time two scenarios are compared, not with the page
+  return import("./compare.js").then(({ compare }) =>
+    compare(ids, { box: $("#scenario-detail"), accName: ctx.accName, problemBox: ctx.problemBox, extras: ctx.compareExtras }));
+}
+
+const PAGE_SIZE = 50;
+/** What the listing asks for (name substring, tag, kind: the API's own filters), the scenarios ticked to compare
+ * (kept across pages and searches) and the request in flight. */
+export const listing = { filter: { name: "", tag: "", kind: "" }, ticked: new Map(), inflight: null, pendingCompare: null };
+
+/** GET /v1/scenarios with the filters, a page of PAGE_SIZE, after `cursor` (X-Pagination's next_cursor). */
+export function listPath(filter, cursor = null, pageSize = PAGE_SIZE) {
+  const query = new URLSearchParams({ page_size: String(pageSize) });
+  for (const key of ["name", "tag", "kind"]) if (filter[key]) query.set(key, filter[key]);
+  if (cursor) query.set("cursor", cursor);
+  return `v1/scenarios?${query}`;
+}
+
+function pagination(headers) {
+  try {
+    return JSON.parse(headers.get("X-Pagination") || "{}");
+  } catch {
+    return {};
+  }
+}
+
+/** The first page for the current filters, or (more) the next page after the rows shown, appended. */
+export async function loadScenarios({ more = false } = {}) {
   const box = $("#scenarios-list");
   if (!apiKey()) {
     box.replaceChildren(h("p", { class: "notice" }, t("scenarios.need_key")));
+    $("#scenarios-more").replaceChildren();
     return;
   }
-  box.replaceChildren(h("p", { class: "busy" }, t("busy")));
+  listing.inflight?.abort();
+  const controller = new AbortController();
+  listing.inflight = controller;
+  const before = more ? ctx.state.scenarios : null;
+  if (!more) box.replaceChildren(h("p", { class: "busy" }, t("busy")));
   try {
-    const { data, headers } = await call("GET", "v1/scenarios?page_size=100");
-    let total = data.length;
-    try {
-      total = JSON.parse(headers.get("X-Pagination") || "{}").total ?? total;
-    } catch {
-      /* keep the row count */
-    }
-    ctx.state.scenarios = { rows: data, total };
+    const { data, headers } = await call("GET", listPath(listing.filter, before?.next), { signal: controller.signal });
+    const meta = pagination(headers);
+    const rows = [...(before?.rows || []), ...(data || [])];
+    const next = meta.next_cursor || null;
+    // a filter's total is counted up to a point (total_is_lower_bound); on the last page the rows are all there is
+    const total = next ? Math.max(meta.total ?? before?.total ?? 0, rows.length) : rows.length;
+    ctx.state.scenarios = { rows, total, atLeast: !!next && !!(meta.total_is_lower_bound ?? before?.atLeast), next };
     renderScenarioList();
+    if (listing.pendingCompare) {
+      showCompare(listing.pendingCompare);
+      listing.pendingCompare = null;
+    }
+    if (more && data?.length) $(`#scenarios-table tr[data-id="${data[0].id}"] button.open`)?.focus();
   } catch (error) {
+    if (error.name === "AbortError") return;
     ctx.state.scenarios = null;
     box.replaceChildren(ctx.problemBox(error));
+  } finally {
+    if (listing.inflight === controller) listing.inflight = null;
   }
 }
 
@@ -70,21 +146,53 @@ function headline(kind, summary) {
 }
 
 export function renderScenarioList() {
-  const { rows, total } = ctx.state.scenarios;
+  const { rows, total, atLeast, next } = ctx.state.scenarios;
   const box = $("#scenarios-list");
+  const filtered = Object.values(listing.filter).some(Boolean);
+  updateCompareButton();
+  $("#scenarios-more").replaceChildren(next
+    ? h("button", { type: "button", id: "scenarios-next", onclick: () => loadScenarios({ more: true }) }, t("scenarios.more", { n: number(PAGE_SIZE) }))
+    : "");
   if (!rows.length) {
-    box.replaceChildren(h("p", {}, t("scenarios.empty")));
+    box.replaceChildren(h("p", {}, t(filtered ? "scenarios.no_match" : "scenarios.empty")));
     return;
   }
-  box.replaceChildren(h("div", { class: "table-wrap" }, h("table", { id: "scenarios-table" },
-    h("caption", {}, t("scenarios.caption", { n: number(total) })),
-    h("thead", {}, h("tr", {}, ["scenarios.name", "scenarios.kind", "scenarios.hardware", "scenarios.headline", "scenarios.changed", "scenarios.owner", "scenarios.actions"].map((k) => h("th", { scope: "col" }, t(k))))),
-    h("tbody", {}, rows.map((s) => scenarioRow(s))))));
+  box.replaceChildren(
+    h("p", { class: "hint", id: "scenarios-shown" }, t(atLeast ? "scenarios.shown_at_least" : "scenarios.shown", { shown: number(rows.length), n: number(total) })),
+    h("div", { class: "table-wrap" }, h("table", { id: "scenarios-table" },
+      h("caption", {}, t("scenarios.caption", { n: number(total) })),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("scenarios.pick")),
+        ["scenarios.name", "scenarios.kind", "scenarios.hardware", "scenarios.headline", "scenarios.changed", "scenarios.owner", "scenarios.actions"].map((k) => h("th", { scope: "col" }, t(k))))),
+      h("tbody", {}, rows.map((s) => scenarioRow(s))))));
+}
+
+function updateCompareButton() {
+  const button = $("#scenarios-compare");
+  button.disabled = listing.ticked.size < 2;
+  button.textContent = t("scenarios.compare_n", { n: number(listing.ticked.size) });
+}
+
+/** A tag as a button that lists the scenarios carrying it. */
+function tagButton(tag) {
+  return h("li", {}, h("button", { type: "button", class: "small tag", "aria-label": t("scenarios.tag_label", { tag }), onclick: () => {
+    listing.filter.tag = tag;
+    $("#scenario-tag").value = tag;
+    ctx.onFilter?.();
+    loadScenarios();
+  } }, tag));
 }
 
 function scenarioRow(s) {
-  const nameCell = h("th", { scope: "row", class: "scenario-name" }, s.name);
+  const nameCell = h("th", { scope: "row", class: "scenario-name" }, s.name,
+    s.description ? h("p", { class: "description" }, s.description) : null,
+    s.tags?.length ? h("ul", { class: "tags", "aria-label": t("scenarios.tags") }, s.tags.map(tagButton)) : null);
+  const tick = h("input", { type: "checkbox", id: `pick-${s.id}`, checked: listing.ticked.has(s.id), onchange: (event) => {
+    if (event.target.checked) listing.ticked.set(s.id, s.name);
+    else listing.ticked.delete(s.id);
+    updateCompareButton();
+  } });
   const row = h("tr", { dataset: { id: s.id } },
+    h("td", { class: "pick" }, tick, h("label", { for: tick.id, class: "sr-only" }, t("scenarios.pick_label", { name: s.name }))),
     nameCell,
     h("td", {}, t(`tab.${s.kind}`)),
     h("td", {}, s.summary ? `${s.summary.count ?? ""}× ${ctx.accName(s.summary.accelerator)}` : "—", " ", fitsBadge(s.summary?.fits)),
@@ -177,6 +285,7 @@ async function openScenario(id) {
       scenario: { id: data.id, name: data.name, etag, description: data.description ?? null, tags: data.tags || [] },
     };
     ctx.showView(kind);
+    share({ [kind]: data.request });
     if (kind === "training") {
       ctx.renderTraining();
       sweep(data.request, data.estimate);

@@ -8,6 +8,8 @@ import { ms, priceLine } from "./doubt.js";
 import * as forms from "./forms.js";
 import { number, t, usd } from "./i18n.js";
 import { $, checks, checked, clearOwnErrors, ctx, field, input, missesSection, numberOrText, plan, section, select, showOwnErrors, tableOf } from "./plankit.js";
+import { planExport } from "./exporting.js";
+import { share } from "./share.js";
 
 export function buildServingForm() {
   const { h } = ctx;
@@ -97,6 +99,13 @@ export async function submitServing() {
   body.workload = { [$("#serve-demand-kind").value]: v("serve-demand"), prompt_tokens: v("serve-prompt"), output_tokens: v("serve-output") };
   for (const group of [body.slo, body.workload]) for (const [k, val] of Object.entries(group)) if (val === "") delete group[k];
   readServingSearch(formEl, body);
+  await runServing(body);
+}
+
+/** Ask for a serving plan with `body` (the form's, or a shared link's) and show it. */
+async function runServing(body) {
+  const formEl = $("#plan-serving-form");
+  const out = $("#plan-serving-results");
   const button = $('button[type="submit"]', formEl);
   button.disabled = true;
   out.setAttribute("aria-busy", "true");
@@ -104,6 +113,7 @@ export async function submitServing() {
   try {
     const { data } = await call("POST", "v1/plans/inference", { body });
     plan.serving = { request: body, answer: data };
+    share({ plan_serving: body });
     renderServing();
     announce(data.plan ? `${t("planner.serving_best")}: ${$("#plan-serving-results p").textContent}` : t("planner.nothing"));
   } catch (error) {
@@ -119,6 +129,32 @@ export async function submitServing() {
     button.disabled = false;
     out.removeAttribute("aria-busy");
   }
+}
+
+/** A shared serving plan request back in the form (to edit), then asked again. */
+export function restoreServing(body) {
+  const formEl = $("#plan-serving-form");
+  forms.fillForm(formEl, body);
+  const text = (v) => (v === undefined || v === null ? "" : Array.isArray(v) ? v.join(", ") : String(v));
+  const slo = body.slo || {};
+  const work = body.workload || {};
+  const search = body.search || {};
+  $("#serve-ttft").value = text(slo.time_to_first_token_s);
+  $("#serve-tpot").value = text(slo.time_per_output_token_s);
+  const demand = work.output_tokens_per_second !== undefined ? "output_tokens_per_second" : "requests_per_second";
+  $("#serve-demand-kind").value = demand;
+  $("#serve-demand").value = text(work[demand]);
+  $("#serve-prompt").value = text(work.prompt_tokens);
+  $("#serve-output").value = text(work.output_tokens);
+  const ticked = { "serve-kv": search.kv_cache_precisions, "serve-engines": search.engines, "serve-precisions": (search.formats || []).map((f) => f.precision) };
+  for (const [name, values] of Object.entries(ticked)) {
+    for (const box of formEl.querySelectorAll(`input[name="${name}"]`)) box.checked = (values || []).includes(box.value);
+  }
+  $("#serve-devices").value = text(search.devices_per_replica);
+  $("#serve-max-batch").value = text(search.max_batch_size);
+  $("#serve-max-replicas").value = text(search.max_replicas);
+  $("#serve-utilization").value = typeof slo.max_utilization === "number" ? String(Number((slo.max_utilization * 100).toPrecision(12))) : text(slo.max_utilization);
+  return runServing(body);
 }
 
 function deploymentRows(deployments, chosen) {
@@ -152,6 +188,7 @@ export function renderServing() {
     })), priceLine(a.plan.cost?.price_source),
     ctx.h("div", { class: "actions" }, ctx.h("button", { type: "button", class: "primary", id: "serve-open-estimate",
       onclick: () => ctx.openInference(a.plan.estimate_request) }, t("planner.open_estimate"))),
+    planExport("scalecost-serving-plan", rows, t("export.label", { what: t("planner.serving_results") })),
     deploymentRows(rows, a.plan)));
   } else {
     parts.push(missesSection((a.nearest_misses || []).map((m) => ({ ...m, message: servingMiss(m) })),
