@@ -99,6 +99,9 @@ class Price:
     startup_seconds: int | None = None
     slice_sizes: tuple[int, ...] = ()  # valid counts of a sliced part (TPU slices); () = not stated
     covers: str = "instance"  # "instance": the whole VM; "accelerator": the GPU alone (the VM billed apart)
+    interruptions_per_hour: float | None = (
+        None  # spot evictions per instance-hour; None: the provider's default
+    )
 
 
 def price_rows(

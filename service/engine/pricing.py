@@ -98,6 +98,7 @@ def source_of(row: Price, terms: Terms, catalog: Catalog) -> dict[str, Any]:
         "billing_increment_seconds": terms.billing_increment_s,
         "minimum_billed_seconds": terms.minimum_billed_s,
         "startup_seconds": terms.startup_s,
+        "interruptions_per_hour": terms.interruptions_per_hour,
         **freshness(row, catalog),
     }
 

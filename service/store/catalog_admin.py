@@ -38,6 +38,7 @@ OFFER_FIELDS = (
     "startup_seconds",
     "slice_sizes",
     "covers",
+    "interruptions_per_hour",
 )
 
 

@@ -308,6 +308,7 @@ OFFER_TERMS = (
     "minimum_billed_seconds",
     "startup_seconds",
     "slice_sizes",
+    "interruptions_per_hour",
 )
 
 

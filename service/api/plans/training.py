@@ -154,6 +154,14 @@ class TrainingPlanRequestSchema(ma.Schema):
     prices = PRICE_OVERRIDES
 
 
+class TrainingPlanInterruptionsSchema(ma.Schema):
+    expected = number("Expected interruptions over the run (failures, maintenance and spot evictions)")
+    evictions = number("Of which spot capacity reclaimed by the provider (0 off spot)")
+    per_hour = number("The job's expected interruptions per hour of wall time, 1/h")
+    per_instance_hour = number("The offer's evictions per instance-hour (0 off spot), 1/h")
+    lost_seconds = number("Seconds they lose: restarts and re-done work since the last checkpoint")
+
+
 class TrainingPlanPointSchema(ma.Schema):
     accelerator = text("Catalog id")
     provider = text("Null when searched without a price (objective fastest)", nullable=True)
@@ -164,6 +172,10 @@ class TrainingPlanPointSchema(ma.Schema):
     instance_type = text("The offer's instance type", nullable=True)
     accelerators_per_instance = integer("Accelerators in one instance of the offer")
     startup_seconds = number("Provisioning to first step, billed (the offer's, or its provider's default)")
+    interruptions = F.Nested(
+        TrainingPlanInterruptionsSchema,
+        metadata={"description": "Expected interruptions over the run: failures and, on spot, evictions"},
+    )
     billed_seconds = number(
         "Start-up + run, rounded up to the billing increment, at least the minimum billed"
     )

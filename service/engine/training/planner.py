@@ -15,7 +15,7 @@ from ..budget import Checkpoint, unlimited
 from ..hardware import Catalog
 from ..i18n import _
 from ..parallelism import builds_training_clusters
-from ..units import human_bytes, human_duration, human_usd
+from ..units import SECONDS_PER_HOUR, human_bytes, human_duration, human_usd
 from .estimate import estimate_training
 from .search.rank import Point, search
 from .search.request import parse_plan_request
@@ -103,6 +103,13 @@ def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
         "instance_type": p.offer.terms.instance_type,
         "accelerators_per_instance": p.offer.terms.accelerators_per_instance,
         "startup_seconds": p.offer.terms.startup_s,
+        "interruptions": {
+            "expected": p.interruptions,
+            "evictions": p.evictions,
+            "per_hour": p.interruptions / p.seconds * SECONDS_PER_HOUR if p.seconds > 0 else 0.0,
+            "per_instance_hour": p.offer.terms.interruptions_per_hour,
+            "lost_seconds": p.interruptions_s,
+        },
         "billed_seconds": p.billed_seconds,
         "price_source": p.offer.source if priced else None,
         "price_stale": stale_marker(p.offer.source) if priced else None,

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...i18n import N_, _, num
-from ...offers import instances
+from ...offers import eviction_down_share, instances
 from ...units import SECONDS_PER_HOUR, human_duration
 from ..model.cost import usd_per_hour
-from .rank import Deployment, PlanResult
+from .rank import Deployment, PlanResult, replicas_needed
 from .request import ServingSearch
 
 SLO_BASIS = N_(
@@ -98,6 +98,7 @@ def deployment_json(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
         "instance_type": g.price.terms.instance_type,
         "accelerators_per_instance": g.price.terms.accelerators_per_instance,
         "price_stale": (g.price.source.get("stale") if isinstance(g.price.source, dict) else False),
+        "evictions": _evictions(space, dep),
         "batch_size": b,
         "concurrency": dep.replicas * b,
         "latency": {
@@ -227,3 +228,19 @@ def _notes(result: PlanResult) -> list[str]:
             )
         )
     return notes
+
+
+def _evictions(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
+    """What spot evictions take from the fleet (search/rank.py fleet_replicas): the offer's rate, the share of the
+    time a replica is down, and the replicas added so that the capacity left still serves the demand."""
+    g = dep.group
+    down = eviction_down_share(g.devices, g.price.terms)
+    plain = int(replicas_needed(space.requests_per_second, dep.evaluation.speed.requests_per_second,
+                                space.max_utilization))  # fmt: skip
+    return {
+        "per_instance_hour": g.price.terms.interruptions_per_hour,
+        "fleet_per_hour": g.price.terms.interruptions_per_hour
+        * instances(dep.replicas * g.devices, g.price.terms),
+        "replica_down_share": down,
+        "extra_replicas": max(dep.replicas - plain, 0),
+    }

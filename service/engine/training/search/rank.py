@@ -105,6 +105,9 @@ class Point:
     accelerator_hours: float
     zero_bubble: bool = False  # the pipeline under ZB-H1 (SearchSpace.pipeline_schedules)
     billed_seconds: float = 0.0  # start-up + run, rounded up to the offer's increment, at least its minimum
+    interruptions: float = 0.0  # expected over the run: failures and, on spot, evictions
+    evictions: float = 0.0  # of which spot capacity reclaimed
+    interruptions_s: float = 0.0  # seconds they lose (restarts and re-done work)
 
     @property
     def instances(self) -> int:
@@ -178,9 +181,10 @@ def search(
         numbers = evaluate_layouts(candidate.plan, layouts, checkpoint_bytes_per_s)
         layouts_evaluated += len(layouts.data)
         for oi, offer in enumerate(candidate.offers):
-            usd = numbers.usd(offer.usd_per_hour, candidate.plan, offer.terms)
-            sold = buyable(numbers.devices, offer.terms, constraints.quota(offer.provider))
-            pool.add(ci, oi, layouts, numbers, usd, sold)
+            on_offer = numbers.on_offer(candidate.plan, offer.terms)  # spot: slower by its evictions
+            usd = on_offer.usd(offer.usd_per_hour, candidate.plan, offer.terms)
+            sold = buyable(on_offer.devices, offer.terms, constraints.quota(offer.provider))
+            pool.add(ci, oi, layouts, on_offer, usd, sold)
     a = pool.arrays()  # the kept rows only (pool.py): the ranking below is exact on them
     fits, in_time, in_budget = feasibility(a["seconds"], a["usd"], a["fits"], pool.limits)
     feasible = np.flatnonzero(fits & in_time & in_budget)
@@ -249,6 +253,14 @@ def _pointer(candidates: list[Candidate], pool: Pool, a: dict[str, np.ndarray]) 
             accelerator_hours=float(numbers.accelerator_hours[row]),
             zero_bubble=bool(lay.zero_bubble[row]),
             billed_seconds=billed,
+            interruptions=_at(numbers.interruptions, row),
+            evictions=_at(numbers.evictions, row),
+            interruptions_s=_at(numbers.interruptions_s, row),
         )
 
     return point
+
+
+def _at(values: Any, row: int) -> float:
+    """A per-layout figure of one row (a scalar when the numbers carry none per layout)."""
+    return float(values[row]) if np.ndim(values) else float(values)
