@@ -1,8 +1,12 @@
-"""spot: evictions per instance-hour on price rows
+"""spot: evictions per instance-hour and scale-out networks on price rows
 
 Issue 29 §3 (spot and preemptible capacity). Each price row states `interruptions_per_hour`: how often the provider
 reclaims one instance of a spot offer (null on rows of other pricing models, and where an admin clears it: the
 engine then uses the provider's documented default for spot rows).
+
+Each row also states `scale_out`: whether a scale-out network (EFA, InfiniBand, GPUDirect-TCPX) joins its instances
+into one job (null = the provider's documented default, engine/offers.py SCALE_OUT: no backfill, so that a changed
+default reaches every row that does not state its own).
 
 Backfill: spot rows get their provider's published rate or the documented default. The values are a copy of
 service/engine/offers.py (SPOT_INTERRUPTIONS_PER_HOUR) as of this revision, with their sources in docs/formulas.md
@@ -41,6 +45,7 @@ prices = sa.table(
 def upgrade() -> None:
     with op.batch_alter_table("accelerator_prices") as batch_op:
         batch_op.add_column(sa.Column("interruptions_per_hour", sa.Float(), nullable=True))
+        batch_op.add_column(sa.Column("scale_out", sa.Boolean(), nullable=True))
     bind = op.get_bind()
     rows = bind.execute(
         sa.select(prices.c.id, prices.c.provider).where(prices.c.pricing_model == "spot")
@@ -52,4 +57,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     with op.batch_alter_table("accelerator_prices") as batch_op:
+        batch_op.drop_column("scale_out")
         batch_op.drop_column("interruptions_per_hour")

@@ -39,6 +39,7 @@ OFFER_FIELDS = (
     "slice_sizes",
     "covers",
     "interruptions_per_hour",
+    "scale_out",
 )
 
 

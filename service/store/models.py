@@ -141,6 +141,8 @@ class AcceleratorPrice(Base):
     covers: Mapped[str] = mapped_column(String(16), default="instance", server_default="instance")
     # spot evictions per instance-hour (migration 0011); null = the provider's documented default for spot rows
     interruptions_per_hour: Mapped[float | None] = mapped_column(Float)
+    # a scale-out network joins the instances into one job (EFA, InfiniBand, GPUDirect-TCPX); null = provider default
+    scale_out: Mapped[bool | None] = mapped_column(Boolean)
 
     accelerator: Mapped[Accelerator] = relationship(back_populates="prices")
 

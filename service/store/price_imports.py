@@ -204,6 +204,7 @@ def _price_row(accelerator_id: str, new: dict[str, Any], record: PriceImport) ->
         "startup_seconds": new.get("startup_seconds"),
         "slice_sizes": new.get("slice_sizes"),
         "interruptions_per_hour": new.get("interruptions_per_hour"),
+        "scale_out": new.get("scale_out"),
     }
 
 

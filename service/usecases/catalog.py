@@ -105,4 +105,5 @@ def to_engine_price(p: AcceleratorPrice) -> EnginePrice:
         slice_sizes=tuple(int(v) for v in p.slice_sizes or ()),
         covers=p.covers or "instance",
         interruptions_per_hour=p.interruptions_per_hour,
+        scale_out=p.scale_out,
     )

@@ -309,6 +309,7 @@ OFFER_TERMS = (
     "startup_seconds",
     "slice_sizes",
     "interruptions_per_hour",
+    "scale_out",
 )
 
 

@@ -176,6 +176,13 @@ class PriceWriteSchema(ma.Schema):
         validate=validate.Length(0, 64),
         metadata={"description": "Valid accelerator counts of a sliced part (TPU slices); null or [] = any"},
     )
+    scale_out = ma.fields.Boolean(
+        allow_none=True,
+        metadata={
+            "description": "true: a scale-out network (EFA, InfiniBand, GPUDirect-TCPX) joins the instances into "
+            "one job; false: a job is one node; null = the provider's documented default"
+        },
+    )
     interruptions_per_hour = Float(
         allow_none=True,
         validate=validate.Range(0, MAX_INTERRUPTIONS_PER_HOUR),

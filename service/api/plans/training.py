@@ -106,6 +106,13 @@ class TrainingPlanConstraintsSchema(ma.Schema):
     max_devices = Integer(validate=validate.Range(1, MAX_DEVICES), metadata={"description": "Most devices"})
     max_accelerators_per_provider = QUOTAS
     max_price_age_days = MAX_PRICE_AGE_DAYS
+    max_startup_share = Float(
+        validate=validate.Range(min=0, max=1, min_inclusive=False),
+        metadata={
+            "description": "Most of a plan's billed time its start-up may take when it spans more than one "
+            "instance (fraction; default 0.1: docs/formulas.md, Start-up share). One instance is always allowed"
+        },
+    )
     min_optimizer_steps = Integer(
         validate=validate.Range(1, 10_000_000),
         metadata={
@@ -245,6 +252,10 @@ class TrainingExclusionsSchema(ma.Schema):
         "Configurations whose device count the offer does not sell: not whole instances, above its "
         "max_accelerators or the caller's quota, or no valid slice"
     )
+    startup_dominates = integer(
+        "Configurations on more than one instance whose start-up would take more than "
+        "constraints.max_startup_share of their billed time"
+    )
     does_not_fit = integer("Configurations whose memory per device exceeds the device")
     misses_deadline = integer("Configurations that fit but take longer than the deadline")
     over_budget = integer("Configurations that fit, meet the deadline, cost more than the budget")
@@ -278,6 +289,7 @@ class TrainingPlanConstraintsUsedSchema(ma.Schema):
     )
     max_price_age_days = num("Oldest price accepted, days")
     min_optimizer_steps = num("Fewest optimizer steps accepted")
+    max_startup_share = number("Most of a multi-instance plan's billed time its start-up may take, fraction")
 
 
 class TrainingPlanSchema(ma.Schema):

@@ -71,6 +71,7 @@ def plan_training(
             "max_accelerators_per_provider": dict(c.quotas),
             "max_price_age_days": c.max_price_age_days,
             "min_optimizer_steps": (request.get("constraints") or {}).get("min_optimizer_steps"),
+            "max_startup_share": c.max_startup_share,
         },
         "best": best,
         "results": results,

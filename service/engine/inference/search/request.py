@@ -51,11 +51,13 @@ class PriceOption:
 
     def sells(self, devices: int) -> bool:
         """Whether replicas of `devices` pack into whole instances of this offer (a replica fills a share of an
-        instance, or whole instances) and, for sliced parts, a replica is a valid slice."""
+        instance, or whole instances), one replica within one node where no scale-out network joins instances, and,
+        for sliced parts, a replica is a valid slice."""
         t = self.terms
         per, slices = t.accelerators_per_instance, t.slice_sizes
         whole = devices % per == 0 or per % devices == 0
         within = t.max_accelerators is None or devices <= t.max_accelerators
+        within &= t.single_job_limit is None or devices <= t.single_job_limit
         # a sliced part: a valid slice, or whole multiples of the largest (offers.buyable's rule)
         sliced = not slices or devices in slices or devices % max(slices) == 0
         return whole and within and sliced

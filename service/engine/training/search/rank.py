@@ -17,7 +17,15 @@ import numpy as np
 
 from ...budget import Checkpoint, unlimited
 from ...i18n import _
-from ...offers import NEUTRAL, Terms, billed_seconds, buyable, instances
+from ...offers import (
+    DEFAULT_MAX_STARTUP_SHARE,
+    NEUTRAL,
+    Terms,
+    billed_seconds,
+    buyable,
+    instances,
+    startup_dominates,
+)
 from ...units import human_duration, human_usd
 from ..model.arrays import Layouts, evaluate_layouts
 from ..model.plan import TrainingPlan
@@ -26,7 +34,14 @@ from .pool import Limits, Pool, feasibility, frontier, objective_order
 from .space import SearchSpace, enumerate_layouts
 
 OBJECTIVES = ("cheapest", "fastest", "pareto")
-EXCLUSION_REASONS = ("invalid_layout", "not_sold", "does_not_fit", "misses_deadline", "over_budget")
+EXCLUSION_REASONS = (
+    "invalid_layout",
+    "not_sold",
+    "startup_dominates",
+    "does_not_fit",
+    "misses_deadline",
+    "over_budget",
+)
 FRONTIER_POINTS = 40  # the frontier is thinned to at most this many points, ends kept
 
 
@@ -77,6 +92,7 @@ class Constraints:
         default_factory=dict
     )  # provider (lower case) -> most accelerators there
     max_price_age_days: int | None = None
+    max_startup_share: float = DEFAULT_MAX_STARTUP_SHARE  # offers.startup_dominates
 
     def quota(self, provider: str) -> int | None:
         return self.quotas.get(provider.lower())
@@ -184,7 +200,9 @@ def search(
             on_offer = numbers.on_offer(candidate.plan, offer.terms)  # spot: slower by its evictions
             usd = on_offer.usd(offer.usd_per_hour, candidate.plan, offer.terms)
             sold = buyable(on_offer.devices, offer.terms, constraints.quota(offer.provider))
-            pool.add(ci, oi, layouts, on_offer, usd, sold)
+            share = constraints.max_startup_share
+            waiting = startup_dominates(on_offer.devices, on_offer.seconds, offer.terms, share)
+            pool.add(ci, oi, layouts, on_offer, usd, sold, waiting)
     a = pool.arrays()  # the kept rows only (pool.py): the ranking below is exact on them
     fits, in_time, in_budget = feasibility(a["seconds"], a["usd"], a["fits"], pool.limits)
     feasible = np.flatnonzero(fits & in_time & in_budget)
