@@ -13,7 +13,7 @@ from typing import Any
 
 from ..budget import Checkpoint, unlimited
 from ..hardware import Catalog
-from ..i18n import _
+from ..i18n import _, num, pct
 from ..parallelism import builds_training_clusters
 from ..units import SECONDS_PER_HOUR, human_bytes, human_duration, human_usd
 from .estimate import estimate_training
@@ -50,6 +50,16 @@ def plan_training(
                     "server only."
                 ).format(id=acc.id)
             )
+    if found.excluded.get("startup_dominates"):
+        notes.append(
+            _(
+                "{count} configurations on more than one instance were left out: their start-up would take more "
+                "than {share} of their billed time (constraints.max_startup_share)."
+            ).format(
+                count=num(found.excluded["startup_dominates"], 0, grouping=True),
+                share=pct(parsed.constraints.max_startup_share, 0),
+            )
+        )
     results = [_point(p, request) for p in found.results]
     best = results[0] if results else None
     if best is not None and best["startup_exceeds_run"]:

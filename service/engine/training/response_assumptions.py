@@ -174,6 +174,16 @@ def _notes(plan: TrainingPlan, ev: Evaluation) -> list[str]:
                 "element-wise work; the linear layers' inputs are kept for backward in NVFP4 (4.5 bits)."
             )
         )
+    notes.extend(_run_notes(plan, ev))
+    if plan.unit == "token" and plan.model.shape is None:
+        notes.append(_("No transformer shape: 6·N FLOPs per token, no attention term."))
+    return notes
+
+
+def _run_notes(plan: TrainingPlan, ev: Evaluation) -> list[str]:
+    """Notes on the run as its offer runs it: checkpoints, interruptions, spot evictions, a job too large for an offer
+    without a scale-out network."""
+    notes: list[str] = []
     run = ev.run
     if plan.checkpoint_interval is None and run is not None:
         if run.checkpoints:
@@ -199,6 +209,15 @@ def _notes(plan: TrainingPlan, ev: Evaluation) -> list[str]:
                 goodput=pct(run.fraction, 1),
             )
         )
+    limit = plan.offer_terms.single_job_limit
+    if limit is not None and plan.par.devices > limit:
+        notes.append(
+            _(
+                "This offer sells no scale-out network (docs/formulas.md, Scale-out networks): {count} accelerators "
+                "there are separate nodes of at most {limit}, not one job; plans keep a job within one node at such "
+                "offers."
+            ).format(count=plan.par.devices, limit=limit)
+        )
     if run is not None and not run.given and run.evictions > 0.0:
         notes.append(
             _(
@@ -211,8 +230,6 @@ def _notes(plan: TrainingPlan, ev: Evaluation) -> list[str]:
                 restart=human_duration(plan.offer_terms.startup_s),
             )
         )
-    if plan.unit == "token" and plan.model.shape is None:
-        notes.append(_("No transformer shape: 6·N FLOPs per token, no attention term."))
     return notes
 
 
