@@ -38,28 +38,7 @@ def plan_training(
     )
     found.stats["server_seconds"] = time.perf_counter() - started  # parsing and enumeration included
     found.stats["complete"] = parsed.complete and found.stats["complete"]
-    notes = list(parsed.notes)
-    for acc in {
-        p.candidate.plan.accelerator.id: p.candidate.plan.accelerator for p in parsed.prepared
-    }.values():
-        if not builds_training_clusters(acc):
-            notes.append(
-                _(
-                    "{id} is not built into training clusters (no switched scale-up fabric or cluster network in "
-                    "the catalog; PCIe cards bridged in pairs are one-server parts): searched within one 8-device "
-                    "server only."
-                ).format(id=acc.id)
-            )
-    if found.excluded.get("startup_dominates"):
-        notes.append(
-            _(
-                "{count} configurations on more than one instance were left out: their start-up would take more "
-                "than {share} of their billed time (constraints.max_startup_share)."
-            ).format(
-                count=num(found.excluded["startup_dominates"], 0, grouping=True),
-                share=pct(parsed.constraints.max_startup_share, 0),
-            )
-        )
+    notes = _search_notes(parsed, found)
     results = [_point(p, request) for p in found.results]
     best = results[0] if results else None
     if best is not None and best["startup_exceeds_run"]:
@@ -98,6 +77,33 @@ def plan_training(
         "search": found.stats,
         "notes": notes,
     }
+
+
+def _search_notes(parsed: Any, found: Any) -> list[str]:
+    """The request's notes, parts searched within one server, and the configurations the start-up share left out."""
+    notes = list(parsed.notes)
+    for acc in {
+        p.candidate.plan.accelerator.id: p.candidate.plan.accelerator for p in parsed.prepared
+    }.values():
+        if not builds_training_clusters(acc):
+            notes.append(
+                _(
+                    "{id} is not built into training clusters (no switched scale-up fabric or cluster network in "
+                    "the catalog; PCIe cards bridged in pairs are one-server parts): searched within one 8-device "
+                    "server only."
+                ).format(id=acc.id)
+            )
+    if found.excluded.get("startup_dominates"):
+        notes.append(
+            _(
+                "{count} configurations on more than one instance were left out: their start-up would take more "
+                "than {share} of their billed time (constraints.max_startup_share)."
+            ).format(
+                count=num(found.excluded["startup_dominates"], 0, grouping=True),
+                share=pct(parsed.constraints.max_startup_share, 0),
+            )
+        )
+    return notes
 
 
 def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ...budget import Checkpoint, unlimited
 from ...hardware import Accelerator
-from ...offers import eviction_down_share, limit_of
+from ...offers import limit_of
 from ..model.arrays import BatchSpeeds
 from ..model.continuous import load_speeds
 from ..model.cost import usd_per_hour
@@ -51,16 +51,6 @@ _PROBLEM_REASON = {
     "weights.precision": "unsupported_format",
     "kv_cache_precision": "unsupported_kv_precision",
 }
-
-
-def fleet_replicas(space: ServingSearch, group: Group, replica_rps: Any) -> Any:
-    """Replicas of `group` serving the demand on its offer. On capacity the provider may reclaim (spot), each replica
-    is down for a share of the time (offers.eviction_down_share) and the fleet is sized on the capacity that stays
-    up: extra replicas rather than lower availability, because a plan answers for the demand at max_utilization
-    (its TTFT and TPOT hold only below it), and a fleet short of capacity queues every request, not just the
-    evicted replica's."""
-    up = 1.0 - eviction_down_share(group.devices, group.price.terms)
-    return replicas_needed(space.requests_per_second, replica_rps * up, space.max_utilization)
 
 
 def replicas_needed(demand_rps: Any, replica_rps: Any, max_utilization: float) -> Any:
@@ -320,8 +310,9 @@ def _evaluate_group(
     exclusions["does_not_fit"] += multiplicity * (space.max_batch - fit)
     if fit == 0 or speeds is None:
         return 0
-    if group.price.terms.interruptions_per_hour > 0.0:  # spot: sized on the capacity evictions leave
-        replicas = fleet_replicas(space, group, speeds.requests_per_second)
+    if group.price.terms.interruptions_per_hour > 0.0:  # spot: sized on the capacity evictions leave up
+        up_rps = speeds.requests_per_second * group.price.up_share(group.devices)
+        replicas = replicas_needed(space.requests_per_second, up_rps, space.max_utilization)
     devices = group.devices
     usd = fleet_usd_per_hour(space, group, replicas)
     ttft_ok = speeds.time_to_first_token_s <= space.ttft_s
@@ -398,7 +389,8 @@ def _deployment(space: ServingSearch, groups: list[Group], point: _Point) -> Dep
     group = groups[point.group]
     plan = group_plan(space, group, point.batch)
     ev = evaluate(plan)
-    replicas = int(fleet_replicas(space, group, ev.speed.requests_per_second))
+    up_rps = ev.speed.requests_per_second * group.price.up_share(group.devices)  # spot: evictions' capacity
+    replicas = int(replicas_needed(space.requests_per_second, up_rps, space.max_utilization))
     return Deployment(group, plan, ev, replicas, float(fleet_usd_per_hour(space, group, replicas)))
 
 

@@ -14,7 +14,7 @@ from ...errors import InvalidRequest
 from ...hardware import Accelerator, Catalog
 from ...i18n import _
 from ...models import ModelSpec, resolve_model
-from ...offers import NEUTRAL, Terms
+from ...offers import NEUTRAL, Terms, eviction_down_share
 from ...pricing import MAX_PRICE_OVERRIDE, resolve_offer, valid_override
 from ..model.formats import ENGINES, FORMAT_PRECISION
 from ..request import DEFAULT_OUTPUT, DEFAULT_PROMPT
@@ -48,6 +48,11 @@ class PriceOption:
     usd_per_hour: float
     source: Any  # the catalog row (pricing.resolve_price's dict), or "override" (the request's `prices`)
     terms: Terms = NEUTRAL  # what the offer sells (engine/offers.py)
+
+    def up_share(self, devices: int) -> float:
+        """Share of the time a replica of `devices` serves: a spot fleet is sized on the capacity evictions leave up
+        (extra replicas, not lower availability: docs/formulas.md, Spot interruptions)."""
+        return 1.0 - eviction_down_share(devices, self.terms)
 
     def sells(self, devices: int) -> bool:
         """Whether replicas of `devices` pack into whole instances of this offer (a replica fills a share of an

@@ -231,7 +231,7 @@ def _notes(result: PlanResult) -> list[str]:
 
 
 def _evictions(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
-    """What spot evictions take from the fleet (search/rank.py fleet_replicas): the offer's rate, the share of the
+    """What spot evictions take from the fleet (search/request.py PriceOption.up_share): the offer's rate, the share of the
     time a replica is down, and the replicas added so that the capacity left still serves the demand."""
     g = dep.group
     down = eviction_down_share(g.devices, g.price.terms)
