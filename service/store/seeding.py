@@ -100,7 +100,10 @@ def memory_bytes_of(row: dict[str, str], reported: dict[str, int] | None = None)
 
 
 def effective_from_of(as_of: str) -> dt.date:
-    """Start of the period a price was listed in: '2025-H2' → 2025-07-01, '2026-04' → 2026-04-01."""
+    """Start of the period a price was listed in: '2025-H2' → 2025-07-01, '2026-04' → 2026-04-01; a day
+    ('2026-11-30', a catalog commit's date) is itself."""
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", as_of or ""):
+        return dt.date.fromisoformat(as_of)
     m = re.match(r"(\d{4})(?:-(H[12]|\d{2})(?!\d))?", as_of or "")
     if not m:
         return dt.date(2024, 1, 1)

@@ -97,3 +97,28 @@ def test_importing_a_vms_csv_adds_on_demand_and_spot_rows_and_counts_unknown_acc
     unmapped = {u["instance_type"]: u["offers"] for u in answer["unmapped"]}
     assert unmapped == {"gpu_1x_gh200": 1}  # skipped and counted: no catalog id for GH200
     assert answer["summary"]["unmapped"] == 1 and answer["summary"]["added"] == 5
+
+
+def test_the_seed_refresh_adds_a_dated_row_after_each_seeded_price_the_files_hold():
+    """tests/prices/refresh_seed.py on the real Lambda rows: the seeded gpu_8x_v100 row (no region) gets the file's
+    lowest price over its regions, dated the commit's day; offers the file lacks are listed, not touched."""
+    import csv
+
+    from .refresh_seed import SEED, refreshed, stale_count
+
+    rows = list(csv.DictReader(SEED.open(encoding="utf-8")))
+    files = [("lambda/vms.csv", (FIXTURES / "skypilot-lambda-vms.csv").read_bytes())]
+    day = dt.date(2026, 11, 30)
+    new_rows, missing = refreshed(rows, files, "v8", "0f4070387edc953d7004cff197940e1918a1d6aa", day)
+    added = new_rows[len(rows) :]
+    by_type = {r["instance_type"]: r for r in added}
+    assert by_type["gpu_8x_v100"]["usd_per_accelerator_hour"] == "0.79"  # $6.32/h ÷ 8
+    assert (
+        by_type["gpu_8x_v100"]["as_of"] == "2026-11-30"
+        and "@0f407038 ($6.32/h)" in by_type["gpu_8x_v100"]["source"]
+    )
+    assert by_type["gpu_8x_h100_sxm5"]["usd_per_accelerator_hour"] == "3.99"
+    assert all(r["provider"] == "lambda" for r in added)
+    assert any(key[2] == "gpu_1x_a6000" for key in missing)  # the sample lacks it: left as it was
+    before, after = stale_count(rows, day), stale_count(new_rows, day)
+    assert after[0] == before[0] - len(added) and after[1] == before[1]
