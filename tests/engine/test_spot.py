@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from scalecost.engine import estimate_training, plan_training
+from scalecost.engine import InvalidRequest, estimate_training, plan_training
 from scalecost.engine.offers import (
     DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR,
     SPOT_INTERRUPTIONS_PER_HOUR,
@@ -147,3 +147,22 @@ def test_a_serving_fleet_on_spot_adds_the_replicas_its_evictions_take_down(catal
     assert spot["cost"]["usd_per_hour"] > on_demand["cost"]["usd_per_hour"]
     at_zero = plan_serving(SERVE, _aws_only(catalog, "spot", 0.0))["plan"]
     assert at_zero["replicas"] == on_demand["replicas"]
+
+
+def test_a_serving_plan_searches_spot_when_asked_and_its_estimate_request_prices_spot(catalog):
+    from scalecost.engine import estimate_inference, plan_serving
+
+    with_spot, _ = _with_spot(catalog, 2.5, 1.0)  # AWS p5 on spot at $2.50/GPU-h, an eviction an hour
+    body = {**SERVE, "search": {**SERVE["search"], "pricing_models": ["spot"]}}
+    plan = plan_serving(body, with_spot)["plan"]
+    assert plan["pricing_model"] == "spot" and plan["evictions"]["per_instance_hour"] == 1.0
+    assert plan["estimate_request"]["cost"]["pricing_model"] == "spot"
+    estimate = estimate_inference(plan["estimate_request"], with_spot)
+    assert estimate["cost"]["price_source"]["pricing_model"] == "spot"
+    default = plan_serving(SERVE, with_spot)["plan"]  # no pricing_models: each provider's on-demand price
+    assert (
+        default["pricing_model"] == "on-demand" and "pricing_model" not in default["estimate_request"]["cost"]
+    )
+    with pytest.raises(InvalidRequest) as err:
+        plan_serving({**SERVE, "search": {**SERVE["search"], "pricing_models": ["preemptible"]}}, with_spot)
+    assert "search.pricing_models.0" in err.value.errors

@@ -79,6 +79,9 @@ class DeploymentSchema(ma.Schema):
     accelerator = text("Catalog id", example="nvidia-h100-sxm-80gb")
     name = text("Accelerator name")
     provider = text("Provider whose price is used (the cheapest listing this accelerator)")
+    pricing_model = text(
+        "The priced row's pricing model; null for a price given in the request", nullable=True
+    )
     engine = text("Serving engine", example="vllm")
     weights = section(PlanWeightsSchema, "Weight format")
     kv_cache_precision = text("KV-cache precision")

@@ -86,6 +86,7 @@ def deployment_json(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
         "accelerator": g.accelerator.id,
         "name": g.accelerator.name,
         "provider": g.price.provider,
+        "pricing_model": _pricing_model(g),
         "engine": w.engine,
         "weights": {"precision": w.fmt.precision, "format": w.fmt.name},
         "kv_cache_precision": w.kv_precision,
@@ -181,6 +182,8 @@ def estimate_request(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
     )
     if g.price.terms.instance_type:
         cost["instance_type"] = g.price.terms.instance_type
+    if _pricing_model(g) not in (None, "on-demand"):
+        cost["pricing_model"] = _pricing_model(g)
     if space.infrastructure_overhead:
         cost["infrastructure_overhead"] = space.infrastructure_overhead
     if space.as_of:
@@ -244,3 +247,8 @@ def _evictions(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
         "replica_down_share": down,
         "extra_replicas": max(dep.replicas - plain, 0),
     }
+
+
+def _pricing_model(g: Any) -> str | None:
+    """The priced row's pricing model (None for a price given in the request)."""
+    return g.price.source.get("pricing_model") if isinstance(g.price.source, dict) else None
