@@ -22,7 +22,9 @@ def prices() -> None:
 
 @prices.command("import")
 @click.option(
-    "--source", required=True, type=click.Choice(["aws-price-list", "azure-retail", "gcp-billing", "csv"])
+    "--source",
+    required=True,
+    type=click.Choice(["aws-price-list", "azure-retail", "gcp-billing", "skypilot", "csv"]),
 )
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--dry-run", is_flag=True, help="Show the diff; write nothing")
@@ -68,7 +70,7 @@ def prices_import(
     ]
     try:
         table = price_imports.instance_map(extra)
-        loaded = [price_imports.PriceFile(Path(f).name, Path(f).read_bytes()) for f in files]
+        loaded = [price_imports.PriceFile(_file_name(source, f), Path(f).read_bytes()) for f in files]
         with open_session(url) as session:
             answer = price_imports.run(
                 session, source, loaded, dry_run=dry_run, force=force, actor="cli", table=table,
@@ -110,3 +112,10 @@ def prices_stale(older_than_days: int | None, url: str | None) -> None:
             f"from {row['effective_from']}  ({row['source'] or 'no source'})"
         )
     click.echo(f"{len(rows)} current price(s) older than {days} days on {today.isoformat()}")
+
+
+def _file_name(source: str, path: str) -> str:
+    """How the import names a file: its name; for a SkyPilot vms.csv also its folder, which names the cloud
+    (catalogs/v8/aws/vms.csv → aws/vms.csv; the date goes in the name: aws/vms-2026-11-30.csv)."""
+    parts = Path(path).parts
+    return str(Path(*parts[-2:])) if source == "skypilot" and len(parts) > 1 else Path(path).name

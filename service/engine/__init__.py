@@ -26,7 +26,7 @@ from .inference.search.rank import REASONS as SERVING_PLAN_REASONS
 from .inference.search.request import MAX_BATCH as SERVING_MAX_BATCH
 from .inference.search.request import MAX_GROUPS as SERVING_MAX_GROUPS
 from .models import PRESETS, list_presets, resolve_model
-from .offers import COVERS
+from .offers import COVERS, MAX_INTERRUPTIONS_PER_HOUR
 from .parallelism import PIPELINE_SCHEDULES
 from .patch import merge_patch
 from .pricing import MAX_PRICE_OVERRIDE, PRICING_MODELS
@@ -52,6 +52,7 @@ __all__ = [
     "SERVING_PLAN_REASONS",
     "ARCHITECTURES",
     "COVERS",
+    "MAX_INTERRUPTIONS_PER_HOUR",
     "MAX_PRICE_OVERRIDE",
     "DURATION_PATTERN",
     "ENGINES",

@@ -99,6 +99,10 @@ class Price:
     startup_seconds: int | None = None
     slice_sizes: tuple[int, ...] = ()  # valid counts of a sliced part (TPU slices); () = not stated
     covers: str = "instance"  # "instance": the whole VM; "accelerator": the GPU alone (the VM billed apart)
+    # spot evictions per instance-hour, and whether a scale-out network joins instances into one job (None: the
+    # provider's documented default, engine/offers.py)
+    interruptions_per_hour: float | None = None
+    scale_out: bool | None = None
 
 
 def price_rows(

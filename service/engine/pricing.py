@@ -98,6 +98,8 @@ def source_of(row: Price, terms: Terms, catalog: Catalog) -> dict[str, Any]:
         "billing_increment_seconds": terms.billing_increment_s,
         "minimum_billed_seconds": terms.minimum_billed_s,
         "startup_seconds": terms.startup_s,
+        "interruptions_per_hour": terms.interruptions_per_hour,
+        "scale_out": terms.scale_out,
         **freshness(row, catalog),
     }
 

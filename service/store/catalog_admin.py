@@ -38,6 +38,8 @@ OFFER_FIELDS = (
     "startup_seconds",
     "slice_sizes",
     "covers",
+    "interruptions_per_hour",
+    "scale_out",
 )
 
 

@@ -139,6 +139,10 @@ class AcceleratorPrice(Base):
     startup_seconds: Mapped[int | None] = mapped_column(Integer)  # provisioning to first step
     slice_sizes: Mapped[list | None] = mapped_column(JSON)  # valid counts of a sliced part (TPU slices)
     covers: Mapped[str] = mapped_column(String(16), default="instance", server_default="instance")
+    # spot evictions per instance-hour (migration 0011); null = the provider's documented default for spot rows
+    interruptions_per_hour: Mapped[float | None] = mapped_column(Float)
+    # a scale-out network joins the instances into one job (EFA, InfiniBand, GPUDirect-TCPX); null = provider default
+    scale_out: Mapped[bool | None] = mapped_column(Boolean)
 
     accelerator: Mapped[Accelerator] = relationship(back_populates="prices")
 

@@ -203,6 +203,8 @@ def _price_row(accelerator_id: str, new: dict[str, Any], record: PriceImport) ->
         "minimum_billed_seconds": new.get("minimum_billed_seconds"),
         "startup_seconds": new.get("startup_seconds"),
         "slice_sizes": new.get("slice_sizes"),
+        "interruptions_per_hour": new.get("interruptions_per_hour"),
+        "scale_out": new.get("scale_out"),
     }
 
 

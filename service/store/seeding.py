@@ -100,7 +100,10 @@ def memory_bytes_of(row: dict[str, str], reported: dict[str, int] | None = None)
 
 
 def effective_from_of(as_of: str) -> dt.date:
-    """Start of the period a price was listed in: '2025-H2' → 2025-07-01, '2026-04' → 2026-04-01."""
+    """Start of the period a price was listed in: '2025-H2' → 2025-07-01, '2026-04' → 2026-04-01; a day
+    ('2026-11-30', a catalog commit's date) is itself."""
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", as_of or ""):
+        return dt.date.fromisoformat(as_of)
     m = re.match(r"(\d{4})(?:-(H[12]|\d{2})(?!\d))?", as_of or "")
     if not m:
         return dt.date(2024, 1, 1)
@@ -211,12 +214,15 @@ def _fill_fp4(session: Session, acc_id: str, fp4: dict[str, float], report: Seed
     report.accelerators_corrected += 1
 
 
-def offer_terms(accelerator_id: str, provider: str) -> dict:
+def offer_terms(accelerator_id: str, provider: str, pricing_model: str = "on-demand") -> dict:
     """Billing, start-up and slice sizes of a seeded row: the provider's published terms or its kind's default, and
-    the slice sizes the vendor documents (engine/offers.py, with sources in docs/formulas.md "Offers")."""
+    the slice sizes the vendor documents (engine/offers.py, with sources in docs/formulas.md "Offers"); a spot row
+    its provider's evictions per instance-hour ("Spot interruptions")."""
     increment, minimum, startup = offers.provider_terms(provider)
     slices = offers.SLICE_SIZES.get(accelerator_id)
+    spot = pricing_model in offers.SPOT_MODELS
     return {
+        "interruptions_per_hour": offers.spot_interruptions(provider) if spot else None,
         "billing_increment_seconds": increment,
         "minimum_billed_seconds": minimum,
         "startup_seconds": startup,
@@ -266,7 +272,7 @@ def seed_catalog(session: Session) -> SeedReport:
             effective_from=effective_from_of(r["as_of"]),
             source=r["source"] or None,
             created_by="seed",
-            **offer_terms(r["accelerator_id"], r["provider"]),
+            **offer_terms(r["accelerator_id"], r["provider"], r["pricing_model"] or "on-demand"),
         )
         for r in rows
     ]

@@ -104,4 +104,6 @@ def to_engine_price(p: AcceleratorPrice) -> EnginePrice:
         startup_seconds=p.startup_seconds,
         slice_sizes=tuple(int(v) for v in p.slice_sizes or ()),
         covers=p.covers or "instance",
+        interruptions_per_hour=p.interruptions_per_hour,
+        scale_out=p.scale_out,
     )

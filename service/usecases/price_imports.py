@@ -360,6 +360,8 @@ OFFER_TERMS = (
     "minimum_billed_seconds",
     "startup_seconds",
     "slice_sizes",
+    "interruptions_per_hour",
+    "scale_out",
 )
 
 

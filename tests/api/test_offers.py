@@ -61,6 +61,14 @@ def test_an_admin_limits_an_offer_and_plans_stay_within_it(client, admin_headers
         ),
         ({"usd_per_hour": 2.0, "covers": "gpu"}, "covers"),
         ({"usd_per_hour": 1e9}, "usd_per_hour"),
+        (
+            {"usd_per_hour": 2.0, "pricing_model": "spot", "interruptions_per_hour": -0.1},
+            "interruptions_per_hour",
+        ),
+        (
+            {"usd_per_hour": 2.0, "pricing_model": "spot", "interruptions_per_hour": 11},
+            "interruptions_per_hour",
+        ),
     ],
 )
 def test_bad_offer_terms_are_422_naming_the_field(client, admin_headers, body, field):
@@ -155,3 +163,19 @@ def test_an_estimate_takes_prices_for_its_accelerator(client):
     }
     answer = client.post("/v1/estimates/inference", json=serving).json
     assert answer["cost"]["usd_per_hour"] == pytest.approx(2.0)
+
+
+def test_an_admin_states_a_spot_rate_and_estimates_on_spot_add_its_evictions(client, admin_headers):
+    body = {"usd_per_hour": 2.5, "pricing_model": "spot", "interruptions_per_hour": 0.05}
+    response = _put_price(client, admin_headers, "aws", body)
+    assert response.status_code == 200, response.json
+    (spot,) = [p for p in response.json["prices"] if p["pricing_model"] == "spot"]
+    assert spot["interruptions_per_hour"] == 0.05
+    run = {**SMALL, "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 64}}
+    on_demand = client.post("/v1/estimates/training", json={**run, "cost": {"provider": "aws"}}).json
+    answer = client.post(
+        "/v1/estimates/training", json={**run, "cost": {"provider": "aws", "pricing_model": "spot"}}
+    ).json
+    assert answer["cost"]["price_source"]["interruptions_per_hour"] == 0.05
+    assert answer["time"]["evictions"] > 0.0 and on_demand["time"]["evictions"] == 0.0
+    assert answer["time"]["seconds"] > on_demand["time"]["seconds"]

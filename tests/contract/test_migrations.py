@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from scalecost.store import migrate
@@ -129,6 +130,50 @@ def test_0009_backfills_what_each_price_row_sells_and_downgrade_keeps_the_rows(e
     assert slices == [1, 4, 8, 16, 32, 64, 128, 256]
     migrate.downgrade(empty_db_url, "0008")
     assert "covers" not in _columns(empty_db_url, "accelerator_prices")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM accelerator_prices")).scalar() == 4
+    engine.dispose()
+
+
+def test_0011_backfills_spot_evictions_per_instance_hour_and_downgrade_keeps_the_rows(empty_db_url):
+    migrate.upgrade(empty_db_url, "0009")
+    engine = make_engine(empty_db_url, single_use=True)
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO accelerators (id, name, vendor, kind, memory_bytes, memory_bandwidth_bytes_per_s,"
+                " version, created_at, updated_at) VALUES ('h', 'H', 'NVIDIA', 'gpu', 80000000000,"
+                " 3.35e12, 1, '2026-12-01 00:00:00', '2026-12-01 00:00:00')"
+            )
+        )
+        for provider, model in (
+            ("aws", "spot"),
+            ("gcp", "spot"),
+            ("somecloud", "spot"),
+            ("aws", "on-demand"),
+        ):
+            conn.execute(
+                text(
+                    "INSERT INTO accelerator_prices (accelerator_id, provider, pricing_model, usd_per_hour,"
+                    " effective_from, source, accelerators_per_instance, created_by, created_at, covers) VALUES"
+                    " ('h', :provider, :model, 2.0, '2025-01-01', 'seed', 8, 'seed', '2026-12-01 00:00:00',"
+                    " 'instance')"
+                ),
+                {"provider": provider, "model": model},
+            )
+    migrate.upgrade(empty_db_url, "0011")
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text("SELECT provider, pricing_model, interruptions_per_hour FROM accelerator_prices ORDER BY id")
+        ).all()
+    rates = {(r[0], r[1]): r[2] for r in rows}
+    # the published rates (engine/offers.py SPOT_INTERRUPTIONS_PER_HOUR), the default for an unknown provider
+    assert rates[("aws", "spot")] == pytest.approx(0.20 / 730.0)
+    assert rates[("gcp", "spot")] == pytest.approx(0.15 / 24.0)
+    assert rates[("somecloud", "spot")] == pytest.approx(0.15 / 24.0)
+    assert rates[("aws", "on-demand")] is None  # not reclaimed
+    migrate.downgrade(empty_db_url, "0009")
+    assert "interruptions_per_hour" not in _columns(empty_db_url, "accelerator_prices")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM accelerator_prices")).scalar() == 4
     engine.dispose()

@@ -183,7 +183,9 @@ def test_a_batch_far_above_the_compute_optimal_batch_is_warned_about(catalog):
 
 
 def test_a_plan_that_starts_up_for_longer_than_it_runs_is_flagged(catalog):
-    body = {**SMALL, "search": {"accelerators": ["nvidia-h100-sxm-80gb"]}, "objective": "fastest"}
+    # 2e7 tokens: minutes on one instance (always allowed: nothing smaller is sold), less than its start-up
+    tiny = {**SMALL, "training": {**SMALL["training"], "tokens": 2e7}}
+    body = {**tiny, "search": {"accelerators": ["nvidia-h100-sxm-80gb"]}, "objective": "fastest"}
     answer = plan_training(body, catalog)
     best = answer["best"]
     assert best["startup_exceeds_run"] == (best["startup_seconds"] > best["seconds"])
@@ -204,3 +206,78 @@ def test_llama_3_1_405b_on_16384_h100_within_90_days_is_near_metas_gpu_hours(cat
     assert best["count"] == 16384 and best["seconds"] <= 90 * 86400
     assert best["count"] % best["accelerators_per_instance"] == 0
     assert best["accelerator_hours"] == pytest.approx(30.84e6, rel=0.15)
+
+
+FINE_TUNE_500 = {
+    "model": {"preset": "llama-2-7b"},
+    "training": {"tokens": 1e9, "sequence_length": 4096, "global_batch_size": 256},
+    "constraints": {"budget_usd": 500},
+    "objective": "fastest",
+    "results": 10,
+}
+
+
+def test_the_7b_1b_token_500_usd_fine_tune_answers_a_handful_of_gpus_for_hours(catalog):
+    """Issue 29 §6: "fastest within $500" for a 7B model on 1B tokens proposed 512 B200 for 4 minutes, then 1,024
+    H200 pods for 2.3 minutes; with no scale-out network at single-node providers (offers.SCALE_OUT) and a start-up
+    of at most 10 % of a multi-instance plan's billed time (offers.DEFAULT_MAX_STARTUP_SHARE), it answers one node
+    for more than an hour."""
+    answer = plan_training(FINE_TUNE_500, catalog)
+    assert answer["results"] and answer["excluded"]["startup_dominates"] > 0
+    for plan in answer["results"]:
+        assert plan["count"] <= 16, plan["count"]  # a handful of GPUs (one or two nodes)
+        assert plan["seconds"] >= 3600.0, plan["time"]  # for hours
+        assert plan["total_usd"] <= 500.0
+        assert (
+            plan["startup_seconds"] <= 0.1 * (plan["startup_seconds"] + plan["seconds"])
+            or plan["instances"] == 1
+        )
+    # without the start-up rule the same search spreads over hundreds of accelerators for minutes
+    body = {**FINE_TUNE_500, "constraints": {"budget_usd": 500, "max_startup_share": 1.0}}
+    spread = plan_training(body, catalog)["best"]
+    assert spread["count"] >= 128 and spread["seconds"] < 900.0
+
+
+def test_no_plan_spans_more_than_a_node_where_no_scale_out_network_is_sold(catalog):
+    body = {
+        **SMALL,
+        "search": {"accelerators": ["nvidia-h100-sxm-80gb", "nvidia-h200-sxm-141gb"]},
+        "constraints": {"max_startup_share": 1.0},
+        "objective": "pareto",
+        "results": 50,
+    }
+    answer = plan_training(body, catalog)
+    providers = {p["provider"] for p in answer["results"] + answer["frontier"]}
+    assert providers & {"runpod", "lambda"}, providers
+    for plan in answer["results"] + answer["frontier"]:
+        if plan["provider"] in ("runpod", "lambda"):  # single-node pods and instances (offers.SCALE_OUT)
+            assert plan["count"] <= 8 and plan["price_source"]["scale_out"] is False
+    assert any(p["count"] > 8 for p in answer["frontier"] if p["provider"] in ("aws", "gcp", "azure"))
+
+
+def test_a_row_that_states_a_scale_out_network_lifts_the_single_node_limit(catalog):
+    rows = [
+        replace(p, scale_out=True) if p.provider == "runpod" else p
+        for p in catalog.prices["nvidia-h100-sxm-80gb"]
+    ]
+    cat = replace(catalog, prices={**catalog.prices, "nvidia-h100-sxm-80gb": tuple(rows)})
+    body = {
+        **SMALL,
+        "search": {
+            "accelerators": ["nvidia-h100-sxm-80gb"],
+            "providers": ["runpod"],
+            "device_counts": [8, 64],
+        },
+        "constraints": {"max_startup_share": 1.0},
+        "objective": "fastest",
+    }
+    assert plan_training(body, catalog)["best"]["count"] == 8
+    assert plan_training(body, cat)["best"]["count"] == 64
+
+
+@pytest.mark.parametrize("share", [0, -0.1, 1.5, "x"])
+def test_a_bad_startup_share_is_refused_naming_the_field(catalog, share):
+    body = {**FINE_TUNE_500, "constraints": {"max_startup_share": share}}
+    with pytest.raises(InvalidRequest) as err:
+        plan_training(body, catalog)
+    assert "constraints.max_startup_share" in err.value.errors

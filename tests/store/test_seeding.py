@@ -15,6 +15,7 @@ def test_effective_from_parses_the_catalog_period_labels():
     assert effective_from_of("2024-H1-2025") == dt.date(2024, 1, 1)
     assert effective_from_of("2024-2025") == dt.date(2024, 1, 1)
     assert effective_from_of("2026-04") == dt.date(2026, 4, 1)
+    assert effective_from_of("2026-11-30") == dt.date(2026, 11, 30)  # a catalog commit's day
 
 
 def test_reseeding_adds_nothing(app):

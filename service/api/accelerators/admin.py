@@ -12,7 +12,7 @@ from flask.views import MethodView
 from flask_smorest import abort
 from marshmallow import validate
 
-from ...engine import COVERS, SPEC_BOUNDS, InvalidRequest
+from ...engine import COVERS, MAX_INTERRUPTIONS_PER_HOUR, SPEC_BOUNDS, InvalidRequest
 from ...engine.i18n import N_, _
 from ...store import catalog_admin
 from ...store.catalog import CatalogRepository
@@ -175,6 +175,21 @@ class PriceWriteSchema(ma.Schema):
         allow_none=True,
         validate=validate.Length(0, 64),
         metadata={"description": "Valid accelerator counts of a sliced part (TPU slices); null or [] = any"},
+    )
+    scale_out = ma.fields.Boolean(
+        allow_none=True,
+        metadata={
+            "description": "true: a scale-out network (EFA, InfiniBand, GPUDirect-TCPX) joins the instances into "
+            "one job; false: a job is one node; null = the provider's documented default"
+        },
+    )
+    interruptions_per_hour = Float(
+        allow_none=True,
+        validate=validate.Range(0, MAX_INTERRUPTIONS_PER_HOUR),
+        metadata={
+            "description": "Evictions per instance-hour of spot capacity (0 to "
+            f"{MAX_INTERRUPTIONS_PER_HOUR:g}); null = the provider's documented default for spot rows"
+        },
     )
     covers = String(
         validate=validate.OneOf(list(COVERS)),

@@ -94,6 +94,22 @@ class PriceSchema(ma.Schema):
         allow_none=True,
         metadata={"description": "Valid accelerator counts of a sliced part (TPU slices); null = any"},
     )
+    scale_out = ma.fields.Boolean(
+        allow_none=True,
+        metadata={
+            "description": "A scale-out network joins the instances into one job; false: a job is one node; "
+            "null = the provider's documented default",
+            "example": None,
+        },
+    )
+    interruptions_per_hour = ma.fields.Float(
+        allow_none=True,
+        metadata={
+            "description": "Evictions per instance-hour of spot capacity; null = the provider's documented "
+            "default for spot rows, none for others",
+            "example": None,
+        },
+    )
     covers = String(
         metadata={
             "enum": list(engine.COVERS),

@@ -130,6 +130,14 @@ PRICE_SOURCE_ROW = {
         "billing_increment_seconds": {"type": "number", "description": "Billing increment, seconds"},
         "minimum_billed_seconds": {"type": "number", "description": "Least seconds billed per start"},
         "startup_seconds": {"type": "number", "description": "Provisioning to first step, seconds (billed)"},
+        "scale_out": {
+            "type": "boolean",
+            "description": "A scale-out network joins the offer's instances into one job; false: one node at most",
+        },
+        "interruptions_per_hour": {
+            "type": "number",
+            "description": "Evictions per instance-hour of the offer (spot capacity reclaimed; 0 off spot)",
+        },
     },
 }
 OVERRIDE = {

@@ -128,7 +128,11 @@ class TrainingTimeSchema(Answer):
         "Stepping and validation time / wall time: what interruptions and checkpoints leave (steps slowed by "
         "stragglers count as stepping, as in an effective-training-time ratio), fraction"
     )
-    interruptions = number("Expected interruptions over the run")
+    interruptions = number("Expected interruptions over the run (failures, maintenance and spot evictions)")
+    evictions = number(
+        "Of the interruptions, spot capacity reclaimed by the provider (0 unless the price is a spot price)"
+    )
+    interruptions_per_hour = number("The job's expected interruptions per hour of wall time, 1/h")
     breakdown = section(
         TrainingTimeBreakdownSchema,
         "Seconds: compute_s, pipeline_bubble_s, communication_s, checkpointing_s, validation_s, "
@@ -152,6 +156,9 @@ class TrainingCostSchema(Answer):
     instance_type = F.String(allow_none=True, metadata={"description": "The priced offer's instance type"})
     instances = integer("Whole instances paid for (hardware.count / accelerators_per_instance, rounded up)")
     startup_seconds = number("Provisioning to first step, billed (0 for a price given in the request)")
+    interruptions_per_instance_hour = number(
+        "Evictions per instance-hour of the priced offer (spot capacity; 0 when not reclaimed), 1/h"
+    )
     billed_seconds = number(
         "Start-up + run, rounded up to the billing increment, at least the minimum billed"
     )
@@ -286,6 +293,10 @@ class GoodputAssumptionsSchema(Answer):
     restart_s = number(
         "Seconds from an interruption to training again, lost work aside (training.restart_seconds)"
     )
+    evictions_per_device_hour = number(
+        "Spot evictions per device-hour: the offer's per instance-hour / accelerators per instance (0 off spot)"
+    )
+    eviction_restart_s = number("Seconds from an eviction to training again: the offer's start-up, s")
     straggler_share = number(
         "Share of the stepping time lost to stragglers, fraction (training.straggler_share)"
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
+from ...engine import PRICING_MODELS
 from ...engine import SERVING_MAX_BATCH as MAX_BATCH
 from ...engine import SERVING_MAX_GROUPS as MAX_GROUPS
 from ..estimates.common import PRICE_OVERRIDES, QUOTAS, calibration_field
@@ -104,6 +105,13 @@ class PlanSearchSchema(ma.Schema):
         16,
         "Providers whose prices count (default: all)",
         example=["aws"],
+    )
+    pricing_models = _unique_list(
+        String(validate=validate.OneOf(list(PRICING_MODELS))),
+        len(PRICING_MODELS),
+        "Pricing models to price each provider on (default: its on-demand price, else the first model it lists); "
+        "spot fleets add the replicas evictions take down",
+        example=["on-demand", "spot"],
     )
     engines = _unique_list(String(validate=validate.OneOf(ENGINES)), len(ENGINES), "Engines (default: all)")
     devices_per_replica = _unique_list(

@@ -72,10 +72,26 @@ class PlanCostFiguresSchema(ma.Schema):
     price_source = price_source("The catalog row used")
 
 
+class PlanEvictionsSchema(ma.Schema):
+    per_instance_hour = number(
+        "The offer's evictions per instance-hour (spot capacity reclaimed; 0 off spot), 1/h"
+    )
+    fleet_per_hour = number("Evictions per hour across the fleet's instances, 1/h")
+    replica_down_share = number(
+        "Share of the time one replica is down: evictions of its instances × the offer's start-up, fraction"
+    )
+    extra_replicas = integer(
+        "Replicas added so that the capacity evictions leave still serves the demand at max_utilization"
+    )
+
+
 class DeploymentSchema(ma.Schema):
     accelerator = text("Catalog id", example="nvidia-h100-sxm-80gb")
     name = text("Accelerator name")
     provider = text("Provider whose price is used (the cheapest listing this accelerator)")
+    pricing_model = text(
+        "The priced row's pricing model; null for a price given in the request", nullable=True
+    )
     engine = text("Serving engine", example="vllm")
     weights = section(PlanWeightsSchema, "Weight format")
     kv_cache_precision = text("KV-cache precision")
@@ -92,6 +108,9 @@ class DeploymentSchema(ma.Schema):
         metadata={
             "description": "true: the price is older than PRICE_STALE_AFTER_DAYS (may no longer be current)"
         },
+    )
+    evictions = section(
+        PlanEvictionsSchema, "Capacity lost to spot evictions, and the replicas that make it up"
     )
     batch_size = integer("Concurrent sequences per replica")
     concurrency = integer("Concurrent sequences in the fleet")

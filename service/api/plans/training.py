@@ -107,6 +107,13 @@ class TrainingPlanConstraintsSchema(ma.Schema):
     max_devices = Integer(validate=validate.Range(1, MAX_DEVICES), metadata={"description": "Most devices"})
     max_accelerators_per_provider = QUOTAS
     max_price_age_days = MAX_PRICE_AGE_DAYS
+    max_startup_share = Float(
+        validate=validate.Range(min=0, max=1, min_inclusive=False),
+        metadata={
+            "description": "Most of a plan's billed time its start-up may take when it spans more than one "
+            "instance (fraction; default 0.1: docs/formulas.md, Start-up share). One instance is always allowed"
+        },
+    )
     min_optimizer_steps = Integer(
         validate=validate.Range(1, 10_000_000),
         metadata={
@@ -157,6 +164,14 @@ class TrainingPlanRequestSchema(ma.Schema):
     calibration = calibration_field()
 
 
+class TrainingPlanInterruptionsSchema(ma.Schema):
+    expected = number("Expected interruptions over the run (failures, maintenance and spot evictions)")
+    evictions = number("Of which spot capacity reclaimed by the provider (0 off spot)")
+    per_hour = number("The job's expected interruptions per hour of wall time, 1/h")
+    per_instance_hour = number("The offer's evictions per instance-hour (0 off spot), 1/h")
+    lost_seconds = number("Seconds they lose: restarts and re-done work since the last checkpoint")
+
+
 class TrainingPlanPointSchema(ma.Schema):
     accelerator = text("Catalog id")
     provider = text("Null when searched without a price (objective fastest)", nullable=True)
@@ -167,6 +182,10 @@ class TrainingPlanPointSchema(ma.Schema):
     instance_type = text("The offer's instance type", nullable=True)
     accelerators_per_instance = integer("Accelerators in one instance of the offer")
     startup_seconds = number("Provisioning to first step, billed (the offer's, or its provider's default)")
+    interruptions = F.Nested(
+        TrainingPlanInterruptionsSchema,
+        metadata={"description": "Expected interruptions over the run: failures and, on spot, evictions"},
+    )
     billed_seconds = number(
         "Start-up + run, rounded up to the billing increment, at least the minimum billed"
     )
@@ -248,6 +267,10 @@ class TrainingExclusionsSchema(ma.Schema):
         "Configurations whose device count the offer does not sell: not whole instances, above its "
         "max_accelerators or the caller's quota, or no valid slice"
     )
+    startup_dominates = integer(
+        "Configurations on more than one instance whose start-up would take more than "
+        "constraints.max_startup_share of their billed time"
+    )
     does_not_fit = integer("Configurations whose memory per device exceeds the device")
     misses_deadline = integer("Configurations that fit but take longer than the deadline")
     over_budget = integer("Configurations that fit, meet the deadline, cost more than the budget")
@@ -281,6 +304,7 @@ class TrainingPlanConstraintsUsedSchema(ma.Schema):
     )
     max_price_age_days = num("Oldest price accepted, days")
     min_optimizer_steps = num("Fewest optimizer steps accepted")
+    max_startup_share = number("Most of a multi-instance plan's billed time its start-up may take, fraction")
 
 
 class TrainingPlanSchema(ma.Schema):

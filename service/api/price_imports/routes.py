@@ -44,13 +44,14 @@ CONTENT_TYPES = {
     "aws-price-list": {"application/json", "text/csv"},
     "azure-retail": {"application/json"},
     "gcp-billing": {"application/json"},
+    "skypilot": {"text/csv"},
     "csv": {"text/csv"},
 }
 OCTET_STREAM = "application/octet-stream"  # any source: the file's bytes, read in the source's format
 BODY_DOC = {
     "required": True,
     "description": "The price list file as published: JSON (aws-price-list, azure-retail, gcp-billing) or CSV "
-    "(aws-price-list, csv). At most PRICE_IMPORT_MAX_BYTES (32 MiB by default); the CLI reads any size.",
+    "(aws-price-list, skypilot, csv). At most PRICE_IMPORT_MAX_BYTES (32 MiB by default); the CLI reads any size.",
     "content": {
         "application/json": {
             "schema": {

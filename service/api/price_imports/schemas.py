@@ -25,7 +25,9 @@ class ImportQuerySchema(ma.Schema):
         validate=validate.OneOf(SOURCES),
         metadata={
             "description": "The file's format: aws-price-list (EC2 offer file, JSON or CSV), azure-retail (Retail "
-            "Prices API page), gcp-billing (Cloud Billing Catalog SKU list), csv (the catalog's own columns)"
+            "Prices API page), gcp-billing (Cloud Billing Catalog SKU list), skypilot (one cloud's vms.csv of "
+            "SkyPilot's catalog; `name` states its cloud and date, e.g. aws-vms-2026-11-30.csv), csv (the "
+            "catalog's own columns)"
         },
     )
     dry_run = ma.fields.Boolean(

@@ -13,9 +13,9 @@ from typing import Any
 
 from ..budget import Checkpoint, unlimited
 from ..hardware import Catalog
-from ..i18n import _
+from ..i18n import _, num, pct
 from ..parallelism import builds_training_clusters
-from ..units import human_bytes, human_duration, human_usd
+from ..units import SECONDS_PER_HOUR, human_bytes, human_duration, human_usd
 from .estimate import estimate_training
 from .intervals import bounds
 from .model.cost import total_usd
@@ -40,18 +40,7 @@ def plan_training(
     )
     found.stats["server_seconds"] = time.perf_counter() - started  # parsing and enumeration included
     found.stats["complete"] = parsed.complete and found.stats["complete"]
-    notes = list(parsed.notes)
-    for acc in {
-        p.candidate.plan.accelerator.id: p.candidate.plan.accelerator for p in parsed.prepared
-    }.values():
-        if not builds_training_clusters(acc):
-            notes.append(
-                _(
-                    "{id} is not built into training clusters (no switched scale-up fabric or cluster network in "
-                    "the catalog; PCIe cards bridged in pairs are one-server parts): searched within one 8-device "
-                    "server only."
-                ).format(id=acc.id)
-            )
+    notes = _search_notes(parsed, found)
     results = [_point(p, request) for p in found.results]
     best = results[0] if results else None
     if best is not None and best["startup_exceeds_run"]:
@@ -73,6 +62,7 @@ def plan_training(
             "max_accelerators_per_provider": dict(c.quotas),
             "max_price_age_days": c.max_price_age_days,
             "min_optimizer_steps": (request.get("constraints") or {}).get("min_optimizer_steps"),
+            "max_startup_share": c.max_startup_share,
         },
         "best": best,
         "results": results,
@@ -91,6 +81,33 @@ def plan_training(
     }
 
 
+def _search_notes(parsed: Any, found: Any) -> list[str]:
+    """The request's notes, parts searched within one server, and the configurations the start-up share left out."""
+    notes = list(parsed.notes)
+    for acc in {
+        p.candidate.plan.accelerator.id: p.candidate.plan.accelerator for p in parsed.prepared
+    }.values():
+        if not builds_training_clusters(acc):
+            notes.append(
+                _(
+                    "{id} is not built into training clusters (no switched scale-up fabric or cluster network in "
+                    "the catalog; PCIe cards bridged in pairs are one-server parts): searched within one 8-device "
+                    "server only."
+                ).format(id=acc.id)
+            )
+    if found.excluded.get("startup_dominates"):
+        notes.append(
+            _(
+                "{count} configurations on more than one instance were left out: their start-up would take more "
+                "than {share} of their billed time (constraints.max_startup_share)."
+            ).format(
+                count=num(found.excluded["startup_dominates"], 0, grouping=True),
+                share=pct(parsed.constraints.max_startup_share, 0),
+            )
+        )
+    return notes
+
+
 def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
     plan, acc = p.plan, p.plan.accelerator
     priced = p.offer.usd_per_hour == p.offer.usd_per_hour  # NaN: searched without a price (objective fastest)
@@ -105,6 +122,13 @@ def _point(p: Point, request: Mapping[str, Any]) -> dict[str, Any]:
         "instance_type": p.offer.terms.instance_type,
         "accelerators_per_instance": p.offer.terms.accelerators_per_instance,
         "startup_seconds": p.offer.terms.startup_s,
+        "interruptions": {
+            "expected": p.interruptions,
+            "evictions": p.evictions,
+            "per_hour": p.interruptions / p.seconds * SECONDS_PER_HOUR if p.seconds > 0 else 0.0,
+            "per_instance_hour": p.offer.terms.interruptions_per_hour,
+            "lost_seconds": p.interruptions_s,
+        },
         "billed_seconds": p.billed_seconds,
         "price_source": p.offer.source if priced else None,
         "price_stale": stale_marker(p.offer.source) if priced else None,

@@ -139,6 +139,8 @@ def _time(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         },
         "goodput": ev.goodput,
         "interruptions": ev.run.interruptions if ev.run is not None else 0.0,
+        "evictions": ev.run.evictions if ev.run is not None else 0.0,
+        "interruptions_per_hour": ev.run.rate_per_hour if ev.run is not None else 0.0,
         "phases": {"training_s": ev.training_s, "pretraining_s": ev.pretraining_s},
     }
 
@@ -156,6 +158,7 @@ def _cost(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "instance_type": plan.offer_terms.instance_type,
         "instances": money.instances,
         "startup_seconds": plan.offer_terms.startup_s,
+        "interruptions_per_instance_hour": plan.offer_terms.interruptions_per_hour,
         "billed_seconds": money.billed_seconds,
         "billed_accelerator_hours": money.billed_accelerator_hours,
         "compute_usd": money.compute_usd,

@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..i18n import N_, _, num, pct
+from ..offers import eviction_rate_per_device_hour
 from ..parallelism import pipeline_bubble_fraction
 from ..pricing import describe
+from ..units import human_duration
 from .model.checkpoint import checkpoint_write_s
 from .model.compute import best_gemm_efficiency
 from .model.cost import billed_accelerator_hours, compute_usd
@@ -91,6 +93,8 @@ def _goodput_assumptions(plan: TrainingPlan, ev: Evaluation) -> dict[str, Any]:
         "source": "given" if run.given else _(GOODPUT_SOURCE),
         "interruptions_per_device_hour": plan.interruptions_per_device_hour,
         "restart_s": plan.restart_s,
+        "evictions_per_device_hour": eviction_rate_per_device_hour(plan.offer_terms),
+        "eviction_restart_s": plan.offer_terms.startup_s,
         "straggler_share": run.straggler_share,
         "straggler_source": _straggler_source(plan),
         "checkpoint_interval_steps": run.checkpoint_interval if run.checkpoints else None,
@@ -170,6 +174,16 @@ def _notes(plan: TrainingPlan, ev: Evaluation) -> list[str]:
                 "element-wise work; the linear layers' inputs are kept for backward in NVFP4 (4.5 bits)."
             )
         )
+    notes.extend(_run_notes(plan, ev))
+    if plan.unit == "token" and plan.model.shape is None:
+        notes.append(_("No transformer shape: 6·N FLOPs per token, no attention term."))
+    return notes
+
+
+def _run_notes(plan: TrainingPlan, ev: Evaluation) -> list[str]:
+    """Notes on the run as its offer runs it: checkpoints, interruptions, spot evictions, a job too large for an offer
+    without a scale-out network."""
+    notes: list[str] = []
     run = ev.run
     if plan.checkpoint_interval is None and run is not None:
         if run.checkpoints:
@@ -195,8 +209,27 @@ def _notes(plan: TrainingPlan, ev: Evaluation) -> list[str]:
                 goodput=pct(run.fraction, 1),
             )
         )
-    if plan.unit == "token" and plan.model.shape is None:
-        notes.append(_("No transformer shape: 6·N FLOPs per token, no attention term."))
+    limit = plan.offer_terms.single_job_limit
+    if limit is not None and plan.par.devices > limit:
+        notes.append(
+            _(
+                "This offer sells no scale-out network (docs/formulas.md, Scale-out networks): {count} accelerators "
+                "there are separate nodes of at most {limit}, not one job; plans keep a job within one node at such "
+                "offers."
+            ).format(count=plan.par.devices, limit=limit)
+        )
+    if run is not None and not run.given and run.evictions > 0.0:
+        notes.append(
+            _(
+                "Spot capacity: about {count} evictions expected over the run ({rate} per instance-hour), each a "
+                "restart on new capacity ({restart}) plus the work since the last checkpoint; they are in the time "
+                "and the cost, so this plan is slower and dearer than its price alone suggests."
+            ).format(
+                count=num(run.evictions, 1, grouping=True),
+                rate=f"{plan.offer_terms.interruptions_per_hour:.2g}",
+                restart=human_duration(plan.offer_terms.startup_s),
+            )
+        )
     return notes
 
 

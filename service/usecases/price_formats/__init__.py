@@ -10,6 +10,8 @@ SOURCE names and the formats they read (tests/fixtures/prices/README.md cites ea
 - `aws-price-list`: the AWS Price List EC2 offer file, JSON or CSV (on-demand and reserved terms);
 - `azure-retail`: Azure Retail Prices API pages (JSON, the `Items` array), consumption, spot and reservations;
 - `gcp-billing`: Cloud Billing Catalog API `services.skus.list` pages (JSON), GPU and TPU SKUs;
+- `skypilot`: SkyPilot's public catalog, one cloud's `vms.csv` (on-demand and spot; the file's name states its
+  cloud and date);
 - `csv`: a CSV in the catalog's own columns (service/store/seed/accelerator_prices.csv), for neoclouds and
   private contracts.
 """
@@ -178,17 +180,18 @@ Reader = Callable[[bytes, str], ParsedFile]
 
 
 def readers() -> dict[str, Reader]:
-    from . import aws, azure, catalog_csv, gcp
+    from . import aws, azure, catalog_csv, gcp, skypilot
 
     return {
         "aws-price-list": aws.parse,
         "azure-retail": azure.parse,
         "gcp-billing": gcp.parse,
+        "skypilot": skypilot.parse,
         "csv": catalog_csv.parse,
     }
 
 
-SOURCES = ("aws-price-list", "azure-retail", "gcp-billing", "csv")
+SOURCES = ("aws-price-list", "azure-retail", "gcp-billing", "skypilot", "csv")
 PROVIDERS = {"aws-price-list": "aws", "azure-retail": "azure", "gcp-billing": "gcp"}  # csv: per row
 
 

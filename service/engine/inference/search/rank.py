@@ -311,6 +311,9 @@ def _evaluate_group(
     exclusions["does_not_fit"] += multiplicity * (space.max_batch - fit)
     if fit == 0 or speeds is None:
         return 0
+    if group.price.terms.interruptions_per_hour > 0.0:  # spot: sized on the capacity evictions leave up
+        up_rps = speeds.requests_per_second * group.price.up_share(group.devices)
+        replicas = replicas_needed(space.requests_per_second, up_rps, space.max_utilization)
     devices = group.devices
     usd = fleet_usd_per_hour(space, group, replicas)
     ttft_ok = speeds.time_to_first_token_s <= space.ttft_s
@@ -387,8 +390,8 @@ def _deployment(space: ServingSearch, groups: list[Group], point: _Point) -> Dep
     group = groups[point.group]
     plan = group_plan(space, group, point.batch)
     ev = evaluate(plan)
-    rps = ev.speed.requests_per_second
-    replicas = int(replicas_needed(space.requests_per_second, rps, space.max_utilization))
+    up_rps = ev.speed.requests_per_second * group.price.up_share(group.devices)  # spot: evictions' capacity
+    replicas = int(replicas_needed(space.requests_per_second, up_rps, space.max_utilization))
     return Deployment(group, plan, ev, replicas, float(fleet_usd_per_hour(space, group, replicas)))
 
 

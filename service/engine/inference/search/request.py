@@ -14,8 +14,8 @@ from ...errors import InvalidRequest
 from ...hardware import Accelerator, Catalog
 from ...i18n import _
 from ...models import ModelSpec, resolve_model
-from ...offers import NEUTRAL, Terms
-from ...pricing import MAX_PRICE_OVERRIDE, resolve_offer, valid_override
+from ...offers import NEUTRAL, Terms, eviction_down_share
+from ...pricing import MAX_PRICE_OVERRIDE, PRICING_MODELS, resolve_offer, valid_override
 from ..model.formats import ENGINES, FORMAT_PRECISION
 from ..request import DEFAULT_OUTPUT, DEFAULT_PROMPT
 
@@ -49,13 +49,20 @@ class PriceOption:
     source: Any  # the catalog row (pricing.resolve_price's dict), or "override" (the request's `prices`)
     terms: Terms = NEUTRAL  # what the offer sells (engine/offers.py)
 
+    def up_share(self, devices: int) -> float:
+        """Share of the time a replica of `devices` serves: a spot fleet is sized on the capacity evictions leave up
+        (extra replicas, not lower availability: docs/formulas.md, Spot interruptions)."""
+        return 1.0 - eviction_down_share(devices, self.terms)
+
     def sells(self, devices: int) -> bool:
         """Whether replicas of `devices` pack into whole instances of this offer (a replica fills a share of an
-        instance, or whole instances) and, for sliced parts, a replica is a valid slice."""
+        instance, or whole instances), one replica within one node where no scale-out network joins instances, and,
+        for sliced parts, a replica is a valid slice."""
         t = self.terms
         per, slices = t.accelerators_per_instance, t.slice_sizes
         whole = devices % per == 0 or per % devices == 0
         within = t.max_accelerators is None or devices <= t.max_accelerators
+        within &= t.single_job_limit is None or devices <= t.single_job_limit
         # a sliced part: a valid slice, or whole multiples of the largest (offers.buyable's rule)
         sliced = not slices or devices in slices or devices % max(slices) == 0
         return whole and within and sliced
@@ -117,8 +124,9 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> ServingS
     slo = request.get("slo") or {}
     search = request.get("search") or {}
     providers = tuple(search.get("providers") or ())
+    models = _pricing_models(search, bad)
     overrides = _overrides(request, catalog, bad)
-    accelerators, prices = _accelerators(search, providers, catalog, bad, overrides)
+    accelerators, prices = _accelerators(search, (providers, models), catalog, bad, overrides)
     cost = request.get("cost") or {}
     space = ServingSearch(
         model=model,  # type: ignore[arg-type]  # None only when errors are raised below
@@ -244,13 +252,15 @@ def _formats(
 
 def _accelerators(
     search: Mapping[str, Any],
-    providers: tuple[str, ...],
+    offers: tuple[tuple[str, ...], tuple[str, ...]],
     catalog: Catalog,
     bad,
     overrides: Mapping[str, tuple[PriceOption, ...]],
 ) -> tuple[tuple[Accelerator, ...], dict[str, tuple[PriceOption, ...]]]:
     """The accelerators searched (default: every usable one) and each one's priced providers, cheapest first.
-    A named accelerator without a price among the providers is refused: a cost search cannot rank it."""
+    A named accelerator without a price among the providers is refused: a cost search cannot rank it. `offers`:
+    (search.providers, search.pricing_models)."""
+    providers, models = offers
     known = {p.lower() for rows in catalog.prices.values() for p in (r.provider for r in rows)}
     for i, provider in enumerate(providers):
         if provider.lower() not in known:
@@ -270,7 +280,7 @@ def _accelerators(
         if acc is None:
             bad(f"search.accelerators.{i}", catalog.missing_message(acc_id))
             continue
-        options = overrides.get(acc.id) or _prices(acc, providers, catalog)
+        options = overrides.get(acc.id) or _prices(acc, providers, models, catalog)
         if named and not options:
             where = _(" from {providers}").format(providers=", ".join(providers)) if providers else ""
             bad(
@@ -318,15 +328,31 @@ def _quotas(request: Mapping[str, Any], bad) -> dict[str, int]:
     return out
 
 
-def _prices(acc: Accelerator, providers: tuple[str, ...], catalog: Catalog) -> tuple[PriceOption, ...]:
-    """What cost.provider = p resolves to in an estimate, for each provider p listing this accelerator."""
+def _pricing_models(search: Mapping[str, Any], bad) -> tuple[str, ...]:
+    """`search.pricing_models`: () = each provider's default (on-demand, else the first model it lists)."""
+    models = tuple(dict.fromkeys(search.get("pricing_models") or ()))
+    for i, model in enumerate(models):
+        if model not in PRICING_MODELS:
+            bad(
+                f"search.pricing_models.{i}",
+                _("Must be one of: {choices}.").format(choices=", ".join(PRICING_MODELS)),
+            )
+    return tuple(m for m in models if m in PRICING_MODELS)
+
+
+def _prices(
+    acc: Accelerator, providers: tuple[str, ...], models: tuple[str, ...], catalog: Catalog
+) -> tuple[PriceOption, ...]:
+    """What cost.provider = p (and cost.pricing_model = m, for each m of `models`) resolves to in an estimate, for
+    each provider p listing this accelerator."""
     listed = sorted({r.provider for r in catalog.prices.get(acc.id, ())})
     wanted = {p.lower() for p in providers}
     options = []
     for provider in listed:
         if wanted and provider.lower() not in wanted:
             continue
-        usd, source, terms = resolve_offer({"provider": provider}, acc, catalog, lambda *_: None)
-        if usd is not None:
-            options.append(PriceOption(provider, usd, source, terms))
+        for ask in [{"provider": provider, "pricing_model": m} for m in models] or [{"provider": provider}]:
+            usd, source, terms = resolve_offer(ask, acc, catalog, lambda *_: None)
+            if usd is not None:
+                options.append(PriceOption(provider, usd, source, terms))
     return tuple(sorted(options, key=lambda o: (o.usd_per_hour, o.provider)))

@@ -10,13 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from ...i18n import N_, _, num
-from ...offers import instances
+from ...offers import eviction_down_share, instances
 from ...units import SECONDS_PER_HOUR, human_duration
 from ..intervals import metric_bounds
 from ..model.cost import usd_per_hour
 from .disaggregated import PoolPlan
 from .pools_response import disaggregated_section
-from .rank import Deployment, PlanResult
+from .rank import Deployment, PlanResult, replicas_needed
 from .request import ServingSearch
 
 SLO_BASIS = N_(
@@ -85,6 +85,7 @@ def deployment_json(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
         "accelerator": g.accelerator.id,
         "name": g.accelerator.name,
         "provider": g.price.provider,
+        "pricing_model": _pricing_model(g),
         "engine": w.engine,
         "weights": {"precision": w.fmt.precision, "format": w.fmt.name},
         "kv_cache_precision": w.kv_precision,
@@ -97,6 +98,7 @@ def deployment_json(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
         "instance_type": g.price.terms.instance_type,
         "accelerators_per_instance": g.price.terms.accelerators_per_instance,
         "price_stale": (g.price.source.get("stale") if isinstance(g.price.source, dict) else False),
+        "evictions": _evictions(space, dep),
         "batch_size": b,
         "concurrency": dep.replicas * b,
         "latency": {
@@ -197,6 +199,8 @@ def estimate_request(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
     )
     if g.price.terms.instance_type:
         cost["instance_type"] = g.price.terms.instance_type
+    if _pricing_model(g) not in (None, "on-demand"):
+        cost["pricing_model"] = _pricing_model(g)
     if space.infrastructure_overhead:
         cost["infrastructure_overhead"] = space.infrastructure_overhead
     if space.as_of:
@@ -244,3 +248,24 @@ def _notes(result: PlanResult) -> list[str]:
             )
         )
     return notes
+
+
+def _evictions(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
+    """What spot evictions take from the fleet (search/request.py PriceOption.up_share): the offer's rate, the share of the
+    time a replica is down, and the replicas added so that the capacity left still serves the demand."""
+    g = dep.group
+    down = eviction_down_share(g.devices, g.price.terms)
+    plain = int(replicas_needed(space.requests_per_second, dep.evaluation.speed.requests_per_second,
+                                space.max_utilization))  # fmt: skip
+    return {
+        "per_instance_hour": g.price.terms.interruptions_per_hour,
+        "fleet_per_hour": g.price.terms.interruptions_per_hour
+        * instances(dep.replicas * g.devices, g.price.terms),
+        "replica_down_share": down,
+        "extra_replicas": max(dep.replicas - plain, 0),
+    }
+
+
+def _pricing_model(g: Any) -> str | None:
+    """The priced row's pricing model (None for a price given in the request)."""
+    return g.price.source.get("pricing_model") if isinstance(g.price.source, dict) else None

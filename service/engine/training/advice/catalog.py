@@ -154,6 +154,9 @@ def _cheapest(
     for bound, order, acc, price in _cost_bounds(request, catalog, plan, ev, current):
         if best is not None and bound > best[0]:
             break
+        limit = _terms(catalog, acc).single_job_limit
+        if limit is not None and devices > limit:
+            continue  # its price's offer sells no scale-out network for a job this size (offers.SCALE_OUT)
         if _recompute_follows(request, plan, acc):
             found = try_change(request, _move_to(acc), catalog)
             candidate = found[1] if found is not None else None

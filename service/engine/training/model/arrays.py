@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...offers import Terms
+from ...offers import Terms, eviction_rate_per_device_hour
 from ...parallelism import (
     DEVICES_PER_NODE,
     bubble_seconds,
@@ -38,13 +38,23 @@ from .cost import total_usd
 from .expert_comm import exposed_expert_s, unpaired_share
 from .flops import flops_per_unit
 from .framework import inferred_framework, loss_bytes_per_logit
-from .goodput import MAX_LOSS_SHARE, straggler_shares
+from .goodput import MAX_LOSS_SHARE, combined_rate, straggler_shares
 from .layouts import Layouts
 from .offload import host_link_bytes_per_s, offload_step_s
 from .plan import TrainingPlan
 from .recompute import keeps_scores, saved_terms
 
 Array = np.ndarray
+
+
+class RunInputs(NamedTuple):
+    """The run-level terms' inputs, per layout, kept to re-price the run on another offer (on_offer)."""
+
+    productive_s: Array  # stepping and validation, before stragglers
+    stepping_s: Array  # compute + bubble + communication over the run
+    validation_s: Array
+    write_s: Array  # one checkpoint write
+    all_steps: int
 
 
 class LayoutNumbers(NamedTuple):
@@ -60,6 +70,26 @@ class LayoutNumbers(NamedTuple):
     compute_s: Array
     communication_s: Array
     bubble_s: Array
+    interruptions: Array | float = 0.0  # expected over the run (failures and evictions)
+    evictions: Array | float = 0.0  # of which spot capacity reclaimed
+    interruptions_s: Array | float = 0.0  # seconds they lose (restarts and re-done work)
+    run: RunInputs | None = None  # what on_offer re-evaluates the run's interruptions from
+
+    def on_offer(self, plan: TrainingPlan, terms: Terms) -> LayoutNumbers:
+        """These layouts' numbers on an offer whose capacity may be reclaimed (spot): the run's interruptions at
+        the offer's eviction rate on top of failures (goodput.combined_rate), the same numbers when it evicts as
+        the plan's own offer does. Only the goodput terms are recomputed: a few array operations per offer."""
+        own = plan.offer_terms
+        same = (terms.interruptions_per_hour, terms.startup_s) == (own.interruptions_per_hour, own.startup_s)
+        if self.run is None or same or (own.interruptions_per_hour == terms.interruptions_per_hour == 0.0):
+            return self
+        r = self.run
+        checkpoint_s, stragglers_s, lost = _goodput(plan, r.productive_s, self.step_s, r.all_steps, self.devices,
+                                                    r.write_s, terms)  # fmt: skip
+        interruptions_s, count, evicted = lost
+        seconds = r.stepping_s + checkpoint_s + r.validation_s + stragglers_s + interruptions_s
+        return self._replace(seconds=seconds, accelerator_hours=self.devices * seconds / SECONDS_PER_HOUR,
+                             interruptions=count, evictions=evicted, interruptions_s=interruptions_s)  # fmt: skip
 
     def usd(self, usd_per_hour: float, plan: TrainingPlan, terms: Terms | None = None) -> Array:
         """Total USD as the response computes it: the hours billed on `terms` (default: the plan's offer) at the
@@ -282,18 +312,17 @@ def _totals(
     write_s = checkpoint_write_s(plan.with_fields(checkpoint_bytes_per_s=1.0)) / bandwidth
     step_equivalents = (plan.units + plan.pretraining_units) / units_per_step
     step_s = busy_s + bubble_s
-    checkpoint_s, stragglers_s, interruptions_s = _goodput(
-        plan, step_equivalents * step_s + validation_s, step_s, steps + pre_steps, devices, write_s
+    run = RunInputs(
+        step_equivalents * step_s + validation_s,
+        step_equivalents * compute_s + step_equivalents * bubble_s + step_equivalents * communication_s,
+        validation_s,
+        write_s,
+        steps + pre_steps,
     )
-    seconds = (
-        step_equivalents * compute_s
-        + step_equivalents * bubble_s
-        + step_equivalents * communication_s
-        + checkpoint_s
-        + validation_s
-        + stragglers_s
-        + interruptions_s
+    checkpoint_s, stragglers_s, (interruptions_s, count, evicted) = _goodput(
+        plan, run.productive_s, step_s, run.all_steps, devices, write_s, plan.offer_terms
     )
+    seconds = run.stepping_s + checkpoint_s + validation_s + stragglers_s + interruptions_s
     return LayoutNumbers(
         devices=devices,
         memory_bytes=memory_total,
@@ -305,14 +334,29 @@ def _totals(
         compute_s=step_equivalents * compute_s,
         communication_s=step_equivalents * communication_s,
         bubble_s=step_equivalents * bubble_s,
+        interruptions=count,
+        evictions=evicted,
+        interruptions_s=interruptions_s,
+        run=run,
     )
 
 
 def _goodput(
-    plan: TrainingPlan, productive_s: Array, step_s: Array, all_steps: int, devices: Array, write_s: Array
-) -> tuple[Array, Array, Array]:
-    """goodput.goodput over layouts: (checkpoint seconds, seconds lost to stragglers, to interruptions)."""
-    rate = plan.interruptions_per_device_hour * devices / 3600.0
+    plan: TrainingPlan,
+    productive_s: Array,
+    step_s: Array,
+    all_steps: int,
+    devices: Array,
+    write_s: Array,
+    terms: Terms,
+) -> tuple[Array, Array, tuple[Array, Array, Array]]:
+    """goodput.goodput over layouts on an offer's `terms`: (checkpoint seconds, seconds lost to stragglers, (seconds
+    lost to interruptions, expected interruptions, of which evictions))."""
+    evictions = eviction_rate_per_device_hour(terms)
+    per_device, restart_s = combined_rate(
+        plan.interruptions_per_device_hour, plan.restart_s, evictions, terms.startup_s
+    )
+    rate = per_device * devices / 3600.0
     if plan.straggler_share is not None:
         slow = np.full(len(devices), plan.straggler_share)
     else:
@@ -334,6 +378,9 @@ def _goodput(
     stragglers_s = productive_s * slow
     busy = productive_s + checkpoint_s
     if plan.goodput is not None:
-        return checkpoint_s, stragglers_s, np.maximum(0.0, productive_s / plan.goodput - busy)
-    share = np.minimum(rate * (plan.restart_s + tau / 2.0), MAX_LOSS_SHARE)
-    return checkpoint_s, stragglers_s, busy * share / (1.0 - share)
+        lost = np.maximum(0.0, productive_s / plan.goodput - busy)
+    else:
+        share = np.minimum(rate * (restart_s + tau / 2.0), MAX_LOSS_SHARE)
+        lost = busy * share / (1.0 - share)
+    wall = busy + lost
+    return checkpoint_s, stragglers_s, (lost, rate * wall, evictions * devices / 3600.0 * wall)

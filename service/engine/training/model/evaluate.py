@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+from ...offers import eviction_rate_per_device_hour
 from ...units import SECONDS_PER_HOUR
 from .checkpoint import checkpoint_write_s
 from .compute import StepTime, StepWork, step_work
@@ -294,6 +295,7 @@ def _run(
         restart_s=plan.restart_s,
         given=plan.goodput,
         stragglers=plan.straggler_share,
+        evictions=(eviction_rate_per_device_hour(plan.offer_terms), plan.offer_terms.startup_s),
     )
 
 

@@ -61,6 +61,8 @@ class Goodput(NamedTuple):
     given: bool  # the request gave training.goodput
     stragglers_s: float = 0.0  # steps waiting for their slowest worker
     straggler_share: float = 0.0  # share of the stepping (and validation) time those waits take
+    evictions: float = 0.0  # of the interruptions, those of spot capacity reclaimed (offers.py)
+    rate_per_hour: float = 0.0  # the job's interruptions per hour (failures and evictions)
 
 
 def straggler_shares(devices: np.ndarray) -> np.ndarray:
@@ -73,6 +75,21 @@ def straggler_shares(devices: np.ndarray) -> np.ndarray:
 def straggler_share(devices: int) -> float:
     """straggler_shares of one device count."""
     return float(straggler_shares(np.array([devices]))[0])
+
+
+def combined_rate(
+    rate_per_device_hour: float, restart_s: float, evictions_per_device_hour: float, eviction_restart_s: float
+) -> tuple[float, float]:
+    """(interruptions per device-hour, seconds per restart) of failures and spot evictions together. Both are
+    Poisson processes, independent: interruptions come at λ = λ_f + λ_e and a restart costs, on average, the
+    rate-weighted R = (λ_f·R_f + λ_e·R_e)/λ. Each loses the work since the last checkpoint (τ/2), so the loss share
+    λ·(R + τ/2) is the sum of the two processes' own, and Young/Daly's optimum τ* = √(2·δ/λ) takes the total rate.
+    An eviction's restart is the offer's start-up (new capacity provisioned, image pulled, checkpoint loaded: the
+    provider's notice — 2 min on AWS, 30 s on GCP and Azure — leaves no hung collective to time out)."""
+    rate = rate_per_device_hour + evictions_per_device_hour
+    if rate <= 0.0 or evictions_per_device_hour <= 0.0:
+        return rate_per_device_hour, restart_s
+    return rate, (rate_per_device_hour * restart_s + evictions_per_device_hour * eviction_restart_s) / rate
 
 
 def optimal_interval_s(checkpoint_write_s: float, job_rate_per_s: float) -> float:
@@ -93,10 +110,14 @@ def goodput(
     restart_s: float,
     given: float | None,
     stragglers: float | None = None,
+    evictions: tuple[float, float] = (0.0, 0.0),
 ) -> Goodput:
     """Checkpoints, stragglers, interruptions and the goodput fraction of a run whose stepping (and validation)
     takes `productive_s`, `step_s` per optimizer step over `all_steps` steps, on `devices` devices; `stragglers`
-    is the share of that time lost to slow workers (None: straggler_share(devices))."""
+    is the share of that time lost to slow workers (None: straggler_share(devices)); `evictions`: spot evictions
+    per device-hour and the seconds each restart takes (combined_rate)."""
+    evicted = evictions[0] * devices / 3600.0  # job evictions per second
+    rate_per_device_hour, restart_s = combined_rate(rate_per_device_hour, restart_s, *evictions)
     rate = rate_per_device_hour * devices / 3600.0  # job interruptions per second
     slow = straggler_share(devices) if stragglers is None else stragglers
     step_s /= 1.0 - slow  # a step as it runs, waiting for its slowest worker
@@ -120,12 +141,14 @@ def goodput(
         wall = busy + lost
         fraction = productive_s / wall if wall > 0 else 1.0
         return Goodput(
-            interval, optimal, checkpoints, checkpoint_s, rate * wall, lost, fraction, True, slow_s, slow
-        )
+            interval, optimal, checkpoints, checkpoint_s, rate * wall, lost, fraction, True, slow_s, slow,
+            evicted * wall, rate * 3600.0,
+        )  # fmt: skip
     share = min(rate * (restart_s + tau / 2.0), MAX_LOSS_SHARE)
     lost = busy * share / (1.0 - share)  # interruptions happen during the lost time too: T = busy + share·T
     wall = busy + lost
     fraction = productive_s / wall if wall > 0 else 1.0
     return Goodput(
-        interval, optimal, checkpoints, checkpoint_s, rate * wall, lost, fraction, False, slow_s, slow
-    )
+        interval, optimal, checkpoints, checkpoint_s, rate * wall, lost, fraction, False, slow_s, slow,
+        evicted * wall, rate * 3600.0,
+    )  # fmt: skip

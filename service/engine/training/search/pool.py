@@ -109,7 +109,13 @@ class Pool:
     evaluated: int = 0
     feasible: int = 0
     excluded: dict[str, int] = field(
-        default_factory=lambda: {"not_sold": 0, "does_not_fit": 0, "misses_deadline": 0, "over_budget": 0}
+        default_factory=lambda: {
+            "not_sold": 0,
+            "startup_dominates": 0,
+            "does_not_fit": 0,
+            "misses_deadline": 0,
+            "over_budget": 0,
+        }
     )
 
     def add(
@@ -121,15 +127,21 @@ class Pool:
         usd: np.ndarray,
         sold: np.ndarray | None = None,
         usd_p90: np.ndarray | None = None,
+        waiting: np.ndarray | None = None,
     ) -> None:
         """Count the part's rows and keep those an answer can name (module docstring). `sold`: the rows whose device
         count the offer sells (engine/offers.py buyable); the others are counted as not_sold and never kept. `usd_p90`:
-        the cost at the time's p90 (objective cheapest_p90 ranks by it; the constraints hold the estimate)."""
+        the cost at the time's p90 (objective cheapest_p90 ranks by it; the constraints hold the estimate).
+        `waiting`: rows on more than one instance that would spend too much of their time starting up
+        (offers.startup_dominates), counted as startup_dominates and never kept."""
         sold = np.ones(len(usd), dtype=bool) if sold is None else sold
+        self.excluded["not_sold"] += int(np.count_nonzero(~sold))
+        if waiting is not None:
+            self.excluded["startup_dominates"] += int(np.count_nonzero(sold & waiting))
+            sold = sold & ~waiting
         fits_sold = numbers.fits.astype(bool) & sold
         fits, in_time, in_budget = feasibility(numbers.seconds, usd, fits_sold, self.limits)
         self.evaluated += len(usd)
-        self.excluded["not_sold"] += int(np.count_nonzero(~sold))
         self.excluded["does_not_fit"] += int(np.count_nonzero(sold & ~fits))
         self.excluded["misses_deadline"] += int(np.count_nonzero(fits & ~in_time))
         self.excluded["over_budget"] += int(np.count_nonzero(fits & in_time & ~in_budget))

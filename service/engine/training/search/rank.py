@@ -17,7 +17,15 @@ import numpy as np
 
 from ...budget import Checkpoint, unlimited
 from ...i18n import _
-from ...offers import NEUTRAL, Terms, billed_seconds, buyable, instances
+from ...offers import (
+    DEFAULT_MAX_STARTUP_SHARE,
+    NEUTRAL,
+    Terms,
+    billed_seconds,
+    buyable,
+    instances,
+    startup_dominates,
+)
 from ...units import human_duration, human_usd
 from ..intervals import time_factors
 from ..model.arrays import Layouts, evaluate_layouts
@@ -29,7 +37,14 @@ from .space import SearchSpace, enumerate_layouts
 
 # cheapest_p90: the cheapest at the p90 of the cost (training/intervals.py), for a budget that must hold
 OBJECTIVES = ("cheapest", "cheapest_p90", "fastest", "pareto")
-EXCLUSION_REASONS = ("invalid_layout", "not_sold", "does_not_fit", "misses_deadline", "over_budget")
+EXCLUSION_REASONS = (
+    "invalid_layout",
+    "not_sold",
+    "startup_dominates",
+    "does_not_fit",
+    "misses_deadline",
+    "over_budget",
+)
 FRONTIER_POINTS = 40  # the frontier is thinned to at most this many points, ends kept
 
 
@@ -80,6 +95,7 @@ class Constraints:
         default_factory=dict
     )  # provider (lower case) -> most accelerators there
     max_price_age_days: int | None = None
+    max_startup_share: float = DEFAULT_MAX_STARTUP_SHARE  # offers.startup_dominates
 
     def quota(self, provider: str) -> int | None:
         return self.quotas.get(provider.lower())
@@ -108,6 +124,9 @@ class Point:
     accelerator_hours: float
     zero_bubble: bool = False  # the pipeline under ZB-H1 (SearchSpace.pipeline_schedules)
     billed_seconds: float = 0.0  # start-up + run, rounded up to the offer's increment, at least its minimum
+    interruptions: float = 0.0  # expected over the run: failures and, on spot, evictions
+    evictions: float = 0.0  # of which spot capacity reclaimed
+    interruptions_s: float = 0.0  # seconds they lose (restarts and re-done work)
 
     @property
     def instances(self) -> int:
@@ -182,17 +201,20 @@ def search(
         layouts_evaluated += len(layouts.data)
         p90 = _p90_factor(candidate.plan) if objective == "cheapest_p90" else None
         for oi, offer in enumerate(candidate.offers):
-            usd = numbers.usd(offer.usd_per_hour, candidate.plan, offer.terms)
-            sold = buyable(numbers.devices, offer.terms, constraints.quota(offer.provider))
+            on_offer = numbers.on_offer(candidate.plan, offer.terms)  # spot: slower by its evictions
+            usd = on_offer.usd(offer.usd_per_hour, candidate.plan, offer.terms)
+            sold = buyable(on_offer.devices, offer.terms, constraints.quota(offer.provider))
+            share = constraints.max_startup_share
+            waiting = startup_dominates(on_offer.devices, on_offer.seconds, offer.terms, share)
             usd_p90 = None
             if (
                 p90 is not None
             ):  # the same cost formula at the time's p90: one more array pass, this objective only
-                seconds_p90 = numbers.seconds * p90
+                seconds_p90 = on_offer.seconds * p90
                 usd_p90 = total_usd(
-                    numbers.devices, seconds_p90, offer.usd_per_hour, candidate.plan, offer.terms
+                    on_offer.devices, seconds_p90, offer.usd_per_hour, candidate.plan, offer.terms
                 )
-            pool.add(ci, oi, layouts, numbers, usd, sold, usd_p90)
+            pool.add(ci, oi, layouts, on_offer, usd, sold, usd_p90, waiting)
     a = pool.arrays()  # the kept rows only (pool.py): the ranking below is exact on them
     fits, in_time, in_budget = feasibility(a["seconds"], a["usd"], a["fits"], pool.limits)
     feasible = np.flatnonzero(fits & in_time & in_budget)
@@ -269,6 +291,14 @@ def _pointer(candidates: list[Candidate], pool: Pool, a: dict[str, np.ndarray]) 
             accelerator_hours=float(numbers.accelerator_hours[row]),
             zero_bubble=bool(lay.zero_bubble[row]),
             billed_seconds=billed,
+            interruptions=_at(numbers.interruptions, row),
+            evictions=_at(numbers.evictions, row),
+            interruptions_s=_at(numbers.interruptions_s, row),
         )
 
     return point
+
+
+def _at(values: Any, row: int) -> float:
+    """A per-layout figure of one row (a scalar when the numbers carry none per layout)."""
+    return float(values[row]) if np.ndim(values) else float(values)

@@ -21,7 +21,7 @@ from ...pricing import MAX_PRICE_OVERRIDE, PRICING_MODELS, source_of, valid_over
 from ..model.plan import SEARCHED_RECOMPUTATION, TrainingPlan
 from ..request import build_plan
 from .rank import OBJECTIVES, Candidate, Constraints, Offer, Prepared
-from .sanity import batch_notes, check_steps
+from .sanity import batch_notes, check_steps, startup_share
 from .space import (
     DEFAULT_MAX_DEVICES,
     MAX_GRID_PER_CANDIDATE,
@@ -123,6 +123,7 @@ def parse_plan_request(
         budget_usd=float(given["budget_usd"]) if given.get("budget_usd") is not None else None,
         quotas=quotas(given, errors),
         max_price_age_days=given.get("max_price_age_days"),
+        max_startup_share=startup_share(given.get("max_startup_share"), errors),
     )
     max_devices = int(given.get("max_devices") or search.get("max_devices") or DEFAULT_MAX_DEVICES)
     min_devices = int(search.get("min_devices") or 1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...i18n import _
+from ...offers import DEFAULT_MAX_STARTUP_SHARE
 from ..model.plan import TrainingPlan
 
 # Compute-optimal batch size in tokens, B_opt = 0.2920 · C^0.3271 with C the training FLOPs (DeepSeek LLM, Bi et al.
@@ -67,3 +68,14 @@ def batch_notes(plan: TrainingPlan) -> list[str]:
 def startup_flag(point: dict[str, Any]) -> bool:
     """Whether a plan's start-up (provisioning to the first step) is longer than its run."""
     return bool(point.get("startup_seconds", 0.0) > point.get("seconds", 0.0))
+
+
+def startup_share(given: Any, errors: dict[str, list[str]]) -> float:
+    """`constraints.max_startup_share`: the most of a multi-instance plan's billed time its start-up may take
+    (offers.startup_dominates), a fraction in (0, 1]; default offers.DEFAULT_MAX_STARTUP_SHARE."""
+    if given is None:
+        return DEFAULT_MAX_STARTUP_SHARE
+    if isinstance(given, bool) or not isinstance(given, int | float) or not 0 < given <= 1:
+        errors["constraints.max_startup_share"] = [_("Must be a fraction in (0, 1], e.g. 0.75.")]
+        return DEFAULT_MAX_STARTUP_SHARE
+    return float(given)
