@@ -7,7 +7,7 @@ from marshmallow import validate
 
 from ... import engine
 from ..estimates.common import MAX_PRICE_AGE_DAYS, PRICE_OVERRIDES, QUOTAS
-from ..estimates.common_responses import AsIs, integer, num, number, price_source, text
+from ..estimates.common_responses import Answer, AsIs, integer, num, number, price_source, text
 from ..estimates.interval_responses import IntervalBasisSchema, TrainingIntervalsSchema
 from ..estimates.training import MAX_DEVICES, RECOMPUTATION, TrainingRequestSchema, TrainingRunSchema
 from ..estimates.training_responses import ParallelismUsedSchema, TrainingEstimateSchema
@@ -156,7 +156,10 @@ class TrainingPlanRequestSchema(ma.Schema):
     prices = PRICE_OVERRIDES
 
 
-class TrainingPlanPointSchema(ma.Schema):
+class TrainingPlanPointSchema(Answer):
+    """A plan (best, results, frontier, nearest misses): every property always there (engine/training/planner.py
+    `_point`), null where it does not apply; tests/golden/plans.json.gz is the recorded evidence."""
+
     accelerator = text("Catalog id")
     provider = text("Null when searched without a price (objective fastest)", nullable=True)
     pricing_model = text(nullable=True)
@@ -218,7 +221,7 @@ class TrainingBestPlanSchema(TrainingPlanPointSchema):
     )
 
 
-class TrainingNearestMissSchema(ma.Schema):
+class TrainingNearestMissSchema(Answer):
     reason = text(
         enum=[
             "does_not_fit",
@@ -233,13 +236,13 @@ class TrainingNearestMissSchema(ma.Schema):
     plan = F.Nested(TrainingPlanPointSchema, allow_none=True)
 
 
-class TrainingExcludedAcceleratorSchema(ma.Schema):
+class TrainingExcludedAcceleratorSchema(Answer):
     accelerator = text()
     reason = text(enum=["no_price", "precision_unsupported"])
     detail = text()
 
 
-class TrainingExclusionsSchema(ma.Schema):
+class TrainingExclusionsSchema(Answer):
     invalid_layout = integer(
         "Layouts the estimate would refuse (degrees not dividing the count, heads, batch…)"
     )
@@ -253,7 +256,7 @@ class TrainingExclusionsSchema(ma.Schema):
     accelerators = F.List(F.Nested(TrainingExcludedAcceleratorSchema))
 
 
-class TrainingSearchStatsSchema(ma.Schema):
+class TrainingSearchStatsSchema(Answer):
     configurations_considered = integer("Layouts × offers in the search space")
     configurations_evaluated = integer("Valid layouts × offers evaluated")
     layouts_evaluated = integer("Valid layouts evaluated (time does not depend on the offer)")
@@ -269,7 +272,7 @@ class TrainingSearchStatsSchema(ma.Schema):
     )
 
 
-class TrainingPlanConstraintsUsedSchema(ma.Schema):
+class TrainingPlanConstraintsUsedSchema(Answer):
     deadline_s = num("Deadline in seconds")
     deadline = text(nullable=True)
     budget_usd = num("Budget, USD")
@@ -282,7 +285,7 @@ class TrainingPlanConstraintsUsedSchema(ma.Schema):
     min_optimizer_steps = num("Fewest optimizer steps accepted")
 
 
-class TrainingPlanSchema(ma.Schema):
+class TrainingPlanSchema(Answer):
     objective = text(enum=OBJECTIVES)
     constraints = F.Nested(TrainingPlanConstraintsUsedSchema)
     best = F.Nested(
