@@ -58,7 +58,19 @@ def test_every_golden_answer_conforms_to_its_documented_schema(contract, golden)
 
 
 @pytest.mark.parametrize(
-    "component", ["TrainingEstimate", "InferenceEstimate", "Scenario", "Revision", "Repriced"]
+    "component",
+    [
+        "TrainingEstimate",
+        "InferenceEstimate",
+        "Scenario",
+        "Revision",
+        "Repriced",
+        "TrainingPlan",
+        "ServingPlan",
+        "BatchResponse",
+        "Preset",
+        "Problem",
+    ],
 )
 def test_every_nested_object_is_described(spec, component):
     assert undescribed(spec, component) == []
@@ -254,3 +266,15 @@ def test_a_training_answer_is_not_an_inference_answer(contract, golden):
     """Scenario.estimate is oneOf the two: each answer matches exactly one of them."""
     for kind, other in (("training", "inference"), ("inference", "training")):
         assert contract.errors(COMPONENT[other], _first(golden, kind, "{"))
+
+
+def test_a_presets_shape_lists_every_field_of_the_engines_shape(spec):
+    """GET /v1/models dumps the shape through PresetShape: a field the engine adds and the contract lacks would
+    be dropped from the answer, so the two lists must match (head_dim is the resolved property)."""
+    from dataclasses import fields
+
+    from scalecost.engine.architecture import TransformerShape
+
+    documented = spec["components"]["schemas"]["PresetShape"]
+    assert set(documented["properties"]) == {f.name for f in fields(TransformerShape)} | {"head_dim"}
+    assert set(documented["required"]) == set(documented["properties"])
