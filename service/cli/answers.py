@@ -7,6 +7,7 @@ impossible field, an unreadable body, a bad option)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import urllib.error
@@ -153,15 +154,36 @@ def _problem(error: urllib.error.HTTPError) -> dict[str, Any]:
 
 
 def _one_line(errors: dict[str, Any]) -> str:
-    return "invalid request: " + "; ".join(
+    from ..engine.i18n import _
+
+    with speaking():
+        prefix = _("invalid request")
+    return f"{prefix}: " + "; ".join(
         f"{field}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
         for field, messages in sorted(errors.items())
     )
+
+
+def speaking() -> contextlib.AbstractContextManager[Any]:
+    """The language of $LANG made active for the engine's gettext shim: labels through the service's catalogs
+    (`_()`), numbers and money by its locale (`num()`, `money()`)."""
+    from .. import i18n
+    from ..engine.i18n import using
+
+    return using(i18n.language(language()))
+
+
+def rows(pairs: list[tuple[str, str]]) -> list[str]:
+    """Labelled lines, indented, each value after the longest label (labels in the user's language)."""
+    width = max(len(label) for label, _value in pairs) + 1
+    return [f"  {(label + ':').ljust(width)} {value}" for label, value in pairs]
 
 
 def show(data: dict[str, Any], as_json: bool, summary: Callable[[dict[str, Any]], list[str]]) -> None:
     if as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        for line in summary(data):
+        with speaking():
+            lines = summary(data)
+        for line in lines:
             click.echo(line)

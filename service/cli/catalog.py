@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from .connection import transaction
+from .output import json_option
+from .output import report as show
 
 
 @click.group()
@@ -14,7 +16,8 @@ def catalog() -> None:
 
 @catalog.command("seed")
 @click.option("--url")
-def catalog_seed(url: str | None) -> None:
+@json_option
+def catalog_seed(url: str | None, as_json: bool) -> None:
     """Insert the default catalog; never overwrites what an admin changed."""
     from ..store.catalog import CatalogRepository
     from ..store.seeding import seed_catalog
@@ -24,9 +27,19 @@ def catalog_seed(url: str | None) -> None:
         report = seed_catalog(session)
         if report.prices_added:  # saved scenarios' costs follow the catalog (issue 14)
             price_moves.refresh(session, [a.id for a in CatalogRepository(session).all()])
-    click.echo(
+    counts = {
+        "accelerators_added": report.accelerators_added,
+        "accelerators_kept": report.accelerators_kept,
+        "accelerators_corrected": report.accelerators_corrected,
+        "prices_added": report.prices_added,
+        "prices_kept": report.prices_kept,
+        "skipped": list(report.skipped),
+    }
+    show(
+        as_json,
+        counts,
         f"accelerators: {report.accelerators_added} added, {report.accelerators_kept} kept, "
         f"{report.accelerators_corrected} capacities corrected; "
         f"prices: {report.prices_added} added, {report.prices_kept} kept"
-        + (f"; skipped (no capacity): {', '.join(report.skipped)}" if report.skipped else "")
+        + (f"; skipped (no capacity): {', '.join(report.skipped)}" if report.skipped else ""),
     )

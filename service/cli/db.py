@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .connection import database_url
+from .output import json_option, report
 
 
 @click.group()
@@ -17,19 +18,21 @@ def db() -> None:
 @db.command("upgrade")
 @click.option("--url", help="Database URL (default: $DATABASE_URL or sqlite:///scalecost.db)")
 @click.option("--revision", default="head", show_default=True)
-def db_upgrade(url: str | None, revision: str) -> None:
+@json_option
+def db_upgrade(url: str | None, revision: str, as_json: bool) -> None:
     """Apply migrations up to REVISION (idempotent)."""
     from ..store import migrate
 
     migrate.upgrade(database_url(url), revision)
-    click.echo(f"database at {revision}")
+    report(as_json, {"revision": revision}, f"database at {revision}")
 
 
 @db.command("downgrade")
 @click.option("--url")
 @click.option("--revision", default="base", show_default=True)
 @click.option("--yes", is_flag=True, help="Do not ask: a downgrade drops tables and columns, and their data")
-def db_downgrade(url: str | None, revision: str, yes: bool) -> None:
+@json_option
+def db_downgrade(url: str | None, revision: str, yes: bool, as_json: bool) -> None:
     """Revert migrations down to REVISION (base: drop every table). Asks first, unless --yes; without a
     terminal to answer on, it refuses (exit 1)."""
     from ..store import migrate
@@ -41,12 +44,13 @@ def db_downgrade(url: str | None, revision: str, yes: bool) -> None:
             abort=True,
         )
     migrate.downgrade(database_url(url), revision)
-    click.echo(f"database at {revision}")
+    report(as_json, {"revision": revision}, f"database at {revision}")
 
 
 @db.command("reconcile-costs")
 @click.option("--url")
-def db_reconcile_costs(url: str | None) -> None:
+@json_option
+def db_reconcile_costs(url: str | None, as_json: bool) -> None:
     """Track the saved scenarios' costs at today's prices for scenarios saved by replicas of an older version
     (run once the last replica of a rolling upgrade runs this version; idempotent)."""
     from ..usecases import price_moves
@@ -54,7 +58,11 @@ def db_reconcile_costs(url: str | None) -> None:
 
     with transaction(url) as session:
         checked, written = price_moves.reconcile(session)
-    click.echo(f"scenarios without a current cost row: {checked}; rows written: {written}")
+    report(
+        as_json,
+        {"scenarios_checked": checked, "rows_written": written},
+        f"scenarios without a current cost row: {checked}; rows written: {written}",
+    )
 
 
 def _sqlite_file(url: str | None, what: str) -> Path:
@@ -79,7 +87,8 @@ def _sqlite_file(url: str | None, what: str) -> Path:
 @db.command("backup")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--url", help="Database URL (default: $DATABASE_URL or sqlite:///scalecost.db)")
-def db_backup(path: Path, url: str | None) -> None:
+@json_option
+def db_backup(path: Path, url: str | None, as_json: bool) -> None:
     """Copy the SQLite database to PATH (a new file) while the service runs, with sqlite3's online backup API,
     then check the copy. PostgreSQL: pg_dump (docs/operations.md)."""
     from ..store import backup
@@ -91,14 +100,24 @@ def db_backup(path: Path, url: str | None) -> None:
         snapshot = backup.backup(database, path)
     except backup.BackupError as error:
         raise click.ClickException(str(error)) from None
-    click.echo(f"backed up {database} to {path} ({snapshot.bytes} bytes, revision {snapshot.revision})")
+    report(
+        as_json,
+        {
+            "database": str(database),
+            "backup": str(path),
+            "bytes": snapshot.bytes,
+            "revision": snapshot.revision,
+        },
+        f"backed up {database} to {path} ({snapshot.bytes} bytes, revision {snapshot.revision})",
+    )
 
 
 @db.command("restore")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--url", help="Database URL (default: $DATABASE_URL or sqlite:///scalecost.db)")
 @click.option("--yes", is_flag=True, help="Replace an existing database without asking")
-def db_restore(path: Path, url: str | None, yes: bool) -> None:
+@json_option
+def db_restore(path: Path, url: str | None, yes: bool, as_json: bool) -> None:
     """Replace the SQLite database's content with the backup PATH (checked first), online. PostgreSQL:
     pg_restore (docs/operations.md)."""
     from ..store import backup, migrate
@@ -116,6 +135,12 @@ def db_restore(path: Path, url: str | None, yes: bool) -> None:
     if database.exists() and not yes:
         click.confirm(f"Replace every row of {database} with {path}?", abort=True)
     backup.restore(path, database)
-    click.echo(f"restored {path} (revision {snapshot.revision}) into {database}")
-    if snapshot.revision != migrate.head_revision():
+    behind = snapshot.revision != migrate.head_revision()
+    restored = {"backup": str(path), "database": str(database), "revision": snapshot.revision}
+    report(
+        as_json,
+        {**restored, "upgrade_needed": behind},
+        f"restored {path} (revision {snapshot.revision}) into {database}",
+    )
+    if behind:
         click.echo("the backup predates this scalecost's schema: run `scalecost db upgrade` next", err=True)

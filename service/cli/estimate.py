@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from ..engine.i18n import _, money, num
 from . import answers
 from .answers import EXIT_CODES, common
 
@@ -48,21 +49,24 @@ def training(
 
 
 def training_summary(data: dict[str, Any]) -> list[str]:
+    """Run in the user's language (answers.show): the labels translated, the answer's human strings as they are."""
     memory, cost = data["memory"], data["cost"]
-    fits = "fits" if memory["fits"] else "does not fit"
-    lines = [
-        f"{data['model']['name']}",
-        f"  time:              {data['time']['human']}",
-        f"  cost:              {cost['human']['total']}",
-        f"  accelerator-hours: {cost['human']['accelerator_hours']}",
-        f"  memory per device: {memory['human']['per_device']} of {memory['human']['device_capacity']} ({fits})",
+    fits = _("fits") if memory["fits"] else _("does not fit")
+    capacity = _("{used} of {capacity}").format(
+        used=memory["human"]["per_device"], capacity=memory["human"]["device_capacity"]
+    )
+    pairs = [
+        (_("time"), data["time"]["human"]),
+        (_("cost"), cost["human"]["total"]),
+        (_("accelerator-hours"), cost["human"]["accelerator_hours"]),
+        (_("memory per device"), f"{capacity} ({fits})"),
     ]
     intervals = data.get("intervals")
     if intervals:  # p10/p90 from the measured errors of the request's class
-        lines.append(f"  time p10 – p90:    {intervals['human']['time']}")
+        pairs.append((_("time p10 – p90"), intervals["human"]["time"]))
         if intervals["human"]["total"]:
-            lines.append(f"  cost p10 – p90:    {intervals['human']['total']}")
-    return lines
+            pairs.append((_("cost p10 – p90"), intervals["human"]["total"]))
+    return [f"{data['model']['name']}", *answers.rows(pairs)]
 
 
 @estimate.command("inference", epilog=EXIT_CODES)
@@ -86,23 +90,20 @@ def inference(model, precision, weights_format, accelerator, count, **options) -
 
 
 def inference_summary(data: dict[str, Any]) -> list[str]:
-    from ..engine.i18n import money, num, using
-    from ..i18n import language
-
+    """Run in the user's language (answers.show): labels translated, numbers in its locale."""
     latency, memory, cost = data["latency"]["human"], data["memory"], data["cost"]
-    fits = "fits" if memory["fits"] else "does not fit"
-    lines = [f"{data['model']['name']}", f"  end to end:        {latency['end_to_end']}"]
+    pairs = [(_("end to end"), latency["end_to_end"])]
     if "time_to_first_token" in latency:
-        lines.append(f"  first token:       {latency['time_to_first_token']}")
+        pairs.append((_("first token"), latency["time_to_first_token"]))
     if "time_per_output_token" in latency:
-        lines.append(f"  per output token:  {latency['time_per_output_token']}")
-    with using(language(answers.language())):
-        tokens = data["throughput"].get("output_tokens_per_second")
-        if tokens:
-            lines.append(f"  output tokens/s:   {num(tokens, 1, grouping=True)}")
-        if cost.get("usd_per_hour") is not None:
-            lines.append(f"  cost per hour:     {money(cost['usd_per_hour'])}")
+        pairs.append((_("per output token"), latency["time_per_output_token"]))
+    tokens = data["throughput"].get("output_tokens_per_second")
+    if tokens:
+        pairs.append((_("output tokens/s"), num(tokens, 1, grouping=True)))
+    if cost.get("usd_per_hour") is not None:
+        pairs.append((_("cost per hour"), money(cost["usd_per_hour"])))
     human = memory.get("human") or {}
     if "per_device" in human:
-        lines.append(f"  memory per device: {human['per_device']} ({fits})")
-    return lines
+        fits = _("fits") if memory["fits"] else _("does not fit")
+        pairs.append((_("memory per device"), f"{human['per_device']} ({fits})"))
+    return [f"{data['model']['name']}", *answers.rows(pairs)]

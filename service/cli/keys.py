@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .connection import transaction
+from .output import json_option, report
 
 
 @click.group()
@@ -16,8 +17,9 @@ def keys() -> None:
 @click.option("--name", required=True)
 @click.option("--role", required=True, type=click.Choice(["viewer", "editor", "admin"]))
 @click.option("--url")
-def keys_create(name: str, role: str, url: str | None) -> None:
-    """Create a key; the key itself is printed alone on the last line (shown once)."""
+@json_option
+def keys_create(name: str, role: str, url: str | None, as_json: bool) -> None:
+    """Create a key; the key itself is printed alone on the last line (shown once; `key` with --json)."""
     from sqlalchemy.exc import IntegrityError
 
     from ..store import keys as key_store
@@ -28,24 +30,36 @@ def keys_create(name: str, role: str, url: str | None) -> None:
     try:
         with transaction(url) as session:
             key, secret = key_store.create(session, name, role, actor="cli")
-            click.echo(f"created key '{key.name}' with role {key.role} (shown once, store it now):")
+            created = {"name": key.name, "role": key.role, "prefix": key.prefix, "key": secret}
     except IntegrityError:
         raise click.ClickException(f"a key named '{name}' exists") from None
-    click.echo(secret)
+    text = [f"created key '{name}' with role {role} (shown once, store it now):", secret]
+    report(as_json, created, text)
 
 
 @keys.command("list")
 @click.option("--url")
-def keys_list(url: str | None) -> None:
-    """List keys: name, role, prefix, created, revoked."""
+@json_option
+def keys_list(url: str | None, as_json: bool) -> None:
+    """List keys: name, role, prefix, created, revoked (ISO 8601 times; revoked null while live)."""
     from ..store import keys as key_store
 
     with transaction(url) as session:
-        for key in key_store.list_keys(session):
-            revoked = key.revoked_at.isoformat() if key.revoked_at else "-"
-            click.echo(
-                f"{key.name}\t{key.role}\t{key.prefix}…\t{key.created_at.isoformat()}\trevoked:{revoked}"
-            )
+        listed = [
+            {
+                "name": key.name,
+                "role": key.role,
+                "prefix": key.prefix,
+                "created_at": key.created_at.isoformat(),
+                "revoked_at": key.revoked_at.isoformat() if key.revoked_at else None,
+            }
+            for key in key_store.list_keys(session)
+        ]
+    text = (
+        f"{k['name']}\t{k['role']}\t{k['prefix']}…\t{k['created_at']}\trevoked:{k['revoked_at'] or '-'}"
+        for k in listed
+    )
+    report(as_json, listed, text)
 
 
 @keys.command("revoke")
@@ -56,7 +70,8 @@ def keys_list(url: str | None) -> None:
     is_flag=True,
     help="Also revoke the last live admin key (nobody can then manage keys over the API)",
 )
-def keys_revoke(name: str, url: str | None, yes: bool) -> None:
+@json_option
+def keys_revoke(name: str, url: str | None, yes: bool, as_json: bool) -> None:
     """Revoke the key NAME (it stops working at once). The last live admin key needs --yes."""
     from ..store import keys as key_store
 
@@ -71,4 +86,4 @@ def keys_revoke(name: str, url: str | None, yes: bool) -> None:
             "catalog over the API. Create another admin key first (scalecost keys create --role admin …), or "
             "add --yes."
         ) from None
-    click.echo(f"revoked '{name}'")
+    report(as_json, {"revoked": name}, f"revoked '{name}'")

@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 import yaml
 
+from .output import json_option, report
+
 
 @click.group()
 def openapi() -> None:
@@ -29,13 +31,16 @@ def spec_yaml(spec: dict) -> str:
 
 @openapi.command("write")
 @click.option("--output", default="openapi.yaml", show_default=True, type=click.Path(dir_okay=False))
-def openapi_write(output: str) -> None:
+@json_option
+def openapi_write(output: str, as_json: bool) -> None:
     """Regenerate openapi.yaml from the code."""
     Path(output).write_text(spec_yaml(generate_spec()), encoding="utf-8")
-    click.echo(f"wrote {output}")
+    report(as_json, {"written": output}, f"wrote {output}")
 
 
 @openapi.command("print")
-def openapi_print() -> None:
-    """Print the spec as YAML."""
-    sys.stdout.write(spec_yaml(generate_spec()))
+@json_option
+def openapi_print(as_json: bool) -> None:
+    """Print the spec as YAML (as JSON with --json)."""
+    spec = generate_spec()
+    sys.stdout.write(json.dumps(spec, indent=1) + "\n" if as_json else spec_yaml(spec))

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from ..engine.i18n import _, money
 from . import answers
 from .answers import EXIT_CODES, common
 
@@ -53,9 +54,11 @@ def training(
 
 
 def training_summary(data: dict[str, Any]) -> list[str]:
+    """Run in the user's language (answers.show): the plans' human strings are the answer's."""
     best = data.get("best")
     if best is None:
-        return ["no plan qualifies"] + [f"  {note}" for note in data.get("notes") or []]
+        misses = [m["message"] for m in data.get("nearest_misses") or []]
+        return [_("no plan qualifies")] + [f"  {line}" for line in misses + (data.get("notes") or [])]
     lines = []
     for point in data.get("results") or [best]:
         where = f" ({point['provider']})" if point.get("provider") else ""
@@ -90,19 +93,23 @@ def serving(model, requests_per_second, prompt_tokens, output_tokens, ttft, tpot
 
 
 def serving_summary(data: dict[str, Any]) -> list[str]:
-    from ..engine.i18n import money, using
-    from ..i18n import language
-
+    """Run in the user's language (answers.show): labels translated, money in its locale."""
     best = data.get("plan")
     if best is None:
-        return ["no deployment meets the objectives"] + [f"  {note}" for note in data.get("notes") or []]
-    with using(language(answers.language())):
-        per_hour = money(best["cost"]["usd_per_hour"])
-        per_million = money(best["cost"]["usd_per_million_output_tokens"])
-    return [
-        f"{best['accelerator']} × {best['devices_per_replica']} × {best['replicas']} replicas ({best['provider']}, "
-        f"{best['engine']}, batch {best['batch_size']})",
-        f"  latency:           {best['latency']['human']}",
-        f"  cost per hour:     {per_hour}",
-        f"  per 1M output tok: {per_million}",
+        misses = [m["message"] for m in data.get("nearest_misses") or []]
+        lines = misses + (data.get("notes") or [])
+        return [_("no deployment meets the objectives")] + [f"  {line}" for line in lines]
+    head = _("{accelerator} × {devices} × {replicas} replicas ({provider}, {engine}, batch {batch})").format(
+        accelerator=best["accelerator"],
+        devices=best["devices_per_replica"],
+        replicas=best["replicas"],
+        provider=best["provider"],
+        engine=best["engine"],
+        batch=best["batch_size"],
+    )
+    pairs = [
+        (_("latency"), best["latency"]["human"]),
+        (_("cost per hour"), money(best["cost"]["usd_per_hour"])),
+        (_("per million output tokens"), money(best["cost"]["usd_per_million_output_tokens"])),
     ]
+    return [head, *answers.rows(pairs)]

@@ -10,6 +10,7 @@ import click
 from .. import config as config_module
 from .connection import session as open_session
 from .connection import transaction
+from .output import json_option, report
 from .price_report import money, offer, print_import
 
 BATCH = 1000  # price changes per transaction of `scalecost prices import`
@@ -94,7 +95,8 @@ def prices_import(
 @prices.command("stale")
 @click.option("--older-than-days", type=int, help="Default: PRICE_STALE_AFTER_DAYS (90)")
 @click.option("--url")
-def prices_stale(older_than_days: int | None, url: str | None) -> None:
+@json_option
+def prices_stale(older_than_days: int | None, url: str | None, as_json: bool) -> None:
     """List current prices older than PRICE_STALE_AFTER_DAYS, oldest first."""
     import datetime as dt
 
@@ -106,12 +108,13 @@ def prices_stale(older_than_days: int | None, url: str | None) -> None:
     today = dt.datetime.now(dt.UTC).date()
     with transaction(url) as session:
         rows = price_imports.stale(session, today=today, older_than_days=days)
-    for row in rows:
-        click.echo(
-            f"{row['age_days']:>5} days  {offer(row)}  {money(row['usd_per_hour'])} USD/accelerator-h  "
-            f"from {row['effective_from']}  ({row['source'] or 'no source'})"
-        )
-    click.echo(f"{len(rows)} current price(s) older than {days} days on {today.isoformat()}")
+    lines = [
+        f"{row['age_days']:>5} days  {offer(row)}  {money(row['usd_per_hour'])} USD/accelerator-h  "
+        f"from {row['effective_from']}  ({row['source'] or 'no source'})"
+        for row in rows
+    ]
+    lines.append(f"{len(rows)} current price(s) older than {days} days on {today.isoformat()}")
+    report(as_json, {"older_than_days": days, "today": today.isoformat(), "prices": rows}, lines)
 
 
 def _file_name(source: str, path: str) -> str:

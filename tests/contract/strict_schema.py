@@ -110,10 +110,18 @@ def undescribed(spec: dict[str, Any], component: str) -> list[str]:
         if "type" not in node and "enum" not in node:
             out.append(f"{name}: no type")
         elif node.get("type") == "object" and not node.get("properties"):
-            out.append(f"{name}: object without properties")
+            if not _typed_map(node):
+                out.append(f"{name}: object without properties")
         elif node.get("type") == "object" and node.get("additionalProperties", False) is not False:
             out.append(f"{name}: open to properties it does not list")
     return out
+
+
+def _typed_map(node: dict[str, Any]) -> bool:
+    """A map with run-time keys whose values the contract types (`additionalProperties: {type: …}`): quotas by
+    provider, messages by field path. Its values are walked (`{}`) like any schema."""
+    values = node.get("additionalProperties")
+    return isinstance(values, dict) and any(k in values for k in ("type", "$ref", *COMPOSITIONS))
 
 
 class StrictContract:

@@ -15,10 +15,12 @@ from typing import Any
 import pytest
 
 from tests.golden.record import GOLDEN
+from tests.golden.record_plans import PLANS
 
 from .strict_schema import StrictContract, committed_spec, undescribed
 
 COMPONENT = {"training": "TrainingEstimate", "inference": "InferenceEstimate"}
+PLAN_COMPONENT = {"training": "TrainingPlan", "inference": "ServingPlan"}
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +31,12 @@ def spec() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def contract(spec) -> StrictContract:
     return StrictContract(spec)
+
+
+@pytest.fixture(scope="module")
+def plans() -> list[dict[str, Any]]:
+    with gzip.open(PLANS, "rt", encoding="utf-8") as f:
+        return json.load(f)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +58,19 @@ def test_every_golden_answer_conforms_to_its_documented_schema(contract, golden)
 
 
 @pytest.mark.parametrize(
-    "component", ["TrainingEstimate", "InferenceEstimate", "Scenario", "Revision", "Repriced"]
+    "component",
+    [
+        "TrainingEstimate",
+        "InferenceEstimate",
+        "Scenario",
+        "Revision",
+        "Repriced",
+        "TrainingPlan",
+        "ServingPlan",
+        "BatchResponse",
+        "Preset",
+        "Problem",
+    ],
 )
 def test_every_nested_object_is_described(spec, component):
     assert undescribed(spec, component) == []
@@ -64,14 +84,43 @@ def _fits(schemas: dict[str, Any], branch: dict[str, Any], value: Any) -> bool:
     return isinstance(value, list) and resolved.get("type") == "array"
 
 
-def _presence(spec, golden) -> dict[str, tuple[int, dict[str, int]]]:
-    """Component → (answers holding one, how many of them carry each property), over the golden answers."""
+def request_components(spec) -> set[str]:
+    """Components a request body uses (a plan's `estimate_request` is one): the requests' optional properties are
+    optional whatever an answer happens to carry, so the presence count leaves them out."""
     schemas = spec["components"]["schemas"]
+    found: set[str] = set()
+
+    def collect(node: Any) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            name = ref.rsplit("/", 1)[-1]
+            if ref.startswith("#/components/schemas/") and name not in found:
+                found.add(name)
+                collect(schemas[name])
+            for value in node.values():
+                collect(value)
+        elif isinstance(node, list):
+            for value in node:
+                collect(value)
+
+    for operations in spec["paths"].values():
+        for operation in operations.values():
+            if isinstance(operation, dict):
+                collect(operation.get("requestBody"))
+    return found
+
+
+def _presence(spec, answers) -> dict[str, tuple[int, dict[str, int]]]:
+    """Component → (answers holding one, how many of them carry each property), over (component, body) pairs."""
+    schemas = spec["components"]["schemas"]
+    requests = request_components(spec)
     counts: dict[str, tuple[int, dict[str, int]]] = {}
 
     def visit(node: dict[str, Any], value: Any) -> None:
         if "$ref" in node:
             name = node["$ref"].rsplit("/", 1)[-1]
+            if name in requests:
+                return
             target = schemas[name]
             if isinstance(value, dict) and "properties" in target:
                 seen, carried = counts.setdefault(name, (0, {}))
@@ -93,26 +142,74 @@ def _presence(spec, golden) -> dict[str, tuple[int, dict[str, int]]]:
             for item in value:
                 visit(node["items"], item)
 
-    for answer in golden:
-        visit({"$ref": f"#/components/schemas/{COMPONENT[answer['kind']]}"}, answer["body"])
+    for component, body in answers:
+        visit({"$ref": f"#/components/schemas/{component}"}, body)
     return counts
 
 
-# components the plans' answers share with fewer properties (no golden corpus of plans yet)
-SHARED_WITH_PLANS = {"ParallelismUsed"}
-
-
-def test_what_every_answer_carries_is_required(spec, golden):
-    """A property present in every golden answer that holds its object is `required` (a generated client types
-    it without `Unset`); the strict validation above checks the other way (a required one is always there)."""
+def _always_present_but_not_required(spec, answers) -> list[str]:
     schemas = spec["components"]["schemas"]
     missing = []
-    for name, (seen, carried) in sorted(_presence(spec, golden).items()):
-        if name in SHARED_WITH_PLANS:
-            continue
+    for name, (seen, carried) in sorted(_presence(spec, answers).items()):
         required = set(schemas[name].get("required") or ())
         missing += [f"{name}.{key}" for key, n in carried.items() if n == seen and key not in required]
+    return missing
+
+
+def _recorded(golden, plans) -> list[tuple[str, Any]]:
+    return [(COMPONENT[r["kind"]], r["body"]) for r in golden] + [
+        (PLAN_COMPONENT[r["kind"]], r["body"]) for r in plans
+    ]
+
+
+def test_what_every_answer_carries_is_required(spec, golden, plans):
+    """A property present in every recorded answer (estimates and plans: components such as ParallelismUsed are
+    shared) that holds its object is `required` (a generated client types it without `Unset`); the strict
+    validation checks the other way (a required one is always there)."""
+    missing = _always_present_but_not_required(spec, _recorded(golden, plans))
     assert missing == [], "always present but not required: " + ", ".join(missing)
+
+
+def test_the_plan_corpus_covers_plans_and_nothing_qualifies(plans):
+    kinds = [(r["kind"], bool(r["body"].get("best") or r["body"].get("plan"))) for r in plans]
+    assert set(kinds) == {("training", True), ("training", False), ("inference", True), ("inference", False)}
+    assert all(r["status"] == 200 for r in plans)
+
+
+def test_every_recorded_plan_conforms_to_its_documented_schema(contract, plans):
+    """A property marked required but absent from a recorded plan answer fails here (as does an undocumented
+    one); the presence test above fails when an always-present one is not marked."""
+    failures = []
+    for i, answer in enumerate(plans):
+        errors = contract.errors(PLAN_COMPONENT[answer["kind"]], answer["body"])
+        failures += [f"#{i} {answer['kind']} plan {e}" for e in errors[:3]]
+    assert not failures, f"{len(failures)} plan answers stray from openapi.yaml:\n" + "\n".join(failures[:30])
+
+
+@pytest.mark.parametrize(
+    "kind, path",
+    [
+        ("training", ("best", "seconds")),
+        ("training", ("search", "complete")),
+        ("inference", ("plan", "replicas")),
+    ],
+)
+def test_a_plan_lacking_a_required_property_fails(contract, plans, kind, path):
+    answer = copy.deepcopy(next(r["body"] for r in plans if r["kind"] == kind and r["body"].get(path[0])))
+    node = answer
+    for key in path[:-1]:
+        node = node[key]
+    del node[path[-1]]
+    errors = contract.errors(PLAN_COMPONENT[kind], answer)
+    assert any(f"'{path[-1]}' is a required property" in e for e in errors), errors
+
+
+def test_an_unmarked_always_present_property_is_reported(spec, golden, plans):
+    """The presence check can fail: drop `required` from one plan component and it names the properties."""
+    loosened = copy.deepcopy(spec)
+    loosened["components"]["schemas"]["PlanLatency"].pop("required", None)
+    missing = _always_present_but_not_required(loosened, _recorded(golden, plans))
+    assert "PlanLatency.time_to_first_token_s" in missing
 
 
 def test_saved_answers_require_only_the_top_sections(spec):
@@ -169,3 +266,15 @@ def test_a_training_answer_is_not_an_inference_answer(contract, golden):
     """Scenario.estimate is oneOf the two: each answer matches exactly one of them."""
     for kind, other in (("training", "inference"), ("inference", "training")):
         assert contract.errors(COMPONENT[other], _first(golden, kind, "{"))
+
+
+def test_a_presets_shape_lists_every_field_of_the_engines_shape(spec):
+    """GET /v1/models dumps the shape through PresetShape: a field the engine adds and the contract lacks would
+    be dropped from the answer, so the two lists must match (head_dim is the resolved property)."""
+    from dataclasses import fields
+
+    from scalecost.engine.architecture import TransformerShape
+
+    documented = spec["components"]["schemas"]["PresetShape"]
+    assert set(documented["properties"]) == {f.name for f in fields(TransformerShape)} | {"head_dim"}
+    assert set(documented["required"]) == set(documented["properties"])

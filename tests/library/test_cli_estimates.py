@@ -150,3 +150,57 @@ def test_the_help_documents_the_exit_codes():
         ["plan", "serving"],
     ):
         assert "Exit codes: 0 answered" in run(*command, "--help").output
+
+
+# The labels each language's catalog gives (service/translations), and how its locale writes US dollars.
+LABELS = {
+    "es_ES.UTF-8": (["tiempo:", "coste:", "horas-acelerador:", "memoria por dispositivo:"], "\xa0US$"),
+    "pt_BR.UTF-8": (["tempo:", "custo:", "horas-acelerador:", "memória por dispositivo:"], "US$\xa0"),
+    "fr_FR.UTF-8": (["durée:", "coût:", "heures-accélérateur:", "mémoire par appareil:"], "\xa0$US"),
+    "C.UTF-8": (["time:", "cost:", "accelerator-hours:", "memory per device:"], "$"),
+}
+TAGS = {"es_ES.UTF-8": "es", "pt_BR.UTF-8": "pt-BR", "fr_FR.UTF-8": "fr", "C.UTF-8": "en"}
+
+
+@pytest.mark.parametrize("lang", sorted(LABELS))
+def test_the_training_summary_labels_come_from_langs_catalog(lang):
+    """Issue 32: the summary's labels go through the same gettext catalogs as the API, the values are the
+    answer's human strings in that language (numbers and money by its locale), aligned after the longest label."""
+    labels, dollars = LABELS[lang]
+    result = run("estimate", "training", *FLAGS, env={"LANG": lang})
+    assert result.exit_code == 0, result.output
+    rows = result.output.splitlines()[1 : 1 + len(labels)]
+    assert [row.split(":")[0].strip() + ":" for row in rows] == labels, rows
+    answer = scalecost.estimate_training(BODY, language=TAGS[lang])
+    assert rows[0].endswith(answer.human["time"]) and rows[1].endswith(answer.human["cost"])
+    assert dollars in answer.human["cost"]
+    assert len({len(row) - len(row.split(":", 1)[1].lstrip()) for row in rows}) == 1, rows  # one column
+
+
+@pytest.mark.parametrize(
+    "lang, words",
+    [
+        ("es_ES.UTF-8", ["de extremo a extremo:", "primer token:", "coste por hora:", "0,"]),
+        ("pt_BR.UTF-8", ["de ponta a ponta:", "primeiro token:", "custo por hora:", "US$\xa00,"]),
+        ("fr_FR.UTF-8", ["de bout en bout:", "premier token:", "coût par heure:", "$US"]),
+    ],
+)
+def test_the_inference_summary_speaks_langs_language(lang, words):
+    result = run("estimate", "inference", "--body", "-", env={"LANG": lang}, stdin=json.dumps(INFERENCE))
+    assert result.exit_code == 0, result.output
+    assert all(word in result.output for word in words), result.output
+    assert "end to end" not in result.output
+
+
+def test_plan_summaries_and_refusals_in_langs_language():
+    nothing = ["plan", "training", "--model", "llama-2-7b", "--tokens", "200B", "--deadline", "PT1H"]
+    nothing += ["--accelerator", "nvidia-h100-sxm-80gb"]
+    result = run(*nothing, env={"LANG": "pt_BR.UTF-8"})
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("nenhum plano se qualifica\n  O plano mais rápido"), result.output
+    serving = ["plan", "serving", "--model", "llama-3-70b", "--requests-per-second", "5", "--ttft", "1"]
+    serving += ["--tpot", "0.05", "--accelerator", "nvidia-h100-sxm-80gb"]
+    spanish = run(*serving, env={"LANG": "es_ES.UTF-8"}).output
+    assert "réplicas (" in spanish and "latencia:" in spanish and "por millón de tokens de salida:" in spanish
+    refused = run("estimate", "training", *FLAGS[:-1], "0", env={"LANG": "fr_FR.UTF-8"})
+    assert refused.exit_code == 2 and "requête invalide: hardware.count: Doit" in refused.output

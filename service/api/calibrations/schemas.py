@@ -196,17 +196,65 @@ class FactorSchema(ma.Schema):
     )
 
 
+def _figures(description: str) -> ma.fields.Dict:
+    """Figures by metric name (tokens_per_second, time_to_first_token_s, ...): numbers in each metric's unit."""
+    return ma.fields.Dict(
+        keys=String(), values=ma.fields.Float(allow_none=True), metadata={"description": description}
+    )
+
+
+class ResidualSchema(ma.Schema):
+    point = ma.fields.Integer(metadata={"description": "Position of the point"})
+    metric = String(metadata={"description": "The metric (a `measured` name)"})
+    log_ratio = ma.fields.Float(metadata={"description": "ln(predicted / measured) after the fit"})
+
+
+class FitSummarySchema(ma.Schema):
+    points_fitted = ma.fields.Integer()
+    points_refused = ma.fields.Integer()
+    metrics_fitted = ma.fields.Integer(metadata={"description": "Measured figures the fit used"})
+    iterations = ma.fields.Integer()
+    evaluations = ma.fields.Integer(metadata={"description": "Estimates the fit ran"})
+    converged = ma.fields.Boolean()
+    complete = ma.fields.Boolean(metadata={"description": "False: the request's time budget ended the fit"})
+    prior_log_sigma = ma.fields.Float(metadata={"description": "The prior's sd of each ln factor"})
+    noise_log_sigma = ma.fields.Float(metadata={"description": "The assumed sd of ln(predicted / measured)"})
+    median_abs_error_before = ma.fields.Float(
+        allow_none=True, metadata={"description": "With the defaults, fraction"}
+    )
+    median_abs_error_after = ma.fields.Float(
+        allow_none=True, metadata={"description": "With the profile, fraction"}
+    )
+
+
+class PointInputSchema(ma.Schema):
+    request = ma.fields.Raw(
+        metadata={
+            "description": "The estimate request body as sent",
+            "oneOf": [
+                {"$ref": "#/components/schemas/TrainingRequest"},
+                {"$ref": "#/components/schemas/InferenceRequest"},
+            ],
+        }
+    )
+    measured = _figures("The measured figures as sent")
+
+
 class PointResultSchema(ma.Schema):
     index = ma.fields.Integer(
         metadata={"description": "Position of the point (listed points, then the files')"}
     )
     status = String(metadata={"enum": ["fitted", "refused"]})
-    problems = ma.fields.Dict(metadata={"description": "Why the point was refused: messages by field path"})
-    measured = ma.fields.Dict(metadata={"description": "The measured figures (units as in `measured`)"})
-    predicted_before = ma.fields.Dict(metadata={"description": "The defaults' figures"})
-    predicted_after = ma.fields.Dict(metadata={"description": "The fitted profile's figures"})
-    error_before = ma.fields.Dict(metadata={"description": "predicted / measured − 1 with the defaults"})
-    error_after = ma.fields.Dict(metadata={"description": "predicted / measured − 1 with the profile"})
+    problems = ma.fields.Dict(
+        keys=String(),
+        values=ma.fields.List(String()),
+        metadata={"description": "Why the point was refused: messages by field path"},
+    )
+    measured = _figures("The measured figures (units as in `measured`)")
+    predicted_before = _figures("The defaults' figures")
+    predicted_after = _figures("The fitted profile's figures")
+    error_before = _figures("predicted / measured − 1 with the defaults")
+    error_after = _figures("predicted / measured − 1 with the profile")
 
 
 def _fit_fields() -> dict[str, ma.fields.Field]:
@@ -231,18 +279,13 @@ def _fit_fields() -> dict[str, ma.fields.Field]:
             metadata={"description": "Each point"},
         ),
         "residuals": ma.fields.List(
-            ma.fields.Dict(),
+            ma.fields.Nested(ResidualSchema),
             metadata={
                 "description": "After the fit, per point and metric: {point, metric, log_ratio} (ln(predicted "
                 "/ measured)), for prediction intervals"
             },
         ),
-        "fit": ma.fields.Dict(
-            metadata={
-                "description": "points_fitted, points_refused, iterations, evaluations, converged, complete, "
-                "prior_log_sigma, noise_log_sigma, median_abs_error_before, median_abs_error_after"
-            }
-        ),
+        "fit": ma.fields.Nested(FitSummarySchema, metadata={"description": "How the fit went"}),
         "notes": ma.fields.List(String()),
     }
 
@@ -251,7 +294,7 @@ CalibrationSchema = ma.Schema.from_dict(
     {
         **_fit_fields(),
         "inputs": ma.fields.List(
-            ma.fields.Dict(),
+            ma.fields.Nested(PointInputSchema),
             attribute="points",
             metadata={"description": "The points as sent: {request, measured}"},
         ),
@@ -277,7 +320,7 @@ CalibrationRevisionSchema = ma.Schema.from_dict(
         "author": String(),
         "request_id": String(allow_none=True),
         "created_at": ma.fields.DateTime(),
-        "inputs": ma.fields.List(ma.fields.Dict(), attribute="points"),
+        "inputs": ma.fields.List(ma.fields.Nested(PointInputSchema), attribute="points"),
     },
     name="CalibrationRevisionSchema",
 )

@@ -23,6 +23,7 @@ from ..extensions import work
 from ..extensions.db import db_session
 from ..extensions.errors import IMPOSSIBLE_REQUEST, INVALID_FIELD, flatten_messages
 from ..extensions.smorest import Blueprint
+from .common_responses import Documented, ref
 from .inference import InferenceRequestSchema
 from .training import TrainingRequestSchema
 
@@ -72,20 +73,36 @@ TrainingBatchRequestSchema = _batch_schema("training", TrainingRequestSchema)
 InferenceBatchRequestSchema = _batch_schema("inference", InferenceRequestSchema)
 
 
+class BatchProblemSchema(ma.Schema):
+    """An item's RFC 9457 problem: the problem+json body of the single endpoint without its request_id (the
+    batch's X-Request-ID covers every item)."""
+
+    type = ma.fields.String(required=True, metadata={"description": "URI naming the problem type"})
+    title = ma.fields.String(required=True, metadata={"description": "Short summary"})
+    status = ma.fields.Integer(required=True, metadata={"description": "HTTP status code of the item"})
+    detail = ma.fields.String(required=True, metadata={"description": "Explanation of this item's problem"})
+    errors = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.List(ma.fields.String()),
+        metadata={"description": "Field path → messages (a 422); absent when the item was not reached"},
+    )
+
+
 class BatchItemSchema(ma.Schema):
     index = ma.fields.Integer(required=True, metadata={"description": "Position of the item in `items`"})
     status = ma.fields.Integer(required=True, metadata={"description": "200, or the problem's status (422)"})
-    estimate = ma.fields.Dict(
-        allow_none=True,
-        metadata={
-            "description": "The estimate, exactly as the single endpoint answers it; null on a problem"
-        },
+    estimate = Documented(
+        description="The estimate, exactly as the single endpoint answers it (a training estimate in a "
+        "training batch, an inference estimate in an inference batch); null on a problem",
+        one_of=[ref("TrainingEstimate"), ref("InferenceEstimate")],
+        nullable=True,
+        required=True,
     )
-    problem = ma.fields.Dict(
+    problem = ma.fields.Nested(
+        BatchProblemSchema,
         allow_none=True,
-        metadata={
-            "description": "RFC 9457 problem of this item (type, title, status, detail, errors); null on success"
-        },
+        required=True,
+        metadata={"description": "RFC 9457 problem of this item; null on success"},
     )
 
 

@@ -248,8 +248,10 @@ class TrainingEfficiencySchema(Answer):
     pipeline_bubble_fraction = number("(p − 1)/(v·m + p − 1): fill and drain of the pipeline, fraction")
 
 
-class ParallelismUsedSchema(ma.Schema):
-    """Not an Answer: plan points (POST /v1/plans/training) share it and leave data_shard, expert_overlap, ... out."""
+class ParallelismUsedSchema(Answer):
+    """Plan points (POST /v1/plans/training) share it and leave out what only an estimate's layout says."""
+
+    OPTIONAL = frozenset({"data_shard", "expert_overlap", "expert_tensor", "pipeline_schedule"})
 
     data = integer("Data-parallel degree")
     tensor = integer("Tensor-parallel degree")

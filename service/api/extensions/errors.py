@@ -66,7 +66,7 @@ class ProblemSchema(ma.Schema):
     )
     errors = ma.fields.Dict(
         keys=ma.fields.String(),
-        values=ma.fields.Raw(),
+        values=ma.fields.List(ma.fields.String()),
         metadata={
             "description": "Field path → messages, for validation failures",
             "example": {"json.hardware.count": ["Must be greater than or equal to 1."]},

@@ -229,6 +229,46 @@ class ModelSpecField(ma.fields.Field):
         return value
 
 
+class PresetShapeSchema(ma.Schema):
+    """A preset's full shape (engine/architecture.py TransformerShape, head_dim resolved): every property is
+    always there, null where it does not apply. Widths and counts are plain numbers (no unit: dimensions)."""
+
+    def on_bind_field(self, field_name: str, field_obj: ma.fields.Field) -> None:
+        field_obj.required = True  # documentation only: the route builds the dict (dataclasses.asdict)
+
+    layers = Integer(metadata={"description": "Transformer blocks"})
+    hidden_size = Integer(metadata={"description": "Model width d_model"})
+    attention_heads = Integer(metadata={"description": "Query heads"})
+    kv_heads = Integer(metadata={"description": "Key/value heads (GQA/MQA)"})
+    ffn_hidden_size = Integer(metadata={"description": "FFN inner width (dense layers)"})
+    ffn_type = String(metadata={"enum": list(FFN_TYPES)})
+    vocab_size = Integer(metadata={"description": "Vocabulary size, tokens"})
+    tied_embeddings = Boolean(metadata={"description": "LM head shares the embedding matrix"})
+    experts = Integer(metadata={"description": "MoE routed experts (1 = dense)"})
+    experts_per_token = Integer(metadata={"description": "MoE routed experts active per token"})
+    shared_experts = Integer(metadata={"description": "MoE shared experts every token uses"})
+    moe_ffn_hidden_size = Integer(
+        allow_none=True, metadata={"description": "Per-expert FFN width; null = ffn_hidden_size"}
+    )
+    dense_layers = Integer(metadata={"description": "Leading dense layers of an MoE model"})
+    max_context_tokens = Integer(allow_none=True, metadata={"description": "Longest context, tokens"})
+    kv_lora_rank = Integer(allow_none=True, metadata={"description": "MLA latent width; null = MHA/GQA"})
+    qk_rope_head_dim = Integer(allow_none=True, metadata={"description": "MLA decoupled RoPE key width"})
+    q_lora_rank = Integer(allow_none=True, metadata={"description": "MLA query low-rank width"})
+    qk_nope_head_dim = Integer(allow_none=True, metadata={"description": "MLA query/key width without RoPE"})
+    v_head_dim = Integer(allow_none=True, metadata={"description": "MLA per-head value width"})
+    biases = Boolean(metadata={"description": "Linear and LayerNorm biases (GPT-2/3, BERT)"})
+    encoder_only = Boolean(metadata={"description": "Bidirectional attention (BERT); decoders are causal"})
+    qkv_bias = Boolean(metadata={"description": "Bias on Q/K/V only (Qwen2)"})
+    learned_position_embeddings = Integer(
+        metadata={"description": "Rows of learned position (+ token-type) embeddings"}
+    )
+    explicit_head_dim = Integer(
+        allow_none=True, metadata={"description": "Head width when not hidden_size / attention_heads"}
+    )
+    head_dim = Integer(metadata={"description": "Per-head width of Q/K/V used (value width for MLA)"})
+
+
 class PresetSchema(ma.Schema):
     id = String(metadata={"example": "llama-2-7b"})
     name = String(allow_none=True)
@@ -238,6 +278,10 @@ class PresetSchema(ma.Schema):
     default_sequence_length = Integer(allow_none=True, metadata={"description": "tokens"})
     max_context_tokens = Integer(allow_none=True, metadata={"description": "tokens"})
     flops_per_sample = Float(allow_none=True, metadata={"description": "Forward FLOPs per sample"})
-    shape = ma.fields.Dict(allow_none=True, metadata={"description": "The full transformer shape"})
+    shape = ma.fields.Nested(
+        PresetShapeSchema,
+        allow_none=True,
+        metadata={"description": "The full transformer shape; null for vision models"},
+    )
     source = String(allow_none=True, metadata={"description": "Where the shape comes from"})
     notes = ma.fields.List(String())

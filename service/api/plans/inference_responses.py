@@ -7,6 +7,7 @@ import marshmallow as ma
 
 from ...engine import SERVING_PLAN_REASONS as REASONS
 from ..estimates.common_responses import (
+    Answer,
     AsIs,
     CalibrationUsedSchema,
     integer,
@@ -22,32 +23,32 @@ from ..estimates.interval_responses import InferenceIntervalBasisSchema, PlanDep
 F = ma.fields
 
 
-class PlanWeightsSchema(ma.Schema):
+class PlanWeightsSchema(Answer):
     precision = text("Bit class of the weights", example="fp8")
     format = text("The engine's reading of the format (estimate's model.weights.format)", example="fp8")
 
 
-class PlanLatencySchema(ma.Schema):
+class PlanLatencySchema(Answer):
     time_to_first_token_s = number("Prefill of one full batch, seconds")
     time_per_output_token_s = number("One decode step at the batch size, seconds")
     end_to_end_s = number("TTFT + (output_tokens − 1) × TPOT, seconds")
     human = text("The three, readable")
 
 
-class PlanThroughputSchema(ma.Schema):
+class PlanThroughputSchema(Answer):
     requests_per_second_per_replica = number("batch ÷ end-to-end time (the estimate's requests_per_second)")
     output_tokens_per_second_per_replica = num("The estimate's output_tokens_per_second")
     fleet_requests_per_second = number("Replicas × requests_per_second_per_replica")
     utilization = number("Demand ÷ fleet capacity")
 
 
-class PlanMemorySchema(ma.Schema):
+class PlanMemorySchema(Answer):
     per_device_bytes = number("bytes per device at the batch size")
     capacity_bytes = number("usable bytes per device under the engine's budget")
     fits = F.Boolean(metadata={"description": "Always true for a plan"})
 
 
-class PlanAtCapacitySchema(ma.Schema):
+class PlanAtCapacitySchema(Answer):
     usd_per_hour_per_replica = number("USD per hour of one replica")
     usd_per_million_input_tokens = number("One fully busy replica, prefill share (= the estimate's figure)")
     usd_per_million_output_tokens = number("One fully busy replica, decode share")
@@ -56,7 +57,7 @@ class PlanAtCapacitySchema(ma.Schema):
     )
 
 
-class PlanCostFiguresSchema(ma.Schema):
+class PlanCostFiguresSchema(Answer):
     usd_per_hour = number("USD per hour of the whole fleet")
     usd_per_accelerator_hour = number("The provider's price per accelerator-hour")
     usd_per_million_input_tokens = number(
@@ -72,7 +73,7 @@ class PlanCostFiguresSchema(ma.Schema):
     price_source = price_source("The catalog row used")
 
 
-class PlanEvictionsSchema(ma.Schema):
+class PlanEvictionsSchema(Answer):
     per_instance_hour = number(
         "The offer's evictions per instance-hour (spot capacity reclaimed; 0 off spot), 1/h"
     )
@@ -85,7 +86,7 @@ class PlanEvictionsSchema(ma.Schema):
     )
 
 
-class DeploymentSchema(ma.Schema):
+class DeploymentSchema(Answer):
     accelerator = text("Catalog id", example="nvidia-h100-sxm-80gb")
     name = text("Accelerator name")
     provider = text("Provider whose price is used (the cheapest listing this accelerator)")
@@ -131,7 +132,7 @@ class DeploymentSchema(ma.Schema):
     )
 
 
-class NearestMissSchema(ma.Schema):
+class NearestMissSchema(Answer):
     objective = text(
         "What came closest: time_to_first_token_s, time_per_output_token_s, cheapest_meeting_ttft, "
         "cheapest_meeting_tpot, replicas, memory or search_space"
@@ -141,18 +142,18 @@ class NearestMissSchema(ma.Schema):
     deployment = F.Nested(DeploymentSchema, allow_none=True, metadata={"description": "Where it was reached"})
 
 
-ExclusionsSchema = ma.Schema.from_dict(
+ExclusionsSchema = Answer.from_dict(
     {r: integer(f"Configurations excluded: {r.replace('_', ' ')}") for r in REASONS},
     name="PlanExclusionsSchema",
 )
 
 
-class BatchRangeSchema(ma.Schema):
+class BatchRangeSchema(Answer):
     min = integer("Smallest batch searched")
     max = integer("Largest batch searched")
 
 
-class PlanSearchStatsSchema(ma.Schema):
+class PlanSearchStatsSchema(Answer):
     configurations_considered = integer("accelerator × provider × engine × format × KV × devices × batch")
     configurations_evaluated = integer("(group, batch) pairs run through the vectorised model")
     configurations_feasible = integer("Configurations meeting every objective")
@@ -169,7 +170,7 @@ class PlanSearchStatsSchema(ma.Schema):
     )
 
 
-class PlanWorkloadEchoSchema(ma.Schema):
+class PlanWorkloadEchoSchema(Answer):
     requests_per_second = number("Demand")
     input_tokens_per_second = number("Demand × prompt_tokens")
     output_tokens_per_second = number("Demand × output_tokens")
@@ -177,7 +178,7 @@ class PlanWorkloadEchoSchema(ma.Schema):
     output_tokens = integer("Per request")
 
 
-class PlanSloEchoSchema(ma.Schema):
+class PlanSloEchoSchema(Answer):
     time_to_first_token_s = number("Objective")
     time_per_output_token_s = number("Objective")
     max_utilization = number("Headroom")
@@ -231,7 +232,7 @@ class PoolsDeploymentSchema(ma.Schema):
     )
 
 
-class DisaggregatedSchema(ma.Schema):
+class DisaggregatedSchema(Answer):
     offered = F.Boolean(
         metadata={
             "description": "Whether disaggregated prefill/decode pools were searched (search.disaggregation)"

@@ -7,7 +7,16 @@ from marshmallow import validate
 
 from ... import engine
 from ..estimates.common import MAX_PRICE_AGE_DAYS, PRICE_OVERRIDES, QUOTAS, calibration_field
-from ..estimates.common_responses import AsIs, CalibrationUsedSchema, integer, num, number, price_source, text
+from ..estimates.common_responses import (
+    Answer,
+    AsIs,
+    CalibrationUsedSchema,
+    integer,
+    num,
+    number,
+    price_source,
+    text,
+)
 from ..estimates.interval_responses import IntervalBasisSchema, TrainingIntervalsSchema
 from ..estimates.training import MAX_DEVICES, RECOMPUTATION, TrainingRequestSchema, TrainingRunSchema
 from ..estimates.training_responses import ParallelismUsedSchema, TrainingEstimateSchema
@@ -164,7 +173,7 @@ class TrainingPlanRequestSchema(ma.Schema):
     calibration = calibration_field()
 
 
-class TrainingPlanInterruptionsSchema(ma.Schema):
+class TrainingPlanInterruptionsSchema(Answer):
     expected = number("Expected interruptions over the run (failures, maintenance and spot evictions)")
     evictions = number("Of which spot capacity reclaimed by the provider (0 off spot)")
     per_hour = number("The job's expected interruptions per hour of wall time, 1/h")
@@ -172,7 +181,10 @@ class TrainingPlanInterruptionsSchema(ma.Schema):
     lost_seconds = number("Seconds they lose: restarts and re-done work since the last checkpoint")
 
 
-class TrainingPlanPointSchema(ma.Schema):
+class TrainingPlanPointSchema(Answer):
+    """A plan (best, results, frontier, nearest misses): every property always there (engine/training/planner.py
+    `_point`), null where it does not apply; tests/golden/plans.json.gz is the recorded evidence."""
+
     accelerator = text("Catalog id")
     provider = text("Null when searched without a price (objective fastest)", nullable=True)
     pricing_model = text(nullable=True)
@@ -238,7 +250,7 @@ class TrainingBestPlanSchema(TrainingPlanPointSchema):
     )
 
 
-class TrainingNearestMissSchema(ma.Schema):
+class TrainingNearestMissSchema(Answer):
     reason = text(
         enum=[
             "does_not_fit",
@@ -253,13 +265,13 @@ class TrainingNearestMissSchema(ma.Schema):
     plan = F.Nested(TrainingPlanPointSchema, allow_none=True)
 
 
-class TrainingExcludedAcceleratorSchema(ma.Schema):
+class TrainingExcludedAcceleratorSchema(Answer):
     accelerator = text()
     reason = text(enum=["no_price", "precision_unsupported"])
     detail = text()
 
 
-class TrainingExclusionsSchema(ma.Schema):
+class TrainingExclusionsSchema(Answer):
     invalid_layout = integer(
         "Layouts the estimate would refuse (degrees not dividing the count, heads, batch…)"
     )
@@ -277,7 +289,7 @@ class TrainingExclusionsSchema(ma.Schema):
     accelerators = F.List(F.Nested(TrainingExcludedAcceleratorSchema))
 
 
-class TrainingSearchStatsSchema(ma.Schema):
+class TrainingSearchStatsSchema(Answer):
     configurations_considered = integer("Layouts × offers in the search space")
     configurations_evaluated = integer("Valid layouts × offers evaluated")
     layouts_evaluated = integer("Valid layouts evaluated (time does not depend on the offer)")
@@ -293,7 +305,7 @@ class TrainingSearchStatsSchema(ma.Schema):
     )
 
 
-class TrainingPlanConstraintsUsedSchema(ma.Schema):
+class TrainingPlanConstraintsUsedSchema(Answer):
     deadline_s = num("Deadline in seconds")
     deadline = text(nullable=True)
     budget_usd = num("Budget, USD")
@@ -307,7 +319,9 @@ class TrainingPlanConstraintsUsedSchema(ma.Schema):
     max_startup_share = number("Most of a multi-instance plan's billed time its start-up may take, fraction")
 
 
-class TrainingPlanSchema(ma.Schema):
+class TrainingPlanSchema(Answer):
+    OPTIONAL = frozenset({"calibration"})  # only when the request names a profile
+
     objective = text(enum=OBJECTIVES)
     calibration = F.Nested(
         CalibrationUsedSchema,
