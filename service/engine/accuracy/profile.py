@@ -46,7 +46,7 @@ class ProfileResiduals:
     """What a profile's intervals need: who it is, its residuals per interval metric ln(measured / predicted),
     how many residuals the fit had (N) and how many factors the data informed (k)."""
 
-    id: str
+    id: int
     name: str
     revision: int
     residuals: tuple[tuple[str, tuple[float, ...]], ...]
@@ -81,7 +81,7 @@ def from_profile(kind: str, profile: Mapping[str, Any]) -> ProfileResiduals | No
         by_metric.setdefault(target[0], []).append(target[1] * float(value))
     informed = sum(1 for f in (profile.get("factors") or {}).values() if (f or {}).get("informed"))
     return ProfileResiduals(
-        str(profile["id"]),
+        int(profile["id"]),
         str(profile["name"]),
         int(profile["revision"]),
         tuple((m, tuple(v)) for m, v in sorted(by_metric.items())),
@@ -91,14 +91,14 @@ def from_profile(kind: str, profile: Mapping[str, Any]) -> ProfileResiduals | No
 
 
 def pooled_factors(
-    residuals: Sequence[float], fitted: int, informed: int, prior: ClassStats | None
-) -> tuple[float, float] | None:
+    residuals: Sequence[float], fitted: int, informed: int, prior: ClassStats
+) -> tuple[float, float]:
     """(p10, p90) multipliers from a profile's `residuals` of one metric pooled with the default class `prior`
-    (module docstring); None when neither can answer (fewer than 2 residuals and no prior)."""
+    (module docstring); the prior's own with fewer than 2 residuals."""
     n = len(residuals)
-    prior_half = 0.5 * math.log(prior.p90_factor / prior.p10_factor) if prior is not None else None
+    prior_half = 0.5 * math.log(prior.p90_factor / prior.p10_factor)
     if n < 2:
-        return None if prior is None else (prior.p10_factor, prior.p90_factor)
+        return prior.p10_factor, prior.p90_factor
     low, high = (math.log(f) for f in interval_factors(residuals))
     median = float(np.median(residuals))
     dof = fitted - informed
@@ -107,11 +107,6 @@ def pooled_factors(
     else:
         inflate = math.sqrt(fitted / dof)
         own_low, own_high = (median - low) * inflate, (high - median) * inflate
-    if prior_half is None:
-        if own_low is None or own_high is None or n < PRIOR_POINTS:
-            return None  # no default class to pool with: a profile alone answers from MIN_POINTS points
-        return math.exp(median - own_low), math.exp(median + own_high)
-    assert own_low is not None and own_high is not None
     weight = n / (n + PRIOR_POINTS)
     centre = weight * median
     half_low = math.sqrt(weight * own_low**2 + (1.0 - weight) * prior_half**2)
@@ -124,22 +119,18 @@ def interval_for(
 ) -> tuple[float, float, dict[str, Any]] | None:
     """(p10 factor, p90 factor, basis) for the default class `key` ("kind/metric/.../stack"), from the profile's
     residuals of `metric` when a profile is used (pooled with the class: pooled_factors), else the class's own;
-    None when nothing answers. The basis names the class; with a profile it also names the profile, its revision
-    and its points behind this metric, and whether they set the interval (source "profile") or were too few
-    (source "defaults": the class alone)."""
+    None when no class answers (then no profile either: its width is pooled with one). The basis names the class;
+    with a profile also the profile, its revision and its points behind this metric, and whether they set the
+    interval (source "profile") or were too few (source "defaults": the class alone)."""
     found = lookup(key)
-    basis: dict[str, Any] = {"class": found[0], "points": found[1].points} if found else {}
-    if profile is None:
-        return (found[1].p10_factor, found[1].p90_factor, basis) if found else None
-    residuals = profile.of(metric)
-    pooled = pooled_factors(residuals, profile.fitted, profile.informed, found[1] if found else None)
-    if pooled is None:
+    if found is None:
         return None
-    source = "profile" if len(residuals) >= 2 else "defaults"
-    basis = {
-        "class": found[0] if found else None,
-        "points": found[1].points if found else 0,
-        "source": source,
-        "profile": {**profile.named(len(residuals)), "prior_points": PRIOR_POINTS},
-    }
-    return pooled[0], pooled[1], basis
+    name, row = found
+    basis: dict[str, Any] = {"class": name, "points": row.points}
+    if profile is None:
+        return row.p10_factor, row.p90_factor, basis
+    residuals = profile.of(metric)
+    low, high = pooled_factors(residuals, profile.fitted, profile.informed, row)
+    basis["source"] = "profile" if len(residuals) >= 2 else "defaults"
+    basis["profile"] = {**profile.named(len(residuals)), "prior_points": PRIOR_POINTS}
+    return low, high, basis
