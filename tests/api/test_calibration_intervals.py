@@ -118,6 +118,14 @@ def test_a_metric_the_profile_did_not_measure_keeps_the_default_class_and_says_s
     assert (
         ttft["source"] == "defaults" and ttft["profile"]["points"] == 0 and ttft["profile"]["name"] == "thr"
     )
+    said = [n for n in answer["notes"] if "fewer than 2 residuals" in n]
+    assert said and "time_to_first_token_s" in said[0] and "output_tokens_per_second" not in said[0]
+    spanish = client.post(
+        "/v1/estimates/inference",
+        json={**_request(8), "calibration": "thr"},
+        headers={"Accept-Language": "es"},
+    ).json
+    assert any("menos de 2 residuos" in n for n in spanish["notes"])
     # the default class's factors, on the calibrated prediction
     value, bounds = answer["latency"]["time_to_first_token_s"], answer["intervals"]["latency"]
     plain_value, plain_bounds = plain["latency"]["time_to_first_token_s"], plain["intervals"]["latency"]

@@ -97,7 +97,24 @@ def annotate(answer: dict[str, Any], profile: Mapping[str, Any]) -> dict[str, An
             network=used["factors"]["network"],
         )
     )
+    unmeasured = _default_interval_metrics(assumptions.get("intervals"))
+    if unmeasured:
+        notes.append(
+            _(
+                "Profile {name} has fewer than 2 residuals of {metrics}: the default class sets their intervals."
+            ).format(name=repr(profile["name"]), metrics=", ".join(unmeasured))
+        )
     return answer
+
+
+def _default_interval_metrics(basis: Any) -> list[str]:
+    """The metrics whose interval the profile could not set (accuracy/profile.interval_for: source "defaults"):
+    a training answer's one basis is its time's, a serving answer's a basis per metric."""
+    if not isinstance(basis, dict):
+        return []
+    if "source" in basis:
+        return ["time.seconds"] if basis["source"] == "defaults" else []
+    return [m for m, b in basis.items() if isinstance(b, dict) and b.get("source") == "defaults"]
 
 
 def used_profile(profile: Mapping[str, Any]) -> dict[str, Any]:
