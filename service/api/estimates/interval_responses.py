@@ -137,11 +137,11 @@ class InferenceIntervalBasisSchema(Answer):
 
 TRAINING_INTERVALS = (
     "p10/p90 of the time, accelerator-hours and cost a run measures given this estimate, from the measured "
-    "residuals of the request's class (assumptions.intervals); null when the plan does not fit or the request gives "
-    "hardware.utilization"
+    "residuals of the request's class, or of the calibration profile the request names pooled with that class "
+    "(assumptions.intervals); null when the plan does not fit or the request gives hardware.utilization"
 )
 INFERENCE_INTERVALS = (
     "p10/p90 of the throughput, TTFT, TPOT and USD per million output tokens measured given this estimate, from the "
-    "measured residuals of each metric's class (assumptions.intervals); null when it does not fit or a rate "
-    "saturates it"
+    "measured residuals of each metric's class, or of the calibration profile the request names pooled with that "
+    "class (assumptions.intervals); null when it does not fit or a rate saturates it"
 )
