@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -52,6 +52,10 @@ class ProfileResiduals:
     residuals: tuple[tuple[str, tuple[float, ...]], ...]
     fitted: int
     informed: int
+    # (metric, class) → pooled factors: the training planner asks once per candidate
+    pooled: dict[tuple[str, str], tuple[float, float]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def of(self, metric: str) -> tuple[float, ...]:
         return dict(self.residuals).get(metric, ())
@@ -130,7 +134,9 @@ def interval_for(
     if profile is None:
         return row.p10_factor, row.p90_factor, basis
     residuals = profile.of(metric)
-    low, high = pooled_factors(residuals, profile.fitted, profile.informed, row)
+    low, high = profile.pooled.get((metric, name)) or profile.pooled.setdefault(
+        (metric, name), pooled_factors(residuals, profile.fitted, profile.informed, row)
+    )
     basis["source"] = "profile" if len(residuals) >= 2 else "defaults"
     basis["profile"] = {**profile.named(len(residuals)), "prior_points": PRIOR_POINTS}
     return low, high, basis
