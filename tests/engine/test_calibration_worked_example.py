@@ -149,3 +149,29 @@ def test_the_profile_intervals_cover_the_held_out_file_as_well_as_the_defaults_a
     assert profile_held >= default_held  # measured: 8/8 and 8/8 of the figures both bound
     assert width < 1.0  # measured: 0.81 (median ratio of log widths)
     assert profile_fitted >= 0.7  # measured: 11 of 12
+
+
+def test_leave_one_point_out_the_profile_intervals_hold_at_least_70_percent(catalog):
+    """Each file's points in turn held out of a profile fitted on the file's other points: the share of held-out
+    figures inside the profile's [p10, p90] (the issue's goal 70-90 %), beside the defaults' (printed)."""
+    inside = {"default": 0, "profile": 0}
+    total = 0
+    for path, preset, count in ((FIT_FILE, "llama-3.3-70b", 4), (HELD_OUT_FILE, "llama-3.1-405b", 8)):
+        points = _points(path, preset, count)
+        for i, held in enumerate(points):
+            rest = [Point(p["request"], p["measured"]) for j, p in enumerate(points) if j != i]
+            profile = fit_profile("inference", rest, catalog)
+            profile.update(id=1, name=f"without {i}", revision=1, kind="inference", apply_to="same")
+            calibrated = calibrated_catalog("inference", profile, catalog, (ACC,))
+            both = _bounds(held, catalog), _bounds(held, calibrated)
+            if both[0] is None or both[1] is None:
+                continue  # a rate one of them calls saturated: no interval to check
+            for metric, value in held["measured"].items():
+                total += 1
+                for name, bounds in zip(("default", "profile"), both, strict=True):
+                    inside[name] += bounds[metric]["p10"] <= value <= bounds[metric]["p90"]
+    print(
+        f"\nleave one point out: {total} figures; inside default {inside['default']}, profile {inside['profile']}"
+    )
+    assert total >= 16
+    assert inside["profile"] >= 0.7 * total  # measured: 19 of 20 (defaults 20 of 20)
