@@ -9,8 +9,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from .i18n import _
+
+if TYPE_CHECKING:
+    from .accuracy.profile import ProfileResiduals
 
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 KINDS = ("gpu", "tpu", "asic", "apple", "cpu")
@@ -33,6 +37,8 @@ class Accelerator:
     # The system the part is built into (catalog, with sources; a request may override both):
     scale_up_domain: int | None = None  # devices sharing one NVLink / Infinity Fabric / ICI domain
     scale_out_bandwidth_bytes_per_s: float | None = None  # per-device network (NIC) rate, one direction
+    # A calibration profile's residuals on this part (calibration/apply.py): its answers' intervals come from them
+    residual_profile: ProfileResiduals | None = field(default=None, compare=False)
 
     def peak(self, precision: str) -> float | None:
         """Dense peak FLOP/s for `precision`, or None when the device lacks it."""

@@ -63,7 +63,8 @@ class Estimate(Answer):
 
     @property
     def interval_basis(self) -> dict[str, Any] | None:
-        """The class of public measurements behind `intervals` and their number (`assumptions.intervals`)."""
+        """The class of public measurements behind `intervals` and their number (`assumptions.intervals`); with a
+        calibration profile (service API only) also the profile, its revision and its points."""
         return self._get("assumptions", "intervals")
 
 

@@ -65,6 +65,7 @@ def as_profile(row: CalibrationProfile) -> dict[str, Any]:
         "stack": row.stack,
         "apply_to": row.apply_to,
         "factors": row.factors,
+        "residuals": row.residuals,  # ln(predicted / measured) after the fit: the answers' intervals
     }
 
 

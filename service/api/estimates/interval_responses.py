@@ -24,7 +24,21 @@ def bounds(description: str) -> F.Nested:
     return F.Nested(BoundsSchema, allow_none=True, metadata={"description": description})
 
 
+class IntervalProfileSchema(Answer):
+    id = integer("The calibration profile's id", example=1)
+    name = text("The calibration profile's name")
+    revision = integer("The profile's revision whose residuals were used", example=1)
+    points = integer("The profile's fitted points with a residual of this metric", example=6)
+    prior_points = integer(
+        "How many points the default class counts for when pooled with the profile's (docs/formulas.md, "
+        "'Prediction intervals')",
+        example=8,
+    )
+
+
 class IntervalBasisSchema(Answer):
+    OPTIONAL = frozenset({"source", "profile"})
+
     class_ = F.String(
         data_key="class",
         metadata={
@@ -34,6 +48,16 @@ class IntervalBasisSchema(Answer):
         },
     )
     points = integer("Public measurements in that class", example=37)
+    source = text(
+        "Only with a calibration profile: `profile` when the profile's residuals after the fit set this interval "
+        "(pooled with the class above as a prior worth `profile.prior_points` points), `defaults` when the "
+        "profile has fewer than 2 residuals of this metric and the class alone sets it",
+        enum=["profile", "defaults"],
+    )
+    profile = section(
+        IntervalProfileSchema,
+        "Only with a calibration profile: the profile, its revision and its points behind it",
+    )
 
 
 class TrainingTimeIntervalsSchema(Answer):
@@ -113,11 +137,11 @@ class InferenceIntervalBasisSchema(Answer):
 
 TRAINING_INTERVALS = (
     "p10/p90 of the time, accelerator-hours and cost a run measures given this estimate, from the measured "
-    "residuals of the request's class (assumptions.intervals); null when the plan does not fit or the request gives "
-    "hardware.utilization"
+    "residuals of the request's class, or of the calibration profile the request names pooled with that class "
+    "(assumptions.intervals); null when the plan does not fit or the request gives hardware.utilization"
 )
 INFERENCE_INTERVALS = (
     "p10/p90 of the throughput, TTFT, TPOT and USD per million output tokens measured given this estimate, from the "
-    "measured residuals of each metric's class (assumptions.intervals); null when it does not fit or a rate "
-    "saturates it"
+    "measured residuals of each metric's class, or of the calibration profile the request names pooled with that "
+    "class (assumptions.intervals); null when it does not fit or a rate saturates it"
 )

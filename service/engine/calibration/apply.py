@@ -1,4 +1,5 @@
-"""Estimate with a calibration profile: the request's accelerator scaled by the profile's factors (factors.py).
+"""Estimate with a calibration profile: the request's accelerator scaled by the profile's factors (factors.py) and
+carrying the profile's residuals after the fit, which set the answer's prediction intervals (accuracy/profile.py).
 
 A profile describes one accelerator and software stack. Applied to another it is refused (422 naming
 `calibration`) unless it was created with `apply_to: "any"`; the answer names the profile and revision used.
@@ -7,8 +8,10 @@ A profile describes one accelerator and software stack. Applied to another it is
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+from ..accuracy.profile import ProfileResiduals, from_profile
 from ..errors import InvalidRequest
 from ..hardware import Catalog
 from ..i18n import _
@@ -40,7 +43,22 @@ def calibrated_catalog(
         )
     if profile.get("apply_to") != "any":
         accelerator_ids = tuple(i for i in accelerator_ids if i == profile["accelerator"])
-    return fx.scaled_catalog(catalog, profile_factors(profile), accelerator_ids)
+    scaled = fx.scaled_catalog(catalog, profile_factors(profile), accelerator_ids)
+    return with_residuals(scaled, from_profile(kind, profile), accelerator_ids)
+
+
+def with_residuals(
+    catalog: Catalog, residuals: ProfileResiduals | None, accelerator_ids: tuple[str, ...]
+) -> Catalog:
+    """`catalog` whose named parts carry the profile's residuals: every answer on them, the planners' included,
+    takes its intervals from the profile (accuracy/profile.py)."""
+    if residuals is None:
+        return catalog
+    parts = dict(catalog.accelerators)
+    for acc_id in accelerator_ids:
+        if acc_id in parts:
+            parts[acc_id] = replace(parts[acc_id], residual_profile=residuals)
+    return replace(catalog, accelerators=parts)
 
 
 def estimate_calibrated(
@@ -79,7 +97,24 @@ def annotate(answer: dict[str, Any], profile: Mapping[str, Any]) -> dict[str, An
             network=used["factors"]["network"],
         )
     )
+    unmeasured = _default_interval_metrics(assumptions.get("intervals"))
+    if unmeasured:
+        notes.append(
+            _(
+                "Profile {name} has fewer than 2 residuals of {metrics}: the default class sets their intervals."
+            ).format(name=repr(profile["name"]), metrics=", ".join(unmeasured))
+        )
     return answer
+
+
+def _default_interval_metrics(basis: Any) -> list[str]:
+    """The metrics whose interval the profile could not set (accuracy/profile.interval_for: source "defaults"):
+    a training answer's one basis is its time's, a serving answer's a basis per metric."""
+    if not isinstance(basis, dict):
+        return []
+    if "source" in basis:
+        return ["time.seconds"] if basis["source"] == "defaults" else []
+    return [m for m, b in basis.items() if isinstance(b, dict) and b.get("source") == "defaults"]
 
 
 def used_profile(profile: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..accuracy import lookup
+from ..accuracy.profile import interval_for
 from ..hardware import Accelerator
 from .model.stacks import accelerator_family
 
@@ -56,14 +56,14 @@ def metric_bounds(
     predicted: dict[str, float | None], acc: Accelerator
 ) -> tuple[dict[str, dict[str, float] | None], dict[str, dict[str, Any] | None]]:
     """p10/p90 of each of METRICS given its predicted value (None or 0: no figure, no interval) and the class behind
-    each; the estimate and the serving planner's answered deployments both call it (a dict lookup per metric)."""
+    each (a calibration profile's residuals on a part it scaled: accuracy/profile.py); the estimate and the serving
+    planner's answered deployments both call it (a dict lookup per metric)."""
     bounds: dict[str, dict[str, float] | None] = dict.fromkeys(METRICS)
     basis: dict[str, dict[str, Any] | None] = dict.fromkeys(METRICS)
     for metric in METRICS:
         value = predicted.get(metric)
-        found = lookup(interval_class(metric, acc)) if value else None
+        found = interval_for(interval_class(metric, acc), metric, acc.residual_profile) if value else None
         if value and found is not None:
-            name, row = found
-            bounds[metric] = {"p10": value * row.p10_factor, "p90": value * row.p90_factor}
-            basis[metric] = {"class": name, "points": row.points}
+            low, high, basis[metric] = found
+            bounds[metric] = {"p10": value * low, "p90": value * high}
     return bounds, basis

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..accuracy import lookup
+from ..accuracy.profile import TRAINING_TIME, interval_for
 from ..hardware import Accelerator
 from ..units import SECONDS_PER_HOUR, human_duration, human_usd
 from .model.cost import total_usd
@@ -44,17 +44,15 @@ def source_kind(plan: TrainingPlan) -> str:
     return "benchmark" if no_interruptions and plan.straggler_share == 0.0 else "complete_run"
 
 
-def time_factors(plan: TrainingPlan) -> tuple[str, int, float, float] | None:
-    """(class, points, p10 factor, p90 factor) on the predicted time, or None when no class has enough points or the
+def time_factors(plan: TrainingPlan) -> tuple[float, float, dict[str, Any]] | None:
+    """(p10 factor, p90 factor, basis) on the predicted time, or None when no class has enough points or the
     request gives the utilization (the residuals measure the engine's predicted one, not a given figure: `range`
-    spreads that). A dict lookup: the planner calls it once per candidate."""
+    spreads that). On a part a calibration profile scaled, the profile's residuals set the factors
+    (accuracy/profile.py). A dict lookup: the planner calls it once per candidate."""
     if plan.utilization is not None:
         return None
-    found = lookup(interval_class(plan.framework, plan.accelerator, source_kind(plan)))
-    if found is None:
-        return None
-    name, row = found
-    return name, row.points, row.p10_factor, row.p90_factor
+    key = interval_class(plan.framework, plan.accelerator, source_kind(plan))
+    return interval_for(key, TRAINING_TIME, plan.accelerator.residual_profile)
 
 
 def intervals(plan: TrainingPlan, ev: Evaluation) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -79,7 +77,7 @@ def bounds(
     factors = time_factors(plan)
     if factors is None:
         return None, None
-    name, points, low, high = factors
+    low, high, basis = factors
     at = {"p10": seconds * low, "p90": seconds * high}
     low_usd, high_usd = usd_at(at["p10"]), usd_at(at["p90"])
     total = None
@@ -96,4 +94,4 @@ def bounds(
             "total": f"{human_usd(total['p10'])} – {human_usd(total['p90'])}" if total else None,
         },
     }
-    return section, {"class": name, "points": points}
+    return section, basis

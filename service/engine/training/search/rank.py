@@ -255,7 +255,7 @@ def _rank(
 def _p90_factor(plan: TrainingPlan) -> float:
     """The p90 multiplier on the time of the candidate's class (one lookup per candidate, not per row)."""
     factors = time_factors(plan)
-    return factors[3] if factors is not None else 1.0
+    return factors[1] if factors is not None else 1.0
 
 
 def _thin(rows: np.ndarray, most: int) -> np.ndarray:
