@@ -398,37 +398,35 @@ def test_a_newer_change_aborts_the_request_in_flight(page):
 
 # --- prediction intervals (the calibration issue's `intervals`, when answers carry them) -----------------------------
 
-WITH_INTERVALS = """
+WITHOUT_INTERVALS = """
 const real = window.fetch;
 window.fetch = async (url, options) => {
   const response = await real(url, options);
   if (!/v1\\/estimates\\/training$/.test(url) || !response.ok) return response;
   const body = await response.json();
-  body.intervals = {
-    time: { seconds: { p10: body.time.seconds * 0.8, p90: body.time.seconds * 1.5 } },
-    cost: { total_usd: { p10: body.cost.total_usd * 0.8, p90: body.cost.total_usd * 1.5 } },
-  };
+  body.intervals = null;
   return new Response(JSON.stringify(body), { status: 200, headers: { "Content-Type": "application/json" } });
 };
 """
 
 
 def test_prediction_intervals_show_as_p10_p90_ranges_when_the_answer_has_them(page, live):
+    """The answer's intervals (issue 31 §3) under the headline figures; an answer without them shows none."""
     page.open("#training", WIDE)
-    estimate(page)
-    assert "p10–p90" not in page.css("#training-results .cards").text  # today's answers: nothing
-    page.js(WITH_INTERVALS)
-    page.type("#training-hardware-count", "16")
     estimate(page)
     page.wait(lambda d: "p10–p90" in page.css("#training-results .cards").text)
     request = json.loads(parse_qs(urlsplit(page.driver.current_url).query)["training"][0])
-    answer = api(live, "/v1/estimates/training", request)
-    low, high = answer["cost"]["total_usd"] * 0.8, answer["cost"]["total_usd"] * 1.5
+    span = api(live, "/v1/estimates/training", request)["intervals"]["cost"]["total_usd"]
+    low, high = span["p10"], span["p90"]
     money = (lambda v: f"${v:,.0f}") if low >= 1000 else (lambda v: f"${v:,.2f}")
     cost_card, time_card = page.all("#training-results .cards .card")[:2]
     assert f"p10–p90: {money(low)} – {money(high)}" in cost_card.text
     assert "p10–p90: " in time_card.text
     page.screenshot("share-training-intervals-1366")
+    page.js(WITHOUT_INTERVALS)
+    page.type("#training-hardware-count", "16")
+    estimate(page)
+    page.wait(lambda d: "p10–p90" not in page.css("#training-results .cards").text)
 
 
 # --- the seeds' explanations ----------------------------------------------------------------------------------------
