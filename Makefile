@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DATABASE_URL ?= sqlite:///scalecost.db
 
-.PHONY: run test install install-dev migrate seed openapi docs lint fuzz bench bench-compare bench-listing bench-planner bench-stall lint-openapi clean \
+.PHONY: run test install install-dev migrate seed openapi docs lint fuzz bench bench-compare bench-listing bench-planner bench-stall bench-stall-compose lint-openapi clean \
 	compile-translations translations lock secrets axe
 
 $(BIN)/python:
@@ -124,6 +124,10 @@ bench-planner: install-dev
 # a real gunicorn (BENCH_SECONDS, BENCH_PLANS, BENCH_BATCHES, WEB_CONCURRENCY).
 bench-stall: install-dev
 	$(BIN)/python bench/stall_bench.py
+
+# The same load through the compose shape: deploy/nginx.conf in front of two replicas, on the local PostgreSQL.
+bench-stall-compose: install-dev
+	$(BIN)/python bench/stall_compose.py
 
 clean:
 	rm -rf $(VENV) site service/translations/*/LC_MESSAGES/*.mo scalecost.db scalecost.db-wal scalecost.db-shm .pytest_cache

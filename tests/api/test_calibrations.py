@@ -314,3 +314,18 @@ def test_a_training_profile_slows_the_training_planner_and_its_bodies_reproduce(
     assert again.status_code == 200 and again.json["time"]["seconds"] == pytest.approx(
         calibrated["best"]["seconds"]
     )
+
+
+@pytest.mark.parametrize("fmt", ["csv", "vllm-benchmark-serving"])
+def test_a_null_file_content_is_an_unreadable_file_not_a_schema_error(client, editor_headers, fmt):
+    """The contract lets `content` be any JSON value (null too); what the format cannot read is refused by name
+    (schemathesis' positive cases sent null and got 'Field may not be null')."""
+    file = {"format": fmt, "request": _request(1), "content": None}
+    response = client.post(
+        "/v1/calibrations",
+        json={"name": f"null-{fmt}", "kind": "inference", "files": [file]},
+        headers=editor_headers,
+    )
+    assert response.status_code == 422, response.json
+    assert "invalid-field" not in response.json["type"], response.json
+    assert any(k.startswith("files.0") for k in response.json.get("errors", {})), response.json

@@ -99,9 +99,11 @@ class CalibrationFileSchema(ma.Schema):
     )
     content = ma.fields.Raw(
         required=True,
+        allow_none=True,  # any JSON value is this field's type: what the format cannot read is refused by name
         metadata={
             "description": "The file: its text (JSON, JSON lines or CSV; at most 4 MiB), or for the JSON formats the "
-            "parsed object or list of objects. Data only: never executed or rendered"
+            "parsed object or list of objects. Data only: never executed or rendered. Anything else (null "
+            "included) is refused as an unreadable file"
         },
     )
 
