@@ -14,12 +14,7 @@ from ..engine.budget import Checkpoint, unlimited
 from ..engine.calibration import used_profile
 from . import calibrations
 from .catalog import CatalogCache, engine_catalog
-
-Offload = Callable[..., Any]  # offload(call, *args) -> call(*args), run wherever the caller chooses
-
-
-def _here(call: Callable[..., Any], *args: Any) -> Any:
-    return call(*args)
+from .offloading import Offload, here
 
 
 def plan_training(
@@ -38,7 +33,7 @@ def plan_training(
     session.rollback()  # read-only: end the transaction before the long search (no connection held meanwhile)
     if profile is not None:
         catalog = calibrations.planner_catalog("training", catalog, profile)
-    return _named((offload or _here)(engine.plan_training, request, catalog, checkpoint), profile)
+    return _named((offload or here)(engine.plan_training, request, catalog, checkpoint), profile)
 
 
 def plan_serving(
@@ -111,7 +106,7 @@ def plan_serving_on(
     body["cost"] = cost
     catalog = catalog_on(day)
     started = time.perf_counter()
-    answer = (offload or _here)(engine.plan_serving, body, catalog, checkpoint)
+    answer = (offload or here)(engine.plan_serving, body, catalog, checkpoint)
     answer["search"]["server_seconds"] = time.perf_counter() - started
     if day is not None:
         answer["priced_as_of"] = day.isoformat()

@@ -36,6 +36,7 @@ from ..store import price_imports as store
 from ..store.models import AcceleratorPrice, PriceImport
 from . import price_bounds, price_formats, price_moves
 from .catalog import to_engine_price
+from .offloading import Offload, here
 from .price_diff import Candidate, Diff, Mapped, catalog_row, dedupe, diff, map_offers, starts
 from .price_formats import ParsedFile, PriceFileError
 from .price_formats.mapping import InstanceMap
@@ -174,7 +175,7 @@ def run(
     pause: Callable[[], None] | None = None,
     max_offers: int | None = None,
     listed_max: int | None = None,
-    offload: Callable[..., Any] | None = None,
+    offload: Offload | None = None,
 ) -> dict[str, Any]:
     """The import's answer; when not a dry run, its writes are in `session` (the caller commits). Raises
     PriceFileError for a malformed file (nothing written) and ValueError for an unknown source.
@@ -192,7 +193,7 @@ def run(
     so). `offload(call, *args)`: runs the steps that touch no database (parse, mapping, diff, the answer) off
     the event loop (the API: a 100,000-offer dry run held the loop for 8 s)."""
     today = today or dt.datetime.now(dt.UTC).date()
-    off = offload or _here
+    off = offload or here
     parsed = off(read_files, source, files)
     offers = sum(len(p.offers) for p in parsed)
     if max_offers is not None and offers > max_offers:
@@ -249,10 +250,6 @@ class TooManyChanges(Exception):
     def __init__(self, changes: int, limit: int):
         super().__init__(f"{changes} price changes, more than {limit}")
         self.changes, self.limit = changes, limit
-
-
-def _here(call: Callable[..., Any], *args: Any) -> Any:
-    return call(*args)
 
 
 class TooManyOffers(Exception):
