@@ -87,6 +87,33 @@ def test_the_plan_and_every_frontier_point_are_reproduced_by_their_estimate_body
     assert costs == sorted(costs) and latencies == sorted(latencies, reverse=True)
 
 
+@pytest.mark.parametrize("percentile", ["p50", "p90", "p99"])
+def test_the_answer_shows_the_latencies_its_objectives_were_held_at(client, percentile):
+    """Issue 30: the plan states slo.percentile and, for every continuous-batching deployment, the p50/p90/p99 it
+    was checked at; the plan's latencies at that percentile meet the objectives, the scalar fields stay the p50."""
+    body = {**BODY, "slo": {**BODY["slo"], "percentile": percentile}}
+    body["search"] = {**BODY["search"], "engines": ["vllm"]}
+    answer = _plan(client, body)
+    assert answer["slo"]["percentile"] == percentile
+    for d in [answer["plan"], *answer["frontier"]]:
+        latency = d["latency"]
+        assert latency["percentile"] == percentile
+        for metric, objective in body["slo"].items():
+            if metric == "percentile":
+                continue
+            at = latency["percentiles"][metric]
+            assert at[percentile] <= objective * (1 + 1e-9), (metric, at, objective)
+            assert at["p50"] == latency[metric]
+            assert at["p50"] <= at["p90"] <= at["p99"]
+
+
+def test_static_batches_have_no_percentiles_in_the_plan(client):
+    body = {**BODY, "search": {**BODY["search"], "engines": ["llama.cpp"]}}
+    answer = _plan(client, body)
+    assert answer["plan"]["latency"]["percentile"] is None
+    assert answer["plan"]["latency"]["percentiles"] is None
+
+
 def test_input_and_output_prices_pay_for_every_request(client):
     plan = _plan(client, BODY)["plan"]
     c, w = plan["cost"], BODY["workload"]

@@ -18,6 +18,7 @@ from ..estimates.common_responses import (
     text,
 )
 from ..estimates.inference import InferenceRequestSchema
+from ..estimates.inference_responses import LatencyPercentilesSchema
 from ..estimates.interval_responses import InferenceIntervalBasisSchema, PlanDeploymentIntervalsSchema
 
 F = ma.fields
@@ -29,10 +30,31 @@ class PlanWeightsSchema(Answer):
 
 
 class PlanLatencySchema(Answer):
-    time_to_first_token_s = number("Prefill of one full batch, seconds")
-    time_per_output_token_s = number("One decode step at the batch size, seconds")
-    end_to_end_s = number("TTFT + (output_tokens − 1) × TPOT, seconds")
-    human = text("The three, readable")
+    time_to_first_token_s = number(
+        "Time to first token, seconds: the p50 under continuous batching (vLLM, SGLang, TensorRT-LLM), the prefill "
+        "of one full batch for engines that batch statically"
+    )
+    time_per_output_token_s = number(
+        "Time per output token, seconds: the p50 under continuous batching, one decode step at the batch size "
+        "for static batches"
+    )
+    end_to_end_s = number("Mean TTFT + (output_tokens − 1) × mean TPOT, seconds")
+    percentile = F.String(
+        allow_none=True,
+        metadata={
+            "description": "The percentile the objectives were checked at (slo.percentile); null for static "
+            "batches, whose every request sees the same latencies",
+            "example": "p90",
+        },
+    )
+    percentiles = F.Nested(
+        LatencyPercentilesSchema,
+        allow_none=True,
+        metadata={
+            "description": "p50/p90/p99 TTFT and TPOT, seconds, under continuous batching; null for static batches"
+        },
+    )
+    human = text("TTFT, TPOT and end-to-end time, readable")
 
 
 class PlanThroughputSchema(Answer):
@@ -182,6 +204,7 @@ class PlanSloEchoSchema(Answer):
     time_to_first_token_s = number("Objective")
     time_per_output_token_s = number("Objective")
     max_utilization = number("Headroom")
+    percentile = text("The latency percentile the objectives hold at (p50, p90 or p99)", example="p90")
     basis = text("What the objectives are measured on")
 
 

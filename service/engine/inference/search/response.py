@@ -20,12 +20,12 @@ from .rank import Deployment, PlanResult, replicas_needed
 from .request import ServingSearch
 
 SLO_BASIS = N_(
-    "steady state of the estimator's batching model: a replica prefills a batch of b prompts in one pass and "
-    "decodes the b sequences together, so every request of a batch sees the same TTFT (the whole batch's "
-    "prefill, the slowest a request of the batch can see) and the same TPOT (one decode step at batch b, at the "
-    "mean context). The model has no latency distribution, so no percentile is offered: the objectives hold "
-    "for every request in steady state; queueing for a free slot is not modelled (slo.max_utilization leaves "
-    "headroom for it)."
+    "steady state at each batch size taken as a replica's concurrency. Under continuous batching (vLLM, SGLang, "
+    "TensorRT-LLM) requests join and leave the batch at every engine step and prompts are prefilled in chunks "
+    "beside running decodes: the objectives hold at slo.percentile of the TTFT and TPOT distributions "
+    '(docs/formulas.md "Continuous batching"). Engines that batch statically prefill a whole batch before '
+    "decoding it, so every request of a batch sees the same TTFT and TPOT and the objectives hold for every "
+    "request. slo.max_utilization leaves headroom on top of the replicas' capacity."
 )
 
 
@@ -65,6 +65,7 @@ def build_plan_response(result: PlanResult, pools: PoolPlan | None = None) -> di
             "time_to_first_token_s": space.ttft_s,
             "time_per_output_token_s": space.tpot_s,
             "max_utilization": space.max_utilization,
+            "percentile": space.percentile,
             "basis": _(SLO_BASIS),
         },
         "disaggregated_serving": section,
@@ -105,6 +106,8 @@ def deployment_json(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
             "time_to_first_token_s": ttft,
             "time_per_output_token_s": tpot,
             "end_to_end_s": e2e,
+            "percentile": space.percentile if speed.percentiles is not None else None,
+            "percentiles": speed.percentiles,
             "human": _("TTFT {ttft}, {value} ms per token, {e2e} per request").format(
                 ttft=human_duration(ttft), value=num(tpot * 1e3, 1), e2e=human_duration(e2e)
             ),

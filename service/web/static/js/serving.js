@@ -157,18 +157,21 @@ export function restoreServing(body) {
   return runServing(body);
 }
 
-function deploymentRows(deployments, chosen) {
+// Latencies at the percentile the plan held its objectives at (slo.percentile), the p50 scalars for static batches
+function deploymentRows(deployments, chosen, pct) {
   const s = (v) => (Number.isFinite(v) ? t("unit.seconds", { n: number(v, { maximumSignificantDigits: 3 }) }) : "—");
+  const at = (d, metric) => d.latency?.percentiles?.[metric]?.[pct] ?? d.latency?.[metric];
+  const head = (label) => (pct ? t("planner.at_percentile", { metric: label, p: pct }) : label);
   return tableOf(t("planner.serving_results"), [
     [t("planner.col.accelerator")], [t("planner.col.provider")], [t("planner.col.engine")], [t("planner.col.format")], [t("planner.col.kv")],
     [t("planner.col.devices_per_replica"), true], [t("planner.col.replicas"), true], [t("planner.col.batch"), true],
-    [t("planner.ttft"), true], [t("planner.tpot"), true], [t("planner.col.usd_hour"), true],
+    [head(t("planner.ttft")), true], [head(t("planner.tpot")), true], [t("planner.col.usd_hour"), true],
     [t("planner.col.usd_m_input"), true], [t("planner.col.usd_m_output"), true],
   ], deployments.map((d) => ({
     current: chosen && d === chosen,
     cells: [d.name || ctx.accName(d.accelerator), d.provider, d.engine, d.weights?.format || d.weights?.precision || "—", d.kv_cache_precision || "—",
       number(d.devices_per_replica, { maximumSignificantDigits: 21 }), number(d.replicas, { maximumSignificantDigits: 21 }),
-      number(d.batch_size, { maximumSignificantDigits: 21 }), s(d.latency?.time_to_first_token_s), ms(d.latency?.time_per_output_token_s),
+      number(d.batch_size, { maximumSignificantDigits: 21 }), s(at(d, "time_to_first_token_s")), ms(at(d, "time_per_output_token_s")),
       [usd(d.cost?.usd_per_hour), d.cost?.price_source?.stale ? [" ", ctx.h("span", { class: "badge warning stale", title: d.cost.price_source.note || null }, t("price.stale"))] : null],
       usd(d.cost?.usd_per_million_input_tokens, 4), usd(d.cost?.usd_per_million_output_tokens, 4)],
   })), { id: "serving-plan-table" });
@@ -189,7 +192,7 @@ export function renderServing() {
     ctx.h("div", { class: "actions" }, ctx.h("button", { type: "button", class: "primary", id: "serve-open-estimate",
       onclick: () => ctx.openInference(a.plan.estimate_request) }, t("planner.open_estimate"))),
     planExport("scalecost-serving-plan", rows, t("export.label", { what: t("planner.serving_results") })),
-    deploymentRows(rows, a.plan)));
+    deploymentRows(rows, a.plan, a.slo?.percentile)));
   } else {
     parts.push(missesSection((a.nearest_misses || []).map((m) => ({ ...m, message: servingMiss(m) })),
       (p, id) => ctx.h("button", { type: "button", class: "small", "aria-describedby": id, onclick: () => ctx.openInference(p.estimate_request) }, t("planner.open")),
