@@ -51,13 +51,34 @@ def request(point: ServingPoint, scheduler: str | None = None) -> dict[str, Any]
         body["kv_cache_precision"] = (
             "fp8" if point.kv_cache_precision.startswith("fp8") else point.kv_cache_precision
         )
-    if scheduler:
-        body["serving"] = {"scheduler": scheduler}
+    serving: dict[str, Any] = {"scheduler": scheduler} if scheduler else {}
+    graphs = cuda_graph_max_batch(point)
+    if graphs is not None:
+        serving["cuda_graph_max_batch"] = graphs
+    if serving:
+        body["serving"] = serving
     if point.concurrency is not None:
         body["batch_size"] = int(point.concurrency)
     else:
         body["workload"] = {"requests_per_second": point.request_rate}
     return body
+
+
+# SGLang releases of late 2024 (v0.4.x: the DataCrunch runs, `lmsysorg/sglang:latest` of 2024-12 and 0.4.1) set
+# cuda_graph_max_bs = 160 on every GPU of 25 GB or more, and min(160, 96) per data-parallel attention rank with
+# --enable-dp-attention (python/sglang/srt/server_args.py of that period; today's defaults are in schedule.py)
+SGLANG_2024_GRAPH_BATCH = 160
+SGLANG_2024_DP_ATTENTION_GRAPH_BATCH = 96
+
+
+def cuda_graph_max_batch(point: ServingPoint) -> int | None:
+    """The CUDA-graph batch of the run's engine release where it differs from today's default (None: the default)."""
+    if point.engine != "sglang" or not ("2024-12" in point.engine_version or point.engine_version == "0.4.1"):
+        return None
+    if "dp-attention" in point.notes or "dpattn" in point.label:
+        # the batch is split over the data-parallel attention ranks (one per device), each capturing 96
+        return SGLANG_2024_DP_ATTENTION_GRAPH_BATCH * int(point.devices or 1)
+    return SGLANG_2024_GRAPH_BATCH
 
 
 def measured(point: ServingPoint) -> dict[str, float | None]:

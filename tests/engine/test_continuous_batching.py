@@ -156,6 +156,7 @@ def test_a_full_token_budget_queues_prompts() -> None:
             "workload.requests_per_second",
         ),
         ({"slo": {"percentile": "p95"}}, "slo.percentile"),
+        ({"serving": {"cuda_graph_max_batch": 0}}, "serving.cuda_graph_max_batch"),
     ],
 )
 def test_bad_scheduling_fields_are_named(request_fields: dict[str, Any], field: str) -> None:
@@ -239,3 +240,32 @@ def test_max_num_seqs_caps_the_requests_in_flight_under_a_rate() -> None:
     assert not free["load"]["saturated"] and capped["load"]["saturated"]
     assert capped["load"]["sustainable_requests_per_second"] < free["load"]["sustainable_requests_per_second"]
     assert "serving.max_num_seqs" in errors_of(**NIM, serving={"max_num_seqs": 0})
+
+
+def test_decode_beyond_the_cuda_graph_batch_is_launched_eagerly() -> None:
+    """SGLang, Llama 3.3 70B on 4 × H200: a decode step of more requests than the CUDA-graph batch takes the longer of
+    the GPU's time and 80 layers × 0.93 ms of eager launches (DataCrunch measured 70.8 ms per token at about 300 in
+    flight with v0.4's 160); under the limit, and under today's default (512 at tp 4), the GPU time."""
+    from scalecost.engine.inference.model.engine_step import step_parts, step_seconds
+
+    body = {
+        **NIM,
+        "model": {"preset": "llama-3.3-70b"},
+        "weights": {"precision": "bf16"},
+        "engine": "sglang",
+        "prompt_tokens": 509,
+        "output_tokens": 534,
+        "hardware": {"accelerator": "nvidia-h200-sxm-141gb", "count": 4},
+        "batch_size": 1,
+    }
+    old = parse_request({**body, "serving": {"cuda_graph_max_batch": 160}}, CATALOG)
+    today = parse_request(body, CATALOG)
+    eager, graphs = step_parts(old.workload, old.accelerator, 4), step_parts(today.workload, today.accelerator, 4)
+    assert graphs.graph_rows == 512 and eager.graph_rows == 160
+    assert eager.eager_s == pytest.approx(80 * 0.93e-3)
+    zero = np.array(0.0)
+    for d in (150.0, 300.0):
+        gpu = float(step_seconds(graphs, np.array(d), zero))
+        assert gpu < eager.eager_s
+        expected = gpu if d <= 160 else eager.eager_s
+        assert float(step_seconds(eager, np.array(d), zero)) == pytest.approx(expected, rel=1e-12)

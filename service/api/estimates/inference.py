@@ -193,6 +193,16 @@ class ServingSchema(ma.Schema):
             "(default: the largest batch that fits)"
         },
     )
+    cuda_graph_max_batch = Integer(
+        validate=validate.Range(1, 100_000),
+        metadata={
+            "description": "Largest decode batch the engine replays as a CUDA graph; larger decode steps launch "
+            "their kernels eagerly (SGLang --cuda-graph-max-bs, vLLM max_cudagraph_capture_size), 1 to 100,000 "
+            "(default: the engine's for the device: vLLM 512; SGLang 256/512 by tensor degree, 32/160 under 60 "
+            "GiB; TensorRT-LLM not modelled)",
+            "example": 512,
+        },
+    )
     max_num_batched_tokens = Integer(
         validate=validate.Range(16, 1_048_576),
         metadata={

@@ -105,8 +105,15 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
     if seqs is not None and (isinstance(seqs, bool) or not isinstance(seqs, int) or not 1 <= seqs <= 100_000):
         bad("serving.max_num_seqs", _("Must be an integer {low}-{high}.").format(low=1, high=100_000))
         seqs = None
+    graphs = serving.get("cuda_graph_max_batch")
+    if graphs is not None and (
+        isinstance(graphs, bool) or not isinstance(graphs, int) or not 1 <= graphs <= 100_000
+    ):
+        bad("serving.cuda_graph_max_batch", _("Must be an integer {low}-{high}.").format(low=1, high=100_000))
+        graphs = None
     return Schedule(
         scheduler=scheduler,
+        cuda_graph_max_batch=graphs,
         chunked_prefill=chunk,
         max_num_batched_tokens=budget,
         requests_per_second=float(rate) if rate is not None else None,

@@ -164,6 +164,13 @@ VISION_STEP_OVERHEAD_S = 0.5e-3
 MOE_EXPERT_EFFICIENCY = Factor(
     0.65, "fit: gpt-fast mixtral-moe README, Mixtral-8x7B bf16 TP2-8 and int8 TP1-8"
 )
+# A decode step beyond the engine's CUDA-graph batch runs eagerly: each layer's kernels are launched from Python
+# (schedule.cuda_graph_max_batch). Eager PyTorch costs ≈ 0.93 ms per layer of host time (PyTorch blog 'Accelerating
+# Generative AI with PyTorch II: GPT, Fast' (2023), eager Llama-7B on A100 25.5 tok/s vs 104.9 compiled, the
+# hf-transformers row above); the launches overlap the GPU's work, so such a step takes the longer of the two.
+EAGER_LAYER_OVERHEAD = Factor(
+    0.93e-3, "PyTorch 'GPT, Fast' blog: eager 25.5 tok/s vs compiled 104.9 (Llama-7B A100)"
+)
 # Tensor-parallel all-reduce: fitted latency per all-reduce from gpt-fast Llama-2-7B TP 1/2/4/8
 # (104.9/168.8/254.0/328.4 tok/s): 6-10 µs per NCCL all-reduce over NVLink; PCIe boards assumed 25 µs.
 ALLREDUCE_LATENCY_S = Factor(8e-6, "fit: gpt-fast Llama-2-7B TP2/4/8 on NVLink A100")

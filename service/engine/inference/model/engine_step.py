@@ -21,6 +21,7 @@ from ...hardware import Accelerator
 from ...parallelism import group_bandwidth
 from .arrays import FloatArray
 from .efficiency import (
+    EAGER_LAYER_OVERHEAD,
     FP8_TOKENS_HALF,
     MOE_EXPERT_EFFICIENCY,
     allreduce_latency_s,
@@ -28,7 +29,7 @@ from .efficiency import (
     compute_profile,
 )
 from .memory import Workload
-from .schedule import batched_tokens, chunked
+from .schedule import batched_tokens, chunked, cuda_graph_max_batch
 from .speed import token_device, token_work
 
 Coefficient = Any  # a float, or a column of floats (one row per deployment) when deployments are stacked
@@ -61,6 +62,8 @@ class StepParts:
     verify_rows: Coefficient = 1.0  # speculative decoding: k + 1 rows per decoding sequence (schedule.py)
     draft_share: Coefficient = 0.0  # k × draft cost ratio: draft passes per step, in plain decode steps
     tokens_per_step: Coefficient = 1.0  # accepted tokens per sequence per step, (1 − α^(k+1))/(1 − α)
+    graph_rows: Coefficient = float("inf")  # decode rows replayed as a CUDA graph; more run eagerly
+    eager_s: Coefficient = 0.0  # host time of one eager step (layers × per-layer launch overhead)
 
 
 def stack_parts(parts: Sequence[StepParts]) -> StepParts:
@@ -117,6 +120,8 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
         verify_rows=1.0 + spec.draft_tokens if spec else 1.0,
         draft_share=spec.draft_tokens * spec.cost_ratio(work.layers) if spec else 0.0,
         tokens_per_step=spec.tokens_per_step if spec else 1.0,
+        graph_rows=cuda_graph_max_batch(w.schedule, w.engine, acc, d.devices if d.tensor else 1),
+        eager_s=work.layers * EAGER_LAYER_OVERHEAD.value,
     )
 
 
@@ -143,4 +148,6 @@ def _step(p: StepParts, dec: FloatArray, c: FloatArray, verify_rows: Coefficient
         + p.head_flop_s * c * (heads + p.n_half) / (p.eff_max * heads)
     )
     comm = np.where(n > 0, p.comm_fixed_s + p.comm_row_s * n, 0.0)
-    return np.maximum(memory, compute) + dec * p.per_sequence_s + p.fixed_s + comm
+    gpu = np.maximum(memory, compute) + dec * p.per_sequence_s + p.fixed_s + comm
+    # beyond the CUDA-graph batch the host launches each layer's kernels: the step takes the longer of the two
+    return np.where(dec * verify_rows > p.graph_rows, np.maximum(gpu, p.eager_s), gpu)

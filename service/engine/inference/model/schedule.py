@@ -114,6 +114,9 @@ class Schedule:
     speculative: Speculative | None = None
     percentile: str = DEFAULT_PERCENTILE
     disaggregation: Disaggregation | None = None  # None: every replica prefills and decodes (co-located)
+    cuda_graph_max_batch: int | None = (
+        None  # decode batches above it run eagerly; None = the engine's default
+    )
 
     @property
     def continuous(self) -> bool:
@@ -145,6 +148,34 @@ def batched_tokens(schedule: Schedule, engine: str, acc: Accelerator) -> tuple[i
         if gib >= floor and not (engine == "vllm" and a100 and floor >= 70.0):
             return tokens, _BUDGET_SOURCES[engine]
     return tiers[-1][1], _BUDGET_SOURCES[engine]
+
+
+# Largest decode batch an engine replays as a CUDA graph; larger decode steps launch every kernel from Python
+# (docs/formulas.md "Eager decode beyond the CUDA-graph batch"):
+# - vLLM: max_cudagraph_capture_size = min(max_num_seqs * 2, 512) (vllm/config/vllm.py, vllm-project/vllm @
+#   09f030eaf851400a83ad3d99f730868f76df0ca7), max_num_seqs >= 256 by default → 512.
+# - SGLang: cuda_graph_max_bs by device memory and tensor degree (python/sglang/srt/server_args.py, sgl-project/sglang
+#   @ 469c63e54e7d94591617ef9590c6aa26d54dc1bb): 32 (tp < 4) / 160 under 60 GiB, 256 (tp < 4) / 512 under 160 GiB,
+#   512 above. Releases of late 2024 (v0.4.x) used 160 on every GPU of 25 GB and more (same file, older version).
+# - TensorRT-LLM and the static engines: not modelled (no limit).
+CUDA_GRAPH_SOURCES = {
+    "vllm": "vLLM max_cudagraph_capture_size = min(max_num_seqs x 2, 512)",
+    "sglang": "SGLang server_args cuda_graph_max_bs: 32/160 under 60 GiB, 256/512 (tp < 4 / >= 4) above",
+}
+
+
+def cuda_graph_max_batch(schedule: Schedule, engine: str, acc: Accelerator, tensor_degree: int) -> float:
+    """Decode rows the engine replays as one CUDA graph (inf: no eager regime modelled)."""
+    if schedule.cuda_graph_max_batch is not None:
+        return float(schedule.cuda_graph_max_batch)
+    if engine == "vllm":
+        return 512.0
+    if engine == "sglang":
+        small = (acc.memory_bytes or 0) / GIB < 60.0
+        if tensor_degree < 4:
+            return 32.0 if small else 256.0
+        return 160.0 if small else 512.0
+    return float("inf")
 
 
 def chunked(schedule: Schedule, engine: str) -> bool:
