@@ -385,8 +385,8 @@ def test_serving_plan_basis_and_preset_notes_are_translated(client):
 
     french = client.post("/v1/plans/inference", json=BODY, headers={"Accept-Language": "fr"}).json
     english = client.post("/v1/plans/inference", json=BODY).json
-    assert english["slo"]["basis"].startswith("steady state of the estimator's batching model")
-    assert french["slo"]["basis"].startswith("régime permanent du modèle de batching")
+    assert english["slo"]["basis"].startswith("steady state at each batch size taken as a replica's concurrency")
+    assert french["slo"]["basis"].startswith("régime permanent à chaque taille de batch")
     assert french["disaggregated_serving"]["offered"] is False
     assert french["disaggregated_serving"]["reason"].startswith(
         "Non cherché : mettez search.disaggregation à true"
