@@ -25,18 +25,38 @@ would use. We shard the draft like the target (same degree, same layout rule).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ...architecture import ModelSpec, transformer_parameters
 from ...i18n import N_
 from .formats import WeightFormat, weight_bytes, weight_format
 from .kv import shape_kv_bytes_per_token
-from .schedule import Speculative
-
-if TYPE_CHECKING:
-    from .memory import Workload
+from .schedule import Schedule, Speculative
 
 NAMED, ESTIMATED, MTP = "named", "estimated", "mtp"
+
+
+class Workload(Protocol):
+    """What this module reads of memory.Workload (a structural type: memory.py imports this module)."""
+
+    @property
+    def model(self) -> ModelSpec: ...
+    @property
+    def engine(self) -> str: ...
+    @property
+    def fmt(self) -> WeightFormat: ...
+    @property
+    def kv_precision(self) -> str: ...
+    @property
+    def schedule(self) -> Schedule: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def layout(self) -> str: ...
+    @property
+    def weights_bytes(self) -> float: ...
+    @property
+    def derived(self) -> dict[str, object]: ...
 
 
 @dataclass(frozen=True)
