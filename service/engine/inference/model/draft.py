@@ -3,8 +3,10 @@
 
 The engines load the draft beside the target: vLLM's SpeculativeConfig.draft_tensor_parallel_size "can only be 1 or
 the same as the target model's tensor parallel size" (vllm/config/speculative.py, vllm-project/vllm @
-002e77c1f0ef9b19cff8b9e21cfbd6feb3d6b443), so the draft's weights and KV sit in the memory the target's batch
-would use. We shard the draft like the target (same degree, same layout rule).
+002e77c1f0ef9b19cff8b9e21cfbd6feb3d6b443); SGLang's StandaloneWorker runs the draft on the target's gpu_id and
+tp_rank with the target's token allocator and its own KV pool (python/sglang/srt/speculative/standalone_worker.py,
+sgl-project/sglang @ 08dae28a87392047a801cdd587ec3c091269bad3). So the draft's weights and KV sit in the memory the
+target's batch would use. We shard the draft like the target (same degree, same layout rule).
 
 - draft_model named (serving.speculative.draft_model, resolved like `model`): its own shape in the target's weight
   format, except a format that quantizes only MoE experts (mxfp4: gpt-oss keeps attention and embeddings in bf16,
