@@ -449,3 +449,50 @@ def test_bad_expert_tensor_is_422_naming_the_field_and_the_allowed_values(
     response = client.post("/v1/estimates/training", json={**FOLDED, "hardware": hardware})
     assert response.status_code == 422, response.json
     assert words in str(response.json["errors"][field])
+
+
+DRAFTED = {  # issue 30 §4: Llama 3.1 70B with a Llama 3.2 1B draft on 4 × H100 (vLLM, bf16)
+    "model": {"preset": "llama-3.1-70b"},
+    "weights": {"precision": "bf16"},
+    "engine": "vllm",
+    "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 4},
+    "output": {"suggestions": False},
+}
+SPECULATE = {"method": "draft_model", "acceptance_rate": 0.7}
+
+
+def test_a_named_draft_shows_in_the_memory_breakdown_and_the_assumptions(app, client):
+    body = {**DRAFTED, "serving": {"speculative": {**SPECULATE, "draft_model": {"preset": "llama-3.2-1b"}}}}
+    plain = client.post("/v1/estimates/inference", json=DRAFTED)
+    response = client.post("/v1/estimates/inference", json=body)
+    assert response.status_code == 200, response.json
+    assert response.json == _strip_none(_engine_answer(app, "inference", body))
+    memory, draft = response.json["memory"], response.json["assumptions"]["speculative_draft"]
+    assert (
+        plain.json["memory"]["breakdown"]["draft"] == 0
+        and "speculative_draft" not in plain.json["assumptions"]
+    )
+    assert memory["breakdown"]["draft"] > 1_235_814_400 * 2 / 4  # the sharded bf16 weights, plus its KV
+    assert memory["max_batch_size"] < plain.json["memory"]["max_batch_size"]
+    assert (draft["basis"], draft["weights_format"], draft["parameters"]) == ("named", "bf16", 1_235_814_400)
+    assert draft["cost_ratio"] == pytest.approx(1_235_814_400 / 70_553_706_496, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("speculative", "field"),
+    [
+        ({"method": "mtp", "draft_model": {"preset": "llama-3.2-1b"}}, "serving.speculative.draft_model"),
+        ({**SPECULATE, "draft_model": {"preset": "no-such-model"}}, "serving.speculative.draft_model.preset"),
+        ({**SPECULATE, "draft_model": "llama-3.2-1b"}, "serving.speculative.draft_model"),
+        (
+            {**SPECULATE, "draft_model": {"architecture": "mlp", "parameters": "1B"}},
+            "serving.speculative.draft_model",
+        ),
+    ],
+)
+def test_a_bad_draft_model_is_422_naming_it(client, speculative, field):
+    response = client.post(
+        "/v1/estimates/inference", json={**DRAFTED, "serving": {"speculative": speculative}}
+    )
+    assert response.status_code == 422, response.json
+    assert field in response.json["errors"], response.json["errors"]

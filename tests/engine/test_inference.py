@@ -42,7 +42,8 @@ def test_response_carries_every_contract_field() -> None:
         "max_context_tokens",
         "human",
     }
-    assert set(r["memory"]["breakdown"]) == {"weights", "kv_cache", "activations", "overhead"}
+    assert set(r["memory"]["breakdown"]) == {"weights", "kv_cache", "activations", "overhead", "draft"}
+    assert r["memory"]["breakdown"]["draft"] == 0  # no speculative decoding, no draft
     assert set(r["latency"]) >= {"time_to_first_token_s", "time_per_output_token_s", "end_to_end_s", "bound"}
     assert set(r["latency"]["bound"]) == {"prefill", "decode"}
     assert set(r["throughput"]) >= {

@@ -404,6 +404,21 @@ def _inference() -> list[Request]:
             "serving": {"speculative": {"method": "mtp"}, "max_num_batched_tokens": 16384},
             "output": {"suggestions": False},
         },
+        {  # a named draft model (issue 30 §4): its weights and KV on the target's devices
+            "model": {"preset": "llama-3.1-70b"},
+            "weights": {"precision": "bf16"},
+            "prompt_tokens": 1000,
+            "output_tokens": 1000,
+            "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 4},
+            "serving": {
+                "speculative": {
+                    "method": "draft_model",
+                    "acceptance_rate": 0.7,
+                    "draft_model": {"preset": "llama-3.2-1b"},
+                }
+            },
+            "output": {"suggestions": False},
+        },
         {
             "model": {"preset": "llama-3-8b"},
             "batch_size": 16,

@@ -138,7 +138,7 @@ def used_keys() -> set[str]:
     keys |= {f"sev.{s}" for s in ("info", "warning", "critical")}
     keys |= {
         f"part.{p}"
-        for p in ("weights", "gradients", "optimizer_states", "activations", "overhead", "kv_cache")
+        for p in ("weights", "gradients", "optimizer_states", "activations", "overhead", "kv_cache", "draft")
     }
     keys |= {f"unit.{u}" for u in ("days", "hours", "minutes", "seconds")}
     return keys

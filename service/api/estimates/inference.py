@@ -109,9 +109,16 @@ class SpeculativeSchema(ma.Schema):
     draft_cost_ratio = Float(
         validate=validate.Range(min=0, max=1, min_inclusive=False),
         metadata={
-            "description": "One draft pass as a share of one target decode step (default: mtp 1/layers, "
-            "draft_model 0.05)"
+            "description": "One draft pass as a share of one target decode step (default: mtp 1/layers; "
+            "draft_model: the named draft's weight bytes ÷ the target's, else 0.05)"
         },
+    )
+    draft_model = ModelSpecField(
+        metadata={
+            "description": "method draft_model only: the draft, in any form `model` takes (preset, shape, "
+            "parameter count, hf_config); its weights and KV cache are counted on the target's devices. Without "
+            "it, the draft's memory is estimated as draft_cost_ratio × the target's weights and KV per token"
+        }
     )
 
 

@@ -60,6 +60,10 @@ class InferenceMemoryBreakdownSchema(Answer):
     kv_cache = integer("Bytes per device")
     activations = integer("Bytes per device")
     overhead = integer("Engine reservations, bytes per device")
+    draft = integer(
+        "Speculative decoding's draft (draft model or MTP module): its weights and KV cache, bytes per device; "
+        "0 without speculative decoding"
+    )
 
 
 class InferenceMemoryHumanSchema(Answer):
@@ -70,6 +74,7 @@ class InferenceMemoryHumanSchema(Answer):
     weights = text()
     kv_cache = text()
     kv_cache_per_token = text()
+    draft = text()
 
 
 class InferenceMemorySchema(Answer):
@@ -78,7 +83,7 @@ class InferenceMemorySchema(Answer):
     device_capacity_bytes = num("Usable memory per device, bytes (Apple: the Metal share)")
     fits = F.Boolean()
     breakdown = section(
-        InferenceMemoryBreakdownSchema, "Bytes per device: weights, kv_cache, activations, overhead"
+        InferenceMemoryBreakdownSchema, "Bytes per device: weights, kv_cache, activations, overhead, draft"
     )
     kv_cache_bytes_per_token = num("KV-cache bytes per token (all layers)")
     max_batch_size = num("Largest batch that fits at this context")
@@ -282,8 +287,24 @@ class ComputeEfficiencySchema(Answer):
     source = text("Where the fit comes from")
 
 
+class SpeculativeDraftSchema(Answer):
+    method = text("mtp or draft_model", example="draft_model")
+    basis = text(
+        "named: the draft_model's own shape; estimated: the draft cost ratio × the target's weights and KV per "
+        "token; mtp: the MTP module",
+        example="named",
+    )
+    name = text("The draft's name; null when estimated", nullable=True)
+    parameters = num("The draft's parameters; null when estimated")
+    weights_format = text("Weight format of the draft; null when estimated", nullable=True, example="bf16")
+    weights_bytes = number("The whole draft's weights, bytes (all devices)")
+    kv_cache_bytes_per_token = number("The draft's KV cache per token, bytes (all devices)")
+    cost_ratio = number("One draft pass as a share of one target decode step")
+    description = text("How the draft's memory and cost were derived")
+
+
 class InferenceAssumptionsSchema(Answer):
-    OPTIONAL = frozenset({"moe_expert_efficiency", "calibration"})
+    OPTIONAL = frozenset({"moe_expert_efficiency", "calibration", "speculative_draft"})
     workload = section(InferenceWorkloadSchema, "The workload estimated")
     memory_bandwidth_efficiency = section(SourcedFactorSchema, "Achieved / datasheet bandwidth (MBU)")
     kv_bandwidth_efficiency = number("MBU of the KV-cache reads")
@@ -300,6 +321,10 @@ class InferenceAssumptionsSchema(Answer):
         metadata={"description": "The class behind each metric of `intervals`; null without"},
     )
     calibration = section(CalibrationUsedSchema, "The calibration profile used (only with `calibration`)")
+    speculative_draft = section(
+        SpeculativeDraftSchema,
+        "Speculative decoding only: the draft's memory and cost, and how they were derived",
+    )
 
 
 class InferenceEstimateSchema(Answer):

@@ -12,6 +12,7 @@ from ..i18n import _
 from ..models import ModelSpec, resolve_model
 from ..pricing import priced_cost, resolve_price
 from .disaggregation_request import check_disaggregation, parse_disaggregation, pool_prices
+from .model.draft import bind_draft
 from .model.formats import (
     ENGINE_KV_PRECISIONS,
     ENGINES,
@@ -23,7 +24,7 @@ from .model.formats import (
 )
 from .model.memory import Workload, tensor_degree_error, valid_counts
 from .model.plan import InferencePlan
-from .schedule_request import check_schedule, parse_schedule
+from .schedule_request import check_draft, check_schedule, parse_schedule
 
 DEFAULT_BATCH, DEFAULT_PROMPT, DEFAULT_OUTPUT = 1, 512, 256
 MAX_COUNT = 1024  # explicit counts (the API's limit); "auto" searches up to inference_memory.MAX_DEVICES
@@ -78,8 +79,11 @@ def parse_request(request: Mapping[str, Any], catalog: Catalog) -> InferencePlan
     schedule = replace(schedule, disaggregation=split)
     if model is not None and fmt is not None and acc is not None and engine in ENGINES:
         kv = kv or default_kv_precision(engine, fmt)
+        if schedule.speculative is not None:
+            schedule = replace(schedule, speculative=bind_draft(schedule.speculative, model, fmt))
         workload = Workload(model, engine, fmt, kv, batch, prompt, output, float(fraction), schedule)
         check_schedule(workload, acc, bad)
+        check_draft(workload, count, bad)
         _check_hardware(workload, acc, count, (request.get("weights") or {}).get("format"), bad)
         _check_context(workload, bad)
         check_disaggregation(workload, pools, lambda w, part: hardware_problems(w, part, None), bad)

@@ -11,10 +11,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..hardware import Accelerator
-from ..i18n import _
+from ..i18n import N_, _
 from ..units import SECONDS_PER_HOUR, human_bytes, human_duration
 from .intervals import intervals
 from .model.cost import usd_per_hour
+from .model.draft import ESTIMATED, MTP, NAMED, draft_per_device, draft_weights_bytes, resolve_draft
 from .model.efficiency import (
     MOE_EXPERT_EFFICIENCY,
     Factor,
@@ -26,7 +27,7 @@ from .model.efficiency import (
 )
 from .model.evaluate import InferenceEvaluation
 from .model.formats import compute_precision_on
-from .model.memory import MemoryLayout, Workload
+from .model.memory import MemoryLayout, Workload, kv_bytes_per_token
 from .model.plan import InferencePlan
 from .model.schedule import batched_tokens, chunked
 from .model.speed import Speed
@@ -158,7 +159,46 @@ def _assumptions_section(p: InferencePlan) -> dict[str, Any]:
     }
     if w.model.shape is not None and w.model.shape.is_moe:
         assumptions["moe_expert_efficiency"] = MOE_EXPERT_EFFICIENCY.value
+    draft = _draft_assumption(w)
+    if draft is not None:
+        assumptions["speculative_draft"] = draft
     return assumptions
+
+
+_DRAFT_BASIS = {
+    NAMED: N_(
+        "The named draft model's own shape: its weights in {format_note}, and its own KV cache per token, on "
+        "the target's devices and sharded like it."
+    ),
+    ESTIMATED: N_(
+        "No draft_model named: the draft is estimated at the draft cost ratio ({share:.1%}) of the target's "
+        "weights and KV cache per token, on the target's devices."
+    ),
+    MTP: N_(
+        "The MTP module (one decoder block of the target's, eh_proj, its own embedding and LM head, as vLLM "
+        "loads DeepSeek-V3's): not in the model's parameter count, added once; its KV is one layer's."
+    ),
+}
+
+
+def _draft_assumption(w: Workload) -> dict[str, Any] | None:
+    """How the speculative draft's memory and cost were derived (draft.py)."""
+    d, spec = resolve_draft(w), w.schedule.speculative
+    if d is None or spec is None or w.model.shape is None:
+        return None
+    whole = draft_per_device(w, 1, kv_bytes_per_token(w, 1))
+    fmt = d.fmt.name if d.fmt is not None else None
+    return {
+        "method": spec.method,
+        "basis": d.basis,
+        "name": d.model.name if d.model is not None else None,
+        "parameters": d.model.total_parameters if d.model is not None else None,
+        "weights_format": fmt,
+        "weights_bytes": draft_weights_bytes(w),
+        "kv_cache_bytes_per_token": whole[1],
+        "cost_ratio": spec.cost_ratio(w.model.shape.layers),
+        "description": _(_DRAFT_BASIS[d.basis]).format(format_note=_(d.format_note), share=d.share),
+    }
 
 
 def _notes(p: InferencePlan, count: int, to_meet: int | None) -> list[str]:
@@ -232,6 +272,7 @@ def _memory_section(ev: InferenceEvaluation, dec: int) -> dict[str, Any]:
             "kv_cache": round(mem.kv_cache_bytes),
             "activations": round(mem.activations_bytes),
             "overhead": round(mem.overhead_bytes),
+            "draft": round(mem.draft_bytes),
         },
         "kv_cache_bytes_per_token": round(mem.kv_bytes_per_token),
         "max_batch_size": ev.max_batch_size,
@@ -244,6 +285,7 @@ def _memory_section(ev: InferenceEvaluation, dec: int) -> dict[str, Any]:
             "weights": human_bytes(mem.weights_bytes, dec),
             "kv_cache": human_bytes(mem.kv_cache_bytes, dec),
             "kv_cache_per_token": human_bytes(mem.kv_bytes_per_token, dec),
+            "draft": human_bytes(mem.draft_bytes, dec),
         },
     }
 

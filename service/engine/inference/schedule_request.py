@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors import InvalidRequest
 from ..hardware import Accelerator
 from ..i18n import _
-from .model.memory import Workload
+from ..models import ModelSpec, resolve_model
+from .model.memory import Workload, tensor_degree_error
 from .model.schedule import (
     ACCEPTANCE_RANGE,
     DRAFT_TOKENS_RANGE,
@@ -170,7 +172,67 @@ def _speculative(spec: Any, scheduler: str, bad: Any) -> Speculative | None:
     if scheduler != "continuous":
         bad("serving.speculative", _("Speculative decoding is modelled for the continuous scheduler only."))
         return None
-    return Speculative(method, k, float(alpha), float(ratio) if ratio is not None else None)
+    ok, draft = _draft_model(spec, method, bad)
+    if not ok:
+        return None
+    return Speculative(
+        method, k, float(alpha), float(ratio) if ratio is not None else None, draft=draft or None
+    )
+
+
+DRAFT_PATH = "serving.speculative.draft_model"
+
+
+def _draft_model(spec: Mapping[str, Any], method: str, bad: Any) -> tuple[bool, ModelSpec | None]:
+    """(valid, serving.speculative.draft_model resolved like `model`: None when not given)."""
+    given = spec.get("draft_model")
+    if given is None:
+        return True, None
+    if method != "draft_model":
+        bad(DRAFT_PATH, _("Only for method draft_model: an MTP module is part of the target's checkpoint."))
+        return False, None
+    if not isinstance(given, Mapping):
+        bad(
+            DRAFT_PATH,
+            _("Must be a model object like `model`: a preset, a shape, a parameter count or an hf_config."),
+        )
+        return False, None
+    try:
+        draft = resolve_model(given)
+    except InvalidRequest as exc:
+        for path, messages in exc.errors.items():
+            where = DRAFT_PATH + path[len("model") :] if path.startswith("model") else DRAFT_PATH
+            for message in messages:
+                bad(where, message)
+        return False, None
+    if draft.architecture != "transformer" or draft.shape is None or not draft.shape.causal:
+        bad(DRAFT_PATH, _("A draft must be a decoder-only transformer (a causal language model)."))
+        return False, None
+    return True, draft
+
+
+def check_draft(w: Workload, count: int | None, bad: Any) -> None:
+    """A named draft must be smaller than the target and shard over the target's tensor-parallel degree."""
+    spec = w.schedule.speculative
+    if spec is None or spec.draft is None or spec.draft.shape is None:
+        return
+    if spec.draft_weight_ratio is not None and spec.draft_weight_ratio >= 1.0:
+        bad(
+            DRAFT_PATH,
+            _(
+                "The draft must be smaller than the target (its weights are {ratio:.0%} of the target's)."
+            ).format(ratio=spec.draft_weight_ratio),
+        )
+    s = spec.draft.shape
+    if count is not None and w.layout == "tensor":
+        reason = tensor_degree_error(s.attention_heads, s.kv_heads, count)
+        if reason:
+            bad(
+                DRAFT_PATH,
+                _("The draft shards like the target: tensor-parallel degree {count} {reason}.").format(
+                    count=count, reason=reason
+                ),
+            )
 
 
 def check_schedule(w: Workload, acc: Accelerator, bad: Any) -> None:

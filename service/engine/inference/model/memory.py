@@ -22,8 +22,10 @@ from ...architecture import ModelSpec, mlp_parameters
 from ...hardware import Accelerator
 from ...i18n import _
 from ...units import GIB
+from .draft import draft_per_device
 from .efficiency import TENSOR_PARALLEL_ENGINES
-from .formats import WeightFormat, input_embedding_bytes, kv_element_bytes, weight_bytes
+from .formats import WeightFormat, input_embedding_bytes, weight_bytes
+from .kv import shape_kv_bytes_per_token
 from .schedule import STATIC, Schedule
 
 MAX_DEVICES = 64  # largest count "auto" tries (8 nodes of 8)
@@ -139,22 +141,11 @@ class Workload:
 
 
 def kv_bytes_per_token(w: Workload, count: int = 1) -> float:
-    """KV bytes per token on one device.
-
-    2·L·g·d·bytes (GQA/MQA use g, not a — docs/formulas.md; Llama-2-7B fp16 = 512 KiB, Llama-3-8B = 128 KiB);
-    MLA stores (kv_lora_rank + qk_rope_head_dim)·L·bytes (DeepSeek-V2 paper §2.1.2, V3 config).
-    """
+    """KV bytes per token on one device (kv.py: 2·L·g·d·bytes, MLA (r_kv + d_rope)·L·bytes); 0 without a cache."""
     s = w.model.shape
     if s is None or w.mode != "token":
         return 0.0
-    nbytes = kv_element_bytes(w.engine, w.kv_precision)
-    if s.kv_lora_rank:
-        per = (s.kv_lora_rank + (s.qk_rope_head_dim or 0)) * s.layers * nbytes
-        return float(per) / (count if w.layout == "layer" else 1)  # MLA latent replicated on every TP rank
-    if w.layout == "tensor":
-        heads = math.ceil(s.kv_heads / count)  # g < t: each rank keeps one replicated head
-        return float(2 * s.layers * heads * s.head_dim * nbytes)
-    return float(2 * s.layers * s.kv_heads * s.head_dim * nbytes) / count
+    return shape_kv_bytes_per_token(s, w.engine, w.kv_precision, w.layout, count)
 
 
 @dataclass(frozen=True)
@@ -167,6 +158,12 @@ class MemoryLayout:
     overhead_bytes: float  # per device
     kv_bytes_per_token: float  # per device
     count: int
+    draft_weights_bytes: float = 0.0  # per device: the speculative draft (draft.py)
+    draft_kv_cache_bytes: float = 0.0  # per device
+
+    @property
+    def draft_bytes(self) -> float:
+        return self.draft_weights_bytes + self.draft_kv_cache_bytes
 
     @property
     def fits(self) -> bool:
@@ -201,6 +198,8 @@ class MemoryModel:
         self.divide = count if w.layout in ("tensor", "layer") else 1
         self.weights = w.weights_bytes / self.divide
         self.kv_token = kv_bytes_per_token(w, count if w.layout != "replica" else 1)
+        # the speculative draft's weights and KV per token, on the same devices (draft.py)
+        self.draft_weights, self.draft_kv_token = draft_per_device(w, count, self.kv_token)
         self.fixed_overhead = _FIXED_OVERHEAD[w.engine] if acc.kind != "cpu" else 0.0
         self.raw = device_memory_bytes(w, acc)
         fraction = _USABLE_FRACTION[w.engine]
@@ -210,20 +209,32 @@ class MemoryModel:
 
     def layout(self, batch: int | None = None, context: int | None = None) -> MemoryLayout:
         per_device, capacity, kv, acts, overhead = self._terms(batch, context)
-        return MemoryLayout(per_device, capacity, self.weights, kv, acts, overhead, self.kv_token, self.count)
+        b, ctx = self._batch_context(batch, context)
+        draft_kv = self.draft_kv_token * b * ctx
+        return MemoryLayout(
+            per_device,
+            capacity,
+            self.weights,
+            kv,
+            acts,
+            overhead,
+            self.kv_token,
+            self.count,
+            self.draft_weights,
+            draft_kv,
+        )
 
     def fits(self, batch: int | None = None, context: int | None = None) -> bool:
         per_device, capacity, *_ = self._terms(batch, context)
         return per_device <= capacity
 
     def _terms(self, batch: int | None, context: int | None) -> tuple[float, float, float, float, float]:
-        """(per-device bytes, usable capacity, KV cache, activations, overhead)."""
+        """(per-device bytes, usable capacity, KV cache, activations, overhead); the draft's weights and KV are in
+        the per-device bytes (MemoryLayout lists them apart)."""
         w = self.w
-        b = w.batch if batch is None else batch
-        ctx = w.context_tokens if context is None else context
-        if w.engine == "vllm":
-            ctx = math.ceil(ctx / _VLLM_BLOCK) * _VLLM_BLOCK
+        b, ctx = self._batch_context(batch, context)
         kv = self.kv_token * b * ctx
+        draft = self.draft_weights + self.draft_kv_token * b * ctx
         acts = _activations(w, b, ctx, self.divide)
         overhead = self.fixed_overhead
         if w.engine == "hf-transformers":
@@ -232,8 +243,19 @@ class MemoryModel:
         if capacity is None:
             # TRT-LLM hands 90% of what is free after weights and buffers to the KV pool; the rest stays unused
             raw = self.raw
-            capacity = raw - (1.0 - _TRT_FREE_FRACTION) * max(raw - self.weights - acts - overhead, 0.0)
-        return self.weights + kv + acts + overhead, capacity, kv, acts, overhead
+            capacity = raw - (1.0 - _TRT_FREE_FRACTION) * max(
+                raw - self.weights - draft - acts - overhead, 0.0
+            )
+        return self.weights + draft + kv + acts + overhead, capacity, kv, acts, overhead
+
+    def _batch_context(self, batch: int | None, context: int | None) -> tuple[int, int]:
+        """(batch, context) with the request's defaults; vLLM's context rounded up to whole 16-token blocks."""
+        w = self.w
+        b = w.batch if batch is None else batch
+        ctx = w.context_tokens if context is None else context
+        if w.engine == "vllm":
+            ctx = math.ceil(ctx / _VLLM_BLOCK) * _VLLM_BLOCK
+        return b, ctx
 
 
 def _activations(w: Workload, batch: int, ctx: int, divide: int) -> float:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...architecture import ModelSpec
 from ...hardware import Accelerator
 
 SCHEDULERS = ("continuous", "static")
@@ -53,7 +54,9 @@ ACCEPTANCE_RANGE = (0.3, 0.95)
 DRAFT_TOKENS_RANGE = (1, 8)
 MTP_ACCEPTANCE = 0.85  # DeepSeek-V3 §5.4.3: 85-90 % for the second token (the low end)
 # Cost of one draft pass relative to one target decode step: an MTP module is one transformer block (DeepSeek-V3
-# §2.2), so 1/layers of the target; a separate draft model is assumed at 5 % (e.g. a 1-3B draft for a 70B target).
+# §2.2), so 1/layers of the target; a named draft model costs its weight bytes ÷ the target's (a decode step streams
+# the weights: draft.py); an unnamed one is assumed at 5 % (e.g. a 1-3B draft for a 70B target), and its memory is
+# estimated as that share of the target's weights and KV per token (draft.py).
 DRAFT_MODEL_COST_RATIO = 0.05
 
 
@@ -63,6 +66,10 @@ class Speculative:
     draft_tokens: int
     acceptance_rate: float
     draft_cost_ratio: float | None = None  # None: the method's default
+    draft: ModelSpec | None = None  # method draft_model: the named draft (serving.speculative.draft_model)
+    draft_weight_ratio: float | None = (
+        None  # the named draft's weight bytes ÷ the target's (draft.bind_draft)
+    )
 
     @property
     def tokens_per_step(self) -> float:
@@ -72,7 +79,9 @@ class Speculative:
     def cost_ratio(self, layers: int) -> float:
         if self.draft_cost_ratio is not None:
             return self.draft_cost_ratio
-        return 1.0 / max(layers, 1) if self.method == "mtp" else DRAFT_MODEL_COST_RATIO
+        if self.method == "mtp":
+            return 1.0 / max(layers, 1)
+        return self.draft_weight_ratio if self.draft_weight_ratio is not None else DRAFT_MODEL_COST_RATIO
 
 
 @dataclass(frozen=True)

@@ -307,7 +307,7 @@ function recommendationsSection(kind, recs) {
 function memoryChart(kind, memory) {
   const keys = kind === "training"
     ? ["weights", "gradients", "optimizer_states", "activations", "overhead"]
-    : ["weights", "kv_cache", "activations", "overhead"];
+    : ["weights", "kv_cache", "draft", "activations", "overhead"];
   const breakdown = memory?.breakdown || {};
   const human = memory?.human || {};
   const parts = keys.map((key) => ({ key, label: t(`part.${key}`), value: Number(breakdown[key]) || 0, human: human[key] || bytes(breakdown[key]) }));
