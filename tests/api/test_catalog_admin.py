@@ -35,7 +35,8 @@ def test_price_change_closes_the_old_row_and_opens_a_new_one(client, admin_heade
     history = client.get(f"{H100}/prices/history?provider=aws").json
     assert [(p["usd_per_hour"], p["effective_from"], p["effective_to"]) for p in history] == [
         ("12.290000", "2024-01-01", "2025-07-01"),
-        ("6.880000", "2025-07-01", "2026-10-01"),
+        ("6.880000", "2025-07-01", "2026-08-22"),
+        ("6.880000", "2026-08-22", "2026-10-01"),
         ("5.500000", "2026-10-01", None),
     ]
 
