@@ -35,7 +35,8 @@ def test_price_change_closes_the_old_row_and_opens_a_new_one(client, admin_heade
     history = client.get(f"{H100}/prices/history?provider=aws").json
     assert [(p["usd_per_hour"], p["effective_from"], p["effective_to"]) for p in history] == [
         ("12.290000", "2024-01-01", "2025-07-01"),
-        ("6.880000", "2025-07-01", "2026-10-01"),
+        ("6.880000", "2025-07-01", "2026-08-22"),
+        ("6.880000", "2026-08-22", "2026-10-01"),
         ("5.500000", "2026-10-01", None),
     ]
 
@@ -149,7 +150,7 @@ def test_concurrent_price_updates_with_same_if_match_exactly_one_wins(app, db_ba
     winner = next(p for p, code in results.items() if code == 200)
     history = app.test_client().get(f"{H100}/prices/history?provider=aws").json
     assert [p["usd_per_hour"] for p in history if p["effective_to"] is None] == [f"{float(winner):.6f}"]
-    assert len(history) == 3  # two seeded periods + exactly the winner
+    assert len(history) == 4  # three seeded periods (2024, 2025-H2, 2026-08-22) + exactly the winner
 
 
 def test_history_is_no_provider_name(client, admin_headers):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import socket
 import threading
 import uuid
@@ -122,11 +123,16 @@ def test_failed_multi_row_write_leaves_nothing_behind(app, monkeypatch):
             )
     with database.transaction() as session:
         rows = session.scalars(
-            select(AcceleratorPrice).where(
-                AcceleratorPrice.accelerator_id == "nvidia-l4", AcceleratorPrice.provider == "aws"
-            )
+            select(AcceleratorPrice)
+            .where(AcceleratorPrice.accelerator_id == "nvidia-l4", AcceleratorPrice.provider == "aws")
+            .order_by(AcceleratorPrice.effective_from)
         ).all()
-        assert [(r.usd_per_hour, r.effective_to) for r in rows] == [(Decimal("0.804800"), None)]
+        # the seed's history of g6.xlarge, untouched: its rows of 2024, 2026-01-21 and 2026-09-22
+        assert [(r.usd_per_hour, r.effective_to) for r in rows] == [
+            (Decimal("0.804800"), dt.date(2026, 1, 21)),
+            (Decimal("0.804800"), dt.date(2026, 9, 22)),
+            (Decimal("0.804800"), None),
+        ]
         assert session.get(Accelerator, "nvidia-l4").version == 1
         assert session.scalar(select(AuditEvent).limit(1)) is None
 
@@ -154,5 +160,5 @@ def test_failed_write_through_http_is_500_problem_and_rolls_back(app, admin_head
     assert client.get("/v1/accelerators/nvidia-l4").headers["ETag"] == etag
     assert [
         p["usd_per_hour"] for p in client.get("/v1/accelerators/nvidia-l4/prices/history?provider=aws").json
-    ] == ["0.804800"]
+    ] == ["0.804800"] * 3  # the seed's three rows of g6.xlarge, untouched
     assert client.get("/v1/audit-events?target=accelerator:nvidia-l4", headers=admin_headers).json == []

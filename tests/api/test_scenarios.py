@@ -87,7 +87,8 @@ def test_put_requires_if_match_creates_revision_and_rejects_stale(client, editor
     assert client.put(path, json=update, headers=editor_headers).status_code == 428
     updated = client.put(path, json=update, headers={**editor_headers, "If-Match": etag})
     assert updated.status_code == 200 and updated.json["version"] == 2
-    assert updated.json["prices"]["usd_per_accelerator_hour"] == pytest.approx(2.99)
+    # Lambda's 8x H100 SXM on demand, seeded from a reading of 2026-09-28
+    assert updated.json["prices"]["usd_per_accelerator_hour"] == pytest.approx(3.99)
     assert client.put(path, json=update, headers={**editor_headers, "If-Match": etag}).status_code == 412
     revisions = client.get(f"{path}/revisions", headers=editor_headers).json
     assert [(r["revision"], r["action"], r["author"]) for r in revisions] == [

@@ -35,7 +35,7 @@ def test_an_offer_sells_whole_instances_within_its_limit_and_the_callers_quota()
 
 
 def test_a_tpu_v6e_is_sold_in_slices_never_288_chips(catalog):
-    (row,) = [p for p in catalog.prices["google-tpu-v6e"] if p.pricing_model == "on-demand"]
+    *_, row = [p for p in catalog.prices["google-tpu-v6e"] if p.pricing_model == "on-demand"]  # oldest first
     terms = terms_of(row, "google-tpu-v6e")  # slice sizes of cloud.google.com/tpu/docs/v6e
     counts = np.array([1, 2, 4, 8, 256, 288, 512])
     assert list(counts[buyable(counts, terms)]) == [

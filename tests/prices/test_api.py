@@ -274,7 +274,7 @@ def test_the_command_line_dry_run_apply_and_a_malformed_file(tmp_path, migrated_
         ["prices", "import", "--source", "aws-price-list", "--dry-run", fixture], tmp_path, migrated_url
     )
     assert dry.returncode == 0, dry.stderr
-    assert "added 3, changed 2, unchanged 3" in dry.stdout and "dry run: nothing was written" in dry.stdout
+    assert "added 3, changed 0, unchanged 5" in dry.stdout and "dry run: nothing was written" in dry.stdout
     applied = run_cli(["prices", "import", "--source", "aws-price-list", fixture], tmp_path, migrated_url)
     assert applied.returncode == 0 and "applied as price import #" in applied.stdout, applied.stdout
     broken = tmp_path / "broken.json"

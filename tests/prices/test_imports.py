@@ -60,6 +60,26 @@ def assert_no_overlapping_periods(session) -> None:
             assert older.effective_to is not None and older.effective_to <= newer.effective_from, key
 
 
+def as_the_2025_seed_had_it(app) -> None:
+    """The seed's newest p4d/p4de rows (2026-01-21) carry the fixture's exact instance prices / 8 and are newer
+    than the fixture. Put the catalog back as the seed had it before (its 2025-H2 rows, rounded to 4 decimals:
+    2.7447 and 3.4309) so that a diff has changed prices to describe."""
+    with app.extensions["scalecost.db"].transaction() as session:
+        for instance_type, rounded in (("p4d.24xlarge", "2.744700"), ("p4de.24xlarge", "3.430900")):
+            rows = sorted(
+                session.scalars(
+                    select(AcceleratorPrice).where(
+                        AcceleratorPrice.instance_type == instance_type,
+                        AcceleratorPrice.pricing_model == "on-demand",
+                    )
+                ),
+                key=lambda p: p.effective_from,
+            )
+            assert str(rows[-2].usd_per_hour) == rounded and rows[-1].effective_from == dt.date(2026, 1, 21)
+            session.delete(rows[-1])
+            rows[-2].effective_to = None
+
+
 @pytest.mark.parametrize(("source", "name"), FILES)
 def test_dry_run_then_apply_then_again(app, source, name):
     database = app.extensions["scalecost.db"]
@@ -97,12 +117,13 @@ def test_dry_run_then_apply_then_again(app, source, name):
 
 
 def test_per_accelerator_prices_and_what_the_diff_says(app):
+    as_the_2025_seed_had_it(app)
     answer = run(app, "aws-price-list", "aws-ec2-offer-excerpt.json", dry_run=True)
     added = {(r["instance_type"], r["region"], r["pricing_model"]): r for r in answer["added"]}
     assert added[("p5.48xlarge", "us-west-2", "on-demand")]["usd_per_hour"] == "6.880000"  # 55.04 / 8
     assert added[("p5.48xlarge", "us-east-1", "reserved-1y")]["usd_per_hour"] == "4.703750"  # 37.63 / 8
     changed = {r["instance_type"]: r for r in answer["changed"]}
-    assert changed["p4d.24xlarge"]["old_usd_per_hour"] == "2.744700"  # the seed rounded 21.957642 / 8
+    assert changed["p4d.24xlarge"]["old_usd_per_hour"] == "2.744700"  # the rounded stand-in above
     assert changed["p4d.24xlarge"]["usd_per_hour"] == "2.744705"
     assert changed["p4d.24xlarge"]["percent_change"] == pytest.approx(0.000182, abs=1e-6)
     unchanged = {r["instance_type"] for r in answer["unchanged"]}
@@ -116,7 +137,7 @@ def test_a_price_set_by_hand_after_the_files_date_is_kept_unless_forced(app, cli
     put = client.put(
         "/v1/accelerators/nvidia-a100-sxm-40gb/prices/aws",
         json={"usd_per_hour": 2.5, "instance_type": "p4d.24xlarge", "region": "us-east-1",
-              "effective_from": "2025-10-01", "source": "negotiated"},
+              "effective_from": "2026-02-01", "source": "negotiated"},
         headers={**admin_headers, "If-Match": etag},
     )  # fmt: skip
     assert put.status_code == 200, put.json
@@ -134,6 +155,7 @@ def test_a_price_set_by_hand_after_the_files_date_is_kept_unless_forced(app, cli
 
 
 def test_an_older_file_does_not_replace_a_newer_price(app):
+    as_the_2025_seed_had_it(app)
     text = (FIXTURES / "aws-ec2-offer-excerpt.json").read_text()
     older = text.replace(
         '"publicationDate" : "2025-09-12T22:53:08Z"', '"publicationDate" : "2025-06-01T00:00:00Z"'

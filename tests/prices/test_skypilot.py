@@ -104,7 +104,9 @@ def test_the_seed_refresh_adds_a_dated_row_after_each_seeded_price_the_files_hol
     lowest price over its regions, dated the commit's day; offers the file lacks are listed, not touched."""
     import csv
 
-    from .refresh_seed import SEED, refreshed, stale_count
+    from scalecost.store.seeding import effective_from_of
+
+    from .refresh_seed import SEED, STALE_AFTER_DAYS, current_rows, refreshed, stale_count
 
     rows = list(csv.DictReader(SEED.open(encoding="utf-8")))
     files = [("lambda/vms.csv", (FIXTURES / "skypilot-lambda-vms.csv").read_bytes())]
@@ -120,5 +122,11 @@ def test_the_seed_refresh_adds_a_dated_row_after_each_seeded_price_the_files_hol
     assert by_type["gpu_8x_h100_sxm5"]["usd_per_accelerator_hour"] == "3.99"
     assert all(r["provider"] == "lambda" for r in added)
     assert any(key[2] == "gpu_1x_a6000" for key in missing)  # the sample lacks it: left as it was
+    # each added row replaces its offer's current row: the stale ones among those stop being stale
+    current = current_rows(rows)
+    key = ("accelerator_id", "provider", "instance_type", "region", "pricing_model")
+    replaced = [current[tuple(r[k] for k in key)] for r in added]
+    were_stale = sum((day - effective_from_of(r["as_of"])).days > STALE_AFTER_DAYS for r in replaced)
+    assert were_stale == 1  # gpu_8x_v100 (2025-H2); the seed's gpu_8x_h100_sxm5 row of 2026-09-28 is not
     before, after = stale_count(rows, day), stale_count(new_rows, day)
-    assert after[0] == before[0] - len(added) and after[1] == before[1]
+    assert after[0] == before[0] - were_stale and after[1] == before[1]

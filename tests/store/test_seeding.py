@@ -34,9 +34,10 @@ def test_older_price_of_the_same_offer_is_closed_by_the_newer(app):
             )
             .order_by(AcceleratorPrice.effective_from)
         ).all()
-    assert [r.usd_per_hour for r in rows] == [Decimal("12.29"), Decimal("6.88")]
+    assert [r.usd_per_hour for r in rows] == [Decimal("12.29"), Decimal("6.88"), Decimal("6.88")]
     assert rows[0].effective_to == rows[1].effective_from == dt.date(2025, 7, 1)
-    assert rows[1].effective_to is None
+    assert rows[1].effective_to == rows[2].effective_from == dt.date(2026, 8, 22)
+    assert rows[2].effective_to is None
 
 
 def test_seeding_never_overwrites_admin_changes(app):
@@ -45,9 +46,11 @@ def test_seeding_never_overwrites_admin_changes(app):
         acc = session.get(Accelerator, "nvidia-t4")
         acc.name = "T4 (renamed by admin)"
         price = session.scalars(
-            select(AcceleratorPrice).where(AcceleratorPrice.accelerator_id == "nvidia-t4")
+            select(AcceleratorPrice).where(
+                AcceleratorPrice.accelerator_id == "nvidia-t4", AcceleratorPrice.effective_to.is_(None)
+            )
         ).one()
-        price.effective_to = dt.date(2026, 1, 1)
+        price.effective_to = dt.date(2026, 3, 1)
         session.add(
             AcceleratorPrice(
                 accelerator_id="nvidia-t4",
@@ -55,7 +58,7 @@ def test_seeding_never_overwrites_admin_changes(app):
                 instance_type="g4dn.xlarge",
                 region="us-east-1",
                 usd_per_hour=Decimal("0.40"),
-                effective_from=dt.date(2026, 1, 1),
+                effective_from=dt.date(2026, 3, 1),
                 created_by="admin",
             )
         )
