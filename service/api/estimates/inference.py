@@ -170,6 +170,13 @@ class ServingSchema(ma.Schema):
             "description": "Split long prompts over steps (default: true on vllm and sglang, false on tensorrt-llm)"
         }
     )
+    mixed_chunk = ma.fields.Boolean(
+        metadata={
+            "description": "Prefill chunks share engine steps with the running decodes (default: true on vllm and "
+            "tensorrt-llm; false on sglang, whose --enable-mixed-chunk is off: a prompt is prefilled in steps of its "
+            "own while the decodes wait)"
+        }
+    )
     speculative = ma.fields.Nested(
         SpeculativeSchema,
         metadata={

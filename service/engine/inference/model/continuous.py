@@ -21,6 +21,11 @@ pass's concurrency and decode-phase share):
 - TPOT of one request = T_dec + (T_mix − T_dec)·M/(O − 1), M ~ Binomial(O − 1, f_seen) (normal approximation).
 - Past the last a whose prompts fit the budget (a·P > budget − d) every step is full: d = budget·(O − 1)/(P + O − 1),
   X = budget/((P + O − 1)·T_full), and prompts queue: TTFT = C/X − (O − 1)·T_full.
+- Engines that do not mix (SGLang's default, schedule.mixed_chunk): a step carries prompt tokens or decodes, never
+  both. Prompt steps take the whole budget with no decode row beside, T_mix = T(0, c), and the decoding requests
+  stall through them: a request's token takes one decode step plus K prompt steps, K geometric with mean
+  s/(1 − s) (s = f_seen, the share of prompt steps while it decodes), so T_seen = T(1 + d_o, 0) + s/(1 − s)·T(0, c)
+  and its TPOT spread is that of the mean of O − 1 such K (variance s/(1 − s)² each).
 Arrival rates (Poisson, open loop) are read off the grid by X instead of C.
 """
 
@@ -47,6 +52,7 @@ GRID_POINTS = 192
 # two passes, then secant steps on the concurrency: within 0.03 % of the fixed point (40 passes) on five workloads
 PASSES = 4
 MAX_PREFILL_LOAD = 0.97  # the M/D/1 wait is capped here (it diverges at 1)
+MIN_DECODE_SHARE = 1e-3  # without mixed steps, the decodes' share of steps is floored here (stalls diverge at 0)
 NAMES = ("p50", "p90", "p99")
 _UNIT = np.linspace(0.0, 1.0, GRID_POINTS)
 
@@ -68,6 +74,7 @@ class LoadSpeeds:
     prefill_tokens_per_step: FloatArray  # c
     budget_tokens: int
     prefill_saturated: FloatArray  # bool: every step full, prompts queue for the budget
+    mixed: bool = True  # prompt chunks share steps with decodes (else mixed_step_s is a prompt-only step)
 
 
 def closed_loop(w: Workload, acc: Accelerator, count: int, concurrency: FloatArray) -> LoadSpeeds:
@@ -127,6 +134,7 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
     o1 = np.maximum(p.output - 1.0, 0.0) / p.tokens_per_step  # decode steps per request
     zeros = np.zeros_like(a)
     d = a * o1
+    beside = np.where(p.mixed, 1.0, 0.0)  # decode rows in a step that carries prompt tokens: all, or none
     # a first estimate of the concurrency: the own prefill beside every decoding request, no queueing
     t0 = step_seconds(p, d, zeros)
     conc = a / t0 * (REQUEST_OVERHEAD_S + own_prefill(p, d) + o1 * t0)
@@ -139,19 +147,20 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
             conc = np.where(safe, c1 - g1 * (c1 - c0) / np.where(safe, slope, 1.0), c1 + g1)
             conc = np.maximum(conc, 0.0)
         conc_in = conc
-        room = np.maximum(p.budget - d * p.verify_rows, 1.0)
+        room = np.maximum(p.budget - d * p.verify_rows * beside, 1.0)
         wanted = p.prompt * np.maximum(a, 1.0)
         c = np.minimum(room, wanted)
         c = np.where(p.chunked, c, np.maximum(p.prompt, c))
         f = np.minimum(a * p.prompt / c, 1.0)
-        t_mix, t_dec = step_seconds(p, d, c), step_seconds(p, d, zeros)
+        t_mix, t_dec = step_seconds(p, d * beside, c), step_seconds(p, d, zeros)
         t_mean = f * t_mix + (1.0 - f) * t_dec
         x = a / t_mean
         others_share = np.maximum(conc - 1.0, 0.0) / np.maximum(conc, 1.0) if closed else np.ones_like(a)
         others = d * others_share
         seen = f * others_share
-        seen_mix, seen_dec = step_seconds(p, 1.0 + others, c), step_seconds(p, 1.0 + others, zeros)
-        t_seen = seen * seen_mix + (1.0 - seen) * seen_dec
+        seen_mix, seen_dec = step_seconds(p, (1.0 + others) * beside, c), step_seconds(p, 1.0 + others, zeros)
+        stall = seen / np.maximum(1.0 - seen, MIN_DECODE_SHARE)  # prompt-only steps per decode step
+        t_seen = np.where(p.mixed, seen * seen_mix + (1.0 - seen) * seen_dec, seen_dec + stall * seen_mix)
         service = own_prefill(p, others)
         busy = others_share if closed else 1.0 - np.exp(-d)
         # the share of the prefill's time (not of steps) the other requests' prompts fill: an M/D/1 utilisation
@@ -174,22 +183,26 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         "saturated": a * p.prompt > room,
     }
     spread = np.sqrt(seen * (1.0 - seen) / np.maximum(o1, 1.0))
+    stall_spread = np.sqrt(seen / np.maximum(o1, 1.0)) / np.maximum(1.0 - seen, MIN_DECODE_SHARE)
     for name in NAMES:
-        q = quantile_q(name)
+        q, z = quantile_q(name), quantile_z(name)
         curve["ttft_" + name] = REQUEST_OVERHEAD_S + service + busy * t_mean * q + queued_at(load, wait, q)
-        mixed = np.clip(seen + quantile_z(name) * spread, 0.0, 1.0)
-        curve["tpot_" + name] = (seen_dec + (seen_mix - seen_dec) * mixed) / p.tokens_per_step
+        mixed = (seen_mix - seen_dec) * np.clip(seen + z * spread, 0.0, 1.0)
+        stalled = seen_mix * np.maximum(stall + z * stall_spread, 0.0)
+        curve["tpot_" + name] = (seen_dec + np.where(p.mixed, mixed, stalled)) / p.tokens_per_step
     return curve
 
 
 def prefill_rate(p: StepParts, decoding: FloatArray) -> FloatArray:
     """Prompts/s the engine's prefill takes at most with `decoding` requests beside: every step full of prompt tokens
     (chunked: the budget less the decode rows; unchunked: as many whole prompts as the room holds, at least one).
-    Prompts queue for it as for an M/D/1 server at utilisation X/prefill_rate (its share of time)."""
-    room = np.maximum(p.budget - decoding * p.verify_rows, 1.0)
+    Prompts queue for it as for an M/D/1 server at utilisation X/prefill_rate (its share of time). Without mixed
+    steps the decodes take none of the budget and none of the prompt steps' time."""
+    beside = decoding * np.where(p.mixed, 1.0, 0.0)
+    room = np.maximum(p.budget - beside * p.verify_rows, 1.0)
     whole = np.maximum(np.floor(room / p.prompt), 1.0) * p.prompt
     tokens = np.where(p.chunked, room, whole)
-    return tokens / (p.prompt * step_seconds(p, decoding, tokens))
+    return tokens / (p.prompt * step_seconds(p, beside, tokens))
 
 
 def queue_wait(load: FloatArray, service: FloatArray | float) -> FloatArray:
@@ -207,12 +220,13 @@ def queued_at(load: FloatArray, wait: FloatArray, q: float) -> FloatArray:
 
 def own_prefill(p: StepParts, others: FloatArray) -> FloatArray:
     """Seconds of the steps that carry one request's own prompt: chunks of at most budget − d_o tokens beside the
-    other requests' decodes (without chunking, the whole prompt in one step)."""
-    room = np.maximum(p.budget - others * p.verify_rows, 1.0)
-    chunks = np.maximum(p.prompt / room, 1.0) * step_seconds(p, others, np.minimum(room, p.prompt))
+    other requests' decodes (without chunking, the whole prompt in one step; without mixed steps, no decode beside)."""
+    beside = others * np.where(p.mixed, 1.0, 0.0)
+    room = np.maximum(p.budget - beside * p.verify_rows, 1.0)
+    chunks = np.maximum(p.prompt / room, 1.0) * step_seconds(p, beside, np.minimum(room, p.prompt))
     if np.all(p.chunked):
         return chunks
-    whole = step_seconds(p, others, p.prompt + np.zeros_like(others))
+    whole = step_seconds(p, beside, p.prompt + np.zeros_like(others))
     return np.where(p.chunked, chunks, whole)
 
 
@@ -264,6 +278,7 @@ def _read(
         prefill_tokens_per_step=out["prefill_tokens_per_step"],
         budget_tokens=int(p.budget),
         prefill_saturated=beyond,
+        mixed=bool(p.mixed),
     )
 
 

@@ -11,6 +11,11 @@ batching"):
   _handle_gpu_memory_settings).
 - TensorRT-LLM: max_num_tokens 8192 (LLM API BuildConfig default); enable_chunked_prefill False (LlmArgs default),
   so a prompt is prefilled in one step and must fit the budget.
+- Mixed steps (a prefill chunk beside the running decodes): vLLM V1 schedules running and waiting requests into one
+  step under one token budget, TensorRT-LLM's in-flight batching mixes context and generation requests. SGLang does
+  not unless asked (--enable-mixed-chunk, default False: python/sglang/srt/server_args.py, sgl-project/sglang @
+  001067fffe33427bee0ed2f007fb7551a1d76b44): its scheduler runs a waiting prompt's chunk as a prefill-only batch
+  ahead of the running decodes (get_next_batch_to_run: "Run prefill first if possible"), which stall meanwhile.
 """
 
 from __future__ import annotations
@@ -117,6 +122,7 @@ class Schedule:
     cuda_graph_max_batch: int | None = (
         None  # decode batches above it run eagerly; None = the engine's default
     )
+    mixed_chunk: bool | None = None  # prefill chunks share steps with decodes; None = the engine's default
 
     @property
     def continuous(self) -> bool:
@@ -176,6 +182,15 @@ def cuda_graph_max_batch(schedule: Schedule, engine: str, acc: Accelerator, tens
             return 32.0 if small else 256.0
         return 160.0 if small else 512.0
     return float("inf")
+
+
+def default_mixed_chunk(engine: str) -> bool:
+    """SGLang runs prefill batches as their own steps (enable_mixed_chunk False); the others mix (module docstring)."""
+    return engine != "sglang"
+
+
+def mixed_chunk(schedule: Schedule, engine: str) -> bool:
+    return default_mixed_chunk(engine) if schedule.mixed_chunk is None else schedule.mixed_chunk
 
 
 def chunked(schedule: Schedule, engine: str) -> bool:
