@@ -260,7 +260,10 @@ def test_decode_beyond_the_cuda_graph_batch_is_launched_eagerly() -> None:
     }
     old = parse_request({**body, "serving": {"cuda_graph_max_batch": 160}}, CATALOG)
     today = parse_request(body, CATALOG)
-    eager, graphs = step_parts(old.workload, old.accelerator, 4), step_parts(today.workload, today.accelerator, 4)
+    eager, graphs = (
+        step_parts(old.workload, old.accelerator, 4),
+        step_parts(today.workload, today.accelerator, 4),
+    )
     assert graphs.graph_rows == 512 and eager.graph_rows == 160
     assert eager.eager_s == pytest.approx(80 * 0.93e-3)
     zero = np.array(0.0)

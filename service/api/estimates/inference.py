@@ -177,6 +177,13 @@ class ServingSchema(ma.Schema):
             "own while the decodes wait)"
         }
     )
+    overlap_schedule = ma.fields.Boolean(
+        metadata={
+            "description": "The engine launches the next step before reading the last one's results, so a new "
+            "prompt also waits for the step already queued (default: true on sglang, whose overlap scheduler is on "
+            "unless --disable-overlap-schedule; false on vllm without --async-scheduling and on tensorrt-llm)"
+        }
+    )
     speculative = ma.fields.Nested(
         SpeculativeSchema,
         metadata={

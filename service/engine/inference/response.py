@@ -28,7 +28,7 @@ from .model.evaluate import InferenceEvaluation
 from .model.formats import compute_precision_on
 from .model.memory import MemoryLayout, Workload
 from .model.plan import InferencePlan
-from .model.schedule import batched_tokens, chunked, mixed_chunk
+from .model.schedule import batched_tokens, chunked, mixed_chunk, overlap_schedule
 from .model.speed import Speed
 from .model.stacks import NEUTRAL, serving_stack, stack_factors
 
@@ -99,6 +99,7 @@ def _load_section(p: InferencePlan, speed: Speed) -> dict[str, Any]:
         **section,
         "chunked_prefill": chunked(sched, w.engine),
         "mixed_chunk": mixed_chunk(sched, w.engine),
+        "overlap_schedule": overlap_schedule(sched, w.engine),
         "max_num_batched_tokens": budget,
         "max_num_batched_tokens_source": source,
         "concurrency": speed.load["concurrency"],

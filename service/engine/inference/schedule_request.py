@@ -115,10 +115,15 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
     if mixed is not None and not isinstance(mixed, bool):
         bad("serving.mixed_chunk", _("Must be true or false."))
         mixed = None
+    overlap = serving.get("overlap_schedule")
+    if overlap is not None and not isinstance(overlap, bool):
+        bad("serving.overlap_schedule", _("Must be true or false."))
+        overlap = None
     return Schedule(
         scheduler=scheduler,
         cuda_graph_max_batch=graphs,
         mixed_chunk=mixed,
+        overlap_schedule=overlap,
         chunked_prefill=chunk,
         max_num_batched_tokens=budget,
         requests_per_second=float(rate) if rate is not None else None,

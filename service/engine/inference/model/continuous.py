@@ -26,6 +26,9 @@ pass's concurrency and decode-phase share):
   stall through them: a request's token takes one decode step plus K prompt steps, K geometric with mean
   s/(1 − s) (s = f_seen, the share of prompt steps while it decodes), so T_seen = T(1 + d_o, 0) + s/(1 − s)·T(0, c)
   and its TPOT spread is that of the mean of O − 1 such K (variance s/(1 − s)² each).
+- Overlap scheduling (SGLang's default, schedule.overlap_schedule): the next step is launched before the last
+  one's results are read, so a prompt that arrives during a step waits for it and for the one already queued: one
+  mean step more in the in-flight wait.
 Arrival rates (Poisson, open loop) are read off the grid by X instead of C.
 """
 
@@ -52,7 +55,9 @@ GRID_POINTS = 192
 # two passes, then secant steps on the concurrency: within 0.03 % of the fixed point (40 passes) on five workloads
 PASSES = 4
 MAX_PREFILL_LOAD = 0.97  # the M/D/1 wait is capped here (it diverges at 1)
-MIN_DECODE_SHARE = 1e-3  # without mixed steps, the decodes' share of steps is floored here (stalls diverge at 0)
+MIN_DECODE_SHARE = (
+    1e-3  # without mixed steps, the decodes' share of steps is floored here (stalls diverge at 0)
+)
 NAMES = ("p50", "p90", "p99")
 _UNIT = np.linspace(0.0, 1.0, GRID_POINTS)
 
@@ -166,7 +171,7 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         # the share of the prefill's time (not of steps) the other requests' prompts fill: an M/D/1 utilisation
         load = np.minimum(x * others_share / prefill_rate(p, others), MAX_PREFILL_LOAD)
         wait = queue_wait(load, service)
-        ttft_mean = REQUEST_OVERHEAD_S + service + busy * t_mean / 2.0 + wait
+        ttft_mean = REQUEST_OVERHEAD_S + service + busy * t_mean * (0.5 + p.overlap) + wait
         conc = x * (ttft_mean + o1 * t_seen)
         d = x * o1 * t_seen
         tried = (tried + [(conc_in, conc)])[-2:]
@@ -186,7 +191,8 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
     stall_spread = np.sqrt(seen / np.maximum(o1, 1.0)) / np.maximum(1.0 - seen, MIN_DECODE_SHARE)
     for name in NAMES:
         q, z = quantile_q(name), quantile_z(name)
-        curve["ttft_" + name] = REQUEST_OVERHEAD_S + service + busy * t_mean * q + queued_at(load, wait, q)
+        in_flight = busy * t_mean * (q + p.overlap)
+        curve["ttft_" + name] = REQUEST_OVERHEAD_S + service + in_flight + queued_at(load, wait, q)
         mixed = (seen_mix - seen_dec) * np.clip(seen + z * spread, 0.0, 1.0)
         stalled = seen_mix * np.maximum(stall + z * stall_spread, 0.0)
         curve["tpot_" + name] = (seen_dec + np.where(p.mixed, mixed, stalled)) / p.tokens_per_step

@@ -29,7 +29,7 @@ from .efficiency import (
     compute_profile,
 )
 from .memory import Workload
-from .schedule import batched_tokens, chunked, cuda_graph_max_batch, mixed_chunk
+from .schedule import batched_tokens, chunked, cuda_graph_max_batch, mixed_chunk, overlap_schedule
 from .speed import token_device, token_work
 
 Coefficient = Any  # a float, or a column of floats (one row per deployment) when deployments are stacked
@@ -44,10 +44,17 @@ class StepParts:
     output: Coefficient
     budget: Coefficient
     chunked: Coefficient  # bool
-    mixed: Coefficient  # bool: prefill chunks share steps with the decodes (else prefill-only steps stall them)
+    mixed: (
+        Coefficient  # bool: prefill chunks share steps with the decodes (else prefill-only steps stall them)
+    )
+    overlap: Coefficient  # 1.0 when the engine launches the next step before reading the last one's results
     dense_s: Coefficient  # streaming the dense weights once
-    expert_s: Coefficient  # streaming every routed expert once in a decode step (a step reads the touched share)
-    expert_prefill_s: Coefficient  # the same in a step that carries prompt tokens (grouped GEMM: the dense rate)
+    expert_s: (
+        Coefficient  # streaming every routed expert once in a decode step (a step reads the touched share)
+    )
+    expert_prefill_s: (
+        Coefficient  # the same in a step that carries prompt tokens (grouped GEMM: the dense rate)
+    )
     expert_miss: (
         Coefficient  # (1 − k/E): an expert is untouched by one token with this probability; 1 for dense
     )
@@ -104,6 +111,7 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
         budget=float(budget),
         chunked=chunked(w.schedule, w.engine),
         mixed=mixed_chunk(w.schedule, w.engine),
+        overlap=1.0 if overlap_schedule(w.schedule, w.engine) else 0.0,
         dense_s=dense / stream,
         expert_s=w.expert_bytes / MOE_EXPERT_EFFICIENCY.value / stream,
         expert_prefill_s=w.expert_bytes / stream,

@@ -16,6 +16,10 @@ batching"):
   not unless asked (--enable-mixed-chunk, default False: python/sglang/srt/server_args.py, sgl-project/sglang @
   001067fffe33427bee0ed2f007fb7551a1d76b44): its scheduler runs a waiting prompt's chunk as a prefill-only batch
   ahead of the running decodes (get_next_batch_to_run: "Run prefill first if possible"), which stall meanwhile.
+- Overlap scheduling: SGLang's scheduler launches step N + 1 before it processes step N's results
+  (disable_overlap_schedule False, same server_args.py; scheduler event_loop_overlap), since v0.4 (Dec 2024: its
+  "zero-overhead batch scheduler"). vLLM's --async-scheduling is off by default (0.10-0.11); TensorRT-LLM's PyTorch
+  backend overlap scheduler is not modelled (not checked at a commit).
 """
 
 from __future__ import annotations
@@ -123,6 +127,7 @@ class Schedule:
         None  # decode batches above it run eagerly; None = the engine's default
     )
     mixed_chunk: bool | None = None  # prefill chunks share steps with decodes; None = the engine's default
+    overlap_schedule: bool | None = None  # next step launched before the last one's results; None = default
 
     @property
     def continuous(self) -> bool:
@@ -191,6 +196,11 @@ def default_mixed_chunk(engine: str) -> bool:
 
 def mixed_chunk(schedule: Schedule, engine: str) -> bool:
     return default_mixed_chunk(engine) if schedule.mixed_chunk is None else schedule.mixed_chunk
+
+
+def overlap_schedule(schedule: Schedule, engine: str) -> bool:
+    """SGLang overlaps scheduling with the GPU by default (module docstring); the others are modelled without."""
+    return engine == "sglang" if schedule.overlap_schedule is None else schedule.overlap_schedule
 
 
 def chunked(schedule: Schedule, engine: str) -> bool:
