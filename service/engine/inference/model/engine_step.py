@@ -44,17 +44,10 @@ class StepParts:
     output: Coefficient
     budget: Coefficient
     chunked: Coefficient  # bool
-    mixed: (
-        Coefficient  # bool: prefill chunks share steps with the decodes (else prefill-only steps stall them)
-    )
+    mixed: Coefficient  # bool: prompt chunks share steps with decodes (else prompt-only steps stall them)
     overlap: Coefficient  # 1.0 when the engine launches the next step before reading the last one's results
     dense_s: Coefficient  # streaming the dense weights once
-    expert_s: (
-        Coefficient  # streaming every routed expert once in a decode step (a step reads the touched share)
-    )
-    expert_prefill_s: (
-        Coefficient  # the same in a step that carries prompt tokens (grouped GEMM: the dense rate)
-    )
+    expert_s: Coefficient  # streaming every routed expert once (a step reads the touched share)
     expert_miss: (
         Coefficient  # (1 − k/E): an expert is untouched by one token with this probability; 1 for dense
     )
@@ -114,7 +107,6 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
         overlap=1.0 if overlap_schedule(w.schedule, w.engine) else 0.0,
         dense_s=dense / stream,
         expert_s=w.expert_bytes / MOE_EXPERT_EFFICIENCY.value / stream,
-        expert_prefill_s=w.expert_bytes / stream,
         expert_miss=1.0 - s.experts_per_token / s.experts if s is not None and s.is_moe else 1.0,
         kv_write_s=d.kv_token / (d.bw * d.kv_mbu),
         eff_max=eff_decode,
@@ -151,10 +143,7 @@ def step_seconds(p: StepParts, decoding: FloatArray, chunk: FloatArray) -> Float
 
 def _step(p: StepParts, dec: FloatArray, c: FloatArray, verify_rows: Coefficient) -> FloatArray:
     n = dec * verify_rows + c
-    # MOE_EXPERT_EFFICIENCY is a decode fit (one token per expert); a step with prompt rows runs the experts as
-    # grouped GEMMs over the tokens sorted per expert, which stream the weights like a dense GEMM
-    experts = np.where(c > 0, p.expert_prefill_s, p.expert_s)
-    memory = p.dense_s + c * p.kv_write_s + experts * (1.0 - p.expert_miss ** np.maximum(n, 1.0))
+    memory = p.dense_s + c * p.kv_write_s + p.expert_s * (1.0 - p.expert_miss ** np.maximum(n, 1.0))
     rows = np.maximum(c, 1.0)
     heads = np.maximum(c / p.prompt, 1.0)
     compute = (
