@@ -34,8 +34,9 @@ Arrival rates (Poisson, open loop) are read off the grid by X instead of C.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -139,7 +140,6 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
     o1 = np.maximum(p.output - 1.0, 0.0) / p.tokens_per_step  # decode steps per request
     zeros = np.zeros_like(a)
     d = a * o1
-    beside = np.where(p.mixed, 1.0, 0.0)  # decode rows in a step that carries prompt tokens: all, or none
     # a first estimate of the concurrency: the own prefill beside every decoding request, no queueing
     t0 = step_seconds(p, d, zeros)
     conc = a / t0 * (REQUEST_OVERHEAD_S + own_prefill(p, d) + o1 * t0)
@@ -152,20 +152,23 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
             conc = np.where(safe, c1 - g1 * (c1 - c0) / np.where(safe, slope, 1.0), c1 + g1)
             conc = np.maximum(conc, 0.0)
         conc_in = conc
-        room = np.maximum(p.budget - d * p.verify_rows * beside, 1.0)
+        d_beside = _beside(p, d)  # decode rows in a step that carries prompt tokens: all, or none
+        room = np.maximum(p.budget - d_beside * p.verify_rows, 1.0)
         wanted = p.prompt * np.maximum(a, 1.0)
         c = np.minimum(room, wanted)
         c = np.where(p.chunked, c, np.maximum(p.prompt, c))
         f = np.minimum(a * p.prompt / c, 1.0)
-        t_mix, t_dec = step_seconds(p, d * beside, c), step_seconds(p, d, zeros)
+        t_mix, t_dec = step_seconds(p, d_beside, c), step_seconds(p, d, zeros)
         t_mean = f * t_mix + (1.0 - f) * t_dec
         x = a / t_mean
         others_share = np.maximum(conc - 1.0, 0.0) / np.maximum(conc, 1.0) if closed else np.ones_like(a)
         others = d * others_share
         seen = f * others_share
-        seen_mix, seen_dec = step_seconds(p, (1.0 + others) * beside, c), step_seconds(p, 1.0 + others, zeros)
-        stall = seen / np.maximum(1.0 - seen, MIN_DECODE_SHARE)  # prompt-only steps per decode step
-        t_seen = np.where(p.mixed, seen * seen_mix + (1.0 - seen) * seen_dec, seen_dec + stall * seen_mix)
+        seen_mix, seen_dec = (
+            step_seconds(p, _beside(p, 1.0 + others), c),
+            step_seconds(p, 1.0 + others, zeros),
+        )
+        t_seen = _either(p, _mixed_token, _stalled_token, seen, seen_mix, seen_dec)
         service = own_prefill(p, others)
         busy = others_share if closed else 1.0 - np.exp(-d)
         # the share of the prefill's time (not of steps) the other requests' prompts fill: an M/D/1 utilisation
@@ -187,16 +190,61 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         "prefill_tokens_per_step": c,
         "saturated": a * p.prompt > room,
     }
-    spread = np.sqrt(seen * (1.0 - seen) / np.maximum(o1, 1.0))
-    stall_spread = np.sqrt(seen / np.maximum(o1, 1.0)) / np.maximum(1.0 - seen, MIN_DECODE_SHARE)
+    spread = np.sqrt(seen / np.maximum(o1, 1.0))  # × √(1 − s) for the mixed steps, ÷ (1 − s) for the stalls
     for name in NAMES:
         q, z = quantile_q(name), quantile_z(name)
         in_flight = busy * t_mean * (q + p.overlap)
         curve["ttft_" + name] = REQUEST_OVERHEAD_S + service + in_flight + queued_at(load, wait, q)
-        mixed = (seen_mix - seen_dec) * np.clip(seen + z * spread, 0.0, 1.0)
-        stalled = seen_mix * np.maximum(stall + z * stall_spread, 0.0)
-        curve["tpot_" + name] = (seen_dec + np.where(p.mixed, mixed, stalled)) / p.tokens_per_step
+        added = _either(p, _mixed_added, _stalled_added, seen, seen_mix, seen_dec, z * spread)
+        curve["tpot_" + name] = (seen_dec + added) / p.tokens_per_step
     return curve
+
+
+def _beside(p: StepParts, decoding: FloatArray) -> FloatArray:
+    """The decode rows that share a step with prompt tokens: all of them where the engine mixes, none where it runs
+    prompt-only steps (the common cases skip the mask: the planner stacks one engine's deployments together)."""
+    if np.all(p.mixed):
+        return decoding
+    if not np.any(p.mixed):
+        return np.zeros_like(decoding)
+    return decoding * np.where(p.mixed, 1.0, 0.0)
+
+
+def _either(
+    p: StepParts, mixed: Callable[..., FloatArray], alone: Callable[..., FloatArray], *args: Any
+) -> FloatArray:
+    """`mixed(*args)` where the engine mixes prompt chunks into decode steps, `alone(*args)` where it does not (each
+    computed only when some deployment needs it)."""
+    if np.all(p.mixed):
+        return mixed(*args)
+    if not np.any(p.mixed):
+        return alone(*args)
+    return np.where(p.mixed, mixed(*args), alone(*args))
+
+
+def _mixed_token(seen: FloatArray, mix: FloatArray, dec: FloatArray) -> FloatArray:
+    """Seconds per token of a decoding request that shares a share `seen` of its steps with prompt chunks."""
+    return dec + seen * (mix - dec)
+
+
+def _stalled_token(seen: FloatArray, mix: FloatArray, dec: FloatArray) -> FloatArray:
+    """Seconds per token of a decoding request that waits through s/(1 − s) prompt-only steps per decode step."""
+    return dec + _stall(seen) * mix
+
+
+def _mixed_added(seen: FloatArray, mix: FloatArray, dec: FloatArray, zs: FloatArray) -> FloatArray:
+    """The mixed steps' share of a token at z standard deviations (zs = z·√(s/(O − 1))): Binomial share, clipped."""
+    return (mix - dec) * np.clip(seen + zs * np.sqrt(1.0 - seen), 0.0, 1.0)
+
+
+def _stalled_added(seen: FloatArray, mix: FloatArray, dec: FloatArray, zs: FloatArray) -> FloatArray:
+    """The prompt steps waited through per token at z standard deviations: mean s/(1 − s), sd √(s/(O − 1))/(1 − s)."""
+    return mix * np.maximum(_stall(seen) + zs / np.maximum(1.0 - seen, MIN_DECODE_SHARE), 0.0)
+
+
+def _stall(seen: FloatArray) -> FloatArray:
+    """Prompt-only steps per decode step when a share `seen` of the steps are prompt steps: s/(1 − s)."""
+    return seen / np.maximum(1.0 - seen, MIN_DECODE_SHARE)
 
 
 def prefill_rate(p: StepParts, decoding: FloatArray) -> FloatArray:
@@ -204,7 +252,7 @@ def prefill_rate(p: StepParts, decoding: FloatArray) -> FloatArray:
     (chunked: the budget less the decode rows; unchunked: as many whole prompts as the room holds, at least one).
     Prompts queue for it as for an M/D/1 server at utilisation X/prefill_rate (its share of time). Without mixed
     steps the decodes take none of the budget and none of the prompt steps' time."""
-    beside = decoding * np.where(p.mixed, 1.0, 0.0)
+    beside = _beside(p, decoding)
     room = np.maximum(p.budget - beside * p.verify_rows, 1.0)
     whole = np.maximum(np.floor(room / p.prompt), 1.0) * p.prompt
     tokens = np.where(p.chunked, room, whole)
@@ -227,7 +275,7 @@ def queued_at(load: FloatArray, wait: FloatArray, q: float) -> FloatArray:
 def own_prefill(p: StepParts, others: FloatArray) -> FloatArray:
     """Seconds of the steps that carry one request's own prompt: chunks of at most budget − d_o tokens beside the
     other requests' decodes (without chunking, the whole prompt in one step; without mixed steps, no decode beside)."""
-    beside = others * np.where(p.mixed, 1.0, 0.0)
+    beside = _beside(p, others)
     room = np.maximum(p.budget - beside * p.verify_rows, 1.0)
     chunks = np.maximum(p.prompt / room, 1.0) * step_seconds(p, beside, np.minimum(room, p.prompt))
     if np.all(p.chunked):
