@@ -17,8 +17,8 @@ batching"):
   001067fffe33427bee0ed2f007fb7551a1d76b44): its scheduler runs a waiting prompt's chunk as a prefill-only batch
   ahead of the running decodes (get_next_batch_to_run: "Run prefill first if possible"), which stall meanwhile.
 - Overlap scheduling: SGLang's scheduler launches step N + 1 before it processes step N's results
-  (disable_overlap_schedule False, same server_args.py; scheduler event_loop_overlap), since v0.4 (Dec 2024: its
-  "zero-overhead batch scheduler"). vLLM's --async-scheduling is off by default (0.10-0.11); TensorRT-LLM's PyTorch
+  (disable_overlap_schedule False, same server_args.py and commit; the overlapped event loop of v0.4, Dec 2024, its
+  "zero-overhead batch scheduler": recalled, not re-read). vLLM's --async-scheduling is off by default (0.10-0.11); TensorRT-LLM's PyTorch
   backend overlap scheduler is not modelled (not checked at a commit).
 """
 
