@@ -65,11 +65,16 @@ def test_sglang_refuses_a_tensor_degree_that_does_not_divide_the_heads() -> None
 
 
 def test_sglang_decodes_like_vllm_per_step() -> None:
-    """Same cuda-graph efficiency rows (no per-step SGLang figure published); the budgets differ."""
+    """Same cuda-graph efficiency rows (no per-step SGLang figure published); the budgets differ. Scheduled like
+    vLLM (mixed steps, no overlap) the figure is the same; under SGLang's own defaults (prompt-only steps, overlap
+    scheduler) one request alone has no other prompt to wait for, so it differs only by reading the curve (1e-3)."""
     body = {"model": {"preset": "llama-3-8b"}, "weights": {"format": "awq"}}
+    like_vllm = estimate(engine="sglang", serving={"mixed_chunk": True, "overlap_schedule": False}, **body)
     s = estimate(engine="sglang", **body)
     v = estimate(engine="vllm", **body)
-    assert s["latency"]["time_per_output_token_s"] == pytest.approx(v["latency"]["time_per_output_token_s"])
+    tpot = v["latency"]["time_per_output_token_s"]
+    assert like_vllm["latency"]["time_per_output_token_s"] == pytest.approx(tpot)
+    assert s["latency"]["time_per_output_token_s"] == pytest.approx(tpot, rel=1e-3)
     assert s["assumptions"]["memory_bandwidth_efficiency"] == v["assumptions"]["memory_bandwidth_efficiency"]
 
 

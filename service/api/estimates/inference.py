@@ -177,6 +177,20 @@ class ServingSchema(ma.Schema):
             "description": "Split long prompts over steps (default: true on vllm and sglang, false on tensorrt-llm)"
         }
     )
+    mixed_chunk = ma.fields.Boolean(
+        metadata={
+            "description": "Prefill chunks share engine steps with the running decodes (default: true on vllm and "
+            "tensorrt-llm; false on sglang, whose --enable-mixed-chunk is off: a prompt is prefilled in steps of its "
+            "own while the decodes wait)"
+        }
+    )
+    overlap_schedule = ma.fields.Boolean(
+        metadata={
+            "description": "The engine launches the next step before reading the last one's results, so a new "
+            "prompt also waits for the step already queued (default: true on sglang, whose overlap scheduler is on "
+            "unless --disable-overlap-schedule; false on vllm without --async-scheduling and on tensorrt-llm)"
+        }
+    )
     speculative = ma.fields.Nested(
         SpeculativeSchema,
         metadata={

@@ -179,6 +179,8 @@ class InferenceLoadSchema(Answer):
         {
             "disaggregation",
             "chunked_prefill",
+            "mixed_chunk",
+            "overlap_schedule",
             "max_num_batched_tokens",
             "max_num_batched_tokens_source",
             "sustainable_requests_per_second",
@@ -192,6 +194,14 @@ class InferenceLoadSchema(Answer):
         "The request's Poisson arrival rate, requests/s; null at a fixed concurrency"
     )
     chunked_prefill = F.Boolean(metadata={"description": "Long prompts split over steps (continuous only)"})
+    mixed_chunk = F.Boolean(
+        metadata={"description": "Prefill chunks share steps with running decodes (continuous only)"}
+    )
+    overlap_schedule = F.Boolean(
+        metadata={
+            "description": "Next step launched before the last one's results are read (continuous only)"
+        }
+    )
     max_num_batched_tokens = integer("Tokens per engine step (continuous only)")
     max_num_batched_tokens_source = text("Where the step budget comes from")
     concurrency = number(

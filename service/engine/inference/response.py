@@ -29,7 +29,7 @@ from .model.evaluate import InferenceEvaluation
 from .model.formats import compute_precision_on
 from .model.memory import MemoryLayout, Workload, kv_bytes_per_token
 from .model.plan import InferencePlan
-from .model.schedule import batched_tokens, chunked
+from .model.schedule import batched_tokens, chunked, mixed_chunk, overlap_schedule
 from .model.speed import Speed
 from .model.stacks import NEUTRAL, serving_stack, stack_factors
 
@@ -99,6 +99,8 @@ def _load_section(p: InferencePlan, speed: Speed) -> dict[str, Any]:
     return {
         **section,
         "chunked_prefill": chunked(sched, w.engine),
+        "mixed_chunk": mixed_chunk(sched, w.engine),
+        "overlap_schedule": overlap_schedule(sched, w.engine),
         "max_num_batched_tokens": budget,
         "max_num_batched_tokens_source": source,
         "concurrency": speed.load["concurrency"],

@@ -113,9 +113,19 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
     ):
         bad("serving.cuda_graph_max_batch", _("Must be an integer {low}-{high}.").format(low=1, high=100_000))
         graphs = None
+    mixed = serving.get("mixed_chunk")
+    if mixed is not None and not isinstance(mixed, bool):
+        bad("serving.mixed_chunk", _("Must be true or false."))
+        mixed = None
+    overlap = serving.get("overlap_schedule")
+    if overlap is not None and not isinstance(overlap, bool):
+        bad("serving.overlap_schedule", _("Must be true or false."))
+        overlap = None
     return Schedule(
         scheduler=scheduler,
         cuda_graph_max_batch=graphs,
+        mixed_chunk=mixed,
+        overlap_schedule=overlap,
         chunked_prefill=chunk,
         max_num_batched_tokens=budget,
         requests_per_second=float(rate) if rate is not None else None,

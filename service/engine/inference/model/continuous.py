@@ -21,13 +21,22 @@ pass's concurrency and decode-phase share):
 - TPOT of one request = T_dec + (T_mix − T_dec)·M/(O − 1), M ~ Binomial(O − 1, f_seen) (normal approximation).
 - Past the last a whose prompts fit the budget (a·P > budget − d) every step is full: d = budget·(O − 1)/(P + O − 1),
   X = budget/((P + O − 1)·T_full), and prompts queue: TTFT = C/X − (O − 1)·T_full.
+- Engines that do not mix (SGLang's default, schedule.mixed_chunk): a step carries prompt tokens or decodes, never
+  both. Prompt steps take the whole budget with no decode row beside, T_mix = T(0, c), and the decoding requests
+  stall through them: a request's token takes one decode step plus K prompt steps, K geometric with mean
+  s/(1 − s) (s = f_seen, the share of prompt steps while it decodes), so T_seen = T(1 + d_o, 0) + s/(1 − s)·T(0, c)
+  and its TPOT spread is that of the mean of O − 1 such K (variance s/(1 − s)² each).
+- Overlap scheduling (SGLang's default, schedule.overlap_schedule): the next step is launched before the last
+  one's results are read, so a prompt that arrives during a step waits for it and for the one already queued: one
+  mean step more in the in-flight wait.
 Arrival rates (Poisson, open loop) are read off the grid by X instead of C.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +56,9 @@ GRID_POINTS = 192
 # two passes, then secant steps on the concurrency: within 0.03 % of the fixed point (40 passes) on five workloads
 PASSES = 4
 MAX_PREFILL_LOAD = 0.97  # the M/D/1 wait is capped here (it diverges at 1)
+MIN_DECODE_SHARE = (
+    1e-3  # without mixed steps, the decodes' share of steps is floored here (stalls diverge at 0)
+)
 NAMES = ("p50", "p90", "p99")
 _UNIT = np.linspace(0.0, 1.0, GRID_POINTS)
 
@@ -68,6 +80,7 @@ class LoadSpeeds:
     prefill_tokens_per_step: FloatArray  # c
     budget_tokens: int
     prefill_saturated: FloatArray  # bool: every step full, prompts queue for the budget
+    mixed: bool = True  # prompt chunks share steps with decodes (else mixed_step_s is a prompt-only step)
 
 
 def closed_loop(w: Workload, acc: Accelerator, count: int, concurrency: FloatArray) -> LoadSpeeds:
@@ -139,25 +152,29 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
             conc = np.where(safe, c1 - g1 * (c1 - c0) / np.where(safe, slope, 1.0), c1 + g1)
             conc = np.maximum(conc, 0.0)
         conc_in = conc
-        room = np.maximum(p.budget - d * p.verify_rows, 1.0)
+        d_beside = _beside(p, d)  # decode rows in a step that carries prompt tokens: all, or none
+        room = np.maximum(p.budget - d_beside * p.verify_rows, 1.0)
         wanted = p.prompt * np.maximum(a, 1.0)
         c = np.minimum(room, wanted)
         c = np.where(p.chunked, c, np.maximum(p.prompt, c))
         f = np.minimum(a * p.prompt / c, 1.0)
-        t_mix, t_dec = step_seconds(p, d, c), step_seconds(p, d, zeros)
+        t_mix, t_dec = step_seconds(p, d_beside, c), step_seconds(p, d, zeros)
         t_mean = f * t_mix + (1.0 - f) * t_dec
         x = a / t_mean
         others_share = np.maximum(conc - 1.0, 0.0) / np.maximum(conc, 1.0) if closed else np.ones_like(a)
         others = d * others_share
         seen = f * others_share
-        seen_mix, seen_dec = step_seconds(p, 1.0 + others, c), step_seconds(p, 1.0 + others, zeros)
-        t_seen = seen * seen_mix + (1.0 - seen) * seen_dec
+        seen_mix, seen_dec = (
+            step_seconds(p, _beside(p, 1.0 + others), c),
+            step_seconds(p, 1.0 + others, zeros),
+        )
+        t_seen = _either(p, _mixed_token, _stalled_token, seen, seen_mix, seen_dec)
         service = own_prefill(p, others)
         busy = others_share if closed else 1.0 - np.exp(-d)
         # the share of the prefill's time (not of steps) the other requests' prompts fill: an M/D/1 utilisation
         load = np.minimum(x * others_share / prefill_rate(p, others), MAX_PREFILL_LOAD)
         wait = queue_wait(load, service)
-        ttft_mean = REQUEST_OVERHEAD_S + service + busy * t_mean / 2.0 + wait
+        ttft_mean = REQUEST_OVERHEAD_S + service + busy * t_mean * (0.5 + p.overlap) + wait
         conc = x * (ttft_mean + o1 * t_seen)
         d = x * o1 * t_seen
         tried = (tried + [(conc_in, conc)])[-2:]
@@ -173,23 +190,73 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         "prefill_tokens_per_step": c,
         "saturated": a * p.prompt > room,
     }
-    spread = np.sqrt(seen * (1.0 - seen) / np.maximum(o1, 1.0))
+    spread = np.sqrt(seen / np.maximum(o1, 1.0))  # × √(1 − s) for the mixed steps, ÷ (1 − s) for the stalls
     for name in NAMES:
-        q = quantile_q(name)
-        curve["ttft_" + name] = REQUEST_OVERHEAD_S + service + busy * t_mean * q + queued_at(load, wait, q)
-        mixed = np.clip(seen + quantile_z(name) * spread, 0.0, 1.0)
-        curve["tpot_" + name] = (seen_dec + (seen_mix - seen_dec) * mixed) / p.tokens_per_step
+        q, z = quantile_q(name), quantile_z(name)
+        in_flight = busy * t_mean * (q + p.overlap)
+        curve["ttft_" + name] = REQUEST_OVERHEAD_S + service + in_flight + queued_at(load, wait, q)
+        added = _either(p, _mixed_added, _stalled_added, seen, seen_mix, seen_dec, z * spread)
+        curve["tpot_" + name] = (seen_dec + added) / p.tokens_per_step
     return curve
+
+
+def _beside(p: StepParts, decoding: FloatArray) -> FloatArray:
+    """The decode rows that share a step with prompt tokens: all of them where the engine mixes, none where it runs
+    prompt-only steps (the common cases skip the mask: the planner stacks one engine's deployments together)."""
+    if np.all(p.mixed):
+        return decoding
+    if not np.any(p.mixed):
+        return np.zeros_like(decoding)
+    return decoding * np.where(p.mixed, 1.0, 0.0)
+
+
+def _either(
+    p: StepParts, mixed: Callable[..., FloatArray], alone: Callable[..., FloatArray], *args: Any
+) -> FloatArray:
+    """`mixed(*args)` where the engine mixes prompt chunks into decode steps, `alone(*args)` where it does not (each
+    computed only when some deployment needs it)."""
+    if np.all(p.mixed):
+        return mixed(*args)
+    if not np.any(p.mixed):
+        return alone(*args)
+    return np.where(p.mixed, mixed(*args), alone(*args))
+
+
+def _mixed_token(seen: FloatArray, mix: FloatArray, dec: FloatArray) -> FloatArray:
+    """Seconds per token of a decoding request that shares a share `seen` of its steps with prompt chunks."""
+    return dec + seen * (mix - dec)
+
+
+def _stalled_token(seen: FloatArray, mix: FloatArray, dec: FloatArray) -> FloatArray:
+    """Seconds per token of a decoding request that waits through s/(1 − s) prompt-only steps per decode step."""
+    return dec + _stall(seen) * mix
+
+
+def _mixed_added(seen: FloatArray, mix: FloatArray, dec: FloatArray, zs: FloatArray) -> FloatArray:
+    """The mixed steps' share of a token at z standard deviations (zs = z·√(s/(O − 1))): Binomial share, clipped."""
+    return (mix - dec) * np.clip(seen + zs * np.sqrt(1.0 - seen), 0.0, 1.0)
+
+
+def _stalled_added(seen: FloatArray, mix: FloatArray, dec: FloatArray, zs: FloatArray) -> FloatArray:
+    """The prompt steps waited through per token at z standard deviations: mean s/(1 − s), sd √(s/(O − 1))/(1 − s)."""
+    return mix * np.maximum(_stall(seen) + zs / np.maximum(1.0 - seen, MIN_DECODE_SHARE), 0.0)
+
+
+def _stall(seen: FloatArray) -> FloatArray:
+    """Prompt-only steps per decode step when a share `seen` of the steps are prompt steps: s/(1 − s)."""
+    return seen / np.maximum(1.0 - seen, MIN_DECODE_SHARE)
 
 
 def prefill_rate(p: StepParts, decoding: FloatArray) -> FloatArray:
     """Prompts/s the engine's prefill takes at most with `decoding` requests beside: every step full of prompt tokens
     (chunked: the budget less the decode rows; unchunked: as many whole prompts as the room holds, at least one).
-    Prompts queue for it as for an M/D/1 server at utilisation X/prefill_rate (its share of time)."""
-    room = np.maximum(p.budget - decoding * p.verify_rows, 1.0)
+    Prompts queue for it as for an M/D/1 server at utilisation X/prefill_rate (its share of time). Without mixed
+    steps the decodes take none of the budget and none of the prompt steps' time."""
+    beside = _beside(p, decoding)
+    room = np.maximum(p.budget - beside * p.verify_rows, 1.0)
     whole = np.maximum(np.floor(room / p.prompt), 1.0) * p.prompt
     tokens = np.where(p.chunked, room, whole)
-    return tokens / (p.prompt * step_seconds(p, decoding, tokens))
+    return tokens / (p.prompt * step_seconds(p, beside, tokens))
 
 
 def queue_wait(load: FloatArray, service: FloatArray | float) -> FloatArray:
@@ -207,12 +274,13 @@ def queued_at(load: FloatArray, wait: FloatArray, q: float) -> FloatArray:
 
 def own_prefill(p: StepParts, others: FloatArray) -> FloatArray:
     """Seconds of the steps that carry one request's own prompt: chunks of at most budget − d_o tokens beside the
-    other requests' decodes (without chunking, the whole prompt in one step)."""
-    room = np.maximum(p.budget - others * p.verify_rows, 1.0)
-    chunks = np.maximum(p.prompt / room, 1.0) * step_seconds(p, others, np.minimum(room, p.prompt))
+    other requests' decodes (without chunking, the whole prompt in one step; without mixed steps, no decode beside)."""
+    beside = _beside(p, others)
+    room = np.maximum(p.budget - beside * p.verify_rows, 1.0)
+    chunks = np.maximum(p.prompt / room, 1.0) * step_seconds(p, beside, np.minimum(room, p.prompt))
     if np.all(p.chunked):
         return chunks
-    whole = step_seconds(p, others, p.prompt + np.zeros_like(others))
+    whole = step_seconds(p, beside, p.prompt + np.zeros_like(others))
     return np.where(p.chunked, chunks, whole)
 
 
@@ -264,6 +332,7 @@ def _read(
         prefill_tokens_per_step=out["prefill_tokens_per_step"],
         budget_tokens=int(p.budget),
         prefill_saturated=beyond,
+        mixed=bool(p.mixed),
     )
 
 

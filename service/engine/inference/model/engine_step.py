@@ -29,7 +29,7 @@ from .efficiency import (
     compute_profile,
 )
 from .memory import Workload
-from .schedule import batched_tokens, chunked, cuda_graph_max_batch
+from .schedule import batched_tokens, chunked, cuda_graph_max_batch, mixed_chunk, overlap_schedule
 from .speed import token_device, token_work
 
 Coefficient = Any  # a float, or a column of floats (one row per deployment) when deployments are stacked
@@ -44,6 +44,8 @@ class StepParts:
     output: Coefficient
     budget: Coefficient
     chunked: Coefficient  # bool
+    mixed: Coefficient  # bool: prompt chunks share steps with decodes (else prompt-only steps stall them)
+    overlap: Coefficient  # 1.0 when the engine launches the next step before reading the last one's results
     dense_s: Coefficient  # streaming the dense weights once
     expert_s: Coefficient  # streaming every routed expert once (a step reads the touched share)
     expert_miss: (
@@ -101,6 +103,8 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
         output=float(w.output_tokens),
         budget=float(budget),
         chunked=chunked(w.schedule, w.engine),
+        mixed=mixed_chunk(w.schedule, w.engine),
+        overlap=1.0 if overlap_schedule(w.schedule, w.engine) else 0.0,
         dense_s=dense / stream,
         expert_s=w.expert_bytes / MOE_EXPERT_EFFICIENCY.value / stream,
         expert_miss=1.0 - s.experts_per_token / s.experts if s is not None and s.is_moe else 1.0,

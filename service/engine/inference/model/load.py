@@ -53,10 +53,12 @@ def _static_parts(w: Workload, acc: Accelerator, count: int, concurrency: float)
 
 def _prefill_share(ls: LoadSpeeds) -> float:
     """Share of the engine's time the prefill chunks add to the steps that carry them, f·(T_mix − T_dec) / T̄: what
-    input tokens are charged (the decode rows of a mixed step would have run anyway; response.py)."""
+    input tokens are charged (the decode rows of a mixed step would have run anyway; response.py); f·T_mix / T̄
+    when prompts run in steps of their own."""
     f, mix, dec = (float(a[0]) for a in (ls.prefill_step_share, ls.mixed_step_s, ls.decode_step_s))
     mean = f * mix + (1.0 - f) * dec
-    return f * (mix - dec) / mean if mean > 0 else 0.0
+    added = mix - dec if ls.mixed else mix  # a prompt-only step (no mixed steps) is all prefill
+    return f * added / mean if mean > 0 else 0.0
 
 
 def _load_terms(ls: LoadSpeeds) -> dict[str, float]:

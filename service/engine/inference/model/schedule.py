@@ -11,6 +11,15 @@ batching"):
   _handle_gpu_memory_settings).
 - TensorRT-LLM: max_num_tokens 8192 (LLM API BuildConfig default); enable_chunked_prefill False (LlmArgs default),
   so a prompt is prefilled in one step and must fit the budget.
+- Mixed steps (a prefill chunk beside the running decodes): vLLM V1 schedules running and waiting requests into one
+  step under one token budget, TensorRT-LLM's in-flight batching mixes context and generation requests. SGLang does
+  not unless asked (--enable-mixed-chunk, default False: python/sglang/srt/server_args.py, sgl-project/sglang @
+  001067fffe33427bee0ed2f007fb7551a1d76b44): its scheduler runs a waiting prompt's chunk as a prefill-only batch
+  ahead of the running decodes (get_next_batch_to_run: "Run prefill first if possible"), which stall meanwhile.
+- Overlap scheduling: SGLang's scheduler launches step N + 1 before it processes step N's results
+  (disable_overlap_schedule False, same server_args.py and commit; the overlapped event loop of v0.4, Dec 2024, its
+  "zero-overhead batch scheduler": recalled, not re-read). vLLM's --async-scheduling is off by default (0.10-0.11); TensorRT-LLM's PyTorch
+  backend overlap scheduler is not modelled (not checked at a commit).
 """
 
 from __future__ import annotations
@@ -126,6 +135,8 @@ class Schedule:
     cuda_graph_max_batch: int | None = (
         None  # decode batches above it run eagerly; None = the engine's default
     )
+    mixed_chunk: bool | None = None  # prefill chunks share steps with decodes; None = the engine's default
+    overlap_schedule: bool | None = None  # next step launched before the last one's results; None = default
 
     @property
     def continuous(self) -> bool:
@@ -185,6 +196,20 @@ def cuda_graph_max_batch(schedule: Schedule, engine: str, acc: Accelerator, tens
             return 32.0 if small else 256.0
         return 160.0 if small else 512.0
     return float("inf")
+
+
+def default_mixed_chunk(engine: str) -> bool:
+    """SGLang runs prefill batches as their own steps (enable_mixed_chunk False); the others mix (module docstring)."""
+    return engine != "sglang"
+
+
+def mixed_chunk(schedule: Schedule, engine: str) -> bool:
+    return default_mixed_chunk(engine) if schedule.mixed_chunk is None else schedule.mixed_chunk
+
+
+def overlap_schedule(schedule: Schedule, engine: str) -> bool:
+    """SGLang overlaps scheduling with the GPU by default (module docstring); the others are modelled without."""
+    return engine == "sglang" if schedule.overlap_schedule is None else schedule.overlap_schedule
 
 
 def chunked(schedule: Schedule, engine: str) -> bool:
