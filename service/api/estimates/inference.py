@@ -219,8 +219,9 @@ class ServingSchema(ma.Schema):
         metadata={
             "description": "Largest decode batch the engine replays as a CUDA graph; larger decode steps launch "
             "their kernels eagerly (SGLang --cuda-graph-max-bs, vLLM max_cudagraph_capture_size), 1 to 100,000 "
-            "(default: the engine's for the device: vLLM 512; SGLang 256/512 by tensor degree, 32/160 under 60 "
-            "GiB; TensorRT-LLM not modelled)",
+            "(default: the engine's for the device: vLLM 512; SGLang by device memory and tensor degree below 4 / "
+            "4 and more: 8 under 20 GiB, 24/80 under 35 GiB, 32/160 under 60 GiB, 256/512 under 160 GiB, 512 "
+            "above; TensorRT-LLM not modelled)",
             "example": 512,
         },
     )

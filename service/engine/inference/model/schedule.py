@@ -7,8 +7,10 @@ prefilled, then decoded together) unless the request says otherwise. Defaults (d
 batching"):
 - vLLM V1: chunked prefill always on; max_num_batched_tokens for the OpenAI server 8192 on devices with >= 70 GiB
   other than the A100, else 2048 (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults).
-- SGLang: chunked_prefill_size 2048 under 35 GiB, 8192 under 160 GiB, 16384 above (sglang/srt/server_args.py,
-  _handle_gpu_memory_settings).
+- SGLang: chunked_prefill_size 2048 under 35 GiB, 4096 under 60 GiB, 8192 under 160 GiB, 16384 above
+  (python/sglang/srt/server_args.py, _handle_gpu_memory_settings, read in a stored copy of the file of the 0.5
+  series — it names B200, MI300 and piecewise CUDA graphs — whose repository commit the tools here could not name;
+  sgl-project/sglang @ 469c63e54e7d94591617ef9590c6aa26d54dc1bb, the only commit stored, predates the tiers).
 - TensorRT-LLM: max_num_tokens 8192 (LLM API BuildConfig default); enable_chunked_prefill False (LlmArgs default),
   so a prompt is prefilled in one step and must fit the budget.
 - Mixed steps (a prefill chunk beside the running decodes): vLLM V1 schedules running and waiting requests into one
@@ -42,12 +44,12 @@ MIN_BATCHED_TOKENS, MAX_BATCHED_TOKENS = (
 # a small budget with a source: (engine, lower bound of device memory in GiB) → tokens; first match wins
 _BUDGETS: dict[str, tuple[tuple[float, int], ...]] = {
     "vllm": ((70.0, 8192), (0.0, 2048)),
-    "sglang": ((160.0, 16384), (35.0, 8192), (0.0, 2048)),
+    "sglang": ((160.0, 16384), (60.0, 8192), (35.0, 4096), (0.0, 2048)),
     "tensorrt-llm": ((0.0, 8192),),
 }
 _BUDGET_SOURCES = {
     "vllm": "vLLM EngineArgs.get_batch_defaults: OpenAI server 8192 on >= 70 GiB (not A100), else 2048",
-    "sglang": "SGLang server_args chunked_prefill_size: 2048 < 35 GiB, 8192 < 160 GiB, 16384 above",
+    "sglang": "SGLang server_args chunked_prefill_size: 2048 < 35 GiB, 4096 < 60 GiB, 8192 < 160 GiB, 16384 above",
     "tensorrt-llm": "TensorRT-LLM BuildConfig max_num_tokens 8192",
 }
 _STATIC_BUDGET = 1 << 62  # a static batch has no per-step token budget
@@ -174,13 +176,15 @@ def batched_tokens(schedule: Schedule, engine: str, acc: Accelerator) -> tuple[i
 # (docs/formulas.md "Eager decode beyond the CUDA-graph batch"):
 # - vLLM: max_cudagraph_capture_size = min(max_num_seqs * 2, 512) (vllm/config/vllm.py, vllm-project/vllm @
 #   09f030eaf851400a83ad3d99f730868f76df0ca7), max_num_seqs >= 256 by default → 512.
-# - SGLang: cuda_graph_max_bs by device memory and tensor degree (python/sglang/srt/server_args.py, sgl-project/sglang
-#   @ 469c63e54e7d94591617ef9590c6aa26d54dc1bb): 32 (tp < 4) / 160 under 60 GiB, 256 (tp < 4) / 512 under 160 GiB,
-#   512 above. Releases of late 2024 (v0.4.x) used 160 on every GPU of 25 GB and more (same file, older version).
+# - SGLang: cuda_graph_max_bs by device memory and tensor degree (python/sglang/srt/server_args.py,
+#   _handle_gpu_memory_settings, the stored copy of the 0.5 series named in the module docstring): 8 under 20 GiB;
+#   24 (tp < 4) / 80 under 35 GiB; 32 (tp < 4) / 160 under 60 GiB; 256 (tp < 4) / 512 under 160 GiB; 512 above.
+#   Releases of late 2024 (v0.4.x) used 160 on every GPU of 25 GB and more (same file, older version).
 # - TensorRT-LLM and the static engines: not modelled (no limit).
 CUDA_GRAPH_SOURCES = {
     "vllm": "vLLM max_cudagraph_capture_size = min(max_num_seqs x 2, 512)",
-    "sglang": "SGLang server_args cuda_graph_max_bs: 32/160 under 60 GiB, 256/512 (tp < 4 / >= 4) above",
+    "sglang": "SGLang server_args cuda_graph_max_bs (tp < 4 / >= 4): 8 < 20 GiB, 24/80 < 35 GiB, 32/160 < 60 GiB, "
+    "256/512 < 160 GiB, 512 above",
 }
 
 
@@ -191,11 +195,16 @@ def cuda_graph_max_batch(schedule: Schedule, engine: str, acc: Accelerator, tens
     if engine == "vllm":
         return 512.0
     if engine == "sglang":
-        small = (acc.memory_bytes or 0) / GIB < 60.0
-        if tensor_degree < 4:
-            return 32.0 if small else 256.0
-        return 160.0 if small else 512.0
+        gib = (acc.memory_bytes or 0) / GIB
+        for ceiling, (narrow, wide) in _SGLANG_GRAPH_TIERS:
+            if gib < ceiling:
+                return narrow if tensor_degree < 4 else wide
+        return 512.0
     return float("inf")
+
+
+# (device memory ceiling in GiB, (cuda_graph_max_bs at tensor degree < 4, at >= 4)): first match wins
+_SGLANG_GRAPH_TIERS = ((20.0, (8.0, 8.0)), (35.0, (24.0, 80.0)), (60.0, (32.0, 160.0)), (160.0, (256.0, 512.0)))
 
 
 def default_mixed_chunk(engine: str) -> bool:
