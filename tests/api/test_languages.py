@@ -385,7 +385,9 @@ def test_serving_plan_basis_and_preset_notes_are_translated(client):
 
     french = client.post("/v1/plans/inference", json=BODY, headers={"Accept-Language": "fr"}).json
     english = client.post("/v1/plans/inference", json=BODY).json
-    assert english["slo"]["basis"].startswith("steady state at each batch size taken as a replica's concurrency")
+    assert english["slo"]["basis"].startswith(
+        "steady state at each batch size taken as a replica's concurrency"
+    )
     assert french["slo"]["basis"].startswith("régime permanent à chaque taille de batch")
     assert french["disaggregated_serving"]["offered"] is False
     assert french["disaggregated_serving"]["reason"].startswith(

@@ -204,7 +204,12 @@ def cuda_graph_max_batch(schedule: Schedule, engine: str, acc: Accelerator, tens
 
 
 # (device memory ceiling in GiB, (cuda_graph_max_bs at tensor degree < 4, at >= 4)): first match wins
-_SGLANG_GRAPH_TIERS = ((20.0, (8.0, 8.0)), (35.0, (24.0, 80.0)), (60.0, (32.0, 160.0)), (160.0, (256.0, 512.0)))
+_SGLANG_GRAPH_TIERS = (
+    (20.0, (8.0, 8.0)),
+    (35.0, (24.0, 80.0)),
+    (60.0, (32.0, 160.0)),
+    (160.0, (256.0, 512.0)),
+)
 
 
 def default_mixed_chunk(engine: str) -> bool:
