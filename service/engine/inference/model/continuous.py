@@ -138,7 +138,7 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
     """Every figure at each a of the grid (two passes: module docstring)."""
     a = _grid(p)
     o1 = np.maximum(p.output - 1.0, 0.0) / p.tokens_per_step  # decode steps per request
-    zeros = np.zeros_like(a)
+    zeros = 0.0  # no prompt tokens: a scalar chunk costs the prefill terms one column (engine_step._step)
     d = a * o1
     # a first estimate of the concurrency: the own prefill beside every decoding request, no queueing
     t0 = step_seconds(p, d, zeros)
@@ -308,7 +308,8 @@ def _read(
     last = int(np.flatnonzero(ok)[-1]) if ok.any() else 0
     key = np.maximum.accumulate(np.log(np.maximum(curve[by][: last + 1], 1e-300)))
     at = np.log(np.maximum(values, 1e-300))
-    out = {name: np.full_like(values, np.nan) for name in _READ if name not in names}
+    unread = np.full_like(values, np.nan)  # one NaN array shared by the figures not read (never written in place)
+    out = {name: unread for name in _READ if name not in names}
     out.update({name: np.interp(at, key, curve[name][: last + 1]) for name in names})
     # Little's law exactly at the point read: the given quantity and the interpolated latencies fix the other
     e2e = out["ttft_mean"] + max(p.output - 1.0, 0.0) * out["tpot_mean"]

@@ -142,16 +142,28 @@ def step_seconds(p: StepParts, decoding: FloatArray, chunk: FloatArray) -> Float
 
 
 def _step(p: StepParts, dec: FloatArray, c: FloatArray, verify_rows: Coefficient) -> FloatArray:
-    n = dec * verify_rows + c
-    memory = p.dense_s + c * p.kv_write_s + p.expert_s * (1.0 - p.expert_miss ** np.maximum(n, 1.0))
+    # Terms that are exactly zero are skipped (dense models' experts, verify_rows 1, no eager rows): the result is
+    # bitwise the same; a decode-only step passes chunk 0.0 (a scalar) so its prefill terms cost one column each.
+    rows_d = dec if _is_one(verify_rows) else dec * verify_rows
+    n = rows_d + c
+    memory = p.dense_s + c * p.kv_write_s
+    if np.any(p.expert_s):
+        memory = memory + p.expert_s * (1.0 - p.expert_miss ** np.maximum(n, 1.0))
     rows = np.maximum(c, 1.0)
     heads = np.maximum(c / p.prompt, 1.0)
     compute = (
-        p.decode_row_s * dec * verify_rows
+        p.decode_row_s * rows_d
         + p.prefill_flop_s * c * (rows + p.n_half) / (p.eff_max * rows)
         + p.head_flop_s * c * (heads + p.n_half) / (p.eff_max * heads)
     )
     comm = np.where(n > 0, p.comm_fixed_s + p.comm_row_s * n, 0.0)
     gpu = np.maximum(memory, compute) + dec * p.per_sequence_s + p.fixed_s + comm
     # beyond the CUDA-graph batch the host launches each layer's kernels: the step takes the longer of the two
-    return np.where(dec * verify_rows > p.graph_rows, np.maximum(gpu, p.eager_s), gpu)
+    eager = rows_d > p.graph_rows
+    if not np.any(eager):
+        return gpu
+    return np.where(eager, np.maximum(gpu, p.eager_s), gpu)
+
+
+def _is_one(value: Coefficient) -> bool:
+    return isinstance(value, float) and value == 1.0
