@@ -308,7 +308,9 @@ def _read(
     last = int(np.flatnonzero(ok)[-1]) if ok.any() else 0
     key = np.maximum.accumulate(np.log(np.maximum(curve[by][: last + 1], 1e-300)))
     at = np.log(np.maximum(values, 1e-300))
-    unread = np.full_like(values, np.nan)  # one NaN array shared by the figures not read (never written in place)
+    unread = np.full_like(
+        values, np.nan
+    )  # one NaN array shared by the figures not read (never written in place)
     out = {name: unread for name in _READ if name not in names}
     out.update({name: np.interp(at, key, curve[name][: last + 1]) for name in names})
     # Little's law exactly at the point read: the given quantity and the interpolated latencies fix the other

@@ -129,7 +129,7 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
     )
 
 
-def step_seconds(p: StepParts, decoding: FloatArray, chunk: FloatArray) -> FloatArray:
+def step_seconds(p: StepParts, decoding: FloatArray, chunk: FloatArray | float) -> FloatArray:
     """One engine step with `decoding` requests at the generation's mean context and `chunk` prefill tokens; with
     speculative decoding each decoding request verifies k + 1 tokens (rows), and the draft's k passes add
     draft_share plain decode steps."""
@@ -141,7 +141,7 @@ def step_seconds(p: StepParts, decoding: FloatArray, chunk: FloatArray) -> Float
     return step + p.draft_share * _step(p, dec, np.zeros_like(c), 1.0)
 
 
-def _step(p: StepParts, dec: FloatArray, c: FloatArray, verify_rows: Coefficient) -> FloatArray:
+def _step(p: StepParts, dec: FloatArray, c: FloatArray | float, verify_rows: Coefficient) -> FloatArray:
     # Terms that are exactly zero are skipped (dense models' experts, verify_rows 1, no eager rows): the result is
     # bitwise the same; a decode-only step passes chunk 0.0 (a scalar) so its prefill terms cost one column each.
     rows_d = dec if _is_one(verify_rows) else dec * verify_rows
