@@ -6,7 +6,8 @@ Sources (each module computes its own prediction; this one only reads predicted 
   training_stack_points.evaluate (public_training_stacks.csv): steady-state tokens/s per device;
 - training, complete run: public_points.evaluate_runs (public_training_runs.csv): accelerator-hours of whole runs;
 - inference: serving_points.evaluate (public_serving_throughput.csv: ROCm, Gaudi, Neuron) and
-  serving_calibration.table (public_serving_sweeps.csv: CUDA vLLM, SGLang, TensorRT-LLM).
+  serving_calibration.table (public_serving_sweeps.csv: CUDA vLLM, SGLang, TensorRT-LLM; its calibrated batches only,
+  serving_calibration.CALIBRATED_BATCHES).
 
 A residual is in its metric's direction: a time's is log(measured s / predicted s), so a training benchmark's is
 log(predicted tokens/s ÷ measured tokens/s) (time ∝ 1/throughput) and a complete run's log(published hours ÷ predicted
@@ -94,7 +95,7 @@ def inference_residuals(catalog: Catalog) -> list[Residual]:
         if o.predicted > 0:
             leaf = inference_class(o.metric, catalog.accelerators[_row_accelerator(o.label)])
             out.append(Residual(o.label, urls[o.label], leaf, math.log(o.measured / o.predicted), o.batch))
-    for compared in serving_calibration.table(catalog):
+    for compared in serving_calibration.table(catalog, batches=set(serving_calibration.CALIBRATED_BATCHES)):
         if compared.skipped:
             continue
         point = compared.point

@@ -1,7 +1,8 @@
 """Published serving measurements at a fixed concurrency or arrival rate (data/public_serving_sweeps.csv).
 
 Each row is one measured point (TTFT, TPOT, throughput) as its source printed it; data/README.md describes
-the columns and the sources. `load()` parses the file: numbers become floats, empty cells None.
+the columns and the sources. `batch` names the addition a row came with, so errors can be compared with and
+without newer rows. `load()` parses the file: numbers become floats, empty cells None.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class ServingPoint:
     output_tokens_per_second: float | None
     total_tokens_per_second: float | None
     notes: str
+    batch: str  # the data set the row came in with ("issue-30": the first 56 rows; later additions their own)
 
 
 # the annotations are strings here (`from __future__ import annotations`): "str" marks the text columns
