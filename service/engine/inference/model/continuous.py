@@ -306,6 +306,9 @@ def _read(
     are NaN: the planner reads six)."""
     ok = ~curve["saturated"]
     last = int(np.flatnonzero(ok)[-1]) if ok.any() else 0
+    # past its peak the curve is the overloaded branch (without mixed steps, prompt-only steps crowd the decodes out
+    # and fewer requests complete as more arrive): read up to the peak, the full-budget regime beyond it
+    last = int(np.argmax(curve[by][: last + 1]))
     key = np.maximum.accumulate(np.log(np.maximum(curve[by][: last + 1], 1e-300)))
     at = np.log(np.maximum(values, 1e-300))
     unread = np.full_like(
