@@ -4,6 +4,7 @@ and an audit event for every change, all in the caller's transaction."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,9 +34,10 @@ def get(session: Session, profile_id: int) -> CalibrationProfile | None:
 
 
 def find(session: Session, ref: str) -> CalibrationProfile | None:
-    """A profile by name, or by id when `ref` is digits and no profile has that name."""
+    """A profile by name, or by id when `ref` is 1-9 ASCII digits and no profile has that name (str.isdigit also
+    accepts digits int() refuses, such as '¹')."""
     profile = session.scalar(select(CalibrationProfile).where(CalibrationProfile.name == ref))
-    if profile is None and ref.isdigit() and len(ref) < 10:
+    if profile is None and re.fullmatch(r"[0-9]{1,9}", ref):
         profile = session.get(CalibrationProfile, int(ref))
     return profile
 

@@ -219,6 +219,10 @@ def test_estimates_batches_scenarios_and_planners_use_a_profile(client, editor_h
     assert elsewhere.status_code == 422 and "calibration" in elsewhere.json["errors"]
     unknown = client.post("/v1/estimates/inference", json={**request, "calibration": "nope"})
     assert unknown.status_code == 422 and "calibration" in unknown.json["errors"]
+    # digits str.isdigit() accepts and int() refuses (make fuzz found a 500 on '¹'), and ids past the column
+    for ref in ("¹", "²3", "9999999999"):
+        odd = client.post("/v1/estimates/inference", json={**request, "calibration": ref})
+        assert odd.status_code == 422 and "calibration" in odd.json["errors"], (ref, odd.json)
     batch = client.post(
         "/v1/estimates/inference/batch", json={"items": [{**request, "calibration": "mi300x"}]}
     )
