@@ -47,10 +47,7 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
             ),
         )
         scheduler = default_scheduler(engine)
-    chunk = serving.get("chunked_prefill")
-    if chunk is not None and not isinstance(chunk, bool):
-        bad("serving.chunked_prefill", _("Must be true or false."))
-        chunk = None
+    chunk = _flag(serving, "chunked_prefill", bad)
     budget = serving.get("max_num_batched_tokens")
     if budget is not None and (
         isinstance(budget, bool)
@@ -103,37 +100,39 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
         )
         percentile = "p90"
     speculative = _speculative(serving.get("speculative"), scheduler, bad)
-    seqs = serving.get("max_num_seqs")
-    if seqs is not None and (isinstance(seqs, bool) or not isinstance(seqs, int) or not 1 <= seqs <= 100_000):
-        bad("serving.max_num_seqs", _("Must be an integer {low}-{high}.").format(low=1, high=100_000))
-        seqs = None
-    graphs = serving.get("cuda_graph_max_batch")
-    if graphs is not None and (
-        isinstance(graphs, bool) or not isinstance(graphs, int) or not 1 <= graphs <= 100_000
-    ):
-        bad("serving.cuda_graph_max_batch", _("Must be an integer {low}-{high}.").format(low=1, high=100_000))
-        graphs = None
-    mixed = serving.get("mixed_chunk")
-    if mixed is not None and not isinstance(mixed, bool):
-        bad("serving.mixed_chunk", _("Must be true or false."))
-        mixed = None
-    overlap = serving.get("overlap_schedule")
-    if overlap is not None and not isinstance(overlap, bool):
-        bad("serving.overlap_schedule", _("Must be true or false."))
-        overlap = None
     return Schedule(
         scheduler=scheduler,
-        cuda_graph_max_batch=graphs,
-        mixed_chunk=mixed,
-        overlap_schedule=overlap,
+        cuda_graph_max_batch=_count(serving, "cuda_graph_max_batch", bad),
+        mixed_chunk=_flag(serving, "mixed_chunk", bad),
+        overlap_schedule=_flag(serving, "overlap_schedule", bad),
         chunked_prefill=chunk,
         max_num_batched_tokens=budget,
         requests_per_second=float(rate) if rate is not None else None,
-        max_concurrency=seqs,
+        max_concurrency=_count(serving, "max_num_seqs", bad),
         percentile=percentile,
         prefix_hit_rate=float(hit),
         speculative=speculative,
     )
+
+
+def _flag(serving: Mapping[str, Any], key: str, bad: Any) -> bool | None:
+    """serving.<key>: true, false, or absent (None: the engine's default)."""
+    value = serving.get(key)
+    if value is not None and not isinstance(value, bool):
+        bad(f"serving.{key}", _("Must be true or false."))
+        return None
+    return value
+
+
+def _count(serving: Mapping[str, Any], key: str, bad: Any, low: int = 1, high: int = 100_000) -> int | None:
+    """serving.<key>: an integer in [low, high], or absent (None: the engine's default)."""
+    value = serving.get(key)
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high
+    ):
+        bad(f"serving.{key}", _("Must be an integer {low}-{high}.").format(low=low, high=high))
+        return None
+    return value
 
 
 def _speculative(spec: Any, scheduler: str, bad: Any) -> Speculative | None:

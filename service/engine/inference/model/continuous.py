@@ -56,9 +56,8 @@ GRID_POINTS = 192
 # two passes, then secant steps on the concurrency: within 0.03 % of the fixed point (40 passes) on five workloads
 PASSES = 4
 MAX_PREFILL_LOAD = 0.97  # the M/D/1 wait is capped here (it diverges at 1)
-MIN_DECODE_SHARE = (
-    1e-3  # without mixed steps, the decodes' share of steps is floored here (stalls diverge at 0)
-)
+# without mixed steps, the decodes' share of steps is floored here (stalls diverge at 0)
+MIN_DECODE_SHARE = 1e-3
 NAMES = ("p50", "p90", "p99")
 _UNIT = np.linspace(0.0, 1.0, GRID_POINTS)
 
@@ -203,11 +202,7 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
 def _beside(p: StepParts, decoding: FloatArray) -> FloatArray:
     """The decode rows that share a step with prompt tokens: all of them where the engine mixes, none where it runs
     prompt-only steps (the common cases skip the mask: the planner stacks one engine's deployments together)."""
-    if np.all(p.mixed):
-        return decoding
-    if not np.any(p.mixed):
-        return np.zeros_like(decoding)
-    return decoding * np.where(p.mixed, 1.0, 0.0)
+    return _either(p, np.asarray, np.zeros_like, decoding)
 
 
 def _either(
@@ -311,9 +306,8 @@ def _read(
     last = int(np.argmax(curve[by][: last + 1]))
     key = np.maximum.accumulate(np.log(np.maximum(curve[by][: last + 1], 1e-300)))
     at = np.log(np.maximum(values, 1e-300))
-    unread = np.full_like(
-        values, np.nan
-    )  # one NaN array shared by the figures not read (never written in place)
+    # one NaN array shared by the figures not read (never written in place)
+    unread = np.full_like(values, np.nan)
     out = {name: unread for name in _READ if name not in names}
     out.update({name: np.interp(at, key, curve[name][: last + 1]) for name in names})
     # Little's law exactly at the point read: the given quantity and the interpolated latencies fix the other
