@@ -398,3 +398,30 @@ def test_serving_plan_basis_and_preset_notes_are_translated(client):
         "O GPT-3 alterna atenção densa e atenção esparsa em bandas locais; aqui ela é contada como densa."
     ]
     assert client.get("/v1/models/gpt-3-175b").json["notes"][0].startswith("GPT-3 alternates dense")
+
+
+def test_a_dense_drafts_weight_format_is_explained_in_the_callers_language(client):
+    """gpt-oss's mxfp4 quantizes only MoE experts, so a dense draft is held in bf16 and the answer says why; the
+    note was a string the catalogs did not hold (the Spanish answer carried an English clause)."""
+    body = {
+        "model": {"preset": "gpt-oss-120b"},
+        "weights": {"format": "mxfp4"},
+        "engine": "vllm",
+        "prompt_tokens": 1000,
+        "output_tokens": 200,
+        "batch_size": 8,
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 1},
+        "serving": {
+            "speculative": {
+                "method": "draft_model",
+                "acceptance_rate": 0.7,
+                "draft_model": {"preset": "llama-3.2-1b"},
+            }
+        },
+    }
+    english = client.post("/v1/estimates/inference", json=body).json["assumptions"]["speculative_draft"]
+    spanish = client.post("/v1/estimates/inference", json=body, headers={"Accept-Language": "es"}).json
+    draft = spanish["assumptions"]["speculative_draft"]
+    assert english["weights_format"] == draft["weights_format"] == "bf16"
+    assert "the target's format quantizes only MoE experts" in english["description"]
+    assert "porque el formato del objetivo solo cuantiza los expertos MoE" in draft["description"]

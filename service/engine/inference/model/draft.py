@@ -36,6 +36,9 @@ from .kv import shape_kv_bytes_per_token
 from .schedule import Schedule, Speculative
 
 NAMED, ESTIMATED, MTP = "named", "estimated", "mtp"
+# which weight format the draft is held in, and why (translated where the answer shows it: response.py)
+SAME_FORMAT_NOTE = N_("the target's weight format")
+DENSE_DRAFT_NOTE = N_("bf16, as the target's format quantizes only MoE experts and the draft is dense")
 
 
 class Workload(Protocol):
@@ -76,10 +79,8 @@ def draft_format(draft: ModelSpec, fmt: WeightFormat) -> tuple[WeightFormat, str
     """The target's format, or bf16 when the format quantizes only MoE experts and the draft is dense."""
     s = draft.shape
     if fmt.dense_bits is not None and (s is None or not s.is_moe):
-        return weight_format(
-            "bf16"
-        ), "bf16: the target's format quantizes only MoE experts; the draft is dense"
-    return fmt, "the target's weight format"
+        return weight_format("bf16"), DENSE_DRAFT_NOTE
+    return fmt, SAME_FORMAT_NOTE
 
 
 def mtp_module(target: ModelSpec) -> ModelSpec | None:
@@ -118,11 +119,11 @@ def _resolve(w: Workload) -> Draft | None:
         return None
     if spec.method == "mtp":
         module = mtp_module(w.model)
-        return Draft(MTP, module, w.fmt, N_("the target's weight format")) if module is not None else None
+        return Draft(MTP, module, w.fmt, SAME_FORMAT_NOTE) if module is not None else None
     if spec.draft is not None:
         fmt, note = draft_format(spec.draft, w.fmt)
         return Draft(NAMED, spec.draft, fmt, note)
-    return Draft(ESTIMATED, None, None, N_("the target's weight format"), share=spec.cost_ratio(s.layers))
+    return Draft(ESTIMATED, None, None, SAME_FORMAT_NOTE, share=spec.cost_ratio(s.layers))
 
 
 def draft_weights_bytes(w: Workload) -> float:
