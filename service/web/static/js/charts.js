@@ -63,24 +63,22 @@ export function chartTools(fig, caption) {
   const readout = document.createElement("p");
   readout.className = "hint readout";
   readout.setAttribute("aria-live", "polite");
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "small download-svg";
-  button.textContent = t("chart.download_svg");
-  button.setAttribute("aria-label", t("chart.download_svg_label", { chart: caption }));
-  button.addEventListener("click", () => {
-    const svg = fig.querySelector(".plot svg");
-    if (svg) download(`${fileName(caption)}.svg`, "image/svg+xml", svgFile(svg));
-  });
-  const png = document.createElement("button");
-  png.type = "button";
-  png.className = "small download-png";
-  png.textContent = t("chart.download_png");
-  png.setAttribute("aria-label", t("chart.download_png_label", { chart: caption }));
-  png.addEventListener("click", () => {
-    const svg = fig.querySelector(".plot svg");
-    if (svg) savePng(svg, `${fileName(caption)}.png`);
-  });
+  // one button per file kind (class download-<kind>); the dictionary keys stay literal for the unused-key test
+  const saver = (kind, label, name, save) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = `small download-${kind}`;
+    b.textContent = t(label);
+    b.setAttribute("aria-label", t(name, { chart: caption }));
+    b.addEventListener("click", () => {
+      const svg = fig.querySelector(".plot svg");
+      if (svg) save(svg, `${fileName(caption)}.${kind}`);
+    });
+    return b;
+  };
+  const button = saver("svg", "chart.download_svg", "chart.download_svg_label",
+    (svg, file) => download(file, "image/svg+xml", svgFile(svg)));
+  const png = saver("png", "chart.download_png", "chart.download_png_label", savePng);
   const tools = document.createElement("div");
   tools.className = "actions chart-tools";
   tools.append(button, png);
