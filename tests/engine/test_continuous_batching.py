@@ -273,3 +273,49 @@ def test_decode_beyond_the_cuda_graph_batch_is_launched_eagerly() -> None:
         assert gpu < eager.eager_s
         expected = gpu if d <= 160 else eager.eager_s
         assert float(step_seconds(eager, np.array(d), zero)) == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_static_model_launches_eagerly_beyond_the_cuda_graph_batch_too() -> None:
+    """The eager regime is one rule for both schedulers: a vLLM/SGLang request held to `serving.scheduler: static`
+    at a batch above the CUDA-graph batch decodes at max(GPU time, 80 × 0.93 ms), as engine_step.py does, in the
+    single estimate (speed.py) and in the planner's arrays (arrays.py) alike; below it, the GPU time."""
+    from dataclasses import replace
+
+    from scalecost.engine.inference.model.arrays import batch_speeds
+    from scalecost.engine.inference.model.engine_step import step_parts, step_seconds
+    from scalecost.engine.inference.model.speed import token_speed
+
+    body = {
+        **NIM,
+        "model": {"preset": "llama-3.3-70b"},
+        "weights": {"precision": "bf16"},
+        "engine": "sglang",
+        "prompt_tokens": 509,
+        "output_tokens": 534,
+        "hardware": {"accelerator": "nvidia-h200-sxm-141gb", "count": 4},
+        "batch_size": 1,
+        "serving": {"cuda_graph_max_batch": 160, "scheduler": "static"},
+    }
+    p = parse_request(body, CATALOG)
+    parts = step_parts(p.workload, p.accelerator, 4)
+    batches = np.array([150.0, 300.0])
+    arrays = batch_speeds(p.workload, p.accelerator, 4, batches).time_per_output_token_s
+    for i, batch in enumerate(batches):
+        static = token_speed(replace(p.workload, batch=int(batch)), p.accelerator, 4).time_per_output_token_s
+        step = float(step_seconds(parts, np.array(batch), np.array(0.0)))
+        assert static == pytest.approx(step, rel=1e-9) and arrays[i] == pytest.approx(static, rel=1e-9)
+        assert (static == pytest.approx(80 * 0.93e-3, rel=1e-12)) == (batch > 160)
+
+
+def test_no_eager_regime_off_gpus() -> None:
+    """Gaudi's vLLM captures an HPU graph for every decode bucket up to max_num_seqs: a batch of 600 on 8 × Gaudi 3
+    is not floored at the eager launch time (Intel's published 15,711 tok/s at batch 600 rests on it)."""
+    from scalecost.engine.inference.model.engine_step import step_parts
+
+    gaudi = parse_request(
+        {**NIM, "engine": "vllm", "hardware": {"accelerator": "intel-gaudi3", "count": 8}, "batch_size": 600},
+        CATALOG,
+    )
+    gpu = parse_request({**NIM, "engine": "vllm", "batch_size": 600}, CATALOG)
+    assert step_parts(gaudi.workload, gaudi.accelerator, 8).graph_rows == float("inf")
+    assert step_parts(gpu.workload, gpu.accelerator, 2).graph_rows == 512

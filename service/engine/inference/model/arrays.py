@@ -108,10 +108,12 @@ def _decode(w: Workload, work: TokenWork, d: TokenDevice, b: FloatArray) -> Floa
     step_kv = b * work.ctx * d.kv_token / (d.bw * d.kv_mbu)
     attn_compute = b * work.decode_attention_flops / t / (d.peak * eff)
     comm = tensor_allreduce(d, work.layers, b * work.hidden * w.act_bytes)
-    return (
+    tpot = (
         np.maximum(step_weights, step_linear)
         + np.maximum(step_kv, attn_compute)
         + d.step_overhead
         + comm
         + d.hops
     )
+    # beyond the CUDA-graph batch the host launches each layer's kernels (speed._decode)
+    return np.where(b > d.graph_rows, np.maximum(tpot, d.eager_s), tpot)

@@ -21,7 +21,6 @@ from ...hardware import Accelerator
 from ...parallelism import group_bandwidth
 from .arrays import FloatArray
 from .efficiency import (
-    EAGER_LAYER_OVERHEAD,
     FP8_TOKENS_HALF,
     MOE_EXPERT_EFFICIENCY,
     allreduce_latency_s,
@@ -29,7 +28,7 @@ from .efficiency import (
     compute_profile,
 )
 from .memory import Workload
-from .schedule import batched_tokens, chunked, cuda_graph_max_batch, mixed_chunk, overlap_schedule
+from .schedule import batched_tokens, chunked, mixed_chunk, overlap_schedule
 from .speed import token_device, token_work
 
 Coefficient = Any  # a float, or a column of floats (one row per deployment) when deployments are stacked
@@ -124,8 +123,8 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
         verify_rows=1.0 + spec.draft_tokens if spec else 1.0,
         draft_share=spec.draft_tokens * spec.cost_ratio(work.layers) if spec else 0.0,
         tokens_per_step=spec.tokens_per_step if spec else 1.0,
-        graph_rows=cuda_graph_max_batch(w.schedule, w.engine, acc, d.devices if d.tensor else 1),
-        eager_s=work.layers * EAGER_LAYER_OVERHEAD.value,
+        graph_rows=d.graph_rows,
+        eager_s=d.eager_s,
     )
 
 

@@ -189,7 +189,11 @@ CUDA_GRAPH_SOURCES = {
 
 
 def cuda_graph_max_batch(schedule: Schedule, engine: str, acc: Accelerator, tensor_degree: int) -> float:
-    """Decode rows the engine replays as one CUDA graph (inf: no eager regime modelled)."""
+    """Decode rows the engine replays as one CUDA graph (inf: no eager regime modelled). Only GPUs: on Gaudi,
+    vLLM warms up and captures an HPU graph for every decode batch bucket up to max_num_seqs (vLLM Hardware Plugin
+    for Intel Gaudi docs, "Bucketing Mechanism" and "Warm-up"), so no decode batch runs eagerly there."""
+    if acc.kind != "gpu":
+        return float("inf")
     if schedule.cuda_graph_max_batch is not None:
         return float(schedule.cuda_graph_max_batch)
     if engine == "vllm":

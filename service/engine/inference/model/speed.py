@@ -20,6 +20,7 @@ from ...architecture import TransformerShape, matmul_parameters_per_token
 from ...hardware import Accelerator
 from ...parallelism import all_reduce_seconds, group_bandwidth
 from .efficiency import (
+    EAGER_LAYER_OVERHEAD,
     LAYER_SPLIT_HOP_S,
     MOE_EXPERT_EFFICIENCY,
     VISION_STEP_OVERHEAD_S,
@@ -34,6 +35,7 @@ from .efficiency import (
 )
 from .formats import compute_precision_on
 from .memory import PREFILL_CHUNK, Workload, kv_bytes_per_token
+from .schedule import cuda_graph_max_batch
 from .stacks import stack_factors
 
 
@@ -98,6 +100,8 @@ class TokenDevice(NamedTuple):
     step_overhead: float
     hops: float
     kv_token: float  # KV bytes per token per device working on the step
+    graph_rows: float  # decode rows the engine replays as one CUDA graph (schedule.cuda_graph_max_batch)
+    eager_s: float  # host time of one eager decode step beyond them: layers × per-layer launch overhead
 
 
 def token_work(w: Workload) -> TokenWork:
@@ -151,6 +155,8 @@ def token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> Toke
         hops=(count - 1) * LAYER_SPLIT_HOP_S.value if w.layout == "layer" else 0.0,
         # layer split: devices run in turn, so a step streams the whole model at one device's bandwidth
         kv_token=kv_bytes_per_token(w, t),
+        graph_rows=cuda_graph_max_batch(w.schedule, w.engine, acc, t),
+        eager_s=layers * EAGER_LAYER_OVERHEAD.value,
     )
 
 
@@ -218,6 +224,9 @@ def _decode(w: Workload, work: TokenWork, d: TokenDevice) -> tuple[float, str, d
         _allreduce_s(d.acc, d.devices, work.layers, b * work.hidden * w.act_bytes) if d.tensor else 0.0
     )
     tpot = max(step_weights, step_linear) + max(step_kv, attn_compute) + d.step_overhead + step_comm + d.hops
+    # beyond the CUDA-graph batch the host launches each layer's kernels (engine_step.py)
+    if b > d.graph_rows:
+        tpot = max(tpot, d.eager_s)
     decode_compute = step_linear + attn_compute
     bound = "compute" if decode_compute > step_weights + step_kv else "memory-bandwidth"
     terms = {
