@@ -164,6 +164,17 @@ VISION_STEP_OVERHEAD_S = 0.5e-3
 MOE_EXPERT_EFFICIENCY = Factor(
     0.65, "fit: gpt-fast mixtral-moe README, Mixtral-8x7B bf16 TP2-8 and int8 TP1-8"
 )
+# A layer of multi-head latent attention (MLA) with fine-grained routed experts runs about twice the per-layer
+# kernel floor of a dense layer: ~25 kernels per layer (q/kv down- and up-projections with their norms, absorbed
+# bmm's, per-token-group FP8 quantization before each block-scaled GEMM, router GEMM, grouped top-k, expert sort
+# and align, shared expert) against a dense layer's ~11. Measured: SemiAnalysis InferenceX issue #1004 (2026-04),
+# DeepSeek-R1-0528 FP8 TP8 on 8 × H200, SGLang v0.5.9, 16 concurrent decodes: 13.14 ms of kernels per decode step,
+# 1,504 kernels (24.7 per layer), 4.91 ms of them routed-expert GEMMs → (13.14 − 4.91)/61 = 135 µs per layer
+# outside the experts; less the two all-reduces the model counts apart (2 × 12.7 µs measured) and the dense
+# weights streamed (≈ 9 µs per layer at 4.8 TB/s): ≈ 100 µs, twice the 50 µs per-layer overhead of the dense fit.
+MLA_MOE_LAYER_OVERHEAD_RATIO = Factor(
+    2.0, "InferenceX #1004: DeepSeek-R1 FP8 TP8 H200 SGLang 0.5.9 c16, 135 µs/layer of non-expert kernels"
+)
 # A decode step beyond the engine's CUDA-graph batch runs eagerly: each layer's kernels are launched from Python
 # (schedule.cuda_graph_max_batch). Eager PyTorch costs ≈ 0.93 ms per layer of host time (PyTorch blog 'Accelerating
 # Generative AI with PyTorch II: GPT, Fast' (2023), eager Llama-7B on A100 25.5 tok/s vs 104.9 compiled, the

@@ -22,6 +22,7 @@ from ...parallelism import all_reduce_seconds, group_bandwidth
 from .efficiency import (
     EAGER_LAYER_OVERHEAD,
     LAYER_SPLIT_HOP_S,
+    MLA_MOE_LAYER_OVERHEAD_RATIO,
     MOE_EXPERT_EFFICIENCY,
     VISION_STEP_OVERHEAD_S,
     accelerator_class,
@@ -138,6 +139,10 @@ def token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> Toke
     overhead = (
         layer_overhead_s(w.engine, cls).value if stack.layer_overhead_s is None else stack.layer_overhead_s
     )
+    s = w.model.shape
+    # MLA layers with routed experts run about twice a dense layer's kernels (efficiency.py)
+    mla_moe = s.moe_layers if s is not None and s.kv_lora_rank else 0
+    launched = layers + mla_moe * (MLA_MOE_LAYER_OVERHEAD_RATIO.value - 1.0)
     return TokenDevice(
         acc=acc,
         devices=count,
@@ -151,7 +156,7 @@ def token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> Toke
         peak=peak_flops(acc, precision)[0]
         * stack.compute(precision),  # the build's achieved GEMM share (stacks.py)
         weight_only=weight_only,
-        step_overhead=layers * overhead,
+        step_overhead=launched * overhead,
         hops=(count - 1) * LAYER_SPLIT_HOP_S.value if w.layout == "layer" else 0.0,
         # layer split: devices run in turn, so a step streams the whole model at one device's bandwidth
         kv_token=kv_bytes_per_token(w, t),
