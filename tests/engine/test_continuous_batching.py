@@ -243,22 +243,25 @@ def test_max_num_seqs_caps_the_requests_in_flight_under_a_rate() -> None:
     assert "serving.max_num_seqs" in errors_of(**NIM, serving={"max_num_seqs": 0})
 
 
+SGLANG_70B = {  # DataCrunch's SGLang Llama 3.3 70B on 4 × H200 (public_serving_sweeps.csv, random 509 in / 534 out)
+    **NIM,
+    "model": {"preset": "llama-3.3-70b"},
+    "weights": {"precision": "bf16"},
+    "engine": "sglang",
+    "prompt_tokens": 509,
+    "output_tokens": 534,
+    "hardware": {"accelerator": "nvidia-h200-sxm-141gb", "count": 4},
+    "batch_size": 1,
+}
+
+
 def test_decode_beyond_the_cuda_graph_batch_is_launched_eagerly() -> None:
     """SGLang, Llama 3.3 70B on 4 × H200: a decode step of more requests than the CUDA-graph batch takes the longer of
     the GPU's time and 80 layers × 0.93 ms of eager launches (DataCrunch measured 70.8 ms per token at about 300 in
     flight with v0.4's 160); under the limit, and under today's default (512 at tp 4), the GPU time."""
     from scalecost.engine.inference.model.engine_step import step_parts, step_seconds
 
-    body = {
-        **NIM,
-        "model": {"preset": "llama-3.3-70b"},
-        "weights": {"precision": "bf16"},
-        "engine": "sglang",
-        "prompt_tokens": 509,
-        "output_tokens": 534,
-        "hardware": {"accelerator": "nvidia-h200-sxm-141gb", "count": 4},
-        "batch_size": 1,
-    }
+    body = dict(SGLANG_70B)
     old = parse_request({**body, "serving": {"cuda_graph_max_batch": 160}}, CATALOG)
     today = parse_request(body, CATALOG)
     eager, graphs = (
@@ -285,17 +288,7 @@ def test_the_static_model_launches_eagerly_beyond_the_cuda_graph_batch_too() -> 
     from scalecost.engine.inference.model.engine_step import step_parts, step_seconds
     from scalecost.engine.inference.model.speed import token_speed
 
-    body = {
-        **NIM,
-        "model": {"preset": "llama-3.3-70b"},
-        "weights": {"precision": "bf16"},
-        "engine": "sglang",
-        "prompt_tokens": 509,
-        "output_tokens": 534,
-        "hardware": {"accelerator": "nvidia-h200-sxm-141gb", "count": 4},
-        "batch_size": 1,
-        "serving": {"cuda_graph_max_batch": 160, "scheduler": "static"},
-    }
+    body = {**SGLANG_70B, "serving": {"cuda_graph_max_batch": 160, "scheduler": "static"}}
     p = parse_request(body, CATALOG)
     parts = step_parts(p.workload, p.accelerator, 4)
     batches = np.array([150.0, 300.0])
