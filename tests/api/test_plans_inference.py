@@ -223,6 +223,16 @@ def test_a_model_that_fits_nowhere_says_so(client):
         ({"search": {"max_batch_size": 100_000}}, "search.max_batch_size"),
         ({"slo": {"time_to_first_token_s": 0, "time_per_output_token_s": 0.04}}, "slo.time_to_first_token_s"),
         ({"slo": {"time_to_first_token_s": 1}}, "slo.time_per_output_token_s"),
+        (
+            {
+                "slo": {
+                    "time_to_first_token_s": 1,
+                    "time_per_output_token_s": 0.04,
+                    "front_end_latency_s": -0.1,
+                }
+            },
+            "slo.front_end_latency_s",
+        ),
         ({"workload": {"prompt_tokens": 512}}, "workload.requests_per_second"),
         ({"workload": {"requests_per_second": -1}}, "workload.requests_per_second"),
         ({"workload": {"requests_per_second": 1, "prompt_tokens": 9000}}, "workload.prompt_tokens"),
@@ -289,3 +299,20 @@ def test_cost_as_of_prices_the_plan_and_its_estimate_body(client):
     assert _close(
         _fleet_usd_per_hour(est, answer["plan"]["replicas"]), answer["plan"]["cost"]["usd_per_hour"]
     )
+
+
+def test_a_stated_front_end_latency_is_held_in_the_plan_and_its_estimate(client):
+    """slo.front_end_latency_s through the API: echoed, in the plan's TTFT and in the estimate body it hands back."""
+    body = {**BODY, "slo": {**BODY["slo"], "front_end_latency_s": 0.25}}
+    answer = _plan(client, body)
+    assert answer["slo"]["front_end_latency_s"] == 0.25
+    plan = answer["plan"]
+    assert plan["estimate_request"]["slo"]["front_end_latency_s"] == 0.25
+    assert 0.25 < plan["latency"]["time_to_first_token_s"] <= 0.5
+    est = _estimate(client, plan["estimate_request"])
+    assert est["load"]["front_end_latency_s"] == 0.25
+    assert _close(est["latency"]["time_to_first_token_s"], plan["latency"]["time_to_first_token_s"])
+    bad = client.post(
+        "/v1/estimates/inference", json={**plan["estimate_request"], "slo": {"front_end_latency_s": 11}}
+    )
+    assert bad.status_code == 422 and "slo.front_end_latency_s" in bad.json["errors"], bad.json

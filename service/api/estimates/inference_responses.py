@@ -181,6 +181,7 @@ class InferenceLoadSchema(Answer):
             "chunked_prefill",
             "mixed_chunk",
             "overlap_schedule",
+            "front_end_latency_s",
             "max_num_batched_tokens",
             "max_num_batched_tokens_source",
             "sustainable_requests_per_second",
@@ -201,6 +202,10 @@ class InferenceLoadSchema(Answer):
         metadata={
             "description": "Next step launched before the last one's results are read (continuous only)"
         }
+    )
+    front_end_latency_s = number(
+        "Front-end latency counted in every time to first token (HTTP, gateway, tokenization, streaming the first "
+        "token), seconds (continuous only; slo.front_end_latency_s)"
     )
     max_num_batched_tokens = integer("Tokens per engine step (continuous only)")
     max_num_batched_tokens_source = text("Where the step budget comes from")

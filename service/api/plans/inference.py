@@ -81,6 +81,15 @@ class SloSchema(ma.Schema):
             "example": "p90",
         },
     )
+    front_end_latency_s = Float(
+        validate=validate.Range(min=0, max=10),
+        metadata={
+            "description": "Latency before the engine in every time to first token: HTTP, gateway, tokenization, "
+            "streaming the first token, seconds (0 to 10; default 0.035, the median over public benchmarks at low "
+            "load; continuous-batching engines)",
+            "example": 0.035,
+        },
+    )
     max_utilization = Float(
         validate=fraction_range(0.05, 1),
         metadata={

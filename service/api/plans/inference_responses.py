@@ -205,6 +205,9 @@ class PlanSloEchoSchema(Answer):
     time_per_output_token_s = number("Objective")
     max_utilization = number("Headroom")
     percentile = text("The latency percentile the objectives hold at (p50, p90 or p99)", example="p90")
+    front_end_latency_s = number(
+        "Front-end latency counted in every time to first token (HTTP, gateway, tokenization), seconds"
+    )
     basis = text("What the objectives are measured on")
 
 

@@ -101,6 +101,7 @@ def _load_section(p: InferencePlan, speed: Speed) -> dict[str, Any]:
         "chunked_prefill": chunked(sched, w.engine),
         "mixed_chunk": mixed_chunk(sched, w.engine),
         "overlap_schedule": overlap_schedule(sched, w.engine),
+        "front_end_latency_s": sched.front_end_latency_s,
         "max_num_batched_tokens": budget,
         "max_num_batched_tokens_source": source,
         "concurrency": speed.load["concurrency"],

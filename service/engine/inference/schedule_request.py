@@ -13,7 +13,9 @@ from ..models import ModelSpec, resolve_model
 from .model.memory import Workload, tensor_degree_error
 from .model.schedule import (
     ACCEPTANCE_RANGE,
+    DEFAULT_FRONT_END_LATENCY_S,
     DRAFT_TOKENS_RANGE,
+    FRONT_END_LATENCY_RANGE,
     MAX_BATCHED_TOKENS,
     MIN_BATCHED_TOKENS,
     MTP_ACCEPTANCE,
@@ -101,6 +103,7 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
         percentile = "p90"
     speculative = _speculative(serving.get("speculative"), scheduler, bad)
     return Schedule(
+        front_end_latency_s=front_end_latency(request.get("slo") or {}, bad),
         scheduler=scheduler,
         cuda_graph_max_batch=_count(serving, "cuda_graph_max_batch", bad),
         mixed_chunk=_flag(serving, "mixed_chunk", bad),
@@ -113,6 +116,23 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
         prefix_hit_rate=float(hit),
         speculative=speculative,
     )
+
+
+def front_end_latency(slo: Mapping[str, Any], bad: Any) -> float:
+    """slo.front_end_latency_s: seconds before the engine in every TTFT, 0-10 (default: the public benchmarks')."""
+    value = slo.get("front_end_latency_s")
+    if value is None:
+        return DEFAULT_FRONT_END_LATENCY_S
+    low, high = FRONT_END_LATENCY_RANGE
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        bad(
+            "slo.front_end_latency_s",
+            _(
+                "Must be a number {low}-{high} (seconds of HTTP, gateway and tokenization in every TTFT)."
+            ).format(low=f"{low:g}", high=f"{high:g}"),
+        )
+        return DEFAULT_FRONT_END_LATENCY_S
+    return float(value)
 
 
 def _flag(serving: Mapping[str, Any], key: str, bad: Any) -> bool | None:

@@ -46,11 +46,6 @@ from .engine_step import StepParts, stack_parts, step_parts, step_seconds
 from .memory import Workload
 from .schedule import quantile_q, quantile_z
 
-# Front-end latency of one request (HTTP, tokenization, admission, streaming the first token): the median of
-# measured minus modelled TTFT at low load over the public sweeps (tests/engine/data/public_serving_sweeps.csv,
-# 17 points at <= 8 concurrent requests or <= 2 req/s: vLLM 0.10-0.11, SGLang 0.4-0.5, TensorRT-LLM 1.2 and NIM
-# 1.8; residuals -23 to +98 ms, median 37 ms). One constant for every continuous engine.
-REQUEST_OVERHEAD_S = 0.035
 # values of a per deployment: adjacent points 5-10 % apart, linear interpolation in log space
 GRID_POINTS = 192
 # two passes, then secant steps on the concurrency: within 0.03 % of the fixed point (40 passes) on five workloads
@@ -141,7 +136,7 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
     d = a * o1
     # a first estimate of the concurrency: the own prefill beside every decoding request, no queueing
     t0 = step_seconds(p, d, zeros)
-    conc = a / t0 * (REQUEST_OVERHEAD_S + own_prefill(p, d) + o1 * t0)
+    conc = a / t0 * (p.front_end_s + own_prefill(p, d) + o1 * t0)
     tried: list[tuple[FloatArray, FloatArray]] = []  # (concurrency in, concurrency out) of each pass
     for _ in range(PASSES):
         if len(tried) == 2:  # a secant step on C ↦ C_out − C: the map is nearly linear, one step lands on it
@@ -173,7 +168,7 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         # the share of the prefill's time (not of steps) the other requests' prompts fill: an M/D/1 utilisation
         load = np.minimum(x * others_share / prefill_rate(p, others), MAX_PREFILL_LOAD)
         wait = queue_wait(load, service)
-        ttft_mean = REQUEST_OVERHEAD_S + service + busy * t_mean * (0.5 + p.overlap) + wait
+        ttft_mean = p.front_end_s + service + busy * t_mean * (0.5 + p.overlap) + wait
         conc = x * (ttft_mean + o1 * t_seen)
         d = x * o1 * t_seen
         tried = (tried + [(conc_in, conc)])[-2:]
@@ -193,7 +188,7 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
     for name in NAMES:
         q, z = quantile_q(name), quantile_z(name)
         in_flight = busy * t_mean * (q + p.overlap)
-        curve["ttft_" + name] = REQUEST_OVERHEAD_S + service + in_flight + queued_at(load, wait, q)
+        curve["ttft_" + name] = p.front_end_s + service + in_flight + queued_at(load, wait, q)
         added = _either(p, _mixed_added, _stalled_added, seen, seen_mix, seen_dec, z * spread)
         curve["tpot_" + name] = (seen_dec + added) / p.tokens_per_step
     return curve
@@ -346,7 +341,7 @@ def _full_budget(
     full = float(step_seconds(p, np.array(d), np.array(p.budget - p.verify_rows * d)))
     x = p.budget / ((p.prompt + p.verify_rows * steps) * full)
     conc = values if by == "concurrency" else np.full_like(values, np.inf)
-    queued = np.maximum(REQUEST_OVERHEAD_S + conc / x - steps * full, out["ttft_mean"])
+    queued = np.maximum(p.front_end_s + conc / x - steps * full, out["ttft_mean"])
     per_token = full / p.tokens_per_step
     fill = {
         "requests_per_second": x,

@@ -32,7 +32,6 @@ from .continuous import (
     GRID_POINTS,
     MAX_PREFILL_LOAD,
     NAMES,
-    REQUEST_OVERHEAD_S,
     own_prefill,
     prefill_rate,
     queue_wait,
@@ -126,7 +125,7 @@ def pool_speeds(w: Workload, by: str, value: float) -> PoolSpeeds:
     x = d.decode.replicas * rate
     decode_cap = float(x[-1])
     load = np.minimum(x / capacity, MAX_PREFILL_LOAD)
-    fixed = REQUEST_OVERHEAD_S + service + transfer
+    fixed = float(pp.front_end_s) + service + transfer
     steps = max(w.output_tokens - 1.0, 0.0) / float(dp.tokens_per_step)
     conc = x * (fixed + queue_wait(load, service) + steps * step)
     cap = (

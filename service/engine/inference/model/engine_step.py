@@ -65,6 +65,7 @@ class StepParts:
     tokens_per_step: Coefficient = 1.0  # accepted tokens per sequence per step, (1 − α^(k+1))/(1 − α)
     graph_rows: Coefficient = float("inf")  # decode rows replayed as a CUDA graph; more run eagerly
     eager_s: Coefficient = 0.0  # host time of one eager step (layers × per-layer launch overhead)
+    front_end_s: Coefficient = 0.0  # front-end latency in every TTFT (schedule.front_end_latency_s)
 
 
 def stack_parts(parts: Sequence[StepParts]) -> StepParts:
@@ -125,6 +126,7 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
         tokens_per_step=spec.tokens_per_step if spec else 1.0,
         graph_rows=d.graph_rows,
         eager_s=d.eager_s,
+        front_end_s=w.schedule.front_end_latency_s,
     )
 
 

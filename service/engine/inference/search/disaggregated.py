@@ -20,7 +20,7 @@ import numpy as np
 
 from ...budget import Checkpoint, unlimited
 from ...offers import limit_of
-from ..model.continuous import MAX_PREFILL_LOAD, REQUEST_OVERHEAD_S, queue_wait, queued_at
+from ..model.continuous import MAX_PREFILL_LOAD, queue_wait, queued_at
 from ..model.disaggregated import decode_rate, kv_transfer, prefill_capacity, prefill_seconds
 from ..model.engine_step import StepParts, step_parts
 from ..model.evaluate import InferenceEvaluation, evaluate
@@ -131,7 +131,7 @@ def _prefill_pool(
         # over the network (the planner does not place pools in one domain; the estimate may find it faster)
         pools = Disaggregation(Pool(g.accelerator, g.devices, 10**6), Pool(g.accelerator, tp_d, 1))
         transfer, _, _ = kv_transfer(g.workload, pools, service)
-        ok = REQUEST_OVERHEAD_S + service + transfer + queued <= space.ttft_s
+        ok = float(p.front_end_s) + service + transfer + queued <= space.ttft_s
         if not ok.any():
             continue
         rho = float(load[np.flatnonzero(ok)[-1]])

@@ -228,6 +228,7 @@ def _workload(
         scheduler=scheduler,
         percentile=space.percentile,
         prefix_hit_rate=space.prefix_hit_rate if scheduler == "continuous" else 0.0,
+        front_end_latency_s=space.front_end_latency_s,
     )
     return Workload(
         space.model, engine, fmt, kv_precision, 1, space.prompt_tokens, space.output_tokens, schedule=schedule

@@ -17,7 +17,9 @@ from ...models import ModelSpec, resolve_model
 from ...offers import NEUTRAL, Terms, eviction_down_share
 from ...pricing import MAX_PRICE_OVERRIDE, PRICING_MODELS, resolve_offer, valid_override
 from ..model.formats import ENGINES, FORMAT_PRECISION
+from ..model.schedule import DEFAULT_FRONT_END_LATENCY_S
 from ..request import DEFAULT_OUTPUT, DEFAULT_PROMPT
+from ..schedule_request import front_end_latency
 
 DEFAULT_DEVICES = (1, 2, 4, 8)
 # Plain precisions tried when neither `weights` nor `search.formats` is given; a bare int8/int4 means each
@@ -91,6 +93,7 @@ class ServingSearch:
     frontier_points: int
     as_of: str | None  # cost.as_of, echoed into the estimate bodies
     percentile: str = "p90"  # slo.percentile: the latency percentile the objectives hold at
+    front_end_latency_s: float = DEFAULT_FRONT_END_LATENCY_S  # slo.front_end_latency_s: in every TTFT
     prefix_hit_rate: float = 0.0  # workload.prefix_hit_rate (continuous-batching engines)
     # no search.kv_cache_precisions: the engine's default and an FP8 cache where engine and part support one,
     # the FP8 option skipped silently (not an exclusion) where they do not or where it is the default already
@@ -152,6 +155,7 @@ def parse_plan_request(request: Mapping[str, Any], catalog: Catalog) -> ServingS
         frontier_points=int((request.get("output") or {}).get("frontier_points", DEFAULT_FRONTIER_POINTS)),
         as_of=str(cost["as_of"]) if cost.get("as_of") else None,
         percentile=str(slo.get("percentile") or "p90"),
+        front_end_latency_s=front_end_latency(slo, bad),
         prefix_hit_rate=float(workload.get("prefix_hit_rate") or 0.0),
     )
     _check_formats(space.formats, bool(search.get("formats")), bad)

@@ -14,6 +14,7 @@ from ...offers import eviction_down_share, instances
 from ...units import SECONDS_PER_HOUR, human_duration
 from ..intervals import metric_bounds
 from ..model.cost import usd_per_hour
+from ..model.schedule import DEFAULT_FRONT_END_LATENCY_S
 from .disaggregated import PoolPlan
 from .pools_response import disaggregated_section
 from .rank import Deployment, PlanResult, replicas_needed
@@ -66,6 +67,7 @@ def build_plan_response(result: PlanResult, pools: PoolPlan | None = None) -> di
             "time_per_output_token_s": space.tpot_s,
             "max_utilization": space.max_utilization,
             "percentile": space.percentile,
+            "front_end_latency_s": space.front_end_latency_s,
             "basis": _(SLO_BASIS),
         },
         "disaggregated_serving": section,
@@ -216,7 +218,7 @@ def estimate_request(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
         output_tokens=space.output_tokens,
         hardware={"accelerator": g.accelerator.id, "count": g.devices},
         targets={"time_to_first_token_s": space.ttft_s, "time_per_output_token_s": space.tpot_s},
-        slo={"percentile": space.percentile},
+        slo=_slo_echo(space),
         cost=cost,
         output={"suggestions": False, "recommendations": False},
     )
@@ -272,3 +274,11 @@ def _evictions(space: ServingSearch, dep: Deployment) -> dict[str, Any]:
 def _pricing_model(g: Any) -> str | None:
     """The priced row's pricing model (None for a price given in the request)."""
     return g.price.source.get("pricing_model") if isinstance(g.price.source, dict) else None
+
+
+def _slo_echo(space: ServingSearch) -> dict[str, Any]:
+    """The estimate body's slo: the percentile, and the front-end latency when the plan request gave its own."""
+    slo: dict[str, Any] = {"percentile": space.percentile}
+    if space.front_end_latency_s != DEFAULT_FRONT_END_LATENCY_S:
+        slo["front_end_latency_s"] = space.front_end_latency_s
+    return slo
