@@ -314,11 +314,12 @@ def test_no_eager_regime_off_gpus() -> None:
     assert step_parts(gpu.workload, gpu.accelerator, 2).graph_rows == 512
 
 
-def test_mla_layers_with_routed_experts_pay_twice_the_per_layer_kernel_floor() -> None:
-    """DeepSeek-V3 (3 dense + 58 MLA-MoE layers) on 8 × H200 under vLLM: the step overhead is (3 + 58 × 2) × 50 µs
-    (InferenceX #1004's decode profile: 135 µs per layer outside the experts, docs/formulas.md); a dense GQA model
-    keeps layers × 50 µs, and so does an MoE without MLA (Mixtral). Every public DeepSeek decode measurement is slower
-    than the model (the calibration print); the GPUStack vLLM 0.11 c4 TPOT goes from −55 % to −39 %."""
+def test_mla_layers_with_routed_experts_and_fused_moe_calls_pay_their_kernel_floors() -> None:
+    """DeepSeek-V3 (3 dense + 58 MLA-MoE layers) on 8 × H200 under vLLM: the step overhead is (61 + 58 × 0.4) × 50 µs
+    plus 58 fused-MoE calls of 30 µs (InferenceX #1004's decode profile: 135 µs per layer outside the experts;
+    vLLM PR #24700's fused_moe benchmark: 30 µs per call; docs/formulas.md); Mixtral (MoE without MLA) 32 × (50 + 30)
+    µs, a dense GQA model 80 × 50 µs. Every public DeepSeek decode point is slower than the model (the calibration
+    print)."""
     from scalecost.engine.inference.model.speed import token_device
 
     def overhead(preset: str, count: int, accelerator: str = "nvidia-h200-sxm-141gb") -> float:
@@ -334,6 +335,6 @@ def test_mla_layers_with_routed_experts_pay_twice_the_per_layer_kernel_floor() -
         assert s is not None
         return token_device(p.workload, p.accelerator, count, s.layers).step_overhead
 
-    assert overhead("deepseek-v3", 8) == pytest.approx((3 + 58 * 2) * 50e-6, rel=1e-12)
+    assert overhead("deepseek-v3", 8) == pytest.approx((61 + 58 * 0.4) * 50e-6 + 58 * 30e-6, rel=1e-12)
     assert overhead("llama-3.3-70b", 2) == pytest.approx(80 * 50e-6, rel=1e-12)
-    assert overhead("mixtral-8x7b", 2) == pytest.approx(32 * 50e-6, rel=1e-12)
+    assert overhead("mixtral-8x7b", 2) == pytest.approx(32 * (50e-6 + 30e-6), rel=1e-12)

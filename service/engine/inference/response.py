@@ -17,13 +17,13 @@ from .intervals import intervals
 from .model.cost import usd_per_hour
 from .model.draft import ESTIMATED, MTP, NAMED, draft_per_device, draft_weights_bytes, resolve_draft
 from .model.efficiency import (
-    MOE_EXPERT_EFFICIENCY,
     Factor,
     accelerator_class,
     bandwidth_efficiency,
     compute_profile,
     kv_bandwidth_efficiency,
     layer_overhead_s,
+    moe_expert_efficiency,
 )
 from .model.evaluate import InferenceEvaluation
 from .model.formats import compute_precision_on
@@ -161,7 +161,7 @@ def _assumptions_section(p: InferencePlan) -> dict[str, Any]:
         "infrastructure_overhead": p.infrastructure_overhead,
     }
     if w.model.shape is not None and w.model.shape.is_moe:
-        assumptions["moe_expert_efficiency"] = MOE_EXPERT_EFFICIENCY.value
+        assumptions["moe_expert_efficiency"] = moe_expert_efficiency(w.engine).value
     draft = _draft_assumption(w)
     if draft is not None:
         assumptions["speculative_draft"] = draft

@@ -16,10 +16,10 @@ from ...hardware import Accelerator
 from ...parallelism import group_bandwidth
 from .efficiency import (
     FP8_TOKENS_HALF,
-    MOE_EXPERT_EFFICIENCY,
     allreduce_latency_s,
     compute_efficiency,
     compute_profile,
+    moe_expert_efficiency,
 )
 from .memory import PREFILL_CHUNK, Workload
 from .speed import TokenDevice, TokenWork, token_device, token_work
@@ -77,7 +77,7 @@ def _weights_read(w: Workload, tokens: FloatArray) -> tuple[float, FloatArray]:
 
 def stream_seconds(w: Workload, tokens: FloatArray, t: int, bandwidth: float) -> FloatArray:
     dense, expert = _weights_read(w, tokens)
-    return (dense + expert / MOE_EXPERT_EFFICIENCY.value) / t / bandwidth
+    return (dense + expert / moe_expert_efficiency(w.engine).value) / t / bandwidth
 
 
 def tensor_allreduce(d: TokenDevice, layers: int, message_bytes: FloatArray) -> FloatArray | float:

@@ -160,20 +160,45 @@ VISION_STEP_OVERHEAD_S = 0.5e-3
 
 # Routed-expert GEMVs stream below dense MBU (gather/grouped kernels): gpt-fast mixtral-moe README, Mixtral-8x7B
 # bf16 on 2/4/8 × A100 78.8/118.2/203.7 tok/s and int8 on 1/2/4/8 56.0/99.9/149.5/218.5 → expert bytes take
-# 1.39× (bf16) to 1.68× (int8) the dense time per byte; 0.65 splits the difference.
+# 1.39× (bf16) to 1.68× (int8) the dense time per byte; 0.65 splits the difference. gpt-fast gathers the chosen
+# experts' weights and multiplies with einsum (mixtral-moe/model.py ConditionalFeedForward): the factor stays for
+# the engines without a fused MoE kernel (llama.cpp, transformers, ExLlamaV2).
 MOE_EXPERT_EFFICIENCY = Factor(
     0.65, "fit: gpt-fast mixtral-moe README, Mixtral-8x7B bf16 TP2-8 and int8 TP1-8"
 )
-# A layer of multi-head latent attention (MLA) with fine-grained routed experts runs about twice the per-layer
-# kernel floor of a dense layer: ~25 kernels per layer (q/kv down- and up-projections with their norms, absorbed
-# bmm's, per-token-group FP8 quantization before each block-scaled GEMM, router GEMM, grouped top-k, expert sort
-# and align, shared expert) against a dense layer's ~11. Measured: SemiAnalysis InferenceX issue #1004 (2026-04),
-# DeepSeek-R1-0528 FP8 TP8 on 8 × H200, SGLang v0.5.9, 16 concurrent decodes: 13.14 ms of kernels per decode step,
-# 1,504 kernels (24.7 per layer), 4.91 ms of them routed-expert GEMMs → (13.14 − 4.91)/61 = 135 µs per layer
-# outside the experts; less the two all-reduces the model counts apart (2 × 12.7 µs measured) and the dense
-# weights streamed (≈ 9 µs per layer at 4.8 TB/s): ≈ 100 µs, twice the 50 µs per-layer overhead of the dense fit.
+# The CUDA-graph engines run a fused MoE kernel (vLLM fused_moe, which SGLang shares; TensorRT-LLM's CUTLASS MoE
+# assumed alike). Measured: vLLM PR #24700 (2025-09, github.com/vllm-project/vllm/pull/24700, "Benchmarks on
+# H100", benchmarks/kernels/benchmark_moe.py with tuned configs, uniformly random routing): one MoE layer's kernel
+# time at batch 1-128, Mixtral-8x7B BF16 TP2 (176 MB per expert shard) 144-491 µs and Qwen3-30B-A3B FP8 TP1
+# (4.7 MB per expert) 40-248 µs. All 16 points fit 30 µs + touched expert bytes ÷ (0.92 × 3.35 TB/s) within
+# ±9 % (tests/engine/test_efficiency_calibration.py): experts stream at 0.92 of peak, 1.10 × the 0.835 dense
+# MBU, after a fixed 30 µs per MoE layer (routing top-k, expert sort/align, two grouped-GEMM launches).
+FUSED_MOE_EXPERT_EFFICIENCY = Factor(
+    1.10, "vLLM PR #24700 fused_moe on H100: Mixtral BF16 TP2 and Qwen3-30B-A3B FP8, 0.92 of peak / 0.835"
+)
+FUSED_MOE_LAYER_FLOOR_S = Factor(30e-6, "vLLM PR #24700 fused_moe on H100: 30 µs per MoE layer call")
+
+
+def moe_expert_efficiency(engine: str) -> Factor:
+    """Routed-expert streaming relative to dense MBU: the fused MoE kernel of the CUDA-graph engines, else gpt-fast's."""
+    return FUSED_MOE_EXPERT_EFFICIENCY if _group(engine) == "cuda-graph" else MOE_EXPERT_EFFICIENCY
+
+
+def moe_layer_floor_s(engine: str) -> float:
+    """Fixed time of one fused MoE call per MoE layer and forward pass (0 where no fused kernel is modelled)."""
+    return FUSED_MOE_LAYER_FLOOR_S.value if _group(engine) == "cuda-graph" else 0.0
+
+
+# A layer of multi-head latent attention (MLA) with fine-grained routed experts runs more kernels than a dense
+# layer: ~25 per layer against ~11 (q/kv down- and up-projections with their norms, absorbed bmm's, a per-token-group
+# FP8 quantization before each block-scaled GEMM, router GEMM, grouped top-k, expert sort and align, shared expert).
+# Measured: SemiAnalysis InferenceX issue #1004 (2026-04), DeepSeek-R1-0528 FP8 TP8 on 8 × H200, SGLang v0.5.9,
+# 16 concurrent decodes: 13.14 ms of kernels per decode step, 1,504 kernels (24.7 per layer), 4.91 ms of them
+# routed-expert GEMMs → (13.14 − 4.91)/61 = 135 µs per layer outside the experts; less what the model counts apart
+# (two all-reduces, 2 × 12.7 µs measured; the dense weights streamed, ≈ 9 µs at 4.8 TB/s; the fused-MoE floor,
+# 30 µs) ≈ 70 µs: 1.4 × the 50 µs per-layer overhead of the dense fit.
 MLA_MOE_LAYER_OVERHEAD_RATIO = Factor(
-    2.0, "InferenceX #1004: DeepSeek-R1 FP8 TP8 H200 SGLang 0.5.9 c16, 135 µs/layer of non-expert kernels"
+    1.4, "InferenceX #1004: DeepSeek-R1 FP8 TP8 H200 SGLang 0.5.9 c16, 135 µs/layer of non-expert kernels"
 )
 # A decode step beyond the engine's CUDA-graph batch runs eagerly: each layer's kernels are launched from Python
 # (schedule.cuda_graph_max_batch). Eager PyTorch costs ≈ 0.93 ms per layer of host time (PyTorch blog 'Accelerating

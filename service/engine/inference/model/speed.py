@@ -23,7 +23,6 @@ from .efficiency import (
     EAGER_LAYER_OVERHEAD,
     LAYER_SPLIT_HOP_S,
     MLA_MOE_LAYER_OVERHEAD_RATIO,
-    MOE_EXPERT_EFFICIENCY,
     VISION_STEP_OVERHEAD_S,
     accelerator_class,
     allreduce_latency_s,
@@ -31,6 +30,8 @@ from .efficiency import (
     compute_efficiency,
     kv_bandwidth_efficiency,
     layer_overhead_s,
+    moe_expert_efficiency,
+    moe_layer_floor_s,
     peak_flops,
     vision_efficiency,
 )
@@ -140,8 +141,9 @@ def token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> Toke
         layer_overhead_s(w.engine, cls).value if stack.layer_overhead_s is None else stack.layer_overhead_s
     )
     s = w.model.shape
-    # MLA layers with routed experts run about twice a dense layer's kernels (efficiency.py)
-    mla_moe = s.moe_layers if s is not None and s.kv_lora_rank else 0
+    # MLA layers with routed experts run more kernels than a dense layer; a fused MoE call has a floor (efficiency.py)
+    moe = s.moe_layers if s is not None else 0
+    mla_moe = moe if s is not None and s.kv_lora_rank else 0
     launched = layers + mla_moe * (MLA_MOE_LAYER_OVERHEAD_RATIO.value - 1.0)
     return TokenDevice(
         acc=acc,
@@ -156,7 +158,7 @@ def token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> Toke
         peak=peak_flops(acc, precision)[0]
         * stack.compute(precision),  # the build's achieved GEMM share (stacks.py)
         weight_only=weight_only,
-        step_overhead=launched * overhead,
+        step_overhead=launched * overhead + moe * moe_layer_floor_s(w.engine),
         hops=(count - 1) * LAYER_SPLIT_HOP_S.value if w.layout == "layer" else 0.0,
         # layer split: devices run in turn, so a step streams the whole model at one device's bandwidth
         kv_token=kv_bytes_per_token(w, t),
@@ -197,7 +199,7 @@ def _prefill(w: Workload, work: TokenWork, d: TokenDevice) -> tuple[float, str, 
     eff_head = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, w.batch)
     prefill_compute = (body_flops / eff_prefill + head_flops / eff_head) / d.t / d.peak
     chunks = math.ceil(tokens / PREFILL_CHUNK.get(w.engine, tokens))
-    prefill_memory = chunks * _stream(work.prefill_weights, d.t, d.bw * d.mbu) + tokens * d.kv_token / (
+    prefill_memory = chunks * _stream(w, work.prefill_weights, d.t, d.bw * d.mbu) + tokens * d.kv_token / (
         d.bw * d.kv_mbu
     )
     prefill_comm = (
@@ -217,7 +219,7 @@ def _prefill(w: Workload, work: TokenWork, d: TokenDevice) -> tuple[float, str, 
 def _decode(w: Workload, work: TokenWork, d: TokenDevice) -> tuple[float, str, dict[str, float]]:
     """Time per output token: one token for each of b sequences at the mean context of the generation."""
     b, t = w.batch, d.t
-    step_weights = _stream(work.decode_weights, t, d.bw * d.mbu)
+    step_weights = _stream(w, work.decode_weights, t, d.bw * d.mbu)
     # roofline: small-batch GEMMs are memory-bound (left term); their compute ceiling is the asymptotic
     # efficiency — the prefill curve's n_half absorbs per-layer latency that `step_overhead` already counts
     eff_decode = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, float("inf"))
@@ -275,11 +277,11 @@ def _weights_read(w: Workload, tokens: float) -> tuple[float, float]:
     return dense, w.expert_bytes * touched
 
 
-def _stream(weights_read: tuple[float, float], t: int, bandwidth: float) -> float:
-    """Time to stream the (dense, routed-expert) weights a forward pass reads, per device; expert GEMMs run below
-    dense MBU."""
+def _stream(w: Workload, weights_read: tuple[float, float], t: int, bandwidth: float) -> float:
+    """Time to stream the (dense, routed-expert) weights a forward pass reads, per device; routed experts at the
+    engine's MoE kernel rate (efficiency.moe_expert_efficiency)."""
     dense, expert = weights_read
-    return (dense + expert / MOE_EXPERT_EFFICIENCY.value) / t / bandwidth
+    return (dense + expert / moe_expert_efficiency(w.engine).value) / t / bandwidth
 
 
 def _attention_flops(w: Workload, ctx: float, causal: bool, decode: bool = False) -> float:
