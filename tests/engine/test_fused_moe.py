@@ -54,3 +54,18 @@ def test_one_moe_layer_within_ten_percent_of_the_kernel_benchmark(key, batch, me
 def test_the_engines_without_a_fused_kernel_keep_gpt_fasts_rate() -> None:
     assert moe_expert_efficiency("llama.cpp").value == 0.65 and moe_layer_floor_s("llama.cpp") == 0.0
     assert moe_expert_efficiency("sglang").value == moe_expert_efficiency("tensorrt-llm").value == 1.10
+
+
+def test_the_answer_states_the_moe_rate_and_floor_it_used() -> None:
+    from scalecost.engine.inference.estimate import estimate_inference
+
+    body = {
+        "model": {"preset": "mixtral-8x7b"},
+        "engine": "vllm",
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 2},
+        "output": {"suggestions": False, "recommendations": False},
+    }
+    assumptions = estimate_inference(body, load_catalog())["assumptions"]
+    assert assumptions["moe_expert_efficiency"] == 1.10 and assumptions["moe_layer_floor_s"] == 30e-6
+    dense = estimate_inference({**body, "model": {"preset": "llama-3-8b"}}, load_catalog())["assumptions"]
+    assert "moe_layer_floor_s" not in dense

@@ -319,7 +319,7 @@ class SpeculativeDraftSchema(Answer):
 
 
 class InferenceAssumptionsSchema(Answer):
-    OPTIONAL = frozenset({"moe_expert_efficiency", "calibration", "speculative_draft"})
+    OPTIONAL = frozenset({"moe_expert_efficiency", "moe_layer_floor_s", "calibration", "speculative_draft"})
     workload = section(InferenceWorkloadSchema, "The workload estimated")
     memory_bandwidth_efficiency = section(SourcedFactorSchema, "Achieved / datasheet bandwidth (MBU)")
     kv_bandwidth_efficiency = number("MBU of the KV-cache reads")
@@ -329,7 +329,14 @@ class InferenceAssumptionsSchema(Answer):
     )
     usd_per_accelerator_hour = num("Price used, USD per device-hour; null when none is known")
     infrastructure_overhead = number("Fraction added to the device price (storage, network, …)")
-    moe_expert_efficiency = number("MoE models only: efficiency of the routed-expert GEMMs")
+    moe_expert_efficiency = number(
+        "MoE models only: routed-expert streaming rate relative to the dense MBU (1.10 under the fused MoE kernel of "
+        "vLLM, SGLang and TensorRT-LLM; 0.65 elsewhere)"
+    )
+    moe_layer_floor_s = number(
+        "MoE models only: fixed time of one fused MoE call per MoE layer and forward pass, seconds (on top of "
+        "layer_overhead_s; MLA models count 1.4 × layer_overhead_s on their MoE layers)"
+    )
     intervals = F.Nested(
         InferenceIntervalBasisSchema,
         allow_none=True,

@@ -24,6 +24,7 @@ from .model.efficiency import (
     kv_bandwidth_efficiency,
     layer_overhead_s,
     moe_expert_efficiency,
+    moe_layer_floor_s,
 )
 from .model.evaluate import InferenceEvaluation
 from .model.formats import compute_precision_on
@@ -162,6 +163,7 @@ def _assumptions_section(p: InferencePlan) -> dict[str, Any]:
     }
     if w.model.shape is not None and w.model.shape.is_moe:
         assumptions["moe_expert_efficiency"] = moe_expert_efficiency(w.engine).value
+        assumptions["moe_layer_floor_s"] = moe_layer_floor_s(w.engine)
     draft = _draft_assumption(w)
     if draft is not None:
         assumptions["speculative_draft"] = draft
