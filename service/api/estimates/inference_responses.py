@@ -331,7 +331,7 @@ class InferenceAssumptionsSchema(Answer):
     infrastructure_overhead = number("Fraction added to the device price (storage, network, …)")
     moe_expert_efficiency = number(
         "MoE models only: routed-expert streaming rate relative to the dense MBU (1.10 under the fused MoE kernel of "
-        "vLLM, SGLang and TensorRT-LLM; 0.65 elsewhere)"
+        "vLLM, SGLang and TensorRT-LLM on GPUs; 0.65 elsewhere)"
     )
     moe_layer_floor_s = number(
         "MoE models only: fixed time of one fused MoE call per MoE layer and forward pass, seconds (on top of "

@@ -162,8 +162,8 @@ def _assumptions_section(p: InferencePlan) -> dict[str, Any]:
         "infrastructure_overhead": p.infrastructure_overhead,
     }
     if w.model.shape is not None and w.model.shape.is_moe:
-        assumptions["moe_expert_efficiency"] = moe_expert_efficiency(w.engine).value
-        assumptions["moe_layer_floor_s"] = moe_layer_floor_s(w.engine)
+        assumptions["moe_expert_efficiency"] = moe_expert_efficiency(w.engine, cls).value
+        assumptions["moe_layer_floor_s"] = moe_layer_floor_s(w.engine, cls)
     draft = _draft_assumption(w)
     if draft is not None:
         assumptions["speculative_draft"] = draft

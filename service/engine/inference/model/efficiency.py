@@ -179,14 +179,20 @@ FUSED_MOE_EXPERT_EFFICIENCY = Factor(
 FUSED_MOE_LAYER_FLOOR_S = Factor(30e-6, "vLLM PR #24700 fused_moe on H100: 30 µs per MoE layer call")
 
 
-def moe_expert_efficiency(engine: str) -> Factor:
-    """Routed-expert streaming relative to dense MBU: the fused MoE kernel of the CUDA-graph engines, else gpt-fast's."""
-    return FUSED_MOE_EXPERT_EFFICIENCY if _group(engine) == "cuda-graph" else MOE_EXPERT_EFFICIENCY
+def _fused_moe(engine: str, cls: str) -> bool:
+    """The CUDA-graph engines on GPUs (the kernel measured; Gaudi, Neuron and TPU builds have their own MoE ops)."""
+    return _group(engine) == "cuda-graph" and cls in ("hbm-gpu", "gddr-gpu")
 
 
-def moe_layer_floor_s(engine: str) -> float:
+def moe_expert_efficiency(engine: str, cls: str) -> Factor:
+    """Routed-expert streaming relative to dense MBU: the fused MoE kernel of the CUDA-graph engines on GPUs, else
+    gpt-fast's."""
+    return FUSED_MOE_EXPERT_EFFICIENCY if _fused_moe(engine, cls) else MOE_EXPERT_EFFICIENCY
+
+
+def moe_layer_floor_s(engine: str, cls: str) -> float:
     """Fixed time of one fused MoE call per MoE layer and forward pass (0 where no fused kernel is modelled)."""
-    return FUSED_MOE_LAYER_FLOOR_S.value if _group(engine) == "cuda-graph" else 0.0
+    return FUSED_MOE_LAYER_FLOOR_S.value if _fused_moe(engine, cls) else 0.0
 
 
 # A layer of multi-head latent attention (MLA) with fine-grained routed experts runs more kernels than a dense

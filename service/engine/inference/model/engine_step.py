@@ -106,7 +106,7 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
         mixed=mixed_chunk(w.schedule, w.engine),
         overlap=1.0 if overlap_schedule(w.schedule, w.engine) else 0.0,
         dense_s=dense / stream,
-        expert_s=w.expert_bytes / moe_expert_efficiency(w.engine).value / stream,
+        expert_s=w.expert_bytes / moe_expert_efficiency(w.engine, d.cls).value / stream,
         expert_miss=1.0 - s.experts_per_token / s.experts if s is not None and s.is_moe else 1.0,
         kv_write_s=d.kv_token / (d.bw * d.kv_mbu),
         eff_max=eff_decode,
