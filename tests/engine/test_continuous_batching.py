@@ -315,7 +315,7 @@ def test_no_eager_regime_off_gpus() -> None:
 
 
 def test_mla_layers_with_routed_experts_and_fused_moe_calls_pay_their_kernel_floors() -> None:
-    """DeepSeek-V3 (3 dense + 58 MLA-MoE layers) on 8 × H200 under vLLM: the step overhead is (61 + 58 × 0.4) × 50 µs
+    """DeepSeek-V3 (3 dense + 58 MLA-MoE layers) on 8 × H200 under vLLM: the step overhead is (61 + 58 × 0.47) × 50 µs
     plus 58 fused-MoE calls of 30 µs (InferenceX #1004's decode profile: 135 µs per layer outside the experts;
     vLLM PR #24700's fused_moe benchmark: 30 µs per call; docs/formulas.md); Mixtral (MoE without MLA) 32 × (50 + 30)
     µs, a dense GQA model 80 × 50 µs. Every public DeepSeek decode point is slower than the model (the calibration
@@ -335,6 +335,18 @@ def test_mla_layers_with_routed_experts_and_fused_moe_calls_pay_their_kernel_flo
         assert s is not None
         return token_device(p.workload, p.accelerator, count, s.layers).step_overhead
 
-    assert overhead("deepseek-v3", 8) == pytest.approx((61 + 58 * 0.4) * 50e-6 + 58 * 30e-6, rel=1e-12)
+    assert overhead("deepseek-v3", 8) == pytest.approx((61 + 58 * 0.47) * 50e-6 + 58 * 30e-6, rel=1e-12)
     assert overhead("llama-3.3-70b", 2) == pytest.approx(80 * 50e-6, rel=1e-12)
     assert overhead("mixtral-8x7b", 2) == pytest.approx(32 * (50e-6 + 30e-6), rel=1e-12)
+
+
+def test_a_cuda_graph_batch_off_gpus_is_refused() -> None:
+    gaudi = {
+        **NIM,
+        "engine": "vllm",
+        "hardware": {"accelerator": "intel-gaudi3", "count": 8},
+        "batch_size": 8,
+    }
+    errors = errors_of(**gaudi, serving={"cuda_graph_max_batch": 64})
+    assert "intel-gaudi3" in errors["serving.cuda_graph_max_batch"][0]
+    assert estimate(**gaudi)["load"]["scheduler"] == "continuous"

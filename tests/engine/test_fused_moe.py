@@ -42,13 +42,13 @@ def predicted_us(preset: str, bytes_per_weight: int, family: str, tp: int, batch
 
 
 @pytest.mark.parametrize(("key", "batch", "measured"), POINTS, ids=[f"{k[0]}-b{b}" for k, b, _ in POINTS])
-def test_one_moe_layer_within_ten_percent_of_the_kernel_benchmark(key, batch, measured) -> None:
+def test_one_moe_layer_within_nine_percent_of_the_kernel_benchmark(key, batch, measured) -> None:
     predicted = predicted_us(*key, batch)
     error = predicted / measured - 1.0
     print(
         f"{key[0]:14} batch {batch:4d}: measured {measured:7.2f} µs, predicted {predicted:7.2f} µs ({error:+.1%})"
     )
-    assert abs(error) <= 0.10
+    assert abs(error) <= 0.09
 
 
 def test_the_engines_without_a_fused_kernel_keep_gpt_fasts_rate() -> None:
@@ -76,3 +76,16 @@ def test_the_answer_states_the_moe_rate_and_floor_it_used() -> None:
     assert assumptions["moe_expert_efficiency"] == 1.10 and assumptions["moe_layer_floor_s"] == 30e-6
     dense = estimate_inference({**body, "model": {"preset": "llama-3-8b"}}, load_catalog())["assumptions"]
     assert "moe_layer_floor_s" not in dense
+
+
+def test_an_mla_model_states_the_layer_ratio_it_used() -> None:
+    from scalecost.engine.inference.estimate import estimate_inference
+
+    body = {
+        "model": {"preset": "deepseek-v3"},
+        "weights": {"precision": "fp8"},
+        "engine": "sglang",
+        "hardware": {"accelerator": "nvidia-h200-sxm-141gb", "count": 8},
+        "output": {"suggestions": False, "recommendations": False},
+    }
+    assert estimate_inference(body, load_catalog())["assumptions"]["mla_moe_layer_overhead_ratio"] == 1.47

@@ -319,7 +319,15 @@ class SpeculativeDraftSchema(Answer):
 
 
 class InferenceAssumptionsSchema(Answer):
-    OPTIONAL = frozenset({"moe_expert_efficiency", "moe_layer_floor_s", "calibration", "speculative_draft"})
+    OPTIONAL = frozenset(
+        {
+            "moe_expert_efficiency",
+            "moe_layer_floor_s",
+            "mla_moe_layer_overhead_ratio",
+            "calibration",
+            "speculative_draft",
+        }
+    )
     workload = section(InferenceWorkloadSchema, "The workload estimated")
     memory_bandwidth_efficiency = section(SourcedFactorSchema, "Achieved / datasheet bandwidth (MBU)")
     kv_bandwidth_efficiency = number("MBU of the KV-cache reads")
@@ -335,7 +343,11 @@ class InferenceAssumptionsSchema(Answer):
     )
     moe_layer_floor_s = number(
         "MoE models only: fixed time of one fused MoE call per MoE layer and forward pass, seconds (on top of "
-        "layer_overhead_s; MLA models count 1.4 × layer_overhead_s on their MoE layers)"
+        "layer_overhead_s)"
+    )
+    mla_moe_layer_overhead_ratio = number(
+        "MLA models with routed experts only: the multiple of layer_overhead_s each MoE layer counts (its extra "
+        "kernels; 1.47 for the CUDA-graph engines on GPUs, else 1)"
     )
     intervals = F.Nested(
         InferenceIntervalBasisSchema,

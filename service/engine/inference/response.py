@@ -23,6 +23,7 @@ from .model.efficiency import (
     compute_profile,
     kv_bandwidth_efficiency,
     layer_overhead_s,
+    mla_moe_layer_ratio,
     moe_expert_efficiency,
     moe_layer_floor_s,
 )
@@ -164,6 +165,8 @@ def _assumptions_section(p: InferencePlan) -> dict[str, Any]:
     if w.model.shape is not None and w.model.shape.is_moe:
         assumptions["moe_expert_efficiency"] = moe_expert_efficiency(w.engine, cls).value
         assumptions["moe_layer_floor_s"] = moe_layer_floor_s(w.engine, cls)
+        if w.model.shape.kv_lora_rank:
+            assumptions["mla_moe_layer_overhead_ratio"] = mla_moe_layer_ratio(w.engine, cls)
     draft = _draft_assumption(w)
     if draft is not None:
         assumptions["speculative_draft"] = draft

@@ -265,7 +265,15 @@ def check_draft(w: Workload, count: int | None, bad: Any) -> None:
 
 
 def check_schedule(w: Workload, acc: Accelerator, bad: Any) -> None:
-    """A prompt that cannot be prefilled in one step without chunking; a sample model with a scheduler."""
+    """A prompt that cannot be prefilled in one step without chunking; a sample model with a scheduler; a CUDA-graph
+    batch on a part that is not a GPU (its builds capture graphs of their own: schedule.cuda_graph_max_batch)."""
+    if w.schedule.cuda_graph_max_batch is not None and acc.kind != "gpu":
+        bad(
+            "serving.cuda_graph_max_batch",
+            _("CUDA graphs are captured on GPUs only; {accelerator} is not a GPU.").format(
+                accelerator=acc.id
+            ),
+        )
     if not w.schedule.continuous:
         return
     if w.mode != "token":

@@ -171,7 +171,7 @@ MOE_EXPERT_EFFICIENCY = Factor(
 # H100", benchmarks/kernels/benchmark_moe.py with tuned configs, uniformly random routing): one MoE layer's kernel
 # time at batch 1-128, Mixtral-8x7B BF16 TP2 (176 MB per expert shard) 144-491 µs and Qwen3-30B-A3B FP8 TP1
 # (4.7 MB per expert) 40-248 µs. All 16 points fit 30 µs + touched expert bytes ÷ (0.92 × 3.35 TB/s) within
-# ±9 % (tests/engine/test_efficiency_calibration.py): experts stream at 0.92 of peak, 1.10 × the 0.835 dense
+# ±9 % (tests/engine/test_fused_moe.py): experts stream at 0.92 of peak, 1.10 × the 0.835 dense
 # MBU, after a fixed 30 µs per MoE layer (routing top-k, expert sort/align, two grouped-GEMM launches).
 FUSED_MOE_EXPERT_EFFICIENCY = Factor(
     1.10, "vLLM PR #24700 fused_moe on H100: Mixtral BF16 TP2 and Qwen3-30B-A3B FP8, 0.92 of peak / 0.835"
@@ -199,13 +199,22 @@ def moe_layer_floor_s(engine: str, cls: str) -> float:
 # layer: ~25 per layer against ~11 (q/kv down- and up-projections with their norms, absorbed bmm's, a per-token-group
 # FP8 quantization before each block-scaled GEMM, router GEMM, grouped top-k, expert sort and align, shared expert).
 # Measured: SemiAnalysis InferenceX issue #1004 (2026-04), DeepSeek-R1-0528 FP8 TP8 on 8 × H200, SGLang v0.5.9,
-# 16 concurrent decodes: 13.14 ms of kernels per decode step, 1,504 kernels (24.7 per layer), 4.91 ms of them
-# routed-expert GEMMs → (13.14 − 4.91)/61 = 135 µs per layer outside the experts; less what the model counts apart
-# (two all-reduces, 2 × 12.7 µs measured; the dense weights streamed, ≈ 9 µs at 4.8 TB/s; the fused-MoE floor,
-# 30 µs) ≈ 70 µs: 1.4 × the 50 µs per-layer overhead of the dense fit.
+# 16 concurrent decodes, 1,024 in / 1,024 out: 13.14 ms of kernels per decode step, 1,504 kernels (24.7 per layer),
+# 4.91 ms of them routed-expert GEMMs, so 8,230 µs outside the experts. The model's own terms for that step: the
+# all-reduces 1,112 µs, the KV reads 431 µs, the dense weights 534 µs, 61 layers × 50 µs and 58 fused-MoE calls ×
+# 30 µs; the 1,363 µs left over the 58 MoE layers is 23.5 µs each, so an MLA layer with routed experts counts
+# 1 + 23.5/50 = 1.47 × the per-layer overhead (its non-expert total then equals the measured 8,230 µs: one profile).
+# Applied where the profile was taken: CUDA-graph engines on GPUs (as the fused-MoE figures above).
 MLA_MOE_LAYER_OVERHEAD_RATIO = Factor(
-    1.4, "InferenceX #1004: DeepSeek-R1 FP8 TP8 H200 SGLang 0.5.9 c16, 135 µs/layer of non-expert kernels"
+    1.47, "InferenceX #1004: DeepSeek-R1 FP8 TP8 H200 SGLang 0.5.9 c16, 8,230 µs/step of non-expert kernels"
 )
+
+
+def mla_moe_layer_ratio(engine: str, cls: str) -> float:
+    """Per-layer overhead multiple of an MLA layer with routed experts (1 where the profile does not speak)."""
+    return MLA_MOE_LAYER_OVERHEAD_RATIO.value if _fused_moe(engine, cls) else 1.0
+
+
 # A decode step beyond the engine's CUDA-graph batch runs eagerly: each layer's kernels are launched from Python
 # (schedule.cuda_graph_max_batch). Eager PyTorch costs ≈ 0.93 ms per layer of host time (PyTorch blog 'Accelerating
 # Generative AI with PyTorch II: GPT, Fast' (2023), eager Llama-7B on A100 25.5 tok/s vs 104.9 compiled, the

@@ -22,7 +22,6 @@ from ...parallelism import all_reduce_seconds, group_bandwidth
 from .efficiency import (
     EAGER_LAYER_OVERHEAD,
     LAYER_SPLIT_HOP_S,
-    MLA_MOE_LAYER_OVERHEAD_RATIO,
     VISION_STEP_OVERHEAD_S,
     accelerator_class,
     allreduce_latency_s,
@@ -30,6 +29,7 @@ from .efficiency import (
     compute_efficiency,
     kv_bandwidth_efficiency,
     layer_overhead_s,
+    mla_moe_layer_ratio,
     moe_expert_efficiency,
     moe_layer_floor_s,
     peak_flops,
@@ -144,7 +144,7 @@ def token_device(w: Workload, acc: Accelerator, count: int, layers: int) -> Toke
     # MLA layers with routed experts run more kernels than a dense layer; a fused MoE call has a floor (efficiency.py)
     moe = s.moe_layers if s is not None else 0
     mla_moe = moe if s is not None and s.kv_lora_rank else 0
-    launched = layers + mla_moe * (MLA_MOE_LAYER_OVERHEAD_RATIO.value - 1.0)
+    launched = layers + mla_moe * (mla_moe_layer_ratio(w.engine, cls) - 1.0)
     return TokenDevice(
         acc=acc,
         devices=count,
