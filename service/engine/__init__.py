@@ -20,7 +20,13 @@ from .errors import InvalidRequest
 from .hardware import KINDS, PRECISIONS, SPEC_BOUNDS, Accelerator, Catalog, Price
 from .inference.estimate import estimate_inference
 from .inference.model.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRECISIONS
-from .inference.model.schedule import PERCENTILES, SCHEDULERS, SPECULATIVE_METHODS
+from .inference.model.schedule import (
+    DEFAULT_FRONT_END_LATENCY_S,
+    FRONT_END_LATENCY_RANGE,
+    PERCENTILES,
+    SCHEDULERS,
+    SPECULATIVE_METHODS,
+)
 from .inference.planner import plan_serving
 from .inference.search.rank import REASONS as SERVING_PLAN_REASONS
 from .inference.search.request import MAX_BATCH as SERVING_MAX_BATCH
@@ -45,6 +51,8 @@ __all__ = [
     "MAX_STRAGGLER_SHARE",
     "PIPELINE_SCHEDULES",
     "PERCENTILES",
+    "DEFAULT_FRONT_END_LATENCY_S",
+    "FRONT_END_LATENCY_RANGE",
     "SCHEDULERS",
     "SPECULATIVE_METHODS",
     "SERVING_MAX_BATCH",

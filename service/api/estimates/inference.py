@@ -261,6 +261,21 @@ class InferenceWorkloadRequestSchema(ma.Schema):
     )
 
 
+def front_end_latency_field() -> Float:
+    """slo.front_end_latency_s of the estimate and the serving planner: bounds and default from the engine."""
+    low, high = engine.FRONT_END_LATENCY_RANGE
+    default = engine.DEFAULT_FRONT_END_LATENCY_S
+    return Float(
+        validate=validate.Range(min=low, max=high),
+        metadata={
+            "description": "Latency before the engine in every time to first token: HTTP, gateway, tokenization, "
+            f"streaming the first token, seconds ({low:g} to {high:g}; default {default:g}, the median over public "
+            "benchmarks at low load; continuous-batching engines)",
+            "example": default,
+        },
+    )
+
+
 class InferenceSloSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
@@ -269,15 +284,7 @@ class InferenceSloSchema(ma.Schema):
         validate=validate.OneOf(PERCENTILES),
         metadata={"description": "Latency percentile the targets hold at (default p90)", "example": "p90"},
     )
-    front_end_latency_s = Float(
-        validate=validate.Range(min=0, max=10),
-        metadata={
-            "description": "Latency before the engine in every time to first token: HTTP, gateway, tokenization, "
-            "streaming the first token, seconds (0 to 10; default 0.035, the median over public benchmarks at low "
-            "load; continuous batching)",
-            "example": 0.035,
-        },
-    )
+    front_end_latency_s = front_end_latency_field()
 
 
 class InferenceRequestSchema(ma.Schema):

@@ -10,7 +10,7 @@ from ...engine import PRICING_MODELS
 from ...engine import SERVING_MAX_BATCH as MAX_BATCH
 from ...engine import SERVING_MAX_GROUPS as MAX_GROUPS
 from ..estimates.common import PRICE_OVERRIDES, QUOTAS, calibration_field
-from ..estimates.inference import ENGINES, KV_PRECISIONS, PERCENTILES, WeightsSchema
+from ..estimates.inference import ENGINES, KV_PRECISIONS, PERCENTILES, WeightsSchema, front_end_latency_field
 from ..extensions.fields import Float, Integer, String, fraction_range
 from ..models.schemas import ModelSpecField
 
@@ -81,15 +81,7 @@ class SloSchema(ma.Schema):
             "example": "p90",
         },
     )
-    front_end_latency_s = Float(
-        validate=validate.Range(min=0, max=10),
-        metadata={
-            "description": "Latency before the engine in every time to first token: HTTP, gateway, tokenization, "
-            "streaming the first token, seconds (0 to 10; default 0.035, the median over public benchmarks at low "
-            "load; continuous-batching engines)",
-            "example": 0.035,
-        },
-    )
+    front_end_latency_s = front_end_latency_field()
     max_utilization = Float(
         validate=fraction_range(0.05, 1),
         metadata={
