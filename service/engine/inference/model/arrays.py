@@ -19,10 +19,9 @@ from .efficiency import (
     allreduce_latency_s,
     compute_efficiency,
     compute_profile,
-    moe_expert_efficiency,
 )
 from .memory import PREFILL_CHUNK, Workload
-from .speed import TokenDevice, TokenWork, token_device, token_work
+from .speed import TokenDevice, TokenWork, stream_seconds, token_device, token_work
 
 FloatArray = np.ndarray
 
@@ -75,9 +74,8 @@ def _weights_read(w: Workload, tokens: FloatArray) -> tuple[float, FloatArray]:
     return dense, w.expert_bytes * touched
 
 
-def stream_seconds(w: Workload, d: TokenDevice, tokens: FloatArray, t: int) -> FloatArray:
-    dense, expert = _weights_read(w, tokens)
-    return (dense + expert / moe_expert_efficiency(w.engine, d.cls).value) / t / (d.bw * d.mbu)
+def _stream(w: Workload, d: TokenDevice, tokens: FloatArray, t: int) -> FloatArray:
+    return stream_seconds(w, d, _weights_read(w, tokens), t)
 
 
 def tensor_allreduce(d: TokenDevice, layers: int, message_bytes: FloatArray) -> FloatArray | float:
@@ -95,14 +93,14 @@ def _prefill(w: Workload, work: TokenWork, d: TokenDevice, b: FloatArray) -> Flo
     compute = (body_flops / efficiency(w, d, tokens) + head_flops / efficiency(w, d, b)) / d.t / d.peak
     chunk = PREFILL_CHUNK.get(w.engine)
     chunks = np.ceil(tokens / chunk) if chunk else np.ones_like(tokens)
-    memory = chunks * stream_seconds(w, d, tokens, d.t) + tokens * d.kv_token / (d.bw * d.kv_mbu)
+    memory = chunks * _stream(w, d, tokens, d.t) + tokens * d.kv_token / (d.bw * d.kv_mbu)
     comm = tensor_allreduce(d, work.layers, tokens * work.hidden * w.act_bytes)
     return np.maximum(compute, memory) + comm + chunks * (d.step_overhead + d.hops)
 
 
 def _decode(w: Workload, work: TokenWork, d: TokenDevice, b: FloatArray) -> FloatArray:
     t = d.t
-    step_weights = stream_seconds(w, d, b, t)
+    step_weights = _stream(w, d, b, t)
     eff = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, float("inf"))
     step_linear = 2.0 * work.matmul * b / t / (d.peak * eff)
     step_kv = b * work.ctx * d.kv_token / (d.bw * d.kv_mbu)

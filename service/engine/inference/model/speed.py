@@ -199,7 +199,7 @@ def _prefill(w: Workload, work: TokenWork, d: TokenDevice) -> tuple[float, str, 
     eff_head = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, w.batch)
     prefill_compute = (body_flops / eff_prefill + head_flops / eff_head) / d.t / d.peak
     chunks = math.ceil(tokens / PREFILL_CHUNK.get(w.engine, tokens))
-    prefill_memory = chunks * _stream(w, d, work.prefill_weights, d.t) + tokens * d.kv_token / (
+    prefill_memory = chunks * stream_seconds(w, d, work.prefill_weights, d.t) + tokens * d.kv_token / (
         d.bw * d.kv_mbu
     )
     prefill_comm = (
@@ -219,7 +219,7 @@ def _prefill(w: Workload, work: TokenWork, d: TokenDevice) -> tuple[float, str, 
 def _decode(w: Workload, work: TokenWork, d: TokenDevice) -> tuple[float, str, dict[str, float]]:
     """Time per output token: one token for each of b sequences at the mean context of the generation."""
     b, t = w.batch, d.t
-    step_weights = _stream(w, d, work.decode_weights, t)
+    step_weights = stream_seconds(w, d, work.decode_weights, t)
     # roofline: small-batch GEMMs are memory-bound (left term); their compute ceiling is the asymptotic
     # efficiency — the prefill curve's n_half absorbs per-layer latency that `step_overhead` already counts
     eff_decode = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, float("inf"))
@@ -277,9 +277,10 @@ def _weights_read(w: Workload, tokens: float) -> tuple[float, float]:
     return dense, w.expert_bytes * touched
 
 
-def _stream(w: Workload, d: TokenDevice, weights_read: tuple[float, float], t: int) -> float:
+def stream_seconds(w: Workload, d: TokenDevice, weights_read: tuple[float, Any], t: int) -> Any:
     """Time to stream the (dense, routed-expert) weights a forward pass reads, per device, at the MBU; routed
-    experts at the engine's MoE kernel rate on this part (efficiency.moe_expert_efficiency)."""
+    experts at the engine's MoE kernel rate on this part (efficiency.moe_expert_efficiency). The expert bytes may be
+    an array (arrays.py: one per batch size)."""
     dense, expert = weights_read
     return (dense + expert / moe_expert_efficiency(w.engine, d.cls).value) / t / (d.bw * d.mbu)
 
