@@ -15,10 +15,9 @@ import numpy as np
 from ...hardware import Accelerator
 from ...parallelism import group_bandwidth
 from .efficiency import (
-    FP8_TOKENS_HALF,
     allreduce_latency_s,
+    compute_curve,
     compute_efficiency,
-    compute_profile,
 )
 from .memory import PREFILL_CHUNK, Workload
 from .speed import TokenDevice, TokenWork, stream_seconds, token_device, token_work
@@ -58,8 +57,7 @@ def batch_speeds(w: Workload, acc: Accelerator, count: int, batches: FloatArray)
 
 def efficiency(w: Workload, d: TokenDevice, tokens: FloatArray) -> FloatArray:
     """compute_efficiency over an array of token counts: eff_max · n/(n + n_half), n ≥ 1."""
-    eff_max = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, float("inf"))
-    n_half = FP8_TOKENS_HALF if d.precision in ("fp8", "fp4") else compute_profile(w.engine, d.cls)[1]
+    eff_max, n_half = compute_curve(w.engine, d.cls, d.precision, d.weight_only)
     n = np.maximum(tokens, 1.0)
     return eff_max * n / (n + n_half)
 

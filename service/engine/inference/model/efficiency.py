@@ -280,14 +280,20 @@ def compute_efficiency(
     engine: str, cls: str, compute_precision: str, weight_only: bool, tokens: float
 ) -> float:
     """Fraction of dense peak reached by a forward pass over `tokens` tokens (prefill or batched decode)."""
+    eff_max, n_half = compute_curve(engine, cls, compute_precision, weight_only)
+    n = max(float(tokens), 1.0)
+    return eff_max if math.isinf(n) else eff_max * n / (n + n_half)
+
+
+def compute_curve(engine: str, cls: str, compute_precision: str, weight_only: bool) -> tuple[float, float]:
+    """(eff_max, n_half tokens) of the compute-efficiency curve for this engine, class and GEMM format."""
     eff_max, n_half, _ = compute_profile(engine, cls)
     if compute_precision in ("fp8", "fp4"):
         eff_max *= FP8_COMPUTE_FACTOR.value
         n_half = FP8_TOKENS_HALF
     if weight_only:
         eff_max *= WEIGHT_ONLY_COMPUTE_FACTOR.value
-    n = max(float(tokens), 1.0)
-    return eff_max if math.isinf(n) else eff_max * n / (n + n_half)
+    return eff_max, n_half
 
 
 @lru_cache(maxsize=1024)

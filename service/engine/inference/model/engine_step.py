@@ -21,10 +21,8 @@ from ...hardware import Accelerator
 from ...parallelism import group_bandwidth
 from .arrays import FloatArray
 from .efficiency import (
-    FP8_TOKENS_HALF,
     allreduce_latency_s,
-    compute_efficiency,
-    compute_profile,
+    compute_curve,
     moe_expert_efficiency,
 )
 from .memory import Workload
@@ -85,8 +83,7 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
     one = w if w.batch == 1 else replace(w, batch=1)
     work = token_work(one)
     d = token_device(one, acc, count, work.layers)
-    eff_decode = compute_efficiency(w.engine, d.cls, d.precision, d.weight_only, float("inf"))
-    n_half = FP8_TOKENS_HALF if d.precision in ("fp8", "fp4") else compute_profile(w.engine, d.cls)[1]
+    eff_decode, n_half = compute_curve(w.engine, d.cls, d.precision, d.weight_only)
     dense = w.weights_bytes - w.input_embedding_bytes - w.expert_bytes
     s = w.model.shape
     stream = d.t * d.bw * d.mbu
