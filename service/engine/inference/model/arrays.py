@@ -20,7 +20,7 @@ from .efficiency import (
     compute_efficiency,
 )
 from .memory import PREFILL_CHUNK, Workload
-from .speed import TokenDevice, TokenWork, stream_seconds, token_device, token_work
+from .speed import TokenDevice, TokenWork, stream_seconds, token_device, token_work, weights_read
 
 FloatArray = np.ndarray
 
@@ -62,18 +62,8 @@ def efficiency(w: Workload, d: TokenDevice, tokens: FloatArray) -> FloatArray:
     return eff_max * n / (n + n_half)
 
 
-def _weights_read(w: Workload, tokens: FloatArray) -> tuple[float, FloatArray]:
-    """speed._weights_read: dense bytes, and the routed-expert bytes the tokens touch (E·(1 − (1 − k/E)^B))."""
-    dense = w.weights_bytes - w.input_embedding_bytes - w.expert_bytes
-    s = w.model.shape
-    if s is None or not s.is_moe:
-        return dense, np.zeros_like(tokens)
-    touched = 1.0 - (1.0 - s.experts_per_token / s.experts) ** np.maximum(tokens, 1.0)
-    return dense, w.expert_bytes * touched
-
-
 def _stream(w: Workload, d: TokenDevice, tokens: FloatArray, t: int) -> FloatArray:
-    return stream_seconds(w, d, _weights_read(w, tokens), t)
+    return stream_seconds(w, d, weights_read(w, tokens), t)
 
 
 def tensor_allreduce(d: TokenDevice, layers: int, message_bytes: FloatArray) -> FloatArray | float:

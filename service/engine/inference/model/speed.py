@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from ...architecture import TransformerShape, matmul_parameters_per_token
 from ...hardware import Accelerator
 from ...parallelism import all_reduce_seconds, group_bandwidth
@@ -122,8 +124,8 @@ def token_work(w: Workload) -> TokenWork:
         matmul=matmul,
         body_flops=2.0 * (matmul - lm_head) * tokens + b * _attention_flops(w, prompt, causal=True),
         head_flops=2.0 * lm_head * b,
-        prefill_weights=_weights_read(w, tokens),
-        decode_weights=_weights_read(w, b),
+        prefill_weights=weights_read(w, tokens),
+        decode_weights=weights_read(w, b),
         decode_attention_flops=_attention_flops(w, ctx, causal=False, decode=True),
         ctx=ctx,
     )
@@ -263,8 +265,9 @@ def _shape_matmul_parameters(s: TransformerShape) -> float:
     return float(matmul_parameters_per_token(s))
 
 
-def _weights_read(w: Workload, tokens: float) -> tuple[float, float]:
-    """(dense, routed-expert) weight bytes one forward pass over `tokens` tokens streams (all devices).
+def weights_read(w: Workload, tokens: Any) -> tuple[float, Any]:
+    """(dense, routed-expert) weight bytes one forward pass over `tokens` tokens streams (all devices); `tokens` may
+    be an array (arrays.py: one per batch size), the expert bytes then are too.
 
     The input embedding is gathered row by row (never streamed); an MoE layer reads only the experts its
     tokens touch: E·(1 − (1 − k/E)^B) of E (docs/formulas.md "MoE decode").
@@ -273,7 +276,7 @@ def _weights_read(w: Workload, tokens: float) -> tuple[float, float]:
     s = w.model.shape
     if s is None or not s.is_moe:
         return dense, 0.0
-    touched = 1.0 - (1.0 - s.experts_per_token / s.experts) ** max(tokens, 1.0)
+    touched = 1.0 - (1.0 - s.experts_per_token / s.experts) ** np.maximum(tokens, 1.0)
     return dense, w.expert_bytes * touched
 
 
