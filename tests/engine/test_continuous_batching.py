@@ -45,7 +45,8 @@ def test_public_sweeps_errors_per_point() -> None:
     print(report(table(CATALOG)))
     found = medians(table(CATALOG, batches=set(CALIBRATED_BATCHES)))
     assert found["ttft"][1] >= 30 and found["tpot"][1] >= 30 and found["throughput"][1] >= 15
-    assert found["ttft"][0] <= 0.30  # 30.4 % before SGLang's prompt-only steps and overlap scheduler (29.6 %)
+    # 30.4 % before SGLang's prompt-only steps and overlap scheduler, 27.2 % before the KV-cache queue (test_kv_queue)
+    assert found["ttft"][0] <= 0.26
     assert found["tpot"][0] <= 0.10
     assert found["throughput"][0] <= 0.10
 

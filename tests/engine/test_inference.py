@@ -192,11 +192,20 @@ def test_max_batch_and_context_are_the_largest_that_fit() -> None:
         hardware={"accelerator": "nvidia-rtx-4090"},
         batch_size=m["max_batch_size"],
     )["memory"]["fits"]
+    # a static batch holds every sequence at once: one more does not fit
     assert not estimate(
         model={"preset": "llama-2-7b"},
         hardware={"accelerator": "nvidia-rtx-4090"},
         batch_size=m["max_batch_size"] + 1,
+        serving={"scheduler": "static"},
     )["memory"]["fits"]
+    # a continuous-batching engine runs what fits and queues the rest (tests/engine/test_kv_queue.py)
+    queued = estimate(
+        model={"preset": "llama-2-7b"},
+        hardware={"accelerator": "nvidia-rtx-4090"},
+        batch_size=m["max_batch_size"] + 1,
+    )
+    assert queued["memory"]["fits"] and queued["load"]["running_requests"] == m["max_batch_size"]
     assert m["max_context_tokens"] == 4096  # the whole Llama-2 context fits one sequence on 24 GB
 
 

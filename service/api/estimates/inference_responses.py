@@ -187,6 +187,10 @@ class InferenceLoadSchema(Answer):
             "sustainable_requests_per_second",
             "prefill_queue_saturated",
             "prefill_time_share",
+            "running_requests",
+            "queued_requests",
+            "queue_wait_s",
+            "running_limit",
         }
     )
     scheduler = text("`continuous` or `static`", example="continuous")
@@ -226,6 +230,23 @@ class InferenceLoadSchema(Answer):
         "Share of the engine's time the prefill chunks add to the steps that carry them (what input tokens are "
         "charged; the decode rows of those steps are charged to output tokens); disaggregated: the prefill pool's "
         "share of the devices"
+    )
+    running_requests = number(
+        "Requests the engine runs at once (continuous, co-located): the concurrency, or fewer when the KV cache or "
+        "serving.max_num_seqs holds fewer; the rest wait in the engine's queue"
+    )
+    queued_requests = number(
+        "Requests waiting in the engine's queue, on average (concurrency − running_requests)"
+    )
+    queue_wait_s = number(
+        "Seconds each request waits in the engine's queue before its prefill starts (in the time to first token): "
+        "(concurrency − running_requests) / requests per second"
+    )
+    running_limit = text(
+        "What caps running_requests below the concurrency: `kv_cache` (the largest batch whose KV cache at prompt + "
+        "output tokens fits) or `max_num_seqs`; null when nothing does",
+        nullable=True,
+        enum=["kv_cache", "max_num_seqs", None],
     )
     disaggregation = F.Nested(
         DisaggregationAnswerSchema,

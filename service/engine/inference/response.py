@@ -41,7 +41,7 @@ def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
     w, acc, dec = p.workload, p.accelerator, p.decimal_places
     count, speed = ev.count, ev.speed
     notes: list[str] = [_(note) for note in w.model.notes] + ([ev.count_note] if ev.count_note else [])
-    notes += _notes(p, count, ev.to_meet)
+    notes += _notes(p, count, ev.to_meet) + _queue_notes(w, speed, dec)
     result: dict[str, Any] = {
         "model": _model_section(w),
         "hardware": {
@@ -111,8 +111,36 @@ def _load_section(p: InferencePlan, speed: Speed) -> dict[str, Any]:
         "sustainable_requests_per_second": speed.load["sustainable_requests_per_second"],
         "prefill_queue_saturated": speed.load["prefill_queue_saturated"],
         "prefill_time_share": speed.load["prefill_time_share"],
+        **{key: speed.load[key] for key in _QUEUE_FIELDS if key in speed.load},
         "disaggregation": speed.load.get("disaggregation"),
     }
+
+
+_QUEUE_FIELDS = ("running_requests", "queued_requests", "queue_wait_s", "running_limit")
+
+
+def _queue_notes(w: Workload, speed: Speed, dec: int) -> list[str]:
+    """Why some requests wait in the engine's queue (load.running_limit), and for how long."""
+    load = speed.load or {}
+    if not load.get("queued_requests"):
+        return []
+    why = (
+        _("its KV cache holds {running} sequences of {context} tokens")
+        if load["running_limit"] == "kv_cache"
+        else _("serving.max_num_seqs is {running}")
+    )
+    return [
+        _(
+            "{batch} requests in flight, but {engine} runs {running} at once ({why}): the others wait in its queue, "
+            "{wait} each before their prefill starts (counted in the time to first token)."
+        ).format(
+            batch=w.batch,
+            engine=w.engine,
+            running=round(load["running_requests"]),
+            why=why.format(running=round(load["running_requests"]), context=w.context_tokens),
+            wait=human_duration(load["queue_wait_s"], dec),
+        )
+    ]
 
 
 def _model_section(w: Workload) -> dict[str, Any]:

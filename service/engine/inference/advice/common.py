@@ -24,6 +24,7 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
 # same value from the evaluation, exactly as response.py renders it.
 _FIELDS: dict[str, Callable[[InferenceEvaluation], Any]] = {
     "memory.fits": lambda ev: ev.memory.fits,
+    "load.queued_requests": lambda ev: ev.queued_requests,
     "memory.max_batch_size": lambda ev: ev.max_batch_size,
     "memory.kv_cache_bytes_per_token": lambda ev: round(ev.memory.kv_bytes_per_token),
     "devices_needed.targets_met": lambda ev: ev.targets_met,
@@ -34,6 +35,7 @@ _FIELDS: dict[str, Callable[[InferenceEvaluation], Any]] = {
 Claim = tuple[str, str, Any]  # (answer field, operator, value)
 FITS: Claim = ("memory.fits", "==", True)
 MET: Claim = ("devices_needed.targets_met", "==", True)
+NONE_QUEUED: Claim = ("load.queued_requests", "==", 0)
 
 
 @dataclass
@@ -45,6 +47,12 @@ class Advice:
     p: InferencePlan
     ev: InferenceEvaluation
     catalog: Catalog
+
+    @property
+    def room(self) -> Claim:
+        """What a change that makes room claims: the request fits (FITS), or, when it fits but requests wait in the
+        engine's queue (continuous batching past the KV cache), that none waits."""
+        return NONE_QUEUED if self.ev.memory.fits and self.ev.queued_requests else FITS
 
     def verified(self, change: dict[str, Any], *claims: Claim) -> InferenceEvaluation | None:
         try:

@@ -61,13 +61,13 @@ def recommendations(
 def _quantize_to_fit(a: Advice) -> dict[str, Any] | None:
     """The largest step-down weight format that makes the request fit."""
     w, mem, dec = a.p.workload, a.ev.memory, a.p.decimal_places
-    if mem.fits:
+    if a.ev.resident:
         return None
     for step in _QUANTIZE_STEPS[w.engine]:
         if _BITS[step["precision"]] >= _BITS[w.fmt.precision]:
             continue
         change: dict[str, Any] = {"weights": step}
-        after = a.verified(change, FITS)
+        after = a.verified(change, a.room)
         if after:
             return recommend(
                 "quantize-weights-to-fit",
@@ -83,7 +83,7 @@ def _quantize_to_fit(a: Advice) -> dict[str, Any] | None:
                     id=a.p.accelerator.id,
                 ),
                 change,
-                FITS,
+                a.room,
             )
     return None
 
@@ -91,14 +91,14 @@ def _quantize_to_fit(a: Advice) -> dict[str, Any] | None:
 def _fp8_kv_cache(a: Advice) -> dict[str, Any] | None:
     w, mem, acc = a.p.workload, a.ev.memory, a.p.accelerator
     if (
-        mem.fits
+        a.ev.resident
         or w.kv_precision == "fp8"
         or "fp8" not in ENGINE_KV_PRECISIONS[w.engine]
         or not acc.supports("fp8")
     ):
         return None
     change = {"kv_cache_precision": "fp8"}
-    if not a.verified(change, FITS):
+    if not a.verified(change, a.room):
         return None
     kv = round(mem.kv_cache_bytes)
     return recommend(
@@ -108,16 +108,16 @@ def _fp8_kv_cache(a: Advice) -> dict[str, Any] | None:
             kv=human_bytes(kv), value=human_bytes(kv / 2)
         ),
         change,
-        FITS,
+        a.room,
     )
 
 
 def _more_devices(a: Advice) -> dict[str, Any] | None:
     to_fit, count = a.ev.to_fit, a.ev.count
-    if a.ev.memory.fits or not to_fit or to_fit == count or not built_at(a.p.accelerator, to_fit):
+    if a.ev.resident or not to_fit or to_fit == count or not built_at(a.p.accelerator, to_fit):
         return None
     change = {"hardware": {"count": to_fit}}
-    if not a.verified(change, FITS):
+    if not a.verified(change, a.room):
         return None
     layout = a.p.workload.layout
     return recommend(
@@ -127,16 +127,16 @@ def _more_devices(a: Advice) -> dict[str, Any] | None:
             to_fit=to_fit, id=a.p.accelerator.id, layout=layout
         ),
         change,
-        FITS,
+        a.room,
     )
 
 
 def _reduce_batch(a: Advice) -> dict[str, Any] | None:
     w, ev = a.p.workload, a.ev
-    if ev.memory.fits or not 1 <= ev.max_batch_size < w.batch:
+    if ev.resident or not 1 <= ev.max_batch_size < w.batch:
         return None
     change = {"batch_size": ev.max_batch_size}
-    if not a.verified(change, FITS):
+    if not a.verified(change, a.room):
         return None
     return recommend(
         "reduce-batch",
@@ -145,20 +145,20 @@ def _reduce_batch(a: Advice) -> dict[str, Any] | None:
             max_batch_size=ev.max_batch_size, context_tokens=w.context_tokens
         ),
         change,
-        FITS,
+        a.room,
     )
 
 
 def _reduce_context(a: Advice) -> dict[str, Any] | None:
     w, ev = a.p.workload, a.ev
-    if ev.memory.fits:
+    if ev.resident:
         return None
     ctx = ev.max_context_tokens
     if w.mode != "token" or ctx is None or not 2 <= ctx < w.context_tokens:
         return None
     prompt = max(1, math.floor(w.prompt_tokens * ctx / w.context_tokens))
     change = {"prompt_tokens": prompt, "output_tokens": max(1, ctx - prompt)}
-    if not a.verified(change, FITS):
+    if not a.verified(change, a.room):
         return None
     return recommend(
         "reduce-context",
@@ -167,13 +167,13 @@ def _reduce_context(a: Advice) -> dict[str, Any] | None:
             ctx=ctx, batch=w.batch
         ),
         change,
-        FITS,
+        a.room,
     )
 
 
 def _headroom(a: Advice) -> dict[str, Any] | None:
     w, ev = a.p.workload, a.ev
-    if not ev.memory.fits or w.layout != "tensor" or ev.max_batch_size >= 2 * w.batch:
+    if not ev.resident or w.layout != "tensor" or ev.max_batch_size >= 2 * w.batch:
         return None
     more = next((c for c in w.counts if c > ev.count and built_at(a.p.accelerator, c)), None)
     room = ("memory.max_batch_size", ">=", 4 * w.batch)

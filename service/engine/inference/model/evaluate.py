@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from ...hardware import Accelerator
@@ -33,6 +33,16 @@ class InferenceEvaluation:
     @cached_property
     def max_batch_size(self) -> int:
         return max_batch_size(self.plan.workload, self.plan.accelerator, self.count)
+
+    @property
+    def queued_requests(self) -> float:
+        """Requests waiting in the engine's queue (continuous batching past the KV cache or max_num_seqs)."""
+        return float((self.speed.load or {}).get("queued_requests") or 0.0)
+
+    @property
+    def resident(self) -> bool:
+        """Every request in flight held at once: memory fits and none waits in the engine's queue."""
+        return self.memory.fits and not self.queued_requests
 
     @cached_property
     def max_context_tokens(self) -> int | None:
@@ -68,11 +78,18 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
         count=count,
         to_fit=to_fit,
         to_meet=_devices_to_meet(w, acc, p.targets, to_fit) if p.targets else None,
-        memory=memory_layout(w, acc, count),
+        memory=memory_layout(_running(w, speed), acc, count),
         speed=speed,
         targets_met=meets_targets(speed, p.targets, w.schedule.percentile) if p.targets else None,
         count_note=note,
     )
+
+
+def _running(w: Workload, speed: Speed) -> Workload:
+    """The workload at the batch the engine runs: fewer than the requests in flight when the rest wait in its queue
+    (load.running_limit), so memory is laid out for what is resident."""
+    queued = (speed.load or {}).get("queued_requests") or 0.0
+    return replace(w, batch=round((speed.load or {})["running_requests"])) if queued > 0 else w
 
 
 def _evaluate_pools(p: InferencePlan, acc: Accelerator, count: int) -> InferenceEvaluation:

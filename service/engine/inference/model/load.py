@@ -17,7 +17,7 @@ import numpy as np
 from ...hardware import Accelerator
 from .continuous import NAMES, LoadSpeeds, closed_loop, open_loop
 from .disaggregated import PoolSpeeds, pool_speeds
-from .memory import Workload, max_batch_size
+from .memory import MemoryModel, Workload, max_batch_size
 from .schedule import Pool, batched_tokens
 from .speed import Speed, estimate_speed, token_speed
 
@@ -37,13 +37,59 @@ def serving_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
 def continuous_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
     rate = w.schedule.requests_per_second
     if rate is None:
+        running, limit = running_limit(w, acc, count)
+        if 1 <= running < w.batch:
+            return _queued(w, acc, count, running, limit)
         return _speed(w, acc, count, closed_loop(w, acc, count, np.array([float(w.batch)])), None)
-    cap = max(1, w.schedule.max_concurrency or max_batch_size(w, acc, count))
+    most, limit = running_limit(w, acc, count, at_batch=False)
+    cap = max(1, most)
     top = closed_loop(w, acc, count, np.array([float(cap)]))
     sustainable = float(top.requests_per_second[0])
     if rate >= SUSTAINABLE_SHARE * sustainable:
-        return _saturated(w, acc, count, top, cap, sustainable)
+        saturated = _saturated(w, acc, count, top, cap, sustainable)
+        return replace(saturated, load={**(saturated.load or {}), "running_limit": limit})
     return _speed(w, acc, count, open_loop(w, acc, count, np.array([float(rate)])), sustainable)
+
+
+def running_limit(w: Workload, acc: Accelerator, count: int, at_batch: bool = True) -> tuple[int, str | None]:
+    """The most requests the engine runs at once and what sets it: `kv_cache` (the largest batch whose KV cache at the
+    full context, prompt + output tokens, fits: memory.max_batch_size; 0 when nothing fits) or `max_num_seqs`
+    (serving.max_num_seqs, where smaller). Beyond it a continuous-batching engine admits requests as sequences
+    finish and the rest wait in its queue (vLLM's waiting queue, SGLang's and TensorRT-LLM's request queues).
+    `at_batch`: (batch, None) when the request's batch fits and is within max_num_seqs (the usual case: one memory
+    check instead of a search)."""
+    seqs = w.schedule.max_concurrency
+    if at_batch and (seqs is None or w.batch <= seqs) and MemoryModel(w, acc, count).fits():
+        return w.batch, None
+    kv = max_batch_size(w, acc, count)
+    if seqs is not None and seqs < kv:
+        return seqs, "max_num_seqs"
+    return kv, "kv_cache"
+
+
+def _queued(w: Workload, acc: Accelerator, count: int, running: int, limit: str | None) -> Speed:
+    """More requests in flight (C = batch_size) than the engine runs (R): the engine runs R, each freed slot is taken
+    by the next waiting request, so steps look like a closed loop of R; every request waits (C − R)/X in the queue
+    before its prefill (X: completions/s at R; Little's law: C/X = E2E at R + that wait). Fixed lengths: the wait
+    is the same for every request (first come, first served), so it shifts every TTFT percentile."""
+    at_r = _speed(w, acc, count, closed_loop(w, acc, count, np.array([float(running)])), None)
+    assert at_r.percentiles is not None and at_r.load is not None and at_r.time_to_first_token_s is not None
+    wait = (w.batch - running) / at_r.requests_per_second
+    ttft = {n: v + wait for n, v in at_r.percentiles["time_to_first_token_s"].items()}
+    return replace(
+        at_r,
+        time_to_first_token_s=ttft["p50"],
+        end_to_end_s=at_r.end_to_end_s + wait,
+        percentiles={**at_r.percentiles, "time_to_first_token_s": ttft},
+        load={
+            **at_r.load,
+            "concurrency": float(w.batch),
+            "running_requests": float(running),
+            "queued_requests": float(w.batch - running),
+            "queue_wait_s": wait,
+            "running_limit": limit,
+        },
+    )
 
 
 def _static_parts(w: Workload, acc: Accelerator, count: int, concurrency: float) -> Speed:
@@ -84,6 +130,10 @@ def _load(
         "prefill_queue_saturated": bool(ls.prefill_saturated[0]),
         "prefill_time_share": _prefill_share(ls),
         "max_num_batched_tokens": ls.budget_tokens,
+        "running_requests": conc,
+        "queued_requests": 0.0,
+        "queue_wait_s": 0.0,
+        "running_limit": None,
     }
 
 

@@ -1,0 +1,124 @@
+"""More requests in flight than the engine runs at once (issue 30): a continuous-batching engine runs as many as its
+KV cache holds (or serving.max_num_seqs allows) and queues the rest; the answer says so instead of "does not fit".
+
+NVIDIA's NIM 1.8.0 table (Llama-3.3-70B FP8, 2 × H100, 5000 in / 500 out) shows the regime: from 100 to 250 users
+the output throughput stays at 917-921 tokens/s and the ITL at 93 ms, while the TTFT grows linearly, 8.0 s → 88.6 s
+(public_serving_sweeps.csv): a full engine and a queue in front of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from scalecost.engine.inference.estimate import estimate_inference
+
+from .reference_catalog import load_catalog
+from .test_continuous_batching import NIM
+
+CATALOG = load_catalog()
+# (users, mean TTFT s, ITL s, output tokens/s) from the NIM table, the points past the KV cache's room
+NIM_QUEUED = [
+    (150, 34.79422, 0.09286, 920.9),
+    (200, 61.68022, 0.09306, 920.54),
+    (250, 88.60532, 0.0932, 920.12),
+]
+
+
+def estimate(**request: Any) -> dict[str, Any]:
+    return estimate_inference({**NIM, **request}, CATALOG)
+
+
+def test_past_the_kv_cache_the_engine_runs_what_fits_and_queues_the_rest() -> None:
+    room = estimate(batch_size=1)["memory"]["max_batch_size"]
+    full = estimate(batch_size=room)
+    over = estimate(batch_size=room + 60)
+    load = over["load"]
+    assert over["memory"]["fits"]  # laid out for what is resident
+    for key in ("per_device_bytes", "breakdown", "max_batch_size"):
+        assert over["memory"][key] == full["memory"][key]
+    # the longest context at which every request in flight would be resident
+    assert over["memory"]["max_context_tokens"] < 5500 <= full["memory"]["max_context_tokens"]
+    assert load["running_requests"] == room and load["queued_requests"] == 60
+    assert load["running_limit"] == "kv_cache" and full["load"]["running_limit"] is None
+    assert full["load"]["queued_requests"] == 0 and full["load"]["queue_wait_s"] == 0
+    # the steps are those of a full engine: the same TPOT and throughput
+    assert over["latency"]["time_per_output_token_s"] == full["latency"]["time_per_output_token_s"]
+    x = full["throughput"]["requests_per_second"]
+    assert over["throughput"] == full["throughput"]
+    # every request waits (C − R)/X in front (Little's law: C/X is the time in the system)
+    assert load["queue_wait_s"] == pytest.approx(60 / x)
+    for q in ("p50", "p90", "p99"):
+        shift = (
+            over["latency"]["percentiles"]["time_to_first_token_s"][q]
+            - full["latency"]["percentiles"]["time_to_first_token_s"][q]
+        )
+        assert shift == pytest.approx(60 / x)
+    assert over["latency"]["end_to_end_s"] == pytest.approx((room + 60) / x)
+    assert any(str(room + 60) in n and "queue" in n for n in over["notes"])
+
+
+def test_the_nim_table_past_the_kv_cache() -> None:
+    """Printed per point; the TTFT is the mean (AIPerf), end_to_end − (O − 1)·TPOT as in serving_calibration."""
+    for users, ttft, itl, throughput in NIM_QUEUED:
+        a = estimate(batch_size=users)
+        lat = a["latency"]
+        mean_ttft = lat["end_to_end_s"] - 499 * lat["time_per_output_token_s"]
+        errors = (mean_ttft / ttft - 1, lat["time_per_output_token_s"] / itl - 1)
+        got = a["throughput"]["output_tokens_per_second"] / throughput - 1
+        print(f"c{users}: TTFT {errors[0]:+.0%} TPOT {errors[1]:+.0%} throughput {got:+.0%}")
+        assert abs(errors[0]) <= 0.20 and abs(errors[1]) <= 0.20 and abs(got) <= 0.10
+
+
+def test_max_num_seqs_below_the_kv_cache_sets_the_running_batch() -> None:
+    capped = estimate(batch_size=32, serving={"max_num_seqs": 8})
+    free = estimate(batch_size=8)
+    assert capped["load"]["running_limit"] == "max_num_seqs" and capped["load"]["running_requests"] == 8
+    assert capped["latency"]["time_per_output_token_s"] == free["latency"]["time_per_output_token_s"]
+    assert capped["memory"]["breakdown"]["kv_cache"] == free["memory"]["breakdown"]["kv_cache"]
+    # under a rate the smaller of the two caps sets the sustainable rate
+    room = estimate(batch_size=1)["memory"]["max_batch_size"]
+    beyond = estimate(workload={"requests_per_second": 100.0}, serving={"max_num_seqs": 4 * room})
+    at_room = estimate(workload={"requests_per_second": 100.0})
+    assert beyond["load"]["saturated"] and beyond["load"]["running_limit"] == "kv_cache"
+    sustainable = beyond["load"]["sustainable_requests_per_second"]
+    assert sustainable == at_room["load"]["sustainable_requests_per_second"]
+
+
+def test_a_static_batch_past_the_kv_cache_does_not_fit() -> None:
+    room = estimate(batch_size=1)["memory"]["max_batch_size"]
+    static = estimate(batch_size=room + 1, serving={"scheduler": "static"})
+    assert not static["memory"]["fits"]
+
+
+def test_nothing_fits_is_not_a_queue() -> None:
+    one = estimate(
+        batch_size=4,
+        weights={"precision": "bf16"},
+        hardware={"accelerator": "nvidia-h100-sxm-80gb", "count": 1},
+    )
+    assert not one["memory"]["fits"] and one["load"]["queued_requests"] == 0
+
+
+def test_the_queue_note_is_translated() -> None:
+    from scalecost import i18n
+    from scalecost.engine.i18n import using
+
+    room = estimate(batch_size=1)["memory"]["max_batch_size"]
+    with using(i18n.language("es")):
+        notes = estimate(batch_size=room + 5)["notes"]
+    assert any("cola" in n and "caché KV" in n for n in notes)
+
+
+def test_recommendations_make_room_for_every_request_in_flight() -> None:
+    """The fit-seeking rules (more devices, shorter context, smaller batch) claim that none waits in the queue."""
+    from scalecost.engine.patch import merge_patch
+
+    room = estimate(batch_size=1)["memory"]["max_batch_size"]
+    body = {**NIM, "batch_size": room + 40, "output": {"suggestions": False}}
+    recs = estimate_inference(body, CATALOG)["recommendations"]
+    room_claims = [r for r in recs if r["expected"]["field"] == "load.queued_requests"]
+    assert {r["code"] for r in room_claims} >= {"more-devices", "reduce-batch"}
+    for rec in room_claims:
+        after = estimate_inference(merge_patch(body, rec["change"]), CATALOG)
+        assert after["load"]["queued_requests"] == rec["expected"]["value"] == 0, rec
