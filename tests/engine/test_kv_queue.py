@@ -122,3 +122,66 @@ def test_recommendations_make_room_for_every_request_in_flight() -> None:
     for rec in room_claims:
         after = estimate_inference(merge_patch(body, rec["change"]), CATALOG)
         assert after["load"]["queued_requests"] == rec["expected"]["value"] == 0, rec
+
+
+SHORT_8B = {  # short requests of a small model: the KV cache holds thousands, the engine's max_num_seqs decides
+    "model": {"preset": "llama-3-8b"},
+    "engine": "vllm",
+    "prompt_tokens": 128,
+    "output_tokens": 128,
+    "output": {"suggestions": False, "recommendations": False},
+}
+
+
+@pytest.mark.parametrize(
+    ("accelerator", "default"),
+    [
+        ("nvidia-a100-sxm-80gb", 256),
+        ("nvidia-l40s", 256),
+        ("nvidia-h100-sxm-80gb", 1024),
+        ("amd-mi300x", 1024),
+    ],
+)
+def test_vllm_runs_its_default_max_num_seqs_at_once(accelerator: str, default: int) -> None:
+    """vLLM's OpenAI server: max_num_seqs 1024 on >= 70 GiB other than the A100, else 256 (get_batch_defaults)."""
+    body = {**SHORT_8B, "hardware": {"accelerator": accelerator}}
+    at = estimate_inference({**body, "batch_size": default}, CATALOG)
+    past = estimate_inference({**body, "batch_size": default + 100}, CATALOG)
+    assert at["load"]["max_num_seqs"] == default and at["load"]["queued_requests"] == 0
+    assert past["memory"]["max_batch_size"] > default + 100  # the KV cache would hold them all
+    assert past["load"]["running_limit"] == "max_num_seqs" and past["load"]["running_requests"] == default
+    assert "get_batch_defaults" in past["load"]["max_num_seqs_source"]
+    mine = estimate_inference(
+        {**body, "batch_size": default + 100, "serving": {"max_num_seqs": 4096}}, CATALOG
+    )
+    assert mine["load"]["queued_requests"] == 0 and mine["load"]["max_num_seqs_source"] == "request"
+
+
+def test_vllm_captures_cuda_graphs_up_to_twice_max_num_seqs() -> None:
+    from scalecost.engine.inference.model.schedule import Schedule, cuda_graph_max_batch
+
+    h100 = CATALOG.accelerators["nvidia-h100-sxm-80gb"]
+    assert cuda_graph_max_batch(Schedule(scheduler="continuous"), "vllm", h100, 1) == 512
+    assert cuda_graph_max_batch(Schedule(scheduler="continuous", max_concurrency=64), "vllm", h100, 1) == 128
+
+
+def test_the_planner_batches_no_more_than_the_engine_runs() -> None:
+    """Before, the planner put 955 requests on one vLLM A100 replica, which a default vLLM runs 256 at a time."""
+    from scalecost.engine.inference.planner import plan_serving
+
+    body = {
+        "model": {"preset": "llama-3-8b"},
+        "workload": {"output_tokens_per_second": 200_000, "prompt_tokens": 128, "output_tokens": 128},
+        "slo": {"time_to_first_token_s": 5.0, "time_per_output_token_s": 0.2},
+        "search": {
+            "accelerators": ["nvidia-a100-sxm-80gb"],
+            "engines": ["vllm"],
+            "devices_per_replica": [1],
+            "formats": [{"precision": "bf16"}],
+            "max_batch_size": 1024,
+        },
+    }
+    plan = plan_serving(body, CATALOG)["plan"]
+    assert plan["batch_size"] <= 256
+    again = estimate_inference(plan["estimate_request"], CATALOG)
+    assert again["load"]["queued_requests"] == 0

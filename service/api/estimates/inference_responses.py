@@ -187,6 +187,8 @@ class InferenceLoadSchema(Answer):
             "sustainable_requests_per_second",
             "prefill_queue_saturated",
             "prefill_time_share",
+            "max_num_seqs",
+            "max_num_seqs_source",
             "running_requests",
             "queued_requests",
             "queue_wait_s",
@@ -213,6 +215,14 @@ class InferenceLoadSchema(Answer):
     )
     max_num_batched_tokens = integer("Tokens per engine step (continuous only)")
     max_num_batched_tokens_source = text("Where the step budget comes from")
+    max_num_seqs = integer(
+        "Most sequences the engine runs at once: serving.max_num_seqs, or the engine's default on a GPU (vLLM 1024 "
+        "on >= 70 GiB other than the A100, else 256; TensorRT-LLM 2048); null: only the KV cache's room limits it",
+        nullable=True,
+    )
+    max_num_seqs_source = text(
+        "Where max_num_seqs comes from (`request`, or the engine's default)", nullable=True
+    )
     concurrency = number(
         "Requests in flight: the batch size, or what the arrival rate implies (Little's law)"
     )

@@ -31,7 +31,7 @@ from .model.evaluate import InferenceEvaluation
 from .model.formats import compute_precision_on
 from .model.memory import MemoryLayout, Workload, kv_bytes_per_token
 from .model.plan import InferencePlan
-from .model.schedule import batched_tokens, chunked, mixed_chunk, overlap_schedule
+from .model.schedule import batched_tokens, chunked, max_num_seqs, mixed_chunk, overlap_schedule
 from .model.speed import Speed
 from .model.stacks import NEUTRAL, serving_stack, stack_factors
 
@@ -98,6 +98,7 @@ def _load_section(p: InferencePlan, speed: Speed) -> dict[str, Any]:
     if speed.load is None:
         return {**section, "concurrency": w.batch, "saturated": False}
     budget, source = batched_tokens(sched, w.engine, p.accelerator)
+    seqs, seqs_source = max_num_seqs(sched, w.engine, p.accelerator)
     return {
         **section,
         "chunked_prefill": chunked(sched, w.engine),
@@ -106,6 +107,8 @@ def _load_section(p: InferencePlan, speed: Speed) -> dict[str, Any]:
         "front_end_latency_s": sched.front_end_latency_s,
         "max_num_batched_tokens": budget,
         "max_num_batched_tokens_source": source,
+        "max_num_seqs": seqs,
+        "max_num_seqs_source": seqs_source,
         "concurrency": speed.load["concurrency"],
         "saturated": speed.load["saturated"],
         "sustainable_requests_per_second": speed.load["sustainable_requests_per_second"],

@@ -39,7 +39,7 @@ from .continuous import (
 )
 from .engine_step import StepParts, step_parts, step_seconds
 from .memory import Workload, kv_bytes_per_token, max_batch_size
-from .schedule import Disaggregation, Pool, quantile_q
+from .schedule import Disaggregation, Pool, max_num_seqs, quantile_q
 
 _UNIT = np.linspace(0.0, 1.0, GRID_POINTS)
 
@@ -197,5 +197,5 @@ def _grid(p: StepParts, top: int, prefill_rate: float) -> FloatArray:
 def decode_slots(w: Workload, pool: Pool) -> int:
     """Most requests one decode replica holds (its memory at the whole context, or serving.max_num_seqs)."""
     fits = max_batch_size(w, pool.accelerator, pool.tensor_parallel)
-    cap = w.schedule.max_concurrency
+    cap = max_num_seqs(w.schedule, w.engine, pool.accelerator)[0]
     return min(fits, cap) if cap else fits

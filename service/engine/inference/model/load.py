@@ -18,7 +18,7 @@ from ...hardware import Accelerator
 from .continuous import NAMES, LoadSpeeds, closed_loop, open_loop
 from .disaggregated import PoolSpeeds, pool_speeds
 from .memory import MemoryModel, Workload, max_batch_size
-from .schedule import Pool, batched_tokens
+from .schedule import Pool, batched_tokens, max_num_seqs
 from .speed import Speed, estimate_speed, token_speed
 
 SUSTAINABLE_SHARE = 0.98  # a rate within 2 % of the largest batch's throughput has no steady state
@@ -54,11 +54,11 @@ def continuous_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
 def running_limit(w: Workload, acc: Accelerator, count: int, at_batch: bool = True) -> tuple[int, str | None]:
     """The most requests the engine runs at once and what sets it: `kv_cache` (the largest batch whose KV cache at the
     full context, prompt + output tokens, fits: memory.max_batch_size; 0 when nothing fits) or `max_num_seqs`
-    (serving.max_num_seqs, where smaller). Beyond it a continuous-batching engine admits requests as sequences
+    (serving.max_num_seqs or the engine's default, schedule.max_num_seqs, where smaller). Beyond it a continuous-batching engine admits requests as sequences
     finish and the rest wait in its queue (vLLM's waiting queue, SGLang's and TensorRT-LLM's request queues).
     `at_batch`: (batch, None) when the request's batch fits and is within max_num_seqs (the usual case: one memory
     check instead of a search)."""
-    seqs = w.schedule.max_concurrency
+    seqs = max_num_seqs(w.schedule, w.engine, acc)[0]
     if at_batch and (seqs is None or w.batch <= seqs) and MemoryModel(w, acc, count).fits():
         return w.batch, None
     kv = max_batch_size(w, acc, count)

@@ -136,7 +136,7 @@ class Schedule:
     max_num_batched_tokens: int | None = None
     requests_per_second: float | None = None  # Poisson arrivals; None = closed loop at batch_size concurrency
     max_concurrency: int | None = (
-        None  # with a rate: serving.max_num_seqs; None = the largest batch that fits
+        None  # serving.max_num_seqs; None = the engine's default (max_num_seqs below)
     )
     prefix_hit_rate: float = 0.0  # share of each prompt found in the prefix cache (not prefilled again)
     speculative: Speculative | None = None
@@ -181,10 +181,43 @@ def batched_tokens(schedule: Schedule, engine: str, acc: Accelerator) -> tuple[i
     return tiers[-1][1], _BUDGET_SOURCES[engine]
 
 
+# Most sequences an engine runs at once when the request gives no serving.max_num_seqs, on GPUs (beyond it requests
+# wait in the engine's queue: load.py running_limit):
+# - vLLM: EngineArgs.get_batch_defaults, OpenAI server: max_num_seqs 1024 on devices with >= 70 GiB whose name is not
+#   an A100 ("For GPUs like H100 and MI300x, use larger default values"), else 256 (vllm/engine/arg_utils.py; the
+#   same branch sets the step budget above). Its TPU and CPU branches differ and are not modelled (no default there).
+# - TensorRT-LLM: BuildConfig.max_batch_size 2048 (the LLM API's and trtllm-serve's default).
+# - SGLang: max_running_requests is derived from the KV pool (no fixed default): the KV cache's room decides.
+_MAX_NUM_SEQS_SOURCES = {
+    "vllm": "vLLM EngineArgs.get_batch_defaults: OpenAI server max_num_seqs 1024 on >= 70 GiB (not A100), else 256",
+    "tensorrt-llm": "TensorRT-LLM BuildConfig max_batch_size 2048",
+}
+
+
+def max_num_seqs(schedule: Schedule, engine: str, acc: Accelerator) -> tuple[int | None, str | None]:
+    """The most sequences the engine runs at once (None: no limit but the KV cache's room), and where it comes
+    from: the request's serving.max_num_seqs, else the engine's default on a GPU."""
+    if schedule.max_concurrency is not None:
+        return schedule.max_concurrency, "request"
+    if acc.kind != "gpu" or engine not in _MAX_NUM_SEQS_SOURCES:
+        return None, None
+    if engine == "tensorrt-llm":
+        return 2048, _MAX_NUM_SEQS_SOURCES[engine]
+    large = (acc.memory_bytes or 0) / GIB >= 70.0 and "a100" not in acc.id
+    return (1024 if large else 256), _MAX_NUM_SEQS_SOURCES[engine]
+
+
+def seqs_limit(schedule: Schedule, engine: str, acc: Accelerator, upper: int) -> int:
+    """`upper`, or max_num_seqs where smaller (the serving planner's largest batch: it runs without a queue)."""
+    seqs = max_num_seqs(schedule, engine, acc)[0]
+    return min(upper, seqs) if seqs else upper
+
+
 # Largest decode batch an engine replays as a CUDA graph; larger decode steps launch every kernel from Python
 # (docs/formulas.md "Eager decode beyond the CUDA-graph batch"):
 # - vLLM: max_cudagraph_capture_size = min(max_num_seqs * 2, 512) (vllm/config/vllm.py, vllm-project/vllm @
-#   09f030eaf851400a83ad3d99f730868f76df0ca7), max_num_seqs >= 256 by default → 512.
+#   09f030eaf851400a83ad3d99f730868f76df0ca7), max_num_seqs >= 256 by default → 512; a smaller
+#   serving.max_num_seqs lowers it.
 # - SGLang: cuda_graph_max_bs by device memory and tensor degree (python/sglang/srt/server_args.py,
 #   _handle_gpu_memory_settings, the stored copy of the 0.5 series named in the module docstring): 8 under 20 GiB;
 #   24 (tp < 4) / 80 under 35 GiB; 32 (tp < 4) / 160 under 60 GiB; 256 (tp < 4) / 512 under 160 GiB; 512 above.
@@ -206,7 +239,8 @@ def cuda_graph_max_batch(schedule: Schedule, engine: str, acc: Accelerator, tens
     if schedule.cuda_graph_max_batch is not None:
         return float(schedule.cuda_graph_max_batch)
     if engine == "vllm":
-        return 512.0
+        seqs = max_num_seqs(schedule, engine, acc)[0]
+        return float(min(2 * seqs, 512)) if seqs is not None else 512.0
     if engine == "sglang":
         gib = (acc.memory_bytes or 0) / GIB
         for ceiling, (narrow, wide) in _SGLANG_GRAPH_TIERS:

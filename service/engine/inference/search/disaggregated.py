@@ -27,7 +27,7 @@ from ..model.evaluate import InferenceEvaluation, evaluate
 from ..model.memory import max_batch_size
 from ..model.plan import InferencePlan
 from ..model.schedule import Disaggregation, Pool, quantile_q
-from .rank import Group, fleet_usd_per_hour, group_plan, replicas_needed
+from .rank import Group, fleet_usd_per_hour, group_plan, replicas_needed, searched_batches
 from .request import ServingSearch
 
 LOADS = np.linspace(0.005, 1.0, 200)  # prefill utilisations tried (scaled to the cap)
@@ -80,7 +80,7 @@ def best_disaggregated(
 def _family(space: ServingSearch, family: list[Group]) -> _Pair | None:
     """The cheapest pair of degrees of one family, or None."""
     w, acc = family[0].workload, family[0].accelerator
-    fits = {g.devices: max_batch_size(w, acc, g.devices, upper=space.max_batch) for g in family}
+    fits = {g.devices: max_batch_size(w, acc, g.devices, upper=searched_batches(space, g)) for g in family}
     family = [g for g in family if fits[g.devices]]  # one request must fit a replica of either pool
     parts = {g.devices: step_parts(w, acc, g.devices) for g in family}
     decode = {g.devices: _decode_pool(space, g, parts[g.devices], fits[g.devices]) for g in family}

@@ -27,7 +27,7 @@ from ..model.evaluate import InferenceEvaluation, evaluate
 from ..model.formats import ENGINE_KV_PRECISIONS, WeightFormat, default_kv_precision, resolve_weight_format
 from ..model.memory import Workload, max_batch_size
 from ..model.plan import InferencePlan
-from ..model.schedule import Schedule, default_scheduler
+from ..model.schedule import Schedule, default_scheduler, seqs_limit
 from ..request import hardware_problems
 from .misses import Misses, nearest_misses
 from .request import PriceOption, ServingSearch
@@ -268,7 +268,9 @@ def _evaluate_pending(
         key = _speed_key(group)
         if key in known or key in todo:
             continue
-        fit = max_batch_size(group.workload, group.accelerator, group.devices, upper=space.max_batch)
+        fit = max_batch_size(
+            group.workload, group.accelerator, group.devices, upper=searched_batches(space, group)
+        )
         if fit:
             todo[key] = (group, fit)
         else:
@@ -290,6 +292,12 @@ def _evaluate_pending(
         )
         for group, index, multiplicity in pending
     )
+
+
+def searched_batches(space: ServingSearch, group: Group) -> int:
+    """search.max_batch_size, or the engine's default max_num_seqs where smaller: a plan's batch runs unqueued."""
+    w = group.workload
+    return seqs_limit(w.schedule, w.engine, group.accelerator, space.max_batch)
 
 
 def _speed_key(group: Group) -> tuple:
