@@ -141,7 +141,7 @@ def report(rows: list[Compared]) -> str:
             if e is not None:
                 groups[_sweep_key(r.point)[:4]][metric].append(e)
     lines = [
-        f"{'configuration':50} {'ttft':>7} {'tpot':>7} {'thru':>7}   (median signed error, 66 runs each)"
+        f"{'configuration':50} {'ttft':>7} {'tpot':>7} {'thru':>7}   (median signed error, 65-66 runs each)"
     ]
     for key, errors in sorted(groups.items()):
         cells = " ".join(f"{statistics.median(errors[m]):+7.0%}" for m in ("ttft", "tpot", "throughput"))

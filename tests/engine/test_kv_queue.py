@@ -133,6 +133,21 @@ SHORT_8B = {  # short requests of a small model: the KV cache holds thousands, t
 }
 
 
+# Llama-3-8B short requests on vLLM A100s, batches searched to 1,024: vLLM runs 256 at once there
+A100_PLAN = {
+    "model": {"preset": "llama-3-8b"},
+    "workload": {"output_tokens_per_second": 200_000, "prompt_tokens": 128, "output_tokens": 128},
+    "slo": {"time_to_first_token_s": 5.0, "time_per_output_token_s": 0.2},
+    "search": {
+        "accelerators": ["nvidia-a100-sxm-80gb"],
+        "engines": ["vllm"],
+        "devices_per_replica": [1],
+        "formats": [{"precision": "bf16"}],
+        "max_batch_size": 1024,
+    },
+}
+
+
 @pytest.mark.parametrize(
     ("accelerator", "default"),
     [
@@ -169,19 +184,7 @@ def test_the_planner_batches_no_more_than_the_engine_runs() -> None:
     """Before, the planner put 955 requests on one vLLM A100 replica, which a default vLLM runs 256 at a time."""
     from scalecost.engine.inference.planner import plan_serving
 
-    body = {
-        "model": {"preset": "llama-3-8b"},
-        "workload": {"output_tokens_per_second": 200_000, "prompt_tokens": 128, "output_tokens": 128},
-        "slo": {"time_to_first_token_s": 5.0, "time_per_output_token_s": 0.2},
-        "search": {
-            "accelerators": ["nvidia-a100-sxm-80gb"],
-            "engines": ["vllm"],
-            "devices_per_replica": [1],
-            "formats": [{"precision": "bf16"}],
-            "max_batch_size": 1024,
-        },
-    }
-    plan = plan_serving(body, CATALOG)["plan"]
+    plan = plan_serving(A100_PLAN, CATALOG)["plan"]
     assert plan["batch_size"] <= 256
     again = estimate_inference(plan["estimate_request"], CATALOG)
     assert again["load"]["queued_requests"] == 0
@@ -203,3 +206,88 @@ def test_nvidia_nim_sweeps_queue_where_the_kv_cache_fills() -> None:
         print(f"{key}: {measured:.1f} running measured, {modelled:.0f} modelled, {queued:.0f} queued")
     assert len(rows) >= 10
     assert all(queued > 0 and 1.0 <= modelled / measured <= 1.6 for _, measured, modelled, queued in rows)
+
+
+def _applied(body: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
+    from scalecost.engine.patch import merge_patch
+
+    return estimate_inference(merge_patch(body, rec["change"]), CATALOG)
+
+
+def test_no_recommendation_calls_a_queue_a_fit() -> None:
+    """70B in bf16 on one H100 holds no sequence of 5,500 tokens; 8-bit weights hold one, so 199 of 200 would queue:
+    the fit-seeking rules ask that every request be resident, not only that memory fits."""
+    body = {
+        "model": {"preset": "llama-3.3-70b"},
+        "weights": {"precision": "bf16"},
+        "engine": "vllm",
+        "prompt_tokens": 5000,
+        "output_tokens": 500,
+        "batch_size": 200,
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb", "count": 1},
+        "output": {"suggestions": False},
+    }
+    before = estimate_inference(body, CATALOG)
+    assert not before["memory"]["fits"]
+    codes = {r["code"] for r in before["recommendations"]}
+    assert "more-devices" in codes and "quantize-weights-to-fit" not in codes  # 8-bit: 1 running, 199 queued
+    for rec in before["recommendations"]:
+        if rec["code"] in {
+            "quantize-weights-to-fit",
+            "fp8-kv-cache",
+            "more-devices",
+            "reduce-batch",
+            "reduce-context",
+        }:
+            after = _applied(body, rec)
+            assert after["memory"]["fits"] and after["load"]["queued_requests"] == 0, rec
+
+
+def test_raise_batch_stays_within_what_the_engine_runs() -> None:
+    body = {**SHORT_8B, "batch_size": 64, "hardware": {"accelerator": "nvidia-a100-sxm-80gb"}}
+    body["output"] = {"suggestions": False}
+    recs = {r["code"]: r for r in estimate_inference(body, CATALOG)["recommendations"]}
+    raise_batch = recs["raise-batch"]
+    assert raise_batch["change"]["batch_size"] <= 256  # vLLM's default max_num_seqs on the A100
+    assert _applied(body, raise_batch)["load"]["queued_requests"] == 0
+    capped = estimate_inference({**body, "batch_size": 300}, CATALOG)["recommendations"]
+    reduce = next(r for r in capped if r["code"] == "reduce-batch")
+    assert reduce["change"] == {"batch_size": 256} and "max_num_seqs" in reduce["message"]
+
+
+def test_the_notes_say_which_limit_queues() -> None:
+    default = estimate_inference(
+        {**SHORT_8B, "batch_size": 300, "hardware": {"accelerator": "nvidia-a100-sxm-80gb"}}, CATALOG
+    )
+    assert any("default max_num_seqs is 256" in n for n in default["notes"])
+    given = estimate(batch_size=40, serving={"max_num_seqs": 16})
+    assert any("serving.max_num_seqs is 16" in n for n in given["notes"])
+    auto = estimate(batch_size=4000, hardware={"accelerator": "nvidia-h100-sxm-80gb", "count": "auto"})
+    assert auto["memory"]["fits"] and auto["load"]["queued_requests"] > 0
+    assert any("holds all 4000 requests at once" in n for n in auto["notes"])
+
+
+def test_a_decode_pool_runs_its_own_parts_max_num_seqs() -> None:
+    body = {
+        **SHORT_8B,
+        "prompt_tokens": 1000,
+        "output_tokens": 500,
+        "batch_size": 600,
+        "hardware": {"accelerator": "nvidia-h100-sxm-80gb"},
+        "serving": {
+            "disaggregation": {
+                "prefill": {"tensor_parallel": 1, "replicas": 1},
+                "decode": {"tensor_parallel": 1, "replicas": 1, "accelerator": "nvidia-a100-sxm-80gb"},
+            }
+        },
+    }
+    a = estimate_inference(body, CATALOG)
+    assert a["load"]["max_num_seqs"] == 256
+    assert a["load"]["disaggregation"]["decode"]["batch_per_replica"] <= 256
+
+
+def test_the_planner_counts_batches_above_max_num_seqs_apart() -> None:
+    from scalecost.engine.inference.planner import plan_serving
+
+    excluded = plan_serving(A100_PLAN, CATALOG)["exclusions"]
+    assert excluded["does_not_fit"] == 0 and excluded["above_max_num_seqs"] > 0

@@ -210,8 +210,10 @@ class ServingSchema(ma.Schema):
     max_num_seqs = Integer(
         validate=validate.Range(1, 100_000),
         metadata={
-            "description": "Most requests in flight under an arrival rate (vLLM --max-num-seqs), 1 to 100,000 "
-            "(default: the largest batch that fits)"
+            "description": "Most requests the engine runs at once (vLLM --max-num-seqs, TensorRT-LLM max_batch_size), "
+            "1 to 100,000; beyond it (or beyond what the KV cache holds) requests wait in the engine's queue "
+            "(load.queued_requests) and an arrival rate saturates (default on GPUs: vLLM 1024 on >= 70 GiB other "
+            "than the A100, else 256; TensorRT-LLM 2048; elsewhere only the KV cache limits it)"
         },
     )
     cuda_graph_max_batch = Integer(
@@ -219,7 +221,7 @@ class ServingSchema(ma.Schema):
         metadata={
             "description": "Largest decode batch the engine replays as a CUDA graph; larger decode steps launch "
             "their kernels eagerly (SGLang --cuda-graph-max-bs, vLLM max_cudagraph_capture_size), 1 to 100,000 "
-            "(default: the engine's for the device: vLLM 512; SGLang by device memory and tensor degree below 4 / "
+            "(default: the engine's for the device: vLLM min(2 x max_num_seqs, 512); SGLang by device memory and tensor degree below 4 / "
             "4 and more: 8 under 20 GiB, 24/80 under 35 GiB, 32/160 under 60 GiB, 256/512 under 160 GiB, 512 "
             "above; TensorRT-LLM not modelled)",
             "example": 512,
@@ -255,7 +257,8 @@ class InferenceWorkloadRequestSchema(ma.Schema):
         metadata={
             "description": "Poisson arrival rate, requests/s (above 0, at most 1e7; continuous scheduler): the "
             "answer gives the concurrency it implies, or saturated with the sustainable rate (batch_size is not "
-            "used; serving.max_num_seqs caps the requests in flight, default: the largest batch that fits)",
+            "used; the sustainable rate is that of the most requests the engine runs at once: the largest batch that "
+            "fits, or serving.max_num_seqs / the engine's default where smaller)",
             "example": 2.5,
         },
     )

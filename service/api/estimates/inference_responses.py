@@ -253,8 +253,9 @@ class InferenceLoadSchema(Answer):
         "(concurrency − running_requests) / requests per second"
     )
     running_limit = text(
-        "What caps running_requests below the concurrency: `kv_cache` (the largest batch whose KV cache at prompt + "
-        "output tokens fits) or `max_num_seqs`; null when nothing does",
+        "What caps the requests the engine runs at once, when requests queue or an arrival rate saturates: "
+        "`kv_cache` (the largest batch whose KV cache at prompt + output tokens fits) or `max_num_seqs`; null "
+        "when nothing does",
         nullable=True,
         enum=["kv_cache", "max_num_seqs", None],
     )

@@ -135,7 +135,9 @@ class PlanSearchSchema(ma.Schema):
     max_batch_size = Integer(
         validate=validate.Range(1, MAX_BATCH),
         metadata={
-            "description": f"Largest batch per replica searched, 1 to {MAX_BATCH} (default 256, vLLM max_num_seqs)"
+            "description": f"Largest batch per replica searched, 1 to {MAX_BATCH} (default 256); an engine's default "
+            "max_num_seqs caps it where smaller (vLLM 256 on GPUs under 70 GiB and the A100: exclusions."
+            "above_max_num_seqs)"
         },
     )
     max_replicas = Integer(

@@ -41,7 +41,7 @@ def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
     w, acc, dec = p.workload, p.accelerator, p.decimal_places
     count, speed = ev.count, ev.speed
     notes: list[str] = [_(note) for note in w.model.notes] + ([ev.count_note] if ev.count_note else [])
-    notes += _notes(p, count, ev.to_meet) + _queue_notes(w, speed, dec)
+    notes += _notes(p, count, ev.to_meet) + _queue_notes(p, speed, dec)
     result: dict[str, Any] = {
         "model": _model_section(w),
         "hardware": {
@@ -98,7 +98,9 @@ def _load_section(p: InferencePlan, speed: Speed) -> dict[str, Any]:
     if speed.load is None:
         return {**section, "concurrency": w.batch, "saturated": False}
     budget, source = batched_tokens(sched, w.engine, p.accelerator)
-    seqs, seqs_source = max_num_seqs(sched, w.engine, p.accelerator)
+    # the decode pool's part when disaggregated: its replicas hold the running requests (decode_slots)
+    runs_on = sched.disaggregation.decode.accelerator if sched.disaggregation else p.accelerator
+    seqs, seqs_source = max_num_seqs(sched, w.engine, runs_on)
     return {
         **section,
         "chunked_prefill": chunked(sched, w.engine),
@@ -122,16 +124,17 @@ def _load_section(p: InferencePlan, speed: Speed) -> dict[str, Any]:
 _QUEUE_FIELDS = ("running_requests", "queued_requests", "queue_wait_s", "running_limit")
 
 
-def _queue_notes(w: Workload, speed: Speed, dec: int) -> list[str]:
+def _queue_notes(p: InferencePlan, speed: Speed, dec: int) -> list[str]:
     """Why some requests wait in the engine's queue (load.running_limit), and for how long."""
-    load = speed.load or {}
+    w, load = p.workload, speed.load or {}
     if not load.get("queued_requests"):
         return []
-    why = (
-        _("its KV cache holds {running} sequences of {context} tokens")
-        if load["running_limit"] == "kv_cache"
-        else _("serving.max_num_seqs is {running}")
-    )
+    if load["running_limit"] == "kv_cache":
+        why = _("its KV cache holds {running} sequences of {context} tokens")
+    elif max_num_seqs(w.schedule, w.engine, p.accelerator)[1] == "request":
+        why = _("serving.max_num_seqs is {running}")
+    else:
+        why = _("its default max_num_seqs is {running}")
     return [
         _(
             "{batch} requests in flight, but {engine} runs {running} at once ({why}): the others wait in its queue, "

@@ -50,9 +50,14 @@ class Advice:
 
     @property
     def room(self) -> Claim:
-        """What a change that makes room claims: the request fits (FITS), or, when it fits but requests wait in the
-        engine's queue (continuous batching past the KV cache), that none waits."""
-        return NONE_QUEUED if self.ev.memory.fits and self.ev.queued_requests else FITS
+        """What a change that makes room claims: every request resident, stated as `load.queued_requests == 0` where
+        the answer has the field (continuous batching, co-located), else `memory.fits` (makes_room checks both)."""
+        return NONE_QUEUED if "queued_requests" in (self.ev.speed.load or {}) else FITS
+
+    def makes_room(self, change: dict[str, Any], *claims: Claim) -> InferenceEvaluation | None:
+        """The change evaluated again when it holds every request at once: it fits and none waits in the engine's
+        queue (a fit with a queue in front is not room), and `claims` hold too."""
+        return self.verified(change, FITS, NONE_QUEUED, *claims)
 
     def verified(self, change: dict[str, Any], *claims: Claim) -> InferenceEvaluation | None:
         try:

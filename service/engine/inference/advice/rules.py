@@ -17,6 +17,7 @@ from ...units import human_bytes
 from ..model.evaluate import InferenceEvaluation
 from ..model.formats import ENGINE_KV_PRECISIONS
 from ..model.plan import InferencePlan
+from ..model.schedule import seqs_limit
 from .common import FITS, MET, Advice, recommend
 
 # Step-down formats to try, largest first, per engine (what each engine loads: quantization.py).
@@ -67,7 +68,7 @@ def _quantize_to_fit(a: Advice) -> dict[str, Any] | None:
         if _BITS[step["precision"]] >= _BITS[w.fmt.precision]:
             continue
         change: dict[str, Any] = {"weights": step}
-        after = a.verified(change, a.room)
+        after = a.makes_room(change)
         if after:
             return recommend(
                 "quantize-weights-to-fit",
@@ -98,7 +99,7 @@ def _fp8_kv_cache(a: Advice) -> dict[str, Any] | None:
     ):
         return None
     change = {"kv_cache_precision": "fp8"}
-    if not a.verified(change, a.room):
+    if not a.makes_room(change):
         return None
     kv = round(mem.kv_cache_bytes)
     return recommend(
@@ -117,7 +118,7 @@ def _more_devices(a: Advice) -> dict[str, Any] | None:
     if a.ev.resident or not to_fit or to_fit == count or not built_at(a.p.accelerator, to_fit):
         return None
     change = {"hardware": {"count": to_fit}}
-    if not a.verified(change, a.room):
+    if not a.makes_room(change):
         return None
     layout = a.p.workload.layout
     return recommend(
@@ -133,20 +134,23 @@ def _more_devices(a: Advice) -> dict[str, Any] | None:
 
 def _reduce_batch(a: Advice) -> dict[str, Any] | None:
     w, ev = a.p.workload, a.ev
-    if ev.resident or not 1 <= ev.max_batch_size < w.batch:
+    most = seqs_limit(w.schedule, w.engine, a.p.accelerator, ev.max_batch_size)
+    if ev.resident or not 1 <= most < w.batch:
         return None
-    change = {"batch_size": ev.max_batch_size}
-    if not a.verified(change, a.room):
+    change = {"batch_size": most}
+    if not a.makes_room(change):
         return None
-    return recommend(
-        "reduce-batch",
-        "warning",
+    message = (
         _("At most {max_batch_size} concurrent sequences of {context_tokens} tokens fit.").format(
-            max_batch_size=ev.max_batch_size, context_tokens=w.context_tokens
-        ),
-        change,
-        a.room,
+            max_batch_size=most, context_tokens=w.context_tokens
+        )
+        if most == ev.max_batch_size
+        else _(
+            "{engine} runs at most {max_num_seqs} sequences at once (max_num_seqs); at batch {batch} none waits in "
+            "its queue."
+        ).format(engine=w.engine, max_num_seqs=most, batch=most)
     )
+    return recommend("reduce-batch", "warning", message, change, a.room)
 
 
 def _reduce_context(a: Advice) -> dict[str, Any] | None:
@@ -158,7 +162,7 @@ def _reduce_context(a: Advice) -> dict[str, Any] | None:
         return None
     prompt = max(1, math.floor(w.prompt_tokens * ctx / w.context_tokens))
     change = {"prompt_tokens": prompt, "output_tokens": max(1, ctx - prompt)}
-    if not a.verified(change, a.room):
+    if not a.makes_room(change):
         return None
     return recommend(
         "reduce-context",
@@ -296,11 +300,12 @@ def _switch_engine(a: Advice) -> dict[str, Any] | None:
 
 def _raise_batch(a: Advice) -> dict[str, Any] | None:
     w, ev, tps = a.p.workload, a.ev, a.ev.speed.output_tokens_per_second
-    if not tps or not ev.memory.fits or w.mode != "token" or ev.max_batch_size < 2 * w.batch or a.p.targets:
+    most = seqs_limit(w.schedule, w.engine, a.p.accelerator, ev.max_batch_size)  # what runs without a queue
+    if not tps or not ev.resident or w.mode != "token" or most < 2 * w.batch or a.p.targets:
         return None
-    batch = min(ev.max_batch_size, 8 * w.batch)
+    batch = min(most, 8 * w.batch)
     faster = ("throughput.output_tokens_per_second", ">=", 1.3 * tps)
-    after = a.verified({"batch_size": batch}, FITS, faster)
+    after = a.makes_room({"batch_size": batch}, faster)
     if not after:
         return None
     gain = (after.speed.output_tokens_per_second or 0.0) / tps

@@ -195,7 +195,8 @@ def _grid(p: StepParts, top: int, prefill_rate: float) -> FloatArray:
 
 
 def decode_slots(w: Workload, pool: Pool) -> int:
-    """Most requests one decode replica holds (its memory at the whole context, or serving.max_num_seqs)."""
+    """Most requests one decode replica holds (its memory at the whole context, or max_num_seqs where smaller: the
+    request's or the engine's default on the decode pool's part)."""
     fits = max_batch_size(w, pool.accelerator, pool.tensor_parallel)
     cap = max_num_seqs(w.schedule, w.engine, pool.accelerator)[0]
     return min(fits, cap) if cap else fits

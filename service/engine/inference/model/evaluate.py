@@ -73,6 +73,12 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
                 "it); showing {count} devices."
             ).format(id=acc.id, to_fit=to_fit, count=count)
     speed = serving_speed(w, acc, count)
+    queued = (speed.load or {}).get("queued_requests") or 0.0
+    if p.count is None and to_fit is None and queued:
+        note = _(
+            "No device count up to {count} holds all {batch} requests at once; showing {count} devices, where "
+            "{running} run at once and the rest wait in the engine's queue."
+        ).format(count=count, batch=w.batch, running=round(w.batch - queued))
     return InferenceEvaluation(
         plan=p,
         count=count,

@@ -22,9 +22,11 @@ REASON_PHRASES = {
     "invalid_devices": N_("invalid devices"),
     "no_price": N_("no price"),
     "does_not_fit": N_("does not fit"),
+    "above_max_num_seqs": N_("above the engine's max_num_seqs"),
     "misses_ttft": N_("misses ttft"),
     "misses_tpot": N_("misses tpot"),
     "too_many_replicas": N_("too many replicas"),
+    "not_sold": N_("not sold"),
 }
 
 

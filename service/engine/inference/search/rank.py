@@ -40,6 +40,7 @@ REASONS = (
     "invalid_devices",
     "no_price",
     "does_not_fit",
+    "above_max_num_seqs",
     "misses_ttft",
     "misses_tpot",
     "too_many_replicas",
@@ -317,7 +318,9 @@ def _evaluate_group(
     """Rank every fitting batch size of one group at its offer (fit, speeds and replicas given); returns how many
     configurations were evaluated."""
     fit, speeds, replicas = found
-    exclusions["does_not_fit"] += multiplicity * (space.max_batch - fit)
+    runs = searched_batches(space, group)  # batches above the engine's max_num_seqs would queue: not searched
+    exclusions["above_max_num_seqs"] += multiplicity * (space.max_batch - runs)
+    exclusions["does_not_fit"] += multiplicity * (runs - fit)
     if fit == 0 or speeds is None:
         return 0
     if group.price.terms.interruptions_per_hour > 0.0:  # spot: sized on the capacity evictions leave up

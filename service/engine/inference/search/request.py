@@ -30,7 +30,8 @@ DEFAULT_FORMATS: tuple[tuple[str | None, str | None], ...] = (
     ("int8", None),
     ("int4", None),
 )
-# vLLM EngineArgs max_num_seqs default: the most sequences one engine instance batches.
+# Largest batch searched per replica by default: vLLM's max_num_seqs default on GPUs under 70 GiB and the A100
+# (1024 on larger ones); schedule.max_num_seqs caps the search where an engine runs fewer.
 DEFAULT_MAX_BATCH = 256
 # KV-cache precisions searched when the request names none (issue 30): each engine's default for the weights, and
 # an FP8 cache (vLLM --kv-cache-dtype fp8, SGLang --kv-cache-dtype fp8_e5m2/fp8_e4m3, TensorRT-LLM FP8 KV).
