@@ -23,6 +23,7 @@ from .inference.model.formats import ENGINES, FORMATS, KV_PRECISIONS, WEIGHT_PRE
 from .inference.model.schedule import (
     DEFAULT_FRONT_END_LATENCY_S,
     FRONT_END_LATENCY_RANGE,
+    LENGTHS,
     PERCENTILES,
     SCHEDULERS,
     SPECULATIVE_METHODS,
@@ -53,6 +54,7 @@ __all__ = [
     "PERCENTILES",
     "DEFAULT_FRONT_END_LATENCY_S",
     "FRONT_END_LATENCY_RANGE",
+    "LENGTHS",
     "SCHEDULERS",
     "SPECULATIVE_METHODS",
     "SERVING_MAX_BATCH",

@@ -9,9 +9,10 @@ and fp8, six synthetic length pairs (200/200 … 7000/1000, stddev 0), 11 closed
 Statistics: averages (TTFT, ITL, output tokens/s); ITL is GenAI-Perf's (E2E − TTFT)/(output − 1), our TPOT.
 
 Batch `nim-dli-2024`: printed, not bounded by the calibration medians. It is an older stack than the issue-30 batch
-(the notebook says so; NIM 1.x of 2024 ran Triton's TensorRT-LLM backend) and the model misses it in ways the
-newer stacks do not (docs/formulas.md, "NIM of 2024 (DLI course data)"). What it checks is what does not depend on
-the stack's speed: where the KV cache fills, the engine runs that many and the rest queue (test_kv_queue.py).
+(the notebook says so; NIM 1.x of 2024 ran Triton's TensorRT-LLM backend) and decodes slower than modelled
+(docs/formulas.md, "NIM of 2024 (DLI course data)"). Its lengths are fixed (serving_calibration.fixed_lengths). What
+it checks is what does not depend on the stack's speed: where the KV cache fills, the engine runs that many and the
+rest queue (test_kv_queue.py), and how a fixed-length burst's TTFT grows with the users (test_fixed_lengths.py).
 `python -m tests.engine.nim_dli` prints every configuration's median errors and the KV-limited sweeps.
 """
 

@@ -66,9 +66,18 @@ def request(point: ServingPoint, scheduler: str | None = None) -> dict[str, Any]
         body["serving"] = serving
     if point.concurrency is not None:
         body["batch_size"] = int(point.concurrency)
+        if fixed_lengths(point):
+            body["workload"] = {"lengths": "fixed"}
     else:
         body["workload"] = {"requests_per_second": point.request_rate}
     return body
+
+
+def fixed_lengths(point: ServingPoint) -> bool:
+    """The benchmark gave every request the same prompt and output lengths (the row's notes say "fixed lengths":
+    NIM's synthetic ISL/OSL, dstack's random dataset at range ratio 1; the DLI rows, nim_dli.py): workload.lengths
+    "fixed". ShareGPT and the other datasets vary them."""
+    return "fixed lengths" in point.notes.lower() or point.batch == "nim-dli-2024"
 
 
 # SGLang releases of late 2024 (v0.4.x: the DataCrunch runs, `lmsysorg/sglang:latest` of 2024-12 and 0.4.1) set

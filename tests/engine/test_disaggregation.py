@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scalecost.engine.errors import InvalidRequest
 from scalecost.engine.inference.estimate import estimate_inference
-from scalecost.engine.inference.model.continuous import MAX_PREFILL_LOAD
 from scalecost.engine.inference.model.engine_step import step_parts, step_seconds
 from scalecost.engine.inference.model.memory import kv_bytes_per_token
+from scalecost.engine.inference.model.prefill_wait import MAX_PREFILL_LOAD
 from scalecost.engine.inference.model.schedule import DEFAULT_FRONT_END_LATENCY_S as REQUEST_OVERHEAD_S
 from scalecost.engine.inference.planner import plan_serving
 from scalecost.engine.inference.request import parse_request

@@ -242,6 +242,19 @@ class InferenceWorkloadRequestSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
 
+    lengths = String(
+        validate=validate.OneOf(engine.LENGTHS),
+        metadata={
+            "description": "varied (default): request lengths differ (real traffic, ShareGPT), so a fixed "
+            "concurrency's arrivals spread over time; fixed: every request has exactly prompt_tokens and "
+            "output_tokens (synthetic benchmarks: vllm bench serve random with --ignore-eos, GenAI-Perf / AIPerf "
+            "with stddev 0), so at a fixed concurrency the requests that prefilled in one step come back together "
+            "and each prompt waits for its group's prefill step (groups of up to the step's room ÷ prompt_tokens). "
+            "Continuous scheduler at a batch_size only; an arrival rate is Poisson either way",
+            "example": "fixed",
+        },
+    )
+
     prefix_hit_rate = Float(
         validate=validate.Range(min=0, max=0.99),
         metadata={

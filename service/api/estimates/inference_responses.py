@@ -182,6 +182,7 @@ class InferenceLoadSchema(Answer):
             "mixed_chunk",
             "overlap_schedule",
             "front_end_latency_s",
+            "lengths",
             "max_num_batched_tokens",
             "max_num_batched_tokens_source",
             "sustainable_requests_per_second",
@@ -212,6 +213,11 @@ class InferenceLoadSchema(Answer):
     front_end_latency_s = number(
         "Front-end latency counted in every time to first token (HTTP, gateway, tokenization, streaming the first "
         "token), seconds (continuous only; slo.front_end_latency_s)"
+    )
+    lengths = text(
+        "workload.lengths: `varied` (arrivals spread over time) or `fixed` (a closed loop's prompts that share a "
+        "prefill step come back together; continuous only)",
+        enum=["varied", "fixed"],
     )
     max_num_batched_tokens = integer("Tokens per engine step (continuous only)")
     max_num_batched_tokens_source = text("Where the step budget comes from")

@@ -107,6 +107,7 @@ def _load_section(p: InferencePlan, speed: Speed) -> dict[str, Any]:
         "mixed_chunk": mixed_chunk(sched, w.engine),
         "overlap_schedule": overlap_schedule(sched, w.engine),
         "front_end_latency_s": sched.front_end_latency_s,
+        "lengths": "fixed" if sched.fixed_lengths else "varied",
         "max_num_batched_tokens": budget,
         "max_num_batched_tokens_source": source,
         "max_num_seqs": seqs,

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import InvalidRequest
 from ..hardware import Accelerator
-from ..i18n import _
+from ..i18n import N_, _
 from ..models import ModelSpec, resolve_model
 from .model.memory import Workload, tensor_degree_error
 from .model.schedule import (
@@ -16,6 +16,7 @@ from .model.schedule import (
     DEFAULT_FRONT_END_LATENCY_S,
     DRAFT_TOKENS_RANGE,
     FRONT_END_LATENCY_RANGE,
+    LENGTHS,
     MAX_BATCHED_TOKENS,
     MIN_BATCHED_TOKENS,
     MTP_ACCEPTANCE,
@@ -92,15 +93,20 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
     if hit and scheduler != "continuous":
         bad("workload.prefix_hit_rate", _("Prefix caching is modelled for the continuous scheduler only."))
         hit = 0.0
-    percentile = (request.get("slo") or {}).get("percentile") or "p90"
-    if percentile not in PERCENTILES:
-        bad(
-            "slo.percentile",
-            _("Unknown percentile {value}; valid: {valid}.").format(
-                value=repr(percentile), valid=", ".join(PERCENTILES)
-            ),
-        )
-        percentile = "p90"
+    lengths = _one_of(
+        workload.get("lengths") or "varied",
+        LENGTHS,
+        "workload.lengths",
+        N_("Unknown lengths {value}; valid: {valid}."),
+        bad,
+    )
+    percentile = _one_of(
+        (request.get("slo") or {}).get("percentile") or "p90",
+        PERCENTILES,
+        "slo.percentile",
+        N_("Unknown percentile {value}; valid: {valid}."),
+        bad,
+    )
     speculative = _speculative(serving.get("speculative"), scheduler, bad)
     return Schedule(
         front_end_latency_s=front_end_latency(request.get("slo") or {}, bad),
@@ -115,6 +121,7 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
         percentile=percentile,
         prefix_hit_rate=float(hit),
         speculative=speculative,
+        fixed_lengths=lengths == "fixed",
     )
 
 
@@ -133,6 +140,16 @@ def front_end_latency(slo: Mapping[str, Any], bad: Any) -> float:
         )
         return DEFAULT_FRONT_END_LATENCY_S
     return float(value)
+
+
+def _one_of(value: Any, valid: tuple[str, ...], field: str, message: str, bad: Any) -> str:
+    """`value` when it is one of `valid`; else the error on `field` (message: "... {value} ...; valid: {valid}.",
+    translated here) and the first of `valid` (the request fails with the error: the value only lets the other
+    fields be checked)."""
+    if value in valid:
+        return str(value)
+    bad(field, _(message).format(value=repr(value), valid=", ".join(valid)))
+    return valid[0]
 
 
 def _flag(serving: Mapping[str, Any], key: str, bad: Any) -> bool | None:

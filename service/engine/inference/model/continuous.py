@@ -29,14 +29,17 @@ pass's concurrency and decode-phase share):
 - Overlap scheduling (SGLang's default, schedule.overlap_schedule): the next step is launched before the last
   one's results are read, so a prompt that arrives during a step waits for it and for the one already queued: one
   mean step more in the in-flight wait.
+- Fixed lengths (workload.lengths "fixed", closed loop): the C requests come back as one burst, prefilled in
+  groups of g = min(C, ⌊room/P⌋) one step after the other; a prompt waits for its group's step T(d, g·P) and the
+  group steps before it (the mean over the burst, or ⌈qC/g⌉ − 1 at quantile q) instead of the M/D/1 wait, and the
+  chunk is g·P. Groups of one (P ≥ room/2) are the spread model.
 Arrival rates (Poisson, open loop) are read off the grid by X instead of C.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -44,13 +47,24 @@ from ...hardware import Accelerator
 from .arrays import BatchSpeeds, FloatArray, batch_speeds
 from .engine_step import StepParts, stack_parts, step_parts, step_seconds
 from .memory import Workload
+from .prefill_wait import (
+    MAX_PREFILL_LOAD,
+    burst_size,
+    either,
+    group_prefill,
+    groups_ahead,
+    own_prefill,
+    prefill_rate,
+    queue_wait,
+    queued_at,
+    rows_beside,
+)
 from .schedule import quantile_q, quantile_z
 
 # values of a per deployment: adjacent points 5-10 % apart, linear interpolation in log space
 GRID_POINTS = 192
 # two passes, then secant steps on the concurrency: within 0.03 % of the fixed point (40 passes) on five workloads
 PASSES = 4
-MAX_PREFILL_LOAD = 0.97  # the M/D/1 wait is capped here (it diverges at 1)
 # without mixed steps, the decodes' share of steps is floored here (stalls diverge at 0)
 MIN_DECODE_SHARE = 1e-3
 NAMES = ("p50", "p90", "p99")
@@ -146,9 +160,10 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
             conc = np.where(safe, c1 - g1 * (c1 - c0) / np.where(safe, slope, 1.0), c1 + g1)
             conc = np.maximum(conc, 0.0)
         conc_in = conc
-        d_beside = _beside(p, d)  # decode rows in a step that carries prompt tokens: all, or none
+        d_beside = rows_beside(p, d)  # decode rows in a step that carries prompt tokens: all, or none
         room = np.maximum(p.budget - d_beside * p.verify_rows, 1.0)
-        wanted = p.prompt * np.maximum(a, 1.0)
+        burst = burst_size(p, conc, room) if closed else 1.0
+        wanted = p.prompt * np.maximum(a, burst)
         c = np.minimum(room, wanted)
         c = np.where(p.chunked, c, np.maximum(p.prompt, c))
         f = np.minimum(a * p.prompt / c, 1.0)
@@ -159,15 +174,19 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         others = d * others_share
         seen = f * others_share
         seen_mix, seen_dec = (
-            step_seconds(p, _beside(p, 1.0 + others), c),
+            step_seconds(p, rows_beside(p, 1.0 + others), c),
             step_seconds(p, 1.0 + others, zeros),
         )
-        t_seen = _either(p, _mixed_token, _stalled_token, seen, seen_mix, seen_dec)
-        service = own_prefill(p, others)
+        t_seen = either(p, _mixed_token, _stalled_token, seen, seen_mix, seen_dec)
+        service = own_prefill(p, others) if np.all(burst == 1.0) else group_prefill(p, others, burst)
         busy = others_share if closed else 1.0 - np.exp(-d)
         # the share of the prefill's time (not of steps) the other requests' prompts fill: an M/D/1 utilisation
         load = np.minimum(x * others_share / prefill_rate(p, others), MAX_PREFILL_LOAD)
         wait = queue_wait(load, service)
+        # fixed lengths: the burst's group steps before a prompt's own (mean) replace the M/D/1 wait
+        ahead = groups_ahead(burst, conc)
+        if ahead is not None:
+            wait = np.where(np.asarray(burst) > 1.0, ahead * service, wait)
         ttft_mean = p.front_end_s + service + busy * t_mean * (0.5 + p.overlap) + wait
         conc = x * (ttft_mean + o1 * t_seen)
         d = x * o1 * t_seen
@@ -188,28 +207,15 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
     for name in NAMES:
         q, z = quantile_q(name), quantile_z(name)
         in_flight = busy * t_mean * (q + p.overlap)
-        curve["ttft_" + name] = p.front_end_s + service + in_flight + queued_at(load, wait, q)
-        added = _either(p, _mixed_added, _stalled_added, seen, seen_mix, seen_dec, z * spread)
+        queued = queued_at(load, wait, q)
+        if (
+            ahead is not None
+        ):  # the burst's groups are prefilled in turn: the q-quantile prompt is in group ⌈qC/g⌉
+            queued = np.where(np.asarray(burst) > 1.0, groups_ahead(burst, conc, q) * service, queued)
+        curve["ttft_" + name] = p.front_end_s + service + in_flight + queued
+        added = either(p, _mixed_added, _stalled_added, seen, seen_mix, seen_dec, z * spread)
         curve["tpot_" + name] = (seen_dec + added) / p.tokens_per_step
     return curve
-
-
-def _beside(p: StepParts, decoding: FloatArray) -> FloatArray:
-    """The decode rows that share a step with prompt tokens: all of them where the engine mixes, none where it runs
-    prompt-only steps (the common cases skip the mask: the planner stacks one engine's deployments together)."""
-    return _either(p, np.asarray, np.zeros_like, decoding)
-
-
-def _either(
-    p: StepParts, mixed: Callable[..., FloatArray], alone: Callable[..., FloatArray], *args: Any
-) -> FloatArray:
-    """`mixed(*args)` where the engine mixes prompt chunks into decode steps, `alone(*args)` where it does not (each
-    computed only when some deployment needs it)."""
-    if np.all(p.mixed):
-        return mixed(*args)
-    if not np.any(p.mixed):
-        return alone(*args)
-    return np.where(p.mixed, mixed(*args), alone(*args))
 
 
 def _mixed_token(seen: FloatArray, mix: FloatArray, dec: FloatArray) -> FloatArray:
@@ -235,43 +241,6 @@ def _stalled_added(seen: FloatArray, mix: FloatArray, dec: FloatArray, zs: Float
 def _stall(seen: FloatArray) -> FloatArray:
     """Prompt-only steps per decode step when a share `seen` of the steps are prompt steps: s/(1 − s)."""
     return seen / np.maximum(1.0 - seen, MIN_DECODE_SHARE)
-
-
-def prefill_rate(p: StepParts, decoding: FloatArray) -> FloatArray:
-    """Prompts/s the engine's prefill takes at most with `decoding` requests beside: every step full of prompt tokens
-    (chunked: the budget less the decode rows; unchunked: as many whole prompts as the room holds, at least one).
-    Prompts queue for it as for an M/D/1 server at utilisation X/prefill_rate (its share of time). Without mixed
-    steps the decodes take none of the budget and none of the prompt steps' time."""
-    beside = _beside(p, decoding)
-    room = np.maximum(p.budget - beside * p.verify_rows, 1.0)
-    whole = np.maximum(np.floor(room / p.prompt), 1.0) * p.prompt
-    tokens = np.where(p.chunked, room, whole)
-    return tokens / (p.prompt * step_seconds(p, beside, tokens))
-
-
-def queue_wait(load: FloatArray, service: FloatArray | float) -> FloatArray:
-    """Mean wait of a prompt behind others in an M/D/1 queue at utilisation `load` (< 1), deterministic `service`
-    seconds each: load/(2(1 − load))·service (Pollaczek-Khinchine with zero service variance)."""
-    return load / (2.0 * (1.0 - load)) * service
-
-
-def queued_at(load: FloatArray, wait: FloatArray, q: float) -> FloatArray:
-    """The wait at quantile q: a prompt waits with probability `load`, the wait of those who wait exponential with
-    mean wait/load, so the q-quantile is (wait/load)·ln(load/(1 − q)) when load > 1 − q, else 0."""
-    tail = np.where(load > 0, wait / np.maximum(load, 1e-12), 0.0)  # mean wait of those who wait
-    return np.where(load > 1.0 - q, tail * np.log(np.maximum(load, 1e-12) / (1.0 - q)), 0.0)
-
-
-def own_prefill(p: StepParts, others: FloatArray) -> FloatArray:
-    """Seconds of the steps that carry one request's own prompt: chunks of at most budget − d_o tokens beside the
-    other requests' decodes (without chunking, the whole prompt in one step; without mixed steps, no decode beside)."""
-    beside = _beside(p, others)
-    room = np.maximum(p.budget - beside * p.verify_rows, 1.0)
-    chunks = np.maximum(p.prompt / room, 1.0) * step_seconds(p, beside, np.minimum(room, p.prompt))
-    if np.all(p.chunked):
-        return chunks
-    whole = step_seconds(p, beside, p.prompt + np.zeros_like(others))
-    return np.where(p.chunked, chunks, whole)
 
 
 _READ = (

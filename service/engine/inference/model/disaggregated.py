@@ -28,17 +28,10 @@ import numpy as np
 
 from ...parallelism import domain_size, network_bytes_per_s, scale_up_bytes_per_s
 from .arrays import FloatArray
-from .continuous import (
-    GRID_POINTS,
-    MAX_PREFILL_LOAD,
-    NAMES,
-    own_prefill,
-    prefill_rate,
-    queue_wait,
-    queued_at,
-)
+from .continuous import GRID_POINTS, NAMES
 from .engine_step import StepParts, step_parts, step_seconds
 from .memory import Workload, kv_bytes_per_token, max_batch_size
+from .prefill_wait import MAX_PREFILL_LOAD, own_prefill, prefill_rate, queue_wait, queued_at
 from .schedule import Disaggregation, Pool, max_num_seqs, quantile_q
 
 _UNIT = np.linspace(0.0, 1.0, GRID_POINTS)

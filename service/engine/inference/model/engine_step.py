@@ -64,6 +64,9 @@ class StepParts:
     graph_rows: Coefficient = float("inf")  # decode rows replayed as a CUDA graph; more run eagerly
     eager_s: Coefficient = 0.0  # host time of one eager step (layers × per-layer launch overhead)
     front_end_s: Coefficient = 0.0  # front-end latency in every TTFT (schedule.front_end_latency_s)
+    together: Coefficient = (
+        0.0  # 1.0: fixed lengths, a closed loop's prompts arrive in groups (continuous.py)
+    )
 
 
 def stack_parts(parts: Sequence[StepParts]) -> StepParts:
@@ -124,6 +127,7 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
         graph_rows=d.graph_rows,
         eager_s=d.eager_s,
         front_end_s=w.schedule.front_end_latency_s,
+        together=1.0 if w.schedule.fixed_lengths else 0.0,
     )
 
 

@@ -32,6 +32,7 @@ from ...architecture import ModelSpec
 from ...hardware import Accelerator
 
 SCHEDULERS = ("continuous", "static")
+LENGTHS = ("varied", "fixed")  # workload.lengths
 # Front-end latency of one request (HTTP, gateway, tokenization, admission, streaming the first token), counted in
 # every continuous-batching TTFT: the median of measured minus modelled TTFT at low load over the public sweeps
 # (tests/engine/data/public_serving_sweeps.csv, 17 points at <= 8 concurrent requests or <= 2 req/s: vLLM
@@ -139,6 +140,9 @@ class Schedule:
         None  # serving.max_num_seqs; None = the engine's default (max_num_seqs below)
     )
     prefix_hit_rate: float = 0.0  # share of each prompt found in the prefix cache (not prefilled again)
+    # workload.lengths "fixed": every request has exactly the prompt and output lengths (synthetic benchmarks), so
+    # at a fixed concurrency the requests that prefill in one step come back together (continuous.py)
+    fixed_lengths: bool = False
     speculative: Speculative | None = None
     percentile: str = DEFAULT_PERCENTILE
     disaggregation: Disaggregation | None = None  # None: every replica prefills and decodes (co-located)

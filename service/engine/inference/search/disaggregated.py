@@ -20,12 +20,12 @@ import numpy as np
 
 from ...budget import Checkpoint, unlimited
 from ...offers import limit_of
-from ..model.continuous import MAX_PREFILL_LOAD, queue_wait, queued_at
 from ..model.disaggregated import decode_rate, kv_transfer, prefill_capacity, prefill_seconds
 from ..model.engine_step import StepParts, step_parts
 from ..model.evaluate import InferenceEvaluation, evaluate
 from ..model.memory import max_batch_size
 from ..model.plan import InferencePlan
+from ..model.prefill_wait import MAX_PREFILL_LOAD, queue_wait, queued_at
 from ..model.schedule import Disaggregation, Pool, quantile_q
 from .rank import Group, fleet_usd_per_hour, group_plan, replicas_needed, searched_batches
 from .request import ServingSearch

@@ -1,0 +1,100 @@
+"""workload.lengths "fixed" (issue 30): a closed loop whose requests all have the same prompt and output lengths comes
+back as one burst, prefilled in groups of g = ⌊step room / P⌋ one step after the other (continuous.py `_burst`).
+
+The check is NVIDIA's DLI NIM data (tests/engine/nim_dli.py): GenAI-Perf at fixed lengths, 1-50 users. Each sweep's
+front end is read off its own one-user point (measured TTFT − the model's TTFT with no front end), as a team would
+calibrate it; what is tested is how TTFT grows with the users, which the front end does not set.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+import pytest
+from scalecost.engine import InvalidRequest, estimate_inference
+
+from .nim_dli import load, sweeps
+from .reference_catalog import load_catalog
+from .serving_calibration import request
+from .serving_sweeps import ServingPoint
+from .test_continuous_batching import NIM
+
+CATALOG = load_catalog()
+
+
+def _mean_ttft(point: ServingPoint, lengths: str, front_end_s: float) -> float:
+    body = request(point)
+    body["workload"] = {"lengths": lengths}
+    body["slo"] = {"front_end_latency_s": front_end_s}
+    lat = estimate_inference(body, CATALOG)["latency"]  # GenAI-Perf prints means: E2E − (O − 1)·TPOT
+    return float(lat["end_to_end_s"] - ((point.output_tokens or 1) - 1) * lat["time_per_output_token_s"])
+
+
+def _errors(prompt_tokens: float) -> dict[str, list[float]]:
+    """|error| of the mean TTFT at 2-50 users of every DLI sweep with these prompts, fixed and varied lengths."""
+    found: dict[str, list[float]] = {"fixed": [], "varied": []}
+    for key, sweep in sweeps(load()).items():
+        if key[4] != prompt_tokens:
+            continue
+        one = next(p for p in sweep if p.concurrency == 1)
+        front_end = max(0.0, (one.ttft_s_mean or 0.0) - _mean_ttft(one, "varied", 0.0))
+        for p in sweep:
+            if p.label.endswith("-run2") or not 2 <= (p.concurrency or 0) <= 50:
+                continue
+            for lengths, errors in found.items():
+                errors.append(abs(_mean_ttft(p, lengths, front_end) / (p.ttft_s_mean or 1.0) - 1.0))
+    return found
+
+
+@pytest.mark.parametrize(("prompt_tokens", "fixed_bound"), [(200.0, 0.15), (2000.0, 0.25)])
+def test_a_fixed_length_burst_follows_the_measured_ttft_growth(
+    prompt_tokens: float, fixed_bound: float
+) -> None:
+    """200-token prompts (groups of up to 40 per TensorRT-LLM step of 8,192 tokens): 180 points, median |error|
+    10.7 % with fixed lengths against 67.7 % with the spread model; 2,000-token prompts (groups of 4): 120 points,
+    18.4 % against 84.4 %."""
+    found = _errors(prompt_tokens)
+    fixed, varied = (statistics.median(found[k]) for k in ("fixed", "varied"))
+    print(
+        f"{prompt_tokens:.0f}-token prompts, {len(found['fixed'])} points: fixed {fixed:.1%}, varied {varied:.1%}"
+    )
+    assert len(found["fixed"]) >= 100
+    assert fixed <= fixed_bound and varied >= 0.5
+
+
+def test_prompts_prefilled_one_at_a_time_keep_the_spread_model() -> None:
+    """NIM 1.8's 5,000-token prompts fill more than half of the 8,192-token step: groups of one, the same answer."""
+    for users in (5, 25, 50):
+        fixed = estimate_inference({**NIM, "batch_size": users, "workload": {"lengths": "fixed"}}, CATALOG)
+        varied = estimate_inference({**NIM, "batch_size": users}, CATALOG)
+        assert fixed["latency"] == varied["latency"] and fixed["throughput"] == varied["throughput"]
+        assert fixed["load"]["lengths"] == "fixed" and varied["load"]["lengths"] == "varied"
+
+
+def test_a_burst_of_short_prompts_waits_for_its_group_steps() -> None:
+    short = {**NIM, "prompt_tokens": 200, "output_tokens": 200}
+    one, burst = (
+        estimate_inference({**short, "batch_size": 1, "workload": {"lengths": "fixed"}}, CATALOG),
+        estimate_inference({**short, "batch_size": 30, "workload": {"lengths": "fixed"}}, CATALOG),
+    )
+    spread = estimate_inference({**short, "batch_size": 30}, CATALOG)
+    ttft = [a["latency"]["time_to_first_token_s"] for a in (one, burst, spread)]
+    assert ttft[1] > 2 * ttft[2] and ttft[2] < 2 * ttft[0]  # 30 prompts share a 6,000-token step
+    pct = burst["latency"]["percentiles"]["time_to_first_token_s"]
+    assert pct["p50"] <= pct["p90"] <= pct["p99"]
+
+
+def test_an_arrival_rate_is_poisson_whatever_the_lengths() -> None:
+    rate: dict[str, Any] = {**NIM, "prompt_tokens": 200, "output_tokens": 200}
+    fixed = estimate_inference(
+        {**rate, "workload": {"requests_per_second": 2.0, "lengths": "fixed"}}, CATALOG
+    )
+    varied = estimate_inference({**rate, "workload": {"requests_per_second": 2.0}}, CATALOG)
+    assert fixed["latency"] == varied["latency"]
+
+
+def test_unknown_lengths_are_refused_by_name() -> None:
+    with pytest.raises(InvalidRequest) as exc:
+        estimate_inference({**NIM, "workload": {"lengths": "uniform"}}, CATALOG)
+    assert "workload.lengths" in exc.value.errors
