@@ -1,5 +1,5 @@
 """workload.lengths "fixed" (issue 30): a closed loop whose requests all have the same prompt and output lengths comes
-back as one burst, prefilled in groups of g = ⌊step room / P⌋ one step after the other (continuous.py `_burst`).
+back as one burst, prefilled in groups of g = ⌊step room / P⌋ one step after the other (prefill_wait.py `burst_size`).
 
 The check is NVIDIA's DLI NIM data (tests/engine/nim_dli.py): GenAI-Perf at fixed lengths, 1-50 users. Each sweep's
 front end is read off its own one-user point (measured TTFT − the model's TTFT with no front end), as a team would
@@ -85,16 +85,33 @@ def test_a_burst_of_short_prompts_waits_for_its_group_steps() -> None:
     assert pct["p50"] <= pct["p90"] <= pct["p99"]
 
 
-def test_an_arrival_rate_is_poisson_whatever_the_lengths() -> None:
-    rate: dict[str, Any] = {**NIM, "prompt_tokens": 200, "output_tokens": 200}
-    fixed = estimate_inference(
-        {**rate, "workload": {"requests_per_second": 2.0, "lengths": "fixed"}}, CATALOG
-    )
-    varied = estimate_inference({**rate, "workload": {"requests_per_second": 2.0}}, CATALOG)
-    assert fixed["latency"] == varied["latency"]
+def test_the_group_steps_ahead_are_counted_at_the_concurrency_asked() -> None:
+    """200-token prompts on 2 × H100 (TensorRT-LLM, 8,192-token steps): 40 prompts fill one step, the 41st waits for a
+    second one; the percentiles step there exactly, not between the curve's grid points."""
+    short = {**NIM, "prompt_tokens": 200, "output_tokens": 200, "workload": {"lengths": "fixed"}}
+    pct = {
+        users: estimate_inference({**short, "batch_size": users}, CATALOG)["latency"]["percentiles"][
+            "time_to_first_token_s"
+        ]
+        for users in (40, 41, 80, 82)
+    }
+    step = pct[41]["p99"] - pct[41]["p50"]  # one group step
+    assert step > 0.5 * pct[40]["p50"]
+    assert pct[40]["p99"] == pytest.approx(pct[40]["p50"], rel=0.05)  # one group: nobody waits for another
+    assert pct[80]["p50"] == pytest.approx(pct[80]["p99"] - step, rel=0.05)  # two groups: p50 in the first
+    assert pct[82]["p50"] == pytest.approx(pct[82]["p99"] - step, rel=0.05)  # three: p50 in the second
 
 
-def test_unknown_lengths_are_refused_by_name() -> None:
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"workload": {"lengths": "uniform"}},
+        {"workload": {"lengths": False}},
+        {"workload": {"lengths": "fixed", "requests_per_second": 2.0}},
+        {"workload": {"lengths": "fixed"}, "serving": {"scheduler": "static"}},
+    ],
+)
+def test_lengths_it_cannot_apply_are_refused_by_name(extra: dict[str, Any]) -> None:
     with pytest.raises(InvalidRequest) as exc:
-        estimate_inference({**NIM, "workload": {"lengths": "uniform"}}, CATALOG)
+        estimate_inference({**NIM, **extra}, CATALOG)
     assert "workload.lengths" in exc.value.errors

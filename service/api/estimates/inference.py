@@ -250,7 +250,8 @@ class InferenceWorkloadRequestSchema(ma.Schema):
             "output_tokens (synthetic benchmarks: vllm bench serve random with --ignore-eos, GenAI-Perf / AIPerf "
             "with stddev 0), so at a fixed concurrency the requests that prefilled in one step come back together "
             "and each prompt waits for its group's prefill step (groups of up to the step's room ÷ prompt_tokens). "
-            "Continuous scheduler at a batch_size only; an arrival rate is Poisson either way",
+            "Continuous scheduler at a batch_size, prefill and decode co-located; fixed with an arrival rate (Poisson), "
+            "the static scheduler or serving.disaggregation is a 422",
             "example": "fixed",
         },
     )

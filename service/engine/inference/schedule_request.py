@@ -93,13 +93,25 @@ def parse_schedule(request: Mapping[str, Any], engine: str, bad: Any) -> Schedul
     if hit and scheduler != "continuous":
         bad("workload.prefix_hit_rate", _("Prefix caching is modelled for the continuous scheduler only."))
         hit = 0.0
+    given = workload.get("lengths")
     lengths = _one_of(
-        workload.get("lengths") or "varied",
+        "varied" if given is None else given,
         LENGTHS,
         "workload.lengths",
         N_("Unknown lengths {value}; valid: {valid}."),
         bad,
     )
+    if lengths == "fixed" and (
+        scheduler != "continuous" or rate is not None or serving.get("disaggregation")
+    ):
+        bad(
+            "workload.lengths",
+            _(
+                "Fixed lengths are modelled for a closed loop (batch_size) under the continuous scheduler with "
+                "prefill and decode on the same devices; an arrival rate is Poisson."
+            ),
+        )
+        lengths = "varied"
     percentile = _one_of(
         (request.get("slo") or {}).get("percentile") or "p90",
         PERCENTILES,

@@ -208,13 +208,19 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         q, z = quantile_q(name), quantile_z(name)
         in_flight = busy * t_mean * (q + p.overlap)
         queued = queued_at(load, wait, q)
-        if (
-            ahead is not None
-        ):  # the burst's groups are prefilled in turn: the q-quantile prompt is in group ⌈qC/g⌉
+        if ahead is not None:
+            # the burst's groups are prefilled in turn: the q-quantile prompt is in group ⌈qC/g⌉; that count is a
+            # step in C, so _read adds it at the concurrency asked (interpolating would blur it by a group step)
             queued = np.where(np.asarray(burst) > 1.0, groups_ahead(burst, conc, q) * service, queued)
+            curve["ttft_base_" + name] = p.front_end_s + service + in_flight
         curve["ttft_" + name] = p.front_end_s + service + in_flight + queued
         added = either(p, _mixed_added, _stalled_added, seen, seen_mix, seen_dec, z * spread)
         curve["tpot_" + name] = (seen_dec + added) / p.tokens_per_step
+    if ahead is not None:  # the group's room in prompts (g = min(C, that) at the C asked) and its step
+        curve["group_room"] = np.where(
+            np.asarray(burst) > 1.0, np.floor(room / p.prompt), 1.0
+        ) + np.zeros_like(a)
+        curve["group_s"] = service
     return curve
 
 
@@ -274,6 +280,8 @@ def _read(
     unread = np.full_like(values, np.nan)
     out = {name: unread for name in _READ if name not in names}
     out.update({name: np.interp(at, key, curve[name][: last + 1]) for name in names})
+    if "group_room" in curve and by == "concurrency":
+        _burst_percentiles(curve, out, (at, key, last), values, names)
     # Little's law exactly at the point read: the given quantity and the interpolated latencies fix the other
     e2e = out["ttft_mean"] + max(p.output - 1.0, 0.0) * out["tpot_mean"]
     other = "requests_per_second" if by == "concurrency" else "concurrency"
@@ -298,6 +306,29 @@ def _read(
         prefill_saturated=beyond,
         mixed=bool(p.mixed),
     )
+
+
+def _burst_percentiles(
+    curve: dict[str, FloatArray],
+    out: dict[str, FloatArray],
+    grid: tuple[FloatArray, FloatArray, int],
+    values: FloatArray,
+    names: tuple[str, ...],
+) -> None:
+    """Fixed lengths: the TTFT percentiles with the group steps ahead, ⌈qC/g⌉ − 1, counted at the concurrency C asked
+    (`grid`: _read's log-concurrency at C, the curve's keys and its last point read)."""
+    at, key, last = grid
+
+    def at_c(name: str) -> FloatArray:
+        return np.interp(at, key, curve[name][: last + 1])
+
+    group = np.maximum(np.minimum(values, np.floor(at_c("group_room") + 1e-9)), 1.0)
+    group_s = at_c("group_s")
+    for name in NAMES:
+        ahead = groups_ahead(group, values, quantile_q(name))
+        if f"ttft_{name}" in names and ahead is not None:
+            exact = at_c("ttft_base_" + name) + ahead * group_s
+            out[f"ttft_{name}"] = np.where(group > 1.0, exact, out[f"ttft_{name}"])
 
 
 def _full_budget(

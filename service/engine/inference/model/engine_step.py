@@ -127,7 +127,7 @@ def step_parts(w: Workload, acc: Accelerator, count: int) -> StepParts:
         graph_rows=d.graph_rows,
         eager_s=d.eager_s,
         front_end_s=w.schedule.front_end_latency_s,
-        together=1.0 if w.schedule.fixed_lengths else 0.0,
+        together=1.0 if w.schedule.fixed_lengths and w.schedule.requests_per_second is None else 0.0,
     )
 
 

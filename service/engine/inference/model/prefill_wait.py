@@ -99,7 +99,7 @@ def groups_ahead(burst: FloatArray | float, conc: FloatArray, q: float | None = 
 
 
 def group_prefill(p: StepParts, others: FloatArray, burst: FloatArray | float) -> FloatArray:
-    """Seconds of the step that carries a whole group's prompts (burst × P tokens, within the room by _burst) beside
+    """Seconds of the step that carries a whole group's prompts (burst × P tokens, within the room by burst_size) beside
     the other requests' decodes: each prompt of the group waits for it; a group of one is own_prefill."""
     group = step_seconds(p, rows_beside(p, others), p.prompt * burst)
     return np.where(np.asarray(burst) > 1.0, group, own_prefill(p, others))
