@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import marshmallow as ma
 
+from ... import engine
 from .common_responses import (
     Answer,
     CalibrationUsedSchema,
@@ -217,7 +218,7 @@ class InferenceLoadSchema(Answer):
     lengths = text(
         "workload.lengths: `varied` (arrivals spread over time) or `fixed` (a closed loop's prompts that share a "
         "prefill step come back together; continuous only)",
-        enum=["varied", "fixed"],
+        enum=list(engine.LENGTHS),
     )
     max_num_batched_tokens = integer("Tokens per engine step (continuous only)")
     max_num_batched_tokens_source = text("Where the step budget comes from")

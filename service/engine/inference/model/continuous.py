@@ -211,8 +211,7 @@ def _curve(p: StepParts, closed: bool) -> dict[str, FloatArray]:
         if ahead is not None:
             # the burst's groups are prefilled in turn: the q-quantile prompt is in group ⌈qC/g⌉; that count is a
             # step in C, so _read adds it at the concurrency asked (interpolating would blur it by a group step)
-            queued = np.where(np.asarray(burst) > 1.0, groups_ahead(burst, conc, q) * service, queued)
-            curve["ttft_base_" + name] = p.front_end_s + service + in_flight
+            queued = np.where(np.asarray(burst) > 1.0, 0.0, queued)
         curve["ttft_" + name] = p.front_end_s + service + in_flight + queued
         added = either(p, _mixed_added, _stalled_added, seen, seen_mix, seen_dec, z * spread)
         curve["tpot_" + name] = (seen_dec + added) / p.tokens_per_step
@@ -326,9 +325,8 @@ def _burst_percentiles(
     group_s = at_c("group_s")
     for name in NAMES:
         ahead = groups_ahead(group, values, quantile_q(name))
-        if f"ttft_{name}" in names and ahead is not None:
-            exact = at_c("ttft_base_" + name) + ahead * group_s
-            out[f"ttft_{name}"] = np.where(group > 1.0, exact, out[f"ttft_{name}"])
+        if f"ttft_{name}" in names and ahead is not None:  # the curve's figure is the burst's without them
+            out[f"ttft_{name}"] = out[f"ttft_{name}"] + np.where(group > 1.0, ahead * group_s, 0.0)
 
 
 def _full_budget(

@@ -37,7 +37,7 @@ class InferenceEvaluation:
     @property
     def queued_requests(self) -> float:
         """Requests waiting in the engine's queue (continuous batching past the KV cache or max_num_seqs)."""
-        return float((self.speed.load or {}).get("queued_requests") or 0.0)
+        return _queued(self.speed)
 
     @property
     def resident(self) -> bool:
@@ -73,7 +73,7 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
                 "it); showing {count} devices."
             ).format(id=acc.id, to_fit=to_fit, count=count)
     speed = serving_speed(w, acc, count)
-    queued = (speed.load or {}).get("queued_requests") or 0.0
+    queued = _queued(speed)
     if p.count is None and to_fit is None and queued:
         note = _(
             "No device count up to {count} holds all {batch} requests at once; showing {count} devices, where "
@@ -91,11 +91,15 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
     )
 
 
+def _queued(speed: Speed) -> float:
+    """Requests waiting in the engine's queue (load.queued_requests; 0 where the scheduler has no queue)."""
+    return float((speed.load or {}).get("queued_requests") or 0.0)
+
+
 def _running(w: Workload, speed: Speed) -> Workload:
     """The workload at the batch the engine runs: fewer than the requests in flight when the rest wait in its queue
     (load.running_limit), so memory is laid out for what is resident."""
-    queued = (speed.load or {}).get("queued_requests") or 0.0
-    return replace(w, batch=round((speed.load or {})["running_requests"])) if queued > 0 else w
+    return replace(w, batch=round(w.batch - _queued(speed))) if _queued(speed) > 0 else w
 
 
 def _evaluate_pools(p: InferencePlan, acc: Accelerator, count: int) -> InferenceEvaluation:

@@ -18,7 +18,7 @@ from ...hardware import Accelerator
 from .continuous import NAMES, LoadSpeeds, closed_loop, open_loop
 from .disaggregated import PoolSpeeds, pool_speeds
 from .memory import MemoryModel, Workload, max_batch_size
-from .schedule import Pool, batched_tokens, max_num_seqs
+from .schedule import Pool, batched_tokens, seqs_limit
 from .speed import Speed, estimate_speed, token_speed
 
 SUSTAINABLE_SHARE = 0.98  # a rate within 2 % of the largest batch's throughput has no steady state
@@ -46,8 +46,7 @@ def continuous_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
     top = closed_loop(w, acc, count, np.array([float(cap)]))
     sustainable = float(top.requests_per_second[0])
     if rate >= SUSTAINABLE_SHARE * sustainable:
-        saturated = _saturated(w, acc, count, top, cap, sustainable)
-        return replace(saturated, load={**(saturated.load or {}), "running_limit": limit})
+        return _saturated(w, acc, count, top, cap, sustainable, limit)
     return _speed(w, acc, count, open_loop(w, acc, count, np.array([float(rate)])), sustainable)
 
 
@@ -58,13 +57,15 @@ def running_limit(w: Workload, acc: Accelerator, count: int, at_batch: bool = Tr
     finish and the rest wait in its queue (vLLM's waiting queue, SGLang's and TensorRT-LLM's request queues).
     `at_batch`: (batch, None) when the request's batch fits and is within max_num_seqs (the usual case: one memory
     check instead of a search)."""
-    seqs = max_num_seqs(w.schedule, w.engine, acc)[0]
-    if at_batch and (seqs is None or w.batch <= seqs) and MemoryModel(w, acc, count).fits():
+    if (
+        at_batch
+        and seqs_limit(w.schedule, w.engine, acc, w.batch) == w.batch
+        and MemoryModel(w, acc, count).fits()
+    ):
         return w.batch, None
     kv = max_batch_size(w, acc, count)
-    if seqs is not None and seqs < kv:
-        return seqs, "max_num_seqs"
-    return kv, "kv_cache"
+    most = seqs_limit(w.schedule, w.engine, acc, kv)
+    return most, ("max_num_seqs" if most < kv else "kv_cache")
 
 
 def _queued(w: Workload, acc: Accelerator, count: int, running: int, limit: str | None) -> Speed:
@@ -158,8 +159,15 @@ def _speed(w: Workload, acc: Accelerator, count: int, ls: LoadSpeeds, sustainabl
 
 
 def _saturated(
-    w: Workload, acc: Accelerator, count: int, top: LoadSpeeds, cap: int, sustainable: float
+    w: Workload,
+    acc: Accelerator,
+    count: int,
+    top: LoadSpeeds,
+    cap: int,
+    sustainable: float,
+    limit: str | None,
 ) -> Speed:
+    """A rate past the sustainable one (the closed loop at the `cap` the engine runs, set by `limit`)."""
     static = _static_parts(w, acc, count, cap)
     return replace(
         static,
@@ -171,7 +179,7 @@ def _saturated(
         requests_per_second=sustainable,
         terms={**static.terms, **_load_terms(top)},
         percentiles=None,
-        load=_load(top, float(cap), sustainable, True, sustainable),
+        load={**_load(top, float(cap), sustainable, True, sustainable), "running_limit": limit},
     )
 
 
