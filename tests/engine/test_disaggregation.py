@@ -242,8 +242,10 @@ def test_a_light_load_on_a_small_prefill_pool_and_a_large_decode_pool_is_not_sat
         assert r["load"]["saturated"] is False
         prefill = r["load"]["disaggregation"]["prefill"]
         rate = r["throughput"]["requests_per_second"]
+        # the decode batch is read off a geometric grid by interpolation in log: the rate it implies and the
+        # answer's rate agree to the grid's interpolation error (about 1e-6 over a grid spanning four decades)
         assert prefill["utilization"] == pytest.approx(
-            rate / prefill["capacity_requests_per_second"], rel=1e-6
+            rate / prefill["capacity_requests_per_second"], rel=1e-5
         )
         assert prefill["utilization"] < 0.25
         one_prefill = r["load"]["disaggregation"]["prefill"]["prefill_s"]

@@ -191,6 +191,9 @@ class InferenceLoadSchema(Answer):
             "prefill_time_share",
             "max_num_seqs",
             "max_num_seqs_source",
+            "kv_admission",
+            "kv_tokens_per_request",
+            "kv_admission_source",
             "running_requests",
             "queued_requests",
             "queue_wait_s",
@@ -230,6 +233,18 @@ class InferenceLoadSchema(Answer):
     max_num_seqs_source = text(
         "Where max_num_seqs comes from (`request`, or the engine's default)", nullable=True
     )
+    kv_admission = text(
+        "How the engine admits requests to its KV cache: `on_demand` (vLLM, SGLang: blocks allocated as tokens are "
+        "computed, a request preempted when they run out) or `reserved` (TensorRT-LLM's GUARANTEED_NO_EVICT and "
+        "static batches: room for the whole output set aside)",
+        enum=["on_demand", "reserved"],
+    )
+    kv_tokens_per_request = integer(
+        "Tokens of KV cache one running request holds on average under that admission, tokens: prompt + output/2 "
+        "(vLLM), prompt + 0.535 x output (SGLang), prompt + output (reserved). It sets how many run at once when the "
+        "KV cache is the limit (running_limit `kv_cache`); memory.max_batch_size and the planner keep the whole context"
+    )
+    kv_admission_source = text("Where the admission rule comes from (engine source and default)")
     concurrency = number(
         "Requests in flight: the batch size, or what the arrival rate implies (Little's law)"
     )
@@ -261,7 +276,7 @@ class InferenceLoadSchema(Answer):
     )
     running_limit = text(
         "What caps the requests the engine runs at once, when requests queue or an arrival rate saturates: "
-        "`kv_cache` (the largest batch whose KV cache at prompt + output tokens fits) or `max_num_seqs`; null "
+        "`kv_cache` (the largest batch whose KV cache fits at kv_tokens_per_request each) or `max_num_seqs`; null "
         "when nothing does",
         nullable=True,
         enum=["kv_cache", "max_num_seqs", None],

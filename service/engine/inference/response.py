@@ -31,9 +31,9 @@ from .model.evaluate import InferenceEvaluation
 from .model.formats import compute_precision_on
 from .model.memory import MemoryLayout, Workload, kv_bytes_per_token
 from .model.plan import InferencePlan
-from .model.schedule import batched_tokens, chunked, max_num_seqs, mixed_chunk, overlap_schedule
 from .model.speed import Speed
 from .model.stacks import NEUTRAL, serving_stack, stack_factors
+from .response_load import admission_notes, load_section, queue_notes
 
 
 def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
     w, acc, dec = p.workload, p.accelerator, p.decimal_places
     count, speed = ev.count, ev.speed
     notes: list[str] = [_(note) for note in w.model.notes] + ([ev.count_note] if ev.count_note else [])
-    notes += _notes(p, count, ev.to_meet) + _queue_notes(p, speed, dec)
+    notes += _notes(p, count, ev.to_meet) + queue_notes(p, speed, dec) + admission_notes(ev)
     result: dict[str, Any] = {
         "model": _model_section(w),
         "hardware": {
@@ -62,7 +62,7 @@ def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
             "percentiles": speed.percentiles,
             "human": _latency_human(speed, dec),
         },
-        "load": _load_section(p, speed),
+        "load": load_section(p, speed),
         "throughput": {
             "output_tokens_per_second": speed.output_tokens_per_second,
             "per_sequence_tokens_per_second": speed.per_sequence_tokens_per_second,
@@ -84,70 +84,6 @@ def build_response(p: InferencePlan, ev: InferenceEvaluation) -> dict[str, Any]:
     if p.details:
         result["details"] = _details(w, acc, ev.memory, speed)
     return result
-
-
-def _load_section(p: InferencePlan, speed: Speed) -> dict[str, Any]:
-    """How the engine batches (scheduler, budget) and the steady state it reaches; the SLO percentile."""
-    w = p.workload
-    sched = w.schedule
-    section: dict[str, Any] = {
-        "scheduler": sched.scheduler,
-        "slo_percentile": sched.percentile,
-        "requests_per_second_offered": sched.requests_per_second,
-    }
-    if speed.load is None:
-        return {**section, "concurrency": w.batch, "saturated": False}
-    budget, source = batched_tokens(sched, w.engine, p.accelerator)
-    # the decode pool's part when disaggregated: its replicas hold the running requests (decode_slots)
-    runs_on = sched.disaggregation.decode.accelerator if sched.disaggregation else p.accelerator
-    seqs, seqs_source = max_num_seqs(sched, w.engine, runs_on)
-    return {
-        **section,
-        "chunked_prefill": chunked(sched, w.engine),
-        "mixed_chunk": mixed_chunk(sched, w.engine),
-        "overlap_schedule": overlap_schedule(sched, w.engine),
-        "front_end_latency_s": sched.front_end_latency_s,
-        "lengths": "fixed" if sched.fixed_lengths else "varied",
-        "max_num_batched_tokens": budget,
-        "max_num_batched_tokens_source": source,
-        "max_num_seqs": seqs,
-        "max_num_seqs_source": seqs_source,
-        "concurrency": speed.load["concurrency"],
-        "saturated": speed.load["saturated"],
-        "sustainable_requests_per_second": speed.load["sustainable_requests_per_second"],
-        "prefill_queue_saturated": speed.load["prefill_queue_saturated"],
-        "prefill_time_share": speed.load["prefill_time_share"],
-        **{key: speed.load[key] for key in _QUEUE_FIELDS if key in speed.load},
-        "disaggregation": speed.load.get("disaggregation"),
-    }
-
-
-_QUEUE_FIELDS = ("running_requests", "queued_requests", "queue_wait_s", "running_limit")
-
-
-def _queue_notes(p: InferencePlan, speed: Speed, dec: int) -> list[str]:
-    """Why some requests wait in the engine's queue (load.running_limit), and for how long."""
-    w, load = p.workload, speed.load or {}
-    if not load.get("queued_requests"):
-        return []
-    if load["running_limit"] == "kv_cache":
-        why = _("its KV cache holds {running} sequences of {context} tokens")
-    elif max_num_seqs(w.schedule, w.engine, p.accelerator)[1] == "request":
-        why = _("serving.max_num_seqs is {running}")
-    else:
-        why = _("its default max_num_seqs is {running}")
-    return [
-        _(
-            "{batch} requests in flight, but {engine} runs {running} at once ({why}): the others wait in its queue, "
-            "{wait} each before their prefill starts (counted in the time to first token)."
-        ).format(
-            batch=w.batch,
-            engine=w.engine,
-            running=round(load["running_requests"]),
-            why=why.format(running=round(load["running_requests"]), context=w.context_tokens),
-            wait=human_duration(load["queue_wait_s"], dec),
-        )
-    ]
 
 
 def _model_section(w: Workload) -> dict[str, Any]:

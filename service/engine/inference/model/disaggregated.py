@@ -30,7 +30,7 @@ from ...parallelism import domain_size, network_bytes_per_s, scale_up_bytes_per_
 from .arrays import FloatArray
 from .continuous import GRID_POINTS, NAMES
 from .engine_step import StepParts, step_parts, step_seconds
-from .memory import Workload, kv_bytes_per_token, max_batch_size
+from .memory import Workload, kv_bytes_per_token, kv_running_max
 from .prefill_wait import MAX_PREFILL_LOAD, own_prefill, prefill_rate, queue_wait, queued_at
 from .schedule import Disaggregation, Pool, max_num_seqs, quantile_q
 
@@ -188,8 +188,8 @@ def _grid(p: StepParts, top: int, prefill_rate: float) -> FloatArray:
 
 
 def decode_slots(w: Workload, pool: Pool) -> int:
-    """Most requests one decode replica holds (its memory at the whole context, or max_num_seqs where smaller: the
-    request's or the engine's default on the decode pool's part)."""
-    fits = max_batch_size(w, pool.accelerator, pool.tensor_parallel)
+    """Most requests one decode replica holds (its KV cache under the engine's admission, admission.py, or
+    max_num_seqs where smaller: the request's or the engine's default on the decode pool's part)."""
+    fits = kv_running_max(w, pool.accelerator, pool.tensor_parallel)
     cap = max_num_seqs(w.schedule, w.engine, pool.accelerator)[0]
     return min(fits, cap) if cap else fits

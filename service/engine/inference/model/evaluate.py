@@ -11,6 +11,7 @@ from functools import cached_property
 from ...hardware import Accelerator
 from ...i18n import _
 from ...parallelism import built_at
+from .admission import ON_DEMAND, held_tokens, kv_admission
 from .load import serving_speed
 from .memory import MemoryLayout, Workload, fewest_fitting, max_batch_size, max_context_tokens, memory_layout
 from .plan import InferencePlan
@@ -84,7 +85,7 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
         count=count,
         to_fit=to_fit,
         to_meet=_devices_to_meet(w, acc, p.targets, to_fit) if p.targets else None,
-        memory=memory_layout(_running(w, speed), acc, count),
+        memory=resident_layout(_running(w, speed), acc, count),
         speed=speed,
         targets_met=meets_targets(speed, p.targets, w.schedule.percentile) if p.targets else None,
         count_note=note,
@@ -94,6 +95,17 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
 def _queued(speed: Speed) -> float:
     """Requests waiting in the engine's queue (load.queued_requests; 0 where the scheduler has no queue)."""
     return float((speed.load or {}).get("queued_requests") or 0.0)
+
+
+def resident_layout(w: Workload, acc: Accelerator, count: int) -> MemoryLayout:
+    """Memory of the running batch at the whole context; where that does not fit but the engine admits on demand
+    (vLLM, SGLang: admission.py) and the tokens its requests hold on average do, the latter: the engine runs them
+    all and preempts a request when its blocks run out."""
+    whole = memory_layout(w, acc, count)
+    if whole.fits or kv_admission(w) != ON_DEMAND:
+        return whole
+    held = memory_layout(w, acc, count, context=held_tokens(w))
+    return held if held.fits else whole
 
 
 def _running(w: Workload, speed: Speed) -> Workload:

@@ -17,7 +17,7 @@ import numpy as np
 from ...hardware import Accelerator
 from .continuous import NAMES, LoadSpeeds, closed_loop, open_loop
 from .disaggregated import PoolSpeeds, pool_speeds
-from .memory import MemoryModel, Workload, max_batch_size
+from .memory import MemoryModel, Workload, kv_running_max
 from .schedule import Pool, batched_tokens, seqs_limit
 from .speed import Speed, estimate_speed, token_speed
 
@@ -51,9 +51,10 @@ def continuous_speed(w: Workload, acc: Accelerator, count: int) -> Speed:
 
 
 def running_limit(w: Workload, acc: Accelerator, count: int, at_batch: bool = True) -> tuple[int, str | None]:
-    """The most requests the engine runs at once and what sets it: `kv_cache` (the largest batch whose KV cache at the
-    full context, prompt + output tokens, fits: memory.max_batch_size; 0 when nothing fits) or `max_num_seqs`
-    (serving.max_num_seqs or the engine's default, schedule.max_num_seqs, where smaller). Beyond it a continuous-batching engine admits requests as sequences
+    """The most requests the engine runs at once and what sets it: `kv_cache` (the largest batch whose KV cache fits
+    under the engine's admission, memory.kv_running_max: vLLM and SGLang allocate as tokens are computed, so a running
+    request holds its prompt and about half its output; TensorRT-LLM reserves prompt + output; 0 when nothing fits)
+    or `max_num_seqs` (serving.max_num_seqs or the engine's default, schedule.max_num_seqs, where smaller). Beyond it a continuous-batching engine admits requests as sequences
     finish and the rest wait in its queue (vLLM's waiting queue, SGLang's and TensorRT-LLM's request queues).
     `at_batch`: (batch, None) when the request's batch fits and is within max_num_seqs (the usual case: one memory
     check instead of a search)."""
@@ -63,7 +64,7 @@ def running_limit(w: Workload, acc: Accelerator, count: int, at_batch: bool = Tr
         and MemoryModel(w, acc, count).fits()
     ):
         return w.batch, None
-    kv = max_batch_size(w, acc, count)
+    kv = kv_running_max(w, acc, count)
     most = seqs_limit(w.schedule, w.engine, acc, kv)
     return most, ("max_num_seqs" if most < kv else "kv_cache")
 

@@ -22,6 +22,7 @@ from ...architecture import ModelSpec, mlp_parameters
 from ...hardware import Accelerator
 from ...i18n import _
 from ...units import GIB
+from .admission import held_tokens
 from .draft import draft_per_device
 from .efficiency import TENSOR_PARALLEL_ENGINES
 from .formats import WeightFormat, input_embedding_bytes, weight_bytes
@@ -326,10 +327,19 @@ def fewest_fitting(w: Workload, acc: Accelerator) -> int | None:
     return None
 
 
-def max_batch_size(w: Workload, acc: Accelerator, count: int, upper: int = 1 << 20) -> int:
-    """Largest batch up to `upper` at the request's context that fits (0 if even one sequence does not)."""
+def max_batch_size(
+    w: Workload, acc: Accelerator, count: int, upper: int = 1 << 20, context: int | None = None
+) -> int:
+    """Largest batch up to `upper` at the request's context (or `context` tokens each) that fits (0 if even one
+    sequence does not)."""
     model = MemoryModel(w, acc, count)
-    return _largest(lambda b: model.fits(batch=b), upper)
+    return _largest(lambda b: model.fits(batch=b, context=context), upper)
+
+
+def kv_running_max(w: Workload, acc: Accelerator, count: int, upper: int = 1 << 20) -> int:
+    """Most requests the KV cache lets the engine run at once under its admission (admission.py): sequences of the
+    tokens one running request holds on average; the whole context where the engine reserves it."""
+    return max_batch_size(w, acc, count, upper, context=held_tokens(w))
 
 
 def max_context_tokens(w: Workload, acc: Accelerator, count: int) -> int:
