@@ -118,3 +118,41 @@ def test_speed_columns_are_printed() -> None:
             f"{a['load']['running_requests']:8.1f}"
         )
         assert x > 0 and t > 0
+
+
+def test_past_the_on_demand_limit_the_queue_note_says_what_the_cache_holds_on_average() -> None:
+    """Requests queued under on-demand admission: one note, in the average's terms (no "all run"), and reduce-batch
+    offers the batch the engine runs, not the smaller whole-context one."""
+    on_demand, whole = limits(512, 1024, "fp8")
+    request = {**body(512, 1024, "fp8", batch=80), "output": {"suggestions": False, "recommendations": True}}
+    answer = estimate_inference(request, CATALOG)
+    notes = [n for n in answer["notes"] if "vllm" in n]
+    assert len(notes) == 1 and "about 1024 tokens each on average" in notes[0] and "all run" not in notes[0]
+    reduce = next(r for r in answer["recommendations"] if r["change"].get("batch_size"))
+    assert reduce["change"] == {"batch_size": on_demand} and on_demand > whole
+
+
+def test_one_sequence_whose_whole_context_does_not_fit_does_not_fit() -> None:
+    """vLLM refuses to start when one sequence's whole context does not fit its KV cache: no on-demand rescue."""
+    answer = estimate_inference(body(1000, 30000, "fp16"), CATALOG)
+    assert not answer["memory"]["fits"] and answer["memory"]["max_batch_size"] == 0
+    assert limits(1000, 30000, "fp16") == (0, 0)
+    assert not any("preempts" in n for n in answer["notes"])
+
+
+def test_identical_requests_in_step_are_counted_at_their_whole_context() -> None:
+    """workload.lengths "fixed": a closed loop's identical requests reach their whole context together."""
+    request = {**body(512, 1024, "fp8", batch=32), "workload": {"lengths": "fixed"}}
+    load = estimate_inference(request, CATALOG)["load"]
+    _, whole = limits(512, 1024, "fp8")
+    assert load["kv_tokens_per_request"] == 1536
+    assert load["running_requests"] == whole and load["queued_requests"] == 32 - whole
+
+
+def test_count_auto_says_why_every_request_runs_where_no_count_holds_their_whole_context() -> None:
+    request = body(512, 8000, "fp8", batch=182)
+    request["hardware"]["count"] = "auto"
+    answer = estimate_inference(request, CATALOG)
+    assert answer["memory"]["fits"] and answer["load"]["running_requests"] == 182
+    assert any("at their whole context" in n and "runs them all" in n for n in answer["notes"])
+    assert not any("fits; showing" in n for n in answer["notes"])

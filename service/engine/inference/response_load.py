@@ -61,7 +61,12 @@ def queue_notes(p: InferencePlan, speed: Speed, dec: int) -> list[str]:
     w, load = p.workload, speed.load or {}
     if not load.get("queued_requests"):
         return []
-    if load["running_limit"] == "kv_cache":
+    if load["running_limit"] == "kv_cache" and held_tokens(w) < w.context_tokens:
+        why = _(
+            "its KV cache holds {running} sequences of about {context} tokens each on average, the prompt and part "
+            "of the output, as it allocates blocks while tokens are computed"
+        )
+    elif load["running_limit"] == "kv_cache":
         why = _("its KV cache holds {running} sequences of {context} tokens")
     elif max_num_seqs(w.schedule, w.engine, p.accelerator)[1] == "request":
         why = _("serving.max_num_seqs is {running}")
@@ -75,7 +80,7 @@ def queue_notes(p: InferencePlan, speed: Speed, dec: int) -> list[str]:
             batch=w.batch,
             engine=w.engine,
             running=round(load["running_requests"]),
-            why=why.format(running=round(load["running_requests"]), context=w.context_tokens),
+            why=why.format(running=round(load["running_requests"]), context=held_tokens(w)),
             wait=human_duration(load["queue_wait_s"], dec),
         )
     ]
@@ -85,10 +90,12 @@ def admission_notes(ev: InferenceEvaluation) -> list[str]:
     """Where the engine runs more requests than fit at their whole context: it allocates KV as tokens are computed
     (vLLM, SGLang), and the memory answer holds what they hold on average (evaluate.resident_layout)."""
     w = ev.plan.workload
-    if kv_admission(w) != "on_demand" or w.schedule.disaggregation is not None:
+    closed_loop = w.schedule.requests_per_second is None and w.schedule.disaggregation is None
+    # with requests queued, the queue note says what the cache holds
+    if kv_admission(w) != "on_demand" or not closed_loop or ev.queued_requests:
         return []
-    running = round(w.batch - ev.queued_requests)
-    if running < 1 or ev.memory.kv_cache_bytes >= ev.memory.kv_bytes_per_token * running * w.context_tokens:
+    running = w.batch
+    if ev.memory.kv_cache_bytes >= ev.memory.kv_bytes_per_token * running * w.context_tokens:
         return []
     return [
         _(

@@ -14,6 +14,7 @@ from ...hardware import Catalog
 from ...i18n import _, num, pct
 from ...parallelism import built_at
 from ...units import human_bytes
+from ..model.admission import held_tokens
 from ..model.evaluate import InferenceEvaluation
 from ..model.formats import ENGINE_KV_PRECISIONS
 from ..model.plan import InferencePlan
@@ -134,22 +135,27 @@ def _more_devices(a: Advice) -> dict[str, Any] | None:
 
 def _reduce_batch(a: Advice) -> dict[str, Any] | None:
     w, ev = a.p.workload, a.ev
-    most = seqs_limit(w.schedule, w.engine, a.p.accelerator, ev.max_batch_size)
+    kv = max(ev.kv_running_max, ev.max_batch_size)  # on-demand KV admission runs more (model/admission.py)
+    most = seqs_limit(w.schedule, w.engine, a.p.accelerator, kv)
     if ev.resident or not 1 <= most < w.batch:
         return None
     change = {"batch_size": most}
     if not a.makes_room(change):
         return None
-    message = (
-        _("At most {max_batch_size} concurrent sequences of {context_tokens} tokens fit.").format(
-            max_batch_size=most, context_tokens=w.context_tokens
-        )
-        if most == ev.max_batch_size
-        else _(
+    if most < kv:
+        message = _(
             "{engine} runs at most {max_num_seqs} sequences at once (max_num_seqs); at batch {batch} none waits in "
             "its queue."
         ).format(engine=w.engine, max_num_seqs=most, batch=most)
-    )
+    elif most > ev.max_batch_size:
+        message = _(
+            "{engine} runs at most {batch} sequences at once: its KV cache holds about {held} tokens of each on "
+            "average (it allocates blocks as tokens are computed); at batch {batch} none waits in its queue."
+        ).format(engine=w.engine, batch=most, held=held_tokens(w))
+    else:
+        message = _("At most {max_batch_size} concurrent sequences of {context_tokens} tokens fit.").format(
+            max_batch_size=most, context_tokens=w.context_tokens
+        )
     return recommend("reduce-batch", "warning", message, change, a.room)
 
 
@@ -177,7 +183,7 @@ def _reduce_context(a: Advice) -> dict[str, Any] | None:
 
 def _headroom(a: Advice) -> dict[str, Any] | None:
     w, ev = a.p.workload, a.ev
-    if not ev.resident or w.layout != "tensor" or ev.max_batch_size >= 2 * w.batch:
+    if not ev.resident or w.layout != "tensor" or not w.batch <= ev.max_batch_size < 2 * w.batch:
         return None
     more = next((c for c in w.counts if c > ev.count and built_at(a.p.accelerator, c)), None)
     room = ("memory.max_batch_size", ">=", 4 * w.batch)

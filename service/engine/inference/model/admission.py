@@ -41,6 +41,8 @@ class Workload(Protocol):
     def output_tokens(self) -> int: ...
     @property
     def context_tokens(self) -> int: ...
+    @property
+    def mode(self) -> str: ...
 
 
 SGLANG_MIN_NEW_TOKEN_RATIO = 0.7 * 0.1  # SGLANG_INIT_NEW_TOKEN_RATIO × SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
@@ -63,12 +65,15 @@ _WHOLE_CONTEXT = "the whole context of every sequence: prompt + output"
 def kv_admission(w: Workload) -> str:
     """`on_demand` (the engine allocates KV as tokens are computed and preempts when it runs out) or `reserved`
     (room for the whole output is set aside when a request is admitted; static batches hold it throughout)."""
-    return ON_DEMAND if w.schedule.continuous and w.engine in _OUTPUT_HELD else RESERVED
+    on_demand = w.mode == "token" and w.schedule.continuous and w.engine in _OUTPUT_HELD
+    return ON_DEMAND if on_demand else RESERVED
 
 
 def held_tokens(w: Workload) -> int:
-    """Tokens of KV one running request holds on average under the engine's admission (rounded up)."""
-    if kv_admission(w) == RESERVED:
+    """Tokens of KV one running request holds on average under the engine's admission (rounded up). Identical
+    requests in a closed loop (workload.lengths "fixed") advance in step and reach their whole context together,
+    so they are counted at it."""
+    if kv_admission(w) == RESERVED or w.schedule.fixed_lengths:
         return w.context_tokens
     held = w.prompt_tokens + _OUTPUT_HELD[w.engine] * w.output_tokens
     return min(w.context_tokens, max(1, -int(-held // 1)))

@@ -13,7 +13,15 @@ from ...i18n import _
 from ...parallelism import built_at
 from .admission import ON_DEMAND, held_tokens, kv_admission
 from .load import serving_speed
-from .memory import MemoryLayout, Workload, fewest_fitting, max_batch_size, max_context_tokens, memory_layout
+from .memory import (
+    MemoryLayout,
+    Workload,
+    fewest_fitting,
+    kv_running_max,
+    max_batch_size,
+    max_context_tokens,
+    memory_layout,
+)
 from .plan import InferencePlan
 from .speed import Speed
 
@@ -34,6 +42,11 @@ class InferenceEvaluation:
     @cached_property
     def max_batch_size(self) -> int:
         return max_batch_size(self.plan.workload, self.plan.accelerator, self.count)
+
+    @cached_property
+    def kv_running_max(self) -> int:
+        """Most requests the KV cache lets the engine run at once under its admission (admission.py)."""
+        return kv_running_max(self.plan.workload, self.plan.accelerator, self.count)
 
     @property
     def queued_requests(self) -> float:
@@ -75,17 +88,23 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
             ).format(id=acc.id, to_fit=to_fit, count=count)
     speed = serving_speed(w, acc, count)
     queued = _queued(speed)
+    memory = resident_layout(_running(w, speed), acc, count)
     if p.count is None and to_fit is None and queued:
         note = _(
             "No device count up to {count} holds all {batch} requests at once; showing {count} devices, where "
             "{running} run at once and the rest wait in the engine's queue."
         ).format(count=count, batch=w.batch, running=round(w.batch - queued))
+    elif p.count is None and to_fit is None and memory.fits:
+        note = _(
+            "No device count up to {count} holds all {batch} requests at their whole context; showing {count} "
+            "devices, where {engine} runs them all because it allocates KV-cache blocks as tokens are computed."
+        ).format(count=count, batch=w.batch, engine=w.engine)
     return InferenceEvaluation(
         plan=p,
         count=count,
         to_fit=to_fit,
         to_meet=_devices_to_meet(w, acc, p.targets, to_fit) if p.targets else None,
-        memory=resident_layout(_running(w, speed), acc, count),
+        memory=memory,
         speed=speed,
         targets_met=meets_targets(speed, p.targets, w.schedule.percentile) if p.targets else None,
         count_note=note,
@@ -102,7 +121,7 @@ def resident_layout(w: Workload, acc: Accelerator, count: int) -> MemoryLayout:
     (vLLM, SGLang: admission.py) and the tokens its requests hold on average do, the latter: the engine runs them
     all and preempts a request when its blocks run out."""
     whole = memory_layout(w, acc, count)
-    if whole.fits or kv_admission(w) != ON_DEMAND:
+    if whole.fits or kv_admission(w) != ON_DEMAND or not memory_layout(w, acc, count, batch=1).fits:
         return whole
     held = memory_layout(w, acc, count, context=held_tokens(w))
     return held if held.fits else whole

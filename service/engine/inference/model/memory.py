@@ -338,7 +338,10 @@ def max_batch_size(
 
 def kv_running_max(w: Workload, acc: Accelerator, count: int, upper: int = 1 << 20) -> int:
     """Most requests the KV cache lets the engine run at once under its admission (admission.py): sequences of the
-    tokens one running request holds on average; the whole context where the engine reserves it."""
+    tokens one running request holds on average; the whole context where the engine reserves it. 0 when one
+    sequence's whole context does not fit: vLLM refuses to start and SGLang rejects the request."""
+    if not MemoryModel(w, acc, count).fits(batch=1):
+        return 0
     return max_batch_size(w, acc, count, upper, context=held_tokens(w))
 
 
