@@ -23,7 +23,9 @@ from .serving_sweeps import ServingPoint, load
 METRICS = ("ttft", "tpot", "throughput")
 # The batches the test bounds and the residual table (tests/engine/residuals.py) read. A later batch is printed
 # (alone, with the earlier ones, per source) and left out of both until the lead admits it: sweeps-2 (dstack's
-# DeepSeek-R1 on 8 × H200 / 8 × MI300X, early-2025 engines) is far outside the bounds (data/README.md).
+# DeepSeek-R1 on 8 × H200 / 8 × MI300X, early-2025 engines) is far outside the bounds, and inferencex-2026
+# (SemiAnalysis InferenceX's DeepSeek-R1 on NVIDIA and AMD, tests/engine/inferencex.py) is printed only
+# (data/README.md).
 CALIBRATED_BATCHES = frozenset({"issue-30"})
 
 
