@@ -149,10 +149,37 @@ def test_identical_requests_in_step_are_counted_at_their_whole_context() -> None
     assert load["running_requests"] == whole and load["queued_requests"] == 32 - whole
 
 
-def test_count_auto_says_why_every_request_runs_where_no_count_holds_their_whole_context() -> None:
+def test_count_auto_picks_the_fewest_devices_that_run_every_request_where_none_holds_their_whole_context() -> (
+    None
+):
     request = body(512, 8000, "fp8", batch=182)
     request["hardware"]["count"] = "auto"
     answer = estimate_inference(request, CATALOG)
+    count = answer["hardware"]["count"]
     assert answer["memory"]["fits"] and answer["load"]["running_requests"] == 182
-    assert any("at their whole context" in n and "runs them all" in n for n in answer["notes"])
+    assert answer["load"]["queued_requests"] == 0 and answer["memory"]["max_batch_size"] < 182
+    assert any("at their whole context" in n and "the fewest" in n for n in answer["notes"])
     assert not any("fits; showing" in n for n in answer["notes"])
+    # one device fewer (of the counts the layout allows) queues some
+    fewer = max(c for c in (1, 2, 4) if c < count)
+    request["hardware"]["count"] = fewer
+    assert estimate_inference(request, CATALOG)["load"]["queued_requests"] > 0
+    # under an arrival rate there is no closed loop to hold: the most devices, no such note
+    request["hardware"]["count"] = "auto"
+    request["workload"] = {"requests_per_second": 0.5}
+    rated = estimate_inference(request, CATALOG)
+    assert not any("runs them all" in n for n in rated["notes"])
+
+
+def test_headroom_says_when_every_request_runs_only_on_demand() -> None:
+    """All run only because vLLM allocates on demand: a recommendation names the devices that hold them whole."""
+    request = {
+        **body(100, 857, "fp16", batch=31),
+        "hardware": {"accelerator": "nvidia-l4", "count": 1},
+        "output": {"suggestions": False, "recommendations": True},
+    }
+    del request["weights"]  # bf16
+    answer = estimate_inference(request, CATALOG)
+    assert answer["memory"]["max_batch_size"] < 31 and answer["load"]["queued_requests"] == 0
+    headroom = [r for r in answer["recommendations"] if "run only because" in r["message"]]
+    assert len(headroom) == 1 and headroom[0]["change"] == {"hardware": {"count": 2}}

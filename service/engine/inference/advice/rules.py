@@ -182,18 +182,33 @@ def _reduce_context(a: Advice) -> dict[str, Any] | None:
 
 
 def _headroom(a: Advice) -> dict[str, Any] | None:
+    """Little room left at the whole context: either under twice the batch, or less than the batch itself where every
+    request runs only because the engine allocates KV as tokens are computed (admission.py) and preempts when its
+    blocks run out."""
     w, ev = a.p.workload, a.ev
-    if not ev.resident or w.layout != "tensor" or not w.batch <= ev.max_batch_size < 2 * w.batch:
+    on_demand = ev.max_batch_size < w.batch
+    if not ev.resident or w.layout != "tensor" or ev.max_batch_size >= 2 * w.batch:
         return None
     more = next((c for c in w.counts if c > ev.count and built_at(a.p.accelerator, c)), None)
-    room = ("memory.max_batch_size", ">=", 4 * w.batch)
+    room = ("memory.max_batch_size", ">=", w.batch if on_demand else 4 * w.batch)
     after = a.verified({"hardware": {"count": more}}, room) if more else None
     if not after:
         return None
-    return recommend(
-        "more-devices-for-headroom",
-        "info",
-        _(
+    if on_demand:
+        message = _(
+            "All {batch} requests run only because {engine} allocates KV-cache blocks as tokens are computed and "
+            "preempts a request when they run out: {max_batch_size} fit at their whole context; {more} × {id} hold "
+            "{max_batch_size2}."
+        ).format(
+            batch=w.batch,
+            engine=w.engine,
+            max_batch_size=ev.max_batch_size,
+            more=more,
+            id=a.p.accelerator.id,
+            max_batch_size2=after.max_batch_size,
+        )
+    else:
+        message = _(
             "The request fits with room for only {max_batch_size} sequences; {more} × {id} hold "
             "{max_batch_size2}."
         ).format(
@@ -201,10 +216,8 @@ def _headroom(a: Advice) -> dict[str, Any] | None:
             more=more,
             id=a.p.accelerator.id,
             max_batch_size2=after.max_batch_size,
-        ),
-        {"hardware": {"count": more}},
-        room,
-    )
+        )
+    return recommend("more-devices-for-headroom", "info", message, {"hardware": {"count": more}}, room)
 
 
 def _gqa(a: Advice) -> dict[str, Any] | None:

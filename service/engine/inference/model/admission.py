@@ -79,7 +79,14 @@ def held_tokens(w: Workload) -> int:
     return min(w.context_tokens, max(1, -int(-held // 1)))
 
 
+_IN_STEP = (
+    "identical requests in step (workload.lengths fixed) reach their whole context together: prompt + output"
+)
+
+
 def admission_source(w: Workload) -> str:
     if not w.schedule.continuous:
         return _WHOLE_CONTEXT
+    if kv_admission(w) == ON_DEMAND and w.schedule.fixed_lengths:
+        return _IN_STEP
     return SOURCES.get(w.engine, _WHOLE_CONTEXT)

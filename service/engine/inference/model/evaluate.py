@@ -17,6 +17,7 @@ from .memory import (
     MemoryLayout,
     Workload,
     fewest_fitting,
+    fewest_running,
     kv_running_max,
     max_batch_size,
     max_context_tokens,
@@ -73,19 +74,7 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
     if split is not None:  # the pools are given: memory and speed of a decode replica
         return _evaluate_pools(p, split.decode.accelerator, split.decode.tensor_parallel)
     to_fit = fewest_fitting(w, acc)
-    note = None
-    if p.count is not None:
-        count = p.count
-    else:
-        count = to_fit or w.counts[-1]
-        if to_fit is None:
-            note = _("No device count up to {count} fits; showing {count} devices.").format(count=count)
-        elif not built_at(acc, to_fit):  # a one-server part: never more of it than a server holds
-            count = max(c for c in w.counts if built_at(acc, c))
-            note = _(
-                "{id} fits only on {to_fit} devices, more than one server of it holds (nobody builds clusters of "
-                "it); showing {count} devices."
-            ).format(id=acc.id, to_fit=to_fit, count=count)
+    count, note = (p.count, None) if p.count is not None else _auto_count(w, acc, to_fit)
     speed = serving_speed(w, acc, count)
     queued = _queued(speed)
     memory = resident_layout(_running(w, speed), acc, count)
@@ -94,11 +83,6 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
             "No device count up to {count} holds all {batch} requests at once; showing {count} devices, where "
             "{running} run at once and the rest wait in the engine's queue."
         ).format(count=count, batch=w.batch, running=round(w.batch - queued))
-    elif p.count is None and to_fit is None and memory.fits:
-        note = _(
-            "No device count up to {count} holds all {batch} requests at their whole context; showing {count} "
-            "devices, where {engine} runs them all because it allocates KV-cache blocks as tokens are computed."
-        ).format(count=count, batch=w.batch, engine=w.engine)
     return InferenceEvaluation(
         plan=p,
         count=count,
@@ -109,6 +93,29 @@ def evaluate(p: InferencePlan) -> InferenceEvaluation:
         targets_met=meets_targets(speed, p.targets, w.schedule.percentile) if p.targets else None,
         count_note=note,
     )
+
+
+def _auto_count(w: Workload, acc: Accelerator, to_fit: int | None) -> tuple[int, str | None]:
+    """count "auto": the fewest devices that hold the request at its whole context (at most one server of a
+    one-server part); where none does, the fewest on which an engine that allocates KV as tokens are computed runs
+    every request of a closed loop (memory.fewest_running), else the most devices."""
+    if to_fit is not None:
+        if built_at(acc, to_fit):
+            return to_fit, None
+        count = max(c for c in w.counts if built_at(acc, c))
+        return count, _(
+            "{id} fits only on {to_fit} devices, more than one server of it holds (nobody builds clusters of it); "
+            "showing {count} devices."
+        ).format(id=acc.id, to_fit=to_fit, count=count)
+    most = w.counts[-1]
+    held = fewest_running(w, acc) if w.schedule.requests_per_second is None else None
+    if held is not None and built_at(acc, held):
+        return held, _(
+            "No device count up to {most} holds all {batch} requests at their whole context; showing {count} "
+            "devices, the fewest on which {engine} runs them all because it allocates KV-cache blocks as tokens are "
+            "computed."
+        ).format(most=most, batch=w.batch, count=held, engine=w.engine)
+    return most, _("No device count up to {count} fits; showing {count} devices.").format(count=most)
 
 
 def _queued(speed: Speed) -> float:

@@ -327,6 +327,18 @@ def fewest_fitting(w: Workload, acc: Accelerator) -> int | None:
     return None
 
 
+def fewest_running(w: Workload, acc: Accelerator) -> int | None:
+    """Fewest devices on which the engine runs every request of the batch at once under its KV admission
+    (kv_running_max; more than fewest_fitting's only where it allocates KV as tokens are computed), or None."""
+    if w.layout == "replica":
+        return None
+    raw = device_memory_bytes(w, acc)
+    for count in w.counts:
+        if w.weights_bytes / count <= raw and kv_running_max(w, acc, count, upper=w.batch) >= w.batch:
+            return count
+    return None
+
+
 def max_batch_size(
     w: Workload, acc: Accelerator, count: int, upper: int = 1 << 20, context: int | None = None
 ) -> int:
