@@ -15,6 +15,7 @@ from .admission import ON_DEMAND, held_tokens, kv_admission
 from .load import serving_speed
 from .memory import (
     MemoryLayout,
+    MemoryModel,
     Workload,
     fewest_fitting,
     fewest_running,
@@ -127,10 +128,11 @@ def resident_layout(w: Workload, acc: Accelerator, count: int) -> MemoryLayout:
     """Memory of the running batch at the whole context; where that does not fit but the engine admits on demand
     (vLLM, SGLang: admission.py) and the tokens its requests hold on average do, the latter: the engine runs them
     all and preempts a request when its blocks run out."""
-    whole = memory_layout(w, acc, count)
-    if whole.fits or kv_admission(w) != ON_DEMAND or not memory_layout(w, acc, count, batch=1).fits:
+    model = MemoryModel(w, acc, count)
+    whole = model.layout()
+    if whole.fits or kv_admission(w) != ON_DEMAND or not model.fits(batch=1):
         return whole
-    held = memory_layout(w, acc, count, context=held_tokens(w))
+    held = model.layout(context=held_tokens(w))
     return held if held.fits else whole
 
 

@@ -320,11 +320,7 @@ def fewest_fitting(w: Workload, acc: Accelerator) -> int | None:
     """Fewest devices whose per-device memory fits, or None up to MAX_DEVICES."""
     if w.layout == "replica":
         return 1 if MemoryModel(w, acc, 1).fits() else None
-    raw = device_memory_bytes(w, acc)
-    for count in w.counts:
-        if w.weights_bytes / count <= raw and MemoryModel(w, acc, count).fits():
-            return count
-    return None
+    return _fewest(w, acc, lambda count: MemoryModel(w, acc, count).fits())
 
 
 def fewest_running(w: Workload, acc: Accelerator) -> int | None:
@@ -332,11 +328,13 @@ def fewest_running(w: Workload, acc: Accelerator) -> int | None:
     (kv_running_max; more than fewest_fitting's only where it allocates KV as tokens are computed), or None."""
     if w.layout == "replica":
         return None
+    return _fewest(w, acc, lambda count: kv_running_max(w, acc, count, upper=w.batch) >= w.batch)
+
+
+def _fewest(w: Workload, acc: Accelerator, ok: Callable[[int], bool]) -> int | None:
+    """The first of the layout's device counts whose share of the weights fits one device and for which `ok`."""
     raw = device_memory_bytes(w, acc)
-    for count in w.counts:
-        if w.weights_bytes / count <= raw and kv_running_max(w, acc, count, upper=w.batch) >= w.batch:
-            return count
-    return None
+    return next((count for count in w.counts if w.weights_bytes / count <= raw and ok(count)), None)
 
 
 def max_batch_size(
